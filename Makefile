@@ -1,0 +1,37 @@
+# Datacenter for Swift — the two entry points: `make run` and `make test`.
+# Both install what is missing first (Debian packages; sudo when not root).
+
+SWIFT        ?= swift
+APT_PACKAGES := pkg-config libsqlite3-dev libxml2-dev libncursesw5-dev libssl-dev tmux sqlite3
+DEMO_ROOT    ?= $(HOME)/.local/share/datacenter/demo
+RELEASE_BIN  := .build/release/datacenter
+
+.PHONY: run test build deps demo bench clean
+
+run: build
+	@test -d "$(DEMO_ROOT)" || $(RELEASE_BIN) demo "$(DEMO_ROOT)"
+	@$(RELEASE_BIN) overview --root "$(DEMO_ROOT)"
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+build: deps
+	$(SWIFT) build -c release --product datacenter
+
+bench: build
+	$(RELEASE_BIN) bench kv
+
+deps:
+	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "error: the Swift toolchain (swift 6.1 or newer) is not on PATH; install it from swift.org first" >&2; exit 1; }
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+clean:
+	rm -rf .build

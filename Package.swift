@@ -1,0 +1,38 @@
+// swift-tools-version:6.1
+// Datacenter for Swift: a storage engine for app data over SQLite, and the `datacenter` tool.
+import PackageDescription
+
+let package = Package(
+    name: "Datacenter",
+    products: [
+        .library(name: "DatacenterKit", targets: ["DatacenterKit"]),
+        .executable(name: "datacenter", targets: ["datacenter"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries, each behind a tiny shim header (macros, variadics, C globals).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CNcursesW",
+                       providers: [.apt(["libncursesw5-dev"])]),
+
+        // The engine: no curses, no argument parser.
+        .target(name: "DatacenterKit", dependencies: ["CSQLite", "COpenSSL"]),
+
+        // The command-line tool.
+        .executableTarget(name: "datacenter", dependencies: [
+            "DatacenterKit",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "DatacenterKitTests", dependencies: ["DatacenterKit"]),
+        .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "DatacenterKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,33 @@
+import Dispatch
+
+/// Runs database work off the caller's thread: writes one at a time in order, reads
+/// concurrently (CTPersistance's `CTPersistanceAsyncExecutor`).
+///
+/// Work is a closure that receives a connection; completion handlers run on the executor's
+/// queues, not the caller's.
+public final class AsyncExecutor: Sendable {
+    private let pool: DatabasePool
+    private let writeQueue = DispatchQueue(label: "datacenter.executor.write")
+    private let readQueue = DispatchQueue(label: "datacenter.executor.read", attributes: .concurrent)
+
+    public init(pool: DatabasePool) { self.pool = pool }
+
+    /// Queues `body` to run on the writer connection after every write queued before it.
+    public func write(_ body: @escaping @Sendable (Database) throws -> Void,
+                      completion: (@Sendable (Error?) -> Void)? = nil) {
+        writeQueue.async { [pool] in
+            do { try pool.write(body); completion?(nil) } catch { completion?(error) }
+        }
+    }
+
+    /// Queues `body` to run on a read connection, concurrently with other reads.
+    public func read(_ body: @escaping @Sendable (Database) throws -> Void,
+                     completion: (@Sendable (Error?) -> Void)? = nil) {
+        readQueue.async { [pool] in
+            do { try pool.read(body); completion?(nil) } catch { completion?(error) }
+        }
+    }
+
+    /// Blocks until every write queued so far has run.
+    public func waitForWrites() { writeQueue.sync {} }
+}

@@ -1,0 +1,384 @@
+import CSQLite
+import Foundation
+
+/// One connection to a SQLite database: DBConnect's `DBCDatabase`.
+///
+/// A connection is used by one thread at a time; share it through a `DatabaseQueue` or a
+/// `DatabasePool`. Statements prepared with `cachedStatement(_:)` are kept per connection,
+/// keyed by their SQL text, so SQL that does not vary is prepared once.
+///
+/// For example:
+/// ```swift
+/// let db = try Database(path: "app.sqlite")
+/// try db.execute("CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, name TEXT)")
+/// try db.execute("INSERT INTO t(name) VALUES (:name)", ["name": "ann"])
+/// let rows = try db.query("SELECT * FROM t WHERE id = ?", [.integer(db.lastInsertRowID)])
+/// ```
+public final class Database {
+    /// How to open a database file.
+    public enum OpenMode: Sendable {
+        /// Read and write, creating the file when it is missing.
+        case readWrite
+        /// Read and write an existing file; a missing file is an error.
+        case readWriteExisting
+        /// Read only. Nothing about the file is changed, not even its journal mode.
+        case readOnly
+    }
+
+    /// The file path; `:memory:` for an in-memory database, empty for a temporary one.
+    public private(set) var path: String
+    /// True when the connection was opened read-only.
+    public private(set) var isReadOnly: Bool
+    private(set) var handle: OpaquePointer
+    private var statementCache: [String: Statement] = [:]
+    private var savepointDepth = 0
+
+    /// Opens the database at `path`.
+    ///
+    /// The file is checked on open: a file that is not a SQLite database fails here, with a
+    /// `DatabaseError` whose `isNotADatabase` is true, rather than on first use.
+    /// - parameter busyTimeout: how long a statement waits for another connection's lock
+    ///   before failing with `SQLITE_BUSY` (DBConnect's `busyRetryCount`).
+    public init(path: String, mode: OpenMode = .readWrite, busyTimeout: TimeInterval = 5) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        switch mode {
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readWriteExisting: flags |= SQLITE_OPEN_READWRITE
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        }
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let error = DatabaseError.from(db, code: rc, path: Database.displayPath(path))
+            sqlite3_close_v2(db)
+            throw error
+        }
+        self.handle = db
+        self.path = path
+        self.isReadOnly = mode == .readOnly
+        sqlite3_busy_timeout(db, Int32(busyTimeout * 1000))
+        sqlite3_extended_result_codes(db, 1)
+        try validate()
+    }
+
+    /// Opens a private in-memory database.
+    public static func inMemory() throws -> Database { try Database(path: ":memory:") }
+
+    /// Opens a private temporary on-disk database, deleted when closed.
+    public static func temporary() throws -> Database { try Database(path: "") }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private static func displayPath(_ path: String) -> String {
+        path.isEmpty ? "(temporary database)" : path
+    }
+
+    /// Reads the schema, so a file that is not a database fails now with a clear error.
+    private func validate() throws {
+        do {
+            _ = try scalar("SELECT count(*) FROM sqlite_master", cached: false)
+        } catch let error as DatabaseError {
+            throw DatabaseError(extendedCode: error.extendedCode, message: error.message, sql: nil,
+                                path: Database.displayPath(path))
+        }
+    }
+
+    /// Switches the file to WAL mode with `synchronous=NORMAL`, so readers never wait for the
+    /// writer. Does nothing for read-only connections and in-memory databases.
+    public func enableWAL() throws {
+        guard !isReadOnly, !path.isEmpty, path != ":memory:" else { return }
+        let mode = try scalar("PRAGMA journal_mode=WAL", cached: false)
+        if mode?.stringValue?.lowercased() != "wal" {
+            throw DatabaseError(extendedCode: SQLITE_ERROR, message: "could not switch to WAL mode",
+                                path: path)
+        }
+        try execute("PRAGMA synchronous=NORMAL")
+    }
+
+    // MARK: Statements
+
+    /// A new statement for `sql`, owned by the caller; `sql` must hold exactly one statement.
+    public func makeStatement(_ sql: String) throws -> Statement {
+        var remaining = ""
+        guard let statement = try prepare(sql, persistent: false, tail: &remaining) else {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "no SQL statement", sql: sql, path: path)
+        }
+        if !remaining.allSatisfy(\.isWhitespace) {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "expected one statement, found more", sql: sql, path: path)
+        }
+        return statement
+    }
+
+    /// The cached statement for `sql`, prepared on first use and kept with the connection.
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        var remaining = ""
+        guard let statement = try prepare(sql, persistent: true, tail: &remaining),
+              remaining.allSatisfy(\.isWhitespace) else {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "expected exactly one statement", sql: sql, path: path)
+        }
+        remember(statement, for: sql)
+        return statement
+    }
+
+    /// The most statements a connection keeps; past it the cache starts afresh, so SQL with
+    /// inlined values cannot grow it without bound.
+    public static let statementCacheLimit = 512
+
+    private func remember(_ statement: Statement, for sql: String) {
+        if statementCache.count >= Database.statementCacheLimit { statementCache.removeAll() }
+        statementCache[sql] = statement
+    }
+
+    /// How many prepared statements the cache holds.
+    public var cachedStatementCount: Int { statementCache.count }
+
+    /// Finalizes every cached statement.
+    public func clearStatementCache() { statementCache.removeAll() }
+
+    /// Prepares the first statement of `sql`; `tail` receives the unparsed rest.
+    /// Returns nil when `sql` holds only whitespace or comments.
+    private func prepare(_ sql: String, persistent: Bool, tail: inout String) throws -> Statement? {
+        var stmt: OpaquePointer?
+        var result: Statement?
+        try sql.withCString { cSQL in
+            var tailPointer: UnsafePointer<CChar>?
+            let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+            let rc = sqlite3_prepare_v3(handle, cSQL, -1, flags, &stmt, &tailPointer)
+            guard rc == SQLITE_OK else {
+                throw DatabaseError.from(handle, code: rc, sql: sql, path: path)
+            }
+            tail = tailPointer.map { String(cString: $0) } ?? ""
+            if let stmt {
+                let consumed = tailPointer.map { $0 - cSQL } ?? strlen(cSQL)
+                let text = String(decoding: UnsafeRawBufferPointer(start: cSQL, count: consumed), as: UTF8.self)
+                result = Statement(handle: stmt, sql: persistent ? sql : text, database: self)
+            }
+        }
+        return result
+    }
+
+    // MARK: Executing
+
+    /// Runs `sql` with `arguments`. `sql` may hold several statements separated by `;`:
+    /// positional values are then taken in order by each statement, named values by name.
+    ///
+    /// For example: `try db.execute("UPDATE t SET name = ? WHERE id = ?", ["bo", 1])`.
+    public func execute(_ sql: String, _ arguments: StatementArguments = .none) throws {
+        if let statement = statementCache[sql] {
+            try statement.execute(arguments)
+            return
+        }
+        var remaining = ""
+        guard let first = try prepare(sql, persistent: true, tail: &remaining) else { return }
+        if remaining.allSatisfy(\.isWhitespace) {
+            remember(first, for: sql)
+            try first.execute(arguments)
+            return
+        }
+        // Several statements: run each once, uncached.
+        var offset = 0
+        var statement: Statement? = first
+        while let current = statement {
+            let used = current.parameterCount
+            var args = arguments
+            if !arguments.positional.isEmpty {
+                let end = min(arguments.positional.count, offset + used)
+                args.positional = offset < end ? Array(arguments.positional[offset..<end]) : []
+                offset = end
+            }
+            try current.execute(args)
+            let sqlRest = remaining
+            statement = try prepare(sqlRest, persistent: false, tail: &remaining)
+        }
+    }
+
+    /// Runs a script of statements with no parameters (schema, dumps).
+    public func executeScript(_ sql: String) throws {
+        var remaining = sql
+        while true {
+            var tail = ""
+            guard let statement = try prepare(remaining, persistent: false, tail: &tail) else { return }
+            try statement.execute()
+            remaining = tail
+        }
+    }
+
+    /// Every row of `sql`.
+    public func query(_ sql: String, _ arguments: StatementArguments = .none) throws -> [Row] {
+        try cachedStatement(sql).fetchAll(arguments)
+    }
+
+    /// The first row of `sql`, or nil.
+    public func queryFirst(_ sql: String, _ arguments: StatementArguments = .none) throws -> Row? {
+        var first: Row?
+        try cachedStatement(sql).forEachRow(arguments) { first = $0.row(); return false }
+        return first
+    }
+
+    /// The first column of the first row of `sql`, or nil when there is no row.
+    public func scalar(_ sql: String, _ arguments: StatementArguments = .none, cached: Bool = true) throws -> DatabaseValue? {
+        let statement = cached ? try cachedStatement(sql) : try makeStatement(sql)
+        var value: DatabaseValue?
+        try statement.forEachRow(arguments) { value = $0.value(at: 0); return false }
+        return value
+    }
+
+    /// Calls `body` for each row of `sql`, streaming; return false to stop.
+    public func forEachRow(_ sql: String, _ arguments: StatementArguments = .none,
+                           _ body: (Statement) throws -> Bool) throws {
+        try cachedStatement(sql).forEachRow(arguments, body)
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The rows changed by the last INSERT, UPDATE or DELETE on this connection.
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// The rows changed since the connection opened.
+    public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
+
+    /// The raw `sqlite3*` handle, an escape hatch for what this API does not cover.
+    /// Valid while the connection is open; do not close it.
+    public var sqliteHandle: OpaquePointer { handle }
+
+    // MARK: Transactions
+
+    /// The locking behaviour of a transaction.
+    public enum TransactionKind: String, Sendable {
+        /// Takes locks when first needed.
+        case deferred = "DEFERRED"
+        /// Takes the write lock at once, so a later write cannot fail with `SQLITE_BUSY`.
+        case immediate = "IMMEDIATE"
+        /// Takes the write lock at once and keeps readers out (in rollback-journal mode).
+        case exclusive = "EXCLUSIVE"
+    }
+
+    /// True while a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Begins a transaction.
+    public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
+        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+    }
+
+    /// Commits the open transaction.
+    public func commit() throws { try execute("COMMIT TRANSACTION") }
+
+    /// Rolls back the open transaction; does nothing when none is open.
+    public func rollback() throws {
+        guard isInTransaction else { return }
+        try execute("ROLLBACK TRANSACTION")
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws
+    /// (and the error rethrown). Inside an open transaction, `body` runs in a savepoint, so
+    /// its work alone is undone on a throw.
+    public func inTransaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        if isInTransaction { return try inSavepoint(body) }
+        try beginTransaction(kind)
+        do {
+            let result = try body()
+            try commit()
+            return result
+        } catch {
+            try? rollback()
+            throw error
+        }
+    }
+
+    /// Runs `body` in a savepoint: released when it returns, rolled back to when it throws.
+    public func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+        savepointDepth += 1
+        let name = "dc_savepoint_\(savepointDepth)"
+        defer { savepointDepth -= 1 }
+        try execute("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try execute("RELEASE SAVEPOINT \(name)")
+            return result
+        } catch {
+            if isInTransaction {
+                try? execute("ROLLBACK TO SAVEPOINT \(name)")
+                try? execute("RELEASE SAVEPOINT \(name)")
+            }
+            throw error
+        }
+    }
+
+    // MARK: Versions and attached databases
+
+    /// The `user_version` of the main database or of an attached one.
+    public func userVersion(schema: String = "main") throws -> Int {
+        Int(try scalar("PRAGMA \(Database.quoteIdentifier(schema)).user_version", cached: false)?.int64Value ?? 0)
+    }
+
+    /// Sets the `user_version` of the main database or of an attached one.
+    public func setUserVersion(_ version: Int, schema: String = "main") throws {
+        try executeScript("PRAGMA \(Database.quoteIdentifier(schema)).user_version = \(version)")
+    }
+
+    /// Attaches the database file at `path` under `name`.
+    public func attach(path: String, as name: String) throws {
+        try makeStatement("ATTACH DATABASE ? AS \(Database.quoteIdentifier(name))").execute([.text(path)])
+    }
+
+    /// Detaches the database attached as `name`.
+    public func detach(_ name: String) throws {
+        try makeStatement("DETACH DATABASE \(Database.quoteIdentifier(name))").execute()
+    }
+
+    /// Quotes an identifier for SQL: `my "table"` becomes `"my ""table"""`.
+    public static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    // MARK: Copies
+
+    /// Copies the whole database to a new file at `destination` with SQLite's backup API
+    /// (consistent even while the database is being written by others).
+    /// - throws: when `destination` exists and `overwrite` is false.
+    public func backup(to destination: String, overwrite: Bool = false) throws {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: destination) {
+            guard overwrite else {
+                throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "destination exists", path: destination)
+            }
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? fm.removeItem(atPath: destination + suffix) }
+        }
+        let target = try Database(path: destination, mode: .readWrite)
+        guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
+            throw DatabaseError.from(target.handle, code: sqlite3_errcode(target.handle), path: destination)
+        }
+        let rc = sqlite3_backup_step(backup, -1)
+        sqlite3_backup_finish(backup)
+        guard rc == SQLITE_DONE else { throw DatabaseError.from(target.handle, code: rc, path: destination) }
+    }
+
+    /// Copies the database to `destination` and reopens this connection there, read-write
+    /// (DBConnect's `makeMutableAt`: move a bundled read-only database somewhere writable).
+    public func makeMutable(at destination: String, overwrite: Bool = false) throws {
+        guard !path.isEmpty, path != ":memory:" else {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "a temporary or in-memory database cannot be reopened elsewhere")
+        }
+        try backup(to: destination, overwrite: overwrite)
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(destination, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let error = DatabaseError.from(db, code: rc, path: destination)
+            sqlite3_close_v2(db)
+            throw error
+        }
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+        handle = db
+        path = destination
+        isReadOnly = false
+        sqlite3_busy_timeout(db, 5000)
+        sqlite3_extended_result_codes(db, 1)
+    }
+}

@@ -1,0 +1,61 @@
+import CSQLite
+
+/// An error reported by SQLite, with the statement that caused it.
+///
+/// Bound values are never part of the error: they may be secrets.
+public struct DatabaseError: Error, Sendable, Equatable {
+    /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, …).
+    public var code: Int32 { extendedCode & 0xFF }
+    /// The extended result code (`SQLITE_CONSTRAINT_UNIQUE`, …).
+    public let extendedCode: Int32
+    /// SQLite's message.
+    public let message: String
+    /// The SQL that failed, when there was one.
+    public let sql: String?
+    /// The database file, when known.
+    public let path: String?
+
+    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+        self.path = path
+    }
+
+    /// True when the file is not a database or is damaged (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
+    public var isNotADatabase: Bool { code == SQLITE_NOTADB || code == SQLITE_CORRUPT }
+    /// True when a write was refused because the database is read-only.
+    public var isReadOnly: Bool { code == SQLITE_READONLY }
+    /// True when the database stayed locked past the busy timeout.
+    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+
+    static func from(_ handle: OpaquePointer?, code: Int32, sql: String? = nil, path: String? = nil) -> DatabaseError {
+        let ext = handle.map { sqlite3_extended_errcode($0) } ?? code
+        let message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(code))
+        // A handle's last error may be stale when the code came from elsewhere.
+        let useExt = (ext & 0xFF) == (code & 0xFF) ? ext : code
+        return DatabaseError(extendedCode: useExt, message: message, sql: sql, path: path)
+    }
+}
+
+extension DatabaseError: CustomStringConvertible {
+    public var description: String {
+        var text: String
+        if isNotADatabase, let path {
+            text = "\(path) is not a SQLite database or is damaged (\(message))"
+        } else if isReadOnly, let path {
+            text = "\(path) is open read-only: \(message)"
+        } else {
+            text = "SQLite error \(extendedCode): \(message)"
+            if let path { text += " in \(path)" }
+        }
+        if let sql { text += " — while executing `\(sql.trimmingCharacters(in: .whitespacesAndNewlines))`" }
+        return text
+    }
+}
+
+import Foundation
+extension DatabaseError: LocalizedError {
+    public var errorDescription: String? { description }
+}

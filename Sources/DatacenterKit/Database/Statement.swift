@@ -1,0 +1,168 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement on one connection.
+///
+/// A statement belongs to its `Database` and is used on that connection's thread only.
+/// `Database.cachedStatement(_:)` hands out statements kept across calls (persistent prepare).
+public final class Statement {
+    let handle: OpaquePointer
+    /// The SQL this statement was prepared from.
+    public let sql: String
+    private let path: String?
+    private unowned(unsafe) let database: Database
+    private var cachedColumnNames: [String]?
+
+    init(handle: OpaquePointer, sql: String, database: Database) {
+        self.handle = handle
+        self.sql = sql
+        self.database = database
+        self.path = database.path
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// How many parameters the statement has (the largest index, for `?N`).
+    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
+    /// How many columns a row of this statement has.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The names of the result columns.
+    public var columnNames: [String] {
+        if let names = cachedColumnNames { return names }
+        let names = (0..<Int32(columnCount)).map { String(cString: sqlite3_column_name(handle, $0)) }
+        cachedColumnNames = names
+        return names
+    }
+
+    /// True when the statement does not write (SELECT, read-only PRAGMA, EXPLAIN).
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    /// Resets the statement and binds `arguments` to its parameters.
+    ///
+    /// - throws: `DatabaseError` with `SQLITE_RANGE` when a parameter has no value, or when
+    ///   positional values are given that no parameter takes.
+    public func bind(_ arguments: StatementArguments) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        let count = sqlite3_bind_parameter_count(handle)
+        var highestPositional = 0
+        for index in stride(from: Int32(1), through: count, by: 1) {
+            let value: DatabaseValue
+            if let cName = sqlite3_bind_parameter_name(handle, index), cName.pointee != UInt8(ascii: "?") {
+                let name = String(cString: cName.advanced(by: 1))
+                guard let named = arguments.named[name] ?? Self.positionalFallback(arguments, index) else {
+                    throw bindingError("no value for parameter \(String(cString: cName))")
+                }
+                value = named
+            } else {
+                guard Int(index) <= arguments.positional.count else {
+                    throw bindingError("statement has \(count) parameter(s), \(arguments.positional.count) value(s) given")
+                }
+                value = arguments.positional[Int(index) - 1]
+                highestPositional = max(highestPositional, Int(index))
+            }
+            try bind(value, at: index)
+        }
+        if arguments.named.isEmpty, arguments.positional.count > Int(count) {
+            throw bindingError("statement has \(count) parameter(s), \(arguments.positional.count) value(s) given")
+        }
+    }
+
+    /// Named parameters may also be filled by position, as SQLite numbers them.
+    private static func positionalFallback(_ arguments: StatementArguments, _ index: Int32) -> DatabaseValue? {
+        arguments.named.isEmpty && Int(index) <= arguments.positional.count ? arguments.positional[Int(index) - 1] : nil
+    }
+
+    private func bindingError(_ message: String) -> DatabaseError {
+        DatabaseError(extendedCode: SQLITE_RANGE, message: message, sql: sql, path: path)
+    }
+
+    private func bind(_ value: DatabaseValue, at index: Int32) throws {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+        case .real(let d): rc = sqlite3_bind_double(handle, index, d)
+        case .text(let s):
+            var s = s
+            rc = s.withUTF8 { buf in
+                buf.withMemoryRebound(to: CChar.self) { chars in
+                    sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1),
+                                      Int32(chars.count), dc_sqlite_transient())
+                }
+            }
+        case .blob(let d):
+            rc = d.withUnsafeBytes { buf in
+                sqlite3_bind_blob(handle, index, buf.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buf.count), dc_sqlite_transient())
+            }
+        }
+        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
+    }
+
+    /// Advances to the next row: true when a row is available, false when done.
+    public func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = DatabaseError.from(database.handle, code: rc, sql: sql, path: path)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Resets the statement so it can run again (bindings are kept).
+    public func reset() { sqlite3_reset(handle) }
+
+    /// The value of column `index` of the current row.
+    public func value(at index: Int) -> DatabaseValue {
+        let i = Int32(index)
+        switch sqlite3_column_type(handle, i) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, i))
+            guard let p = sqlite3_column_text(handle, i) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, i))
+            guard count > 0, let p = sqlite3_column_blob(handle, i) else { return .blob(Data()) }
+            return .blob(Data(bytes: p, count: count))
+        default: return .null
+        }
+    }
+
+    /// The byte length of column `index` of the current row, without reading its value.
+    public func byteCount(at index: Int) -> Int { Int(sqlite3_column_bytes(handle, Int32(index))) }
+
+    /// The current row, all columns.
+    public func row() -> Row {
+        Row(columnNames: columnNames, values: (0..<columnCount).map { value(at: $0) })
+    }
+
+    /// Binds `arguments` and runs the statement to completion, ignoring rows.
+    public func execute(_ arguments: StatementArguments = .none) throws {
+        try bind(arguments)
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    /// Binds `arguments`, then calls `body` for each row; stop early by returning false.
+    public func forEachRow(_ arguments: StatementArguments = .none, _ body: (Statement) throws -> Bool) throws {
+        try bind(arguments)
+        defer { sqlite3_reset(handle) }
+        while try step() {
+            if try !body(self) { break }
+        }
+    }
+
+    /// Binds `arguments` and returns every row.
+    public func fetchAll(_ arguments: StatementArguments = .none) throws -> [Row] {
+        var rows: [Row] = []
+        try forEachRow(arguments) { rows.append($0.row()); return true }
+        return rows
+    }
+}

@@ -1,0 +1,333 @@
+import CSQLite
+import Foundation
+
+/// How to encrypt a value being stored.
+public enum KVEncryption: Sendable {
+    /// Stored in the clear.
+    case none
+    /// With the store's default crypt; reads decrypt without being told (`APDefaultEncrypt`).
+    case `default`
+    /// With the caller's crypt; reads must pass the same crypt.
+    case custom(any DataCrypt)
+}
+
+/// A stored KV row as it is on disk: metadata and the stored (possibly encrypted) value.
+public struct KVEntry: Sendable, Equatable {
+    public let business: String
+    public let key: String
+    public let encoding: KVEncoding
+    public let options: KVOptions
+    /// When the value was last written.
+    public let modified: Date
+    /// The value as stored: for an encrypted value, the ciphertext blob.
+    public let stored: DatabaseValue
+
+    /// The stored size in bytes.
+    public var byteCount: Int {
+        switch stored {
+        case .null: return 0
+        case .integer, .real: return 8
+        case .text(let s): return s.utf8.count
+        case .blob(let d): return d.count
+        }
+    }
+}
+
+/// The key-value store of one store file, namespaced by business (`APSharedPreferences`).
+///
+/// Writes are durable when they return: each is committed to the store's write-ahead log,
+/// which survives a crash of the process (`sync()` also forces it to the database file).
+/// Decoded values of recent reads are kept in a bounded memory cache; values encrypted with
+/// a custom crypt are never cached. Thread-safe.
+public final class KVStore: Sendable {
+    /// The table that holds the values.
+    public static let tableName = "datacenter_kv"
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS datacenter_kv(
+          business TEXT NOT NULL,
+          key TEXT NOT NULL,
+          value,
+          encoding TEXT NOT NULL,
+          options INTEGER NOT NULL DEFAULT 0,
+          modified REAL NOT NULL,
+          PRIMARY KEY (business, key)
+        ) WITHOUT ROWID;
+        """
+
+    static let upsertSQL = "INSERT OR REPLACE INTO datacenter_kv(business, key, value, encoding, options, modified) VALUES (?, ?, ?, ?, ?, ?)"
+    static let selectSQL = "SELECT value, encoding, options, modified FROM datacenter_kv WHERE business = ? AND key = ?"
+
+    private struct CacheKey: Hashable, Sendable {
+        let business: String
+        let key: String
+    }
+
+    let queue: DatabaseQueue
+    /// The crypt used for `.default` encryption and for reading values so marked.
+    public let defaultCrypt: any DataCrypt
+    private let cache: LRUMemoryCache<CacheKey, KVValue>
+    private let hasTable: Bool
+
+    init(queue: DatabaseQueue, crypt: any DataCrypt, cacheCapacity: Int, hasTable: Bool) {
+        self.queue = queue
+        self.defaultCrypt = crypt
+        self.cache = LRUMemoryCache(capacity: cacheCapacity)
+        self.hasTable = hasTable
+    }
+
+    /// The store file.
+    public var path: String { queue.path }
+
+    // MARK: Writing
+
+    /// Stores `value` under `key` in `business`, replacing what was there.
+    /// - parameter options: `.purgeable` marks the value for cache cleaning; the encryption
+    ///   bits are set from `encryption`, whatever is passed.
+    public func set(_ value: KVValue, forKey key: String, business: String,
+                    encryption: KVEncryption = .none, options: KVOptions = []) throws {
+        try checkWritable()
+        var options = options.subtracting([.defaultEncrypted, .customEncrypted])
+        let stored: DatabaseValue
+        do {
+            switch encryption {
+            case .none: stored = try value.databaseValue()
+            case .default:
+                options.insert(.defaultEncrypted)
+                stored = .blob(try defaultCrypt.encrypt(try value.plaintextBytes()))
+            case .custom(let crypt):
+                options.insert(.customEncrypted)
+                stored = .blob(try crypt.encrypt(try value.plaintextBytes()))
+            }
+        } catch let error as CryptError {
+            throw KVError.cannotDecrypt(business: business, key: key, reason: error)
+        }
+        let cacheKey = CacheKey(business: business, key: key)
+        try write { db in
+            try db.cachedStatement(KVStore.upsertSQL).execute([
+                .text(business), .text(key), stored, .text(value.encoding.rawValue),
+                .integer(Int64(options.rawValue)), .real(Date().timeIntervalSince1970),
+            ])
+        }
+        if options.contains(.customEncrypted) { cache.remove(cacheKey) } else { cache.set(value, for: cacheKey) }
+    }
+
+    /// Removes the value under `key` in `business`; returns true when there was one.
+    @discardableResult
+    public func removeValue(forKey key: String, business: String) throws -> Bool {
+        try checkWritable()
+        cache.remove(CacheKey(business: business, key: key))
+        return try write { db in
+            try db.execute("DELETE FROM datacenter_kv WHERE business = ? AND key = ?", [.text(business), .text(key)])
+            return db.changes > 0
+        }
+    }
+
+    /// Removes every value of `business` whose key matches the SQL LIKE `pattern`
+    /// (`%` any run, `_` one character); returns how many.
+    @discardableResult
+    public func removeValues(like pattern: String, business: String) throws -> Int {
+        try checkWritable()
+        cache.removeAll { $0.business == business }
+        return try write { db in
+            try db.execute("DELETE FROM datacenter_kv WHERE business = ? AND key LIKE ?", [.text(business), .text(pattern)])
+            return db.changes
+        }
+    }
+
+    /// Removes every value of `business`; returns how many.
+    @discardableResult
+    public func removeAll(business: String) throws -> Int {
+        try checkWritable()
+        cache.removeAll { $0.business == business }
+        return try write { db in
+            try db.execute("DELETE FROM datacenter_kv WHERE business = ?", [.text(business)])
+            return db.changes
+        }
+    }
+
+    /// Removes every value marked `.purgeable`, in every business; returns how many.
+    @discardableResult
+    public func removePurgeableValues() throws -> Int {
+        try checkWritable()
+        cache.removeAll()
+        return try write { db in
+            try db.execute("DELETE FROM datacenter_kv WHERE options & ? != 0", [.integer(Int64(KVOptions.purgeable.rawValue))])
+            return db.changes
+        }
+    }
+
+    /// Runs `body` in one transaction: every write it makes commits together, or none does
+    /// when it throws. Use it for many writes at once (a single commit is far cheaper).
+    public func batch<T>(_ body: () throws -> T) throws -> T {
+        try checkWritable()
+        do {
+            return try queue.inTransaction { _ in try body() }
+        } catch {
+            cache.removeAll()   // the cache may hold values that were rolled back
+            throw error
+        }
+    }
+
+    /// Forces committed writes from the write-ahead log into the database file and to disk
+    /// (Android's `commit()` guarantee).
+    public func sync() throws {
+        guard !queue.isReadOnly else { return }
+        _ = try queue.write { db in try db.scalar("PRAGMA wal_checkpoint(FULL)", cached: false) }
+    }
+
+    /// Re-encrypts every value stored with the default crypt under `newCrypt`, in one
+    /// transaction; values with a custom crypt are left as they are. Returns how many.
+    /// Values that the current default crypt cannot open fail the whole operation.
+    public func reencryptDefaultEncryptedValues(with newCrypt: any DataCrypt) throws -> Int {
+        try checkWritable()
+        cache.removeAll()
+        return try queue.inTransaction { db in
+            let flag = Int64(KVOptions.defaultEncrypted.rawValue)
+            let rows = try db.query("SELECT business, key, value FROM datacenter_kv WHERE options & ? != 0", [.integer(flag)])
+            for row in rows {
+                let business = row[0].stringValue ?? "", key = row[1].stringValue ?? ""
+                guard case .blob(let ciphertext) = row[2] else {
+                    throw KVError.corruptValue("\(business)/\(key) is marked encrypted but is not a blob")
+                }
+                do {
+                    let plain = try defaultCrypt.decrypt(ciphertext)
+                    try db.execute("UPDATE datacenter_kv SET value = ? WHERE business = ? AND key = ?",
+                                   [.blob(try newCrypt.encrypt(plain)), .text(business), .text(key)])
+                } catch let error as CryptError {
+                    throw KVError.cannotDecrypt(business: business, key: key, reason: error)
+                }
+            }
+            return rows.count
+        }
+    }
+
+    // MARK: Reading
+
+    /// The value under `key` in `business`, decoded by its recorded encoding, or nil.
+    /// Values encrypted with the default crypt decrypt without being told; values encrypted
+    /// with a custom crypt need `crypt`.
+    /// - throws: `KVError.cannotDecrypt` with a wrong or missing key, never the ciphertext.
+    public func value(forKey key: String, business: String, crypt: (any DataCrypt)? = nil) throws -> KVValue? {
+        let cacheKey = CacheKey(business: business, key: key)
+        if let cached = cache.get(cacheKey) { return cached }
+        guard let entry = try entry(forKey: key, business: business) else { return nil }
+        let value = try decode(entry, crypt: crypt)
+        if !entry.options.contains(.customEncrypted) { cache.set(value, for: cacheKey) }
+        return value
+    }
+
+    /// The stored row under `key` in `business`, without decoding or decrypting it.
+    public func entry(forKey key: String, business: String) throws -> KVEntry? {
+        guard hasTable else { return nil }
+        return try queue.read { db in
+            let statement = try db.cachedStatement(KVStore.selectSQL)
+            var entry: KVEntry?
+            try statement.forEachRow([.text(business), .text(key)]) { row in
+                entry = try KVStore.entry(business: business, key: key, value: row.value(at: 0),
+                                          encoding: row.value(at: 1), options: row.value(at: 2), modified: row.value(at: 3))
+                return false
+            }
+            return entry
+        }
+    }
+
+    /// Decodes a stored entry, decrypting it when it is encrypted.
+    public func decode(_ entry: KVEntry, crypt: (any DataCrypt)? = nil) throws -> KVValue {
+        do {
+            if entry.options.isEncrypted {
+                let decrypter: any DataCrypt
+                if entry.options.contains(.customEncrypted) {
+                    guard let crypt else { throw KVError.needsCustomCrypt(business: entry.business, key: entry.key) }
+                    decrypter = crypt
+                } else {
+                    decrypter = crypt ?? defaultCrypt
+                }
+                guard case .blob(let ciphertext) = entry.stored else {
+                    throw KVError.corruptValue("\(entry.business)/\(entry.key) is marked encrypted but is not a blob")
+                }
+                let plain: Data
+                do { plain = try decrypter.decrypt(ciphertext) } catch let error as CryptError {
+                    throw KVError.cannotDecrypt(business: entry.business, key: entry.key, reason: error)
+                }
+                return try KVValue(plaintext: plain, encoding: entry.encoding)
+            }
+            return try KVValue(stored: entry.stored, encoding: entry.encoding)
+        } catch KVError.corruptValue(let why) {
+            throw KVError.corruptValue("\(entry.business)/\(entry.key): \(why)")
+        }
+    }
+
+    /// True when `business` has a value under `key`.
+    public func containsValue(forKey key: String, business: String) throws -> Bool {
+        if cache.contains(CacheKey(business: business, key: key)) { return true }
+        guard hasTable else { return false }
+        return try queue.read { db in
+            try db.scalar("SELECT 1 FROM datacenter_kv WHERE business = ? AND key = ?", [.text(business), .text(key)]) != nil
+        }
+    }
+
+    /// The keys of `business`, sorted.
+    public func allKeys(business: String) throws -> [String] {
+        guard hasTable else { return [] }
+        return try queue.read { db in
+            try db.query("SELECT key FROM datacenter_kv WHERE business = ? ORDER BY key", [.text(business)])
+                .compactMap { $0[0].stringValue }
+        }
+    }
+
+    /// Every business that has at least one value, sorted.
+    public func allBusinesses() throws -> [String] {
+        guard hasTable else { return [] }
+        return try queue.read { db in
+            try db.query("SELECT DISTINCT business FROM datacenter_kv ORDER BY business").compactMap { $0[0].stringValue }
+        }
+    }
+
+    /// The stored entries of one business, or of all, ordered by business and key.
+    public func entries(business: String? = nil) throws -> [KVEntry] {
+        guard hasTable else { return [] }
+        let sql = "SELECT business, key, value, encoding, options, modified FROM datacenter_kv"
+            + (business == nil ? "" : " WHERE business = ?") + " ORDER BY business, key"
+        return try queue.read { db in
+            try db.query(sql, business.map { [.text($0)] } ?? .none).map { row in
+                try KVStore.entry(business: row[0].stringValue ?? "", key: row[1].stringValue ?? "",
+                                  value: row[2], encoding: row[3], options: row[4], modified: row[5])
+            }
+        }
+    }
+
+    /// Every value of `business` decoded, by key (Android's `getAll`).
+    /// - throws: the first value that cannot be decoded or decrypted.
+    public func allValues(business: String, crypt: (any DataCrypt)? = nil) throws -> [String: KVValue] {
+        var result: [String: KVValue] = [:]
+        for entry in try entries(business: business) { result[entry.key] = try decode(entry, crypt: crypt) }
+        return result
+    }
+
+    /// Forgets every cached decoded value (the next reads go to the file).
+    public func clearMemoryCache() { cache.removeAll() }
+
+    // MARK: Helpers
+
+    private static func entry(business: String, key: String, value: DatabaseValue, encoding: DatabaseValue,
+                              options: DatabaseValue, modified: DatabaseValue) throws -> KVEntry {
+        guard let name = encoding.stringValue, let kind = KVEncoding(rawValue: name) else {
+            throw KVError.corruptValue("\(business)/\(key) has unknown encoding \(encoding)")
+        }
+        return KVEntry(business: business, key: key, encoding: kind,
+                       options: KVOptions(rawValue: UInt32(truncatingIfNeeded: options.int64Value ?? 0)),
+                       modified: Date(timeIntervalSince1970: modified.doubleValue ?? 0), stored: value)
+    }
+
+    private func checkWritable() throws {
+        if queue.isReadOnly { throw KVError.readOnly(path: path) }
+    }
+
+    /// Runs a write, turning SQLite's read-only refusals into `KVError.readOnly`.
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try queue.write(body) } catch let error as DatabaseError where error.isReadOnly {
+            throw KVError.readOnly(path: path)
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+
+/// The entry point of the engine: a root folder with a common store, one store per user and
+/// a current user (`APDataCenter`).
+///
+/// The business layer reads `commonPreferences` for data that does not depend on who is
+/// signed in, and `userPreferences` for the current user's; switching user with
+/// `setCurrentUserId` moves `userPreferences` to the new user's store. Thread-safe.
+///
+/// For example:
+/// ```swift
+/// let center = try DataCenter(rootPath: DataCenter.defaultRootPath, crypt: KeyRing([key]))
+/// try center.setCurrentUserId("alice")
+/// try center.userPreferences?.setString("dark", forKey: "theme", business: "settings")
+/// ```
+public final class DataCenter: @unchecked Sendable {
+    /// What the data center announces about users (`kAPDataCenter…` notifications).
+    public enum Event: Sendable, Equatable {
+        /// The current user's store is about to be left for another user.
+        case willResignLastUser(String)
+        /// The current user changed (possibly to nil); `switched` is true when it differs
+        /// from the previous one.
+        case didUpdateUser(String?, switched: Bool)
+        /// The current user signed in again without a switch.
+        case didRenewUser(String)
+    }
+
+    /// A registration made with `addObserver`, used to remove it.
+    public struct ObserverToken: Hashable, Sendable { let id: Int }
+
+    /// The root folder.
+    public let rootPath: String
+    /// The default crypt of every store under this root.
+    public let crypt: any DataCrypt
+    /// True when everything under the root is opened read-only.
+    public let isReadOnly: Bool
+
+    private let space: StorageSpace
+    private let lock = NSLock()
+    private var state: RootState
+    private var observers: [Int: @Sendable (Event) -> Void] = [:]
+    private var nextObserverId = 0
+    private var versionStorage: CustomStorage?
+
+    /// The root used when none is given: `$DATACENTER_ROOT`, else
+    /// `~/.local/share/datacenter/Preferences`.
+    public static var defaultRootPath: String {
+        if let env = ProcessInfo.processInfo.environment["DATACENTER_ROOT"], !env.isEmpty { return env }
+        return FileManager.default.homeDirectoryForCurrentUser.path + "/.local/share/datacenter/Preferences"
+    }
+
+    var stateFilePath: String { rootPath + "/datacenter.json" }
+    var versionFolder: String { rootPath + "/version" }
+
+    /// Opens the root at `rootPath`, creating it unless `readOnly`.
+    /// - parameter appVersion: the running app's version; when it differs from the one
+    ///   recorded, the version storage is emptied.
+    public init(rootPath: String, crypt: any DataCrypt = KeyRing.empty, appVersion: String? = nil,
+                readOnly: Bool = false) throws {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if readOnly {
+            guard fm.fileExists(atPath: rootPath, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw StorageError.missingRoot(rootPath)
+            }
+        } else {
+            try fm.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
+        }
+        self.rootPath = rootPath
+        self.crypt = crypt
+        self.isReadOnly = readOnly
+        self.space = StorageSpace(root: rootPath, crypt: crypt, readOnly: readOnly)
+        self.state = try RootState.load(from: rootPath + "/datacenter.json")
+        if let appVersion, appVersion != state.appVersion, !readOnly {
+            if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
+            state.appVersion = appVersion
+            try state.save(to: stateFilePath)
+        }
+    }
+
+    // MARK: Users
+
+    /// The user signed in, or nil.
+    public var currentUserId: String? { lock.withLock { state.currentUserId } }
+
+    /// Signs `userId` in (or, with nil, no one): `userPreferences` then opens that user's
+    /// store. The choice is kept in the root, so the next run starts with the same user.
+    /// Observers hear `willResignLastUser` before the switch and `didUpdateUser` after it, or
+    /// `didRenewUser` when `userId` is already current.
+    public func setCurrentUserId(_ userId: String?) throws {
+        if let userId { _ = try UserFolderName.encode(userId) }
+        let previous = currentUserId
+        if let userId, userId == previous {
+            notify(.didRenewUser(userId))
+            return
+        }
+        if let previous { notify(.willResignLastUser(previous)) }
+        try lock.withLock {
+            var next = state
+            next.currentUserId = userId
+            if !isReadOnly { try next.save(to: stateFilePath) }
+            state = next
+        }
+        notify(.didUpdateUser(userId, switched: true))
+    }
+
+    /// Every user that has a store under the root, sorted.
+    public func users() -> [String] { space.userIds() }
+
+    // MARK: Stores
+
+    /// The user-independent store (`commonPreferences`).
+    public var commonPreferences: KVStore { get throws { try space.commonStore().kv } }
+
+    /// The current user's store, or nil when no user is signed in (`userPreferences`).
+    public var userPreferences: KVStore? {
+        get throws {
+            guard let userId = currentUserId else { return nil }
+            return try space.userStore(userId).kv
+        }
+    }
+
+    /// The store of `userId`, whoever is signed in (`preferencesForUser:`).
+    public func preferences(forUser userId: String) throws -> KVStore { try space.userStore(userId).kv }
+
+    /// The common store file, with its DAO and cache tables.
+    public func commonStore() throws -> Store { try space.commonStore() }
+
+    /// The store file of `userId`.
+    public func store(forUser userId: String) throws -> Store { try space.userStore(userId) }
+
+    /// The file path of the common store.
+    public var commonStorePath: String { space.commonStorePath }
+
+    /// The file path of `userId`'s store.
+    public func storePath(forUser userId: String) throws -> String { try space.userStorePath(userId) }
+
+    /// An accessor bound to `business`, so calls need only a key (`accessorForBusiness:`).
+    public func accessor(forBusiness business: String) -> PreferencesAccessor {
+        PreferencesAccessor(center: self, business: business)
+    }
+
+    /// A custom storage at `path`: its own common and per-user stores, following this data
+    /// center's current user (`APCustomStorage initWithPath:`).
+    public func customStorage(atPath path: String) -> CustomStorage {
+        CustomStorage(path: path, crypt: crypt, readOnly: isReadOnly) { [weak self] in self?.currentUserId }
+    }
+
+    /// A storage that is emptied whenever the app version changes (`currentVersionStorage`).
+    public var currentVersionStorage: CustomStorage {
+        lock.withLock {
+            if let versionStorage { return versionStorage }
+            let storage = CustomStorage(path: versionFolder, crypt: crypt, readOnly: isReadOnly) { [weak self] in self?.currentUserId }
+            versionStorage = storage
+            return storage
+        }
+    }
+
+    /// Deletes every store under the root and forgets the current user. Stores handed out
+    /// before must not be used afterwards.
+    public func reset() throws {
+        guard !isReadOnly else { throw KVError.readOnly(path: rootPath) }
+        try space.deleteAll()
+        let fm = FileManager.default
+        try lock.withLock {
+            versionStorage = nil
+            if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
+            let appVersion = state.appVersion
+            state = RootState()
+            state.appVersion = appVersion
+            try state.save(to: stateFilePath)
+        }
+    }
+
+    // MARK: Observers
+
+    /// Calls `handler` with every event, on the thread that caused it.
+    @discardableResult
+    public func addObserver(_ handler: @escaping @Sendable (Event) -> Void) -> ObserverToken {
+        lock.withLock {
+            nextObserverId += 1
+            observers[nextObserverId] = handler
+            return ObserverToken(id: nextObserverId)
+        }
+    }
+
+    /// Stops calling the handler registered as `token`.
+    public func removeObserver(_ token: ObserverToken) {
+        _ = lock.withLock { observers.removeValue(forKey: token.id) }
+    }
+
+    private func notify(_ event: Event) {
+        let handlers = lock.withLock { observers.sorted { $0.key < $1.key }.map(\.value) }
+        for handler in handlers { handler(event) }
+    }
+}
+
+/// A business-bound view of a data center's common and current-user stores
+/// (`APPreferencesAccessor`). The user store is looked up on each access, so it follows
+/// user switches.
+public struct PreferencesAccessor: Sendable {
+    let center: DataCenter
+    /// The business every call uses.
+    public let business: String
+
+    /// The common store, bound to the business.
+    public var commonPreferences: BusinessPreferences {
+        get throws { BusinessPreferences(store: try center.commonPreferences, business: business) }
+    }
+
+    /// The current user's store bound to the business, or nil with no current user.
+    public var userPreferences: BusinessPreferences? {
+        get throws { try center.userPreferences.map { BusinessPreferences(store: $0, business: business) } }
+    }
+}

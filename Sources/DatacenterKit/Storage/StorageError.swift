@@ -1,0 +1,28 @@
+import Foundation
+
+/// Why the data center or a storage could not do what was asked.
+public enum StorageError: Error, Sendable, Equatable {
+    /// A store file that should exist does not.
+    case missingStore(String)
+    /// A root folder that does not exist (when opening without creating).
+    case missingRoot(String)
+    /// A user id that cannot be used (empty, or too long once encoded as a folder name).
+    case invalidUserId(String)
+    /// The root's `datacenter.json` could not be read.
+    case badRootState(path: String, reason: String)
+    /// The operation needs a current user and there is none.
+    case noCurrentUser
+}
+
+extension StorageError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        switch self {
+        case .missingStore(let p): return "no store at \(p)"
+        case .missingRoot(let p): return "no data-center root at \(p)"
+        case .invalidUserId(let why): return "invalid user id: \(why)"
+        case let .badRootState(p, why): return "\(p): \(why)"
+        case .noCurrentUser: return "no current user: set one with `datacenter users switch ID`"
+        }
+    }
+    public var errorDescription: String? { description }
+}

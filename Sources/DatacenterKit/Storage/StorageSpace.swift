@@ -1,0 +1,56 @@
+import Foundation
+
+/// A folder holding a common store and one store per user, with the files named as in
+/// `docs/FORMAT.md`. Stores are opened once and shared.
+final class StorageSpace: @unchecked Sendable {
+    let root: String
+    let crypt: any DataCrypt
+    let readOnly: Bool
+    private let lock = NSLock()
+    private var stores: [String: Store] = [:]
+
+    init(root: String, crypt: any DataCrypt, readOnly: Bool) {
+        self.root = root
+        self.crypt = crypt
+        self.readOnly = readOnly
+    }
+
+    var commonStorePath: String { root + "/common.sqlite" }
+    var usersFolder: String { root + "/users" }
+
+    func userStorePath(_ userId: String) throws -> String {
+        usersFolder + "/" + (try UserFolderName.encode(userId)) + "/user.sqlite"
+    }
+
+    /// The store at `path`, opened on first use.
+    func store(at path: String) throws -> Store {
+        try lock.withLock {
+            if let store = stores[path] { return store }
+            let store = try Store(path: path, crypt: crypt, readOnly: readOnly)
+            stores[path] = store
+            return store
+        }
+    }
+
+    func commonStore() throws -> Store { try store(at: commonStorePath) }
+    func userStore(_ userId: String) throws -> Store { try store(at: try userStorePath(userId)) }
+
+    /// The users that have a store here, sorted.
+    func userIds() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: usersFolder)) ?? []
+        return names.compactMap { name in
+            FileManager.default.fileExists(atPath: usersFolder + "/" + name + "/user.sqlite") ? UserFolderName.decode(name) : nil
+        }.sorted()
+    }
+
+    /// Forgets the open stores (they close when no one holds them).
+    func closeAll() { lock.withLock { stores.removeAll() } }
+
+    /// Deletes every store file of this space.
+    func deleteAll() throws {
+        closeAll()
+        let fm = FileManager.default
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? fm.removeItem(atPath: commonStorePath + suffix) }
+        if fm.fileExists(atPath: usersFolder) { try fm.removeItem(atPath: usersFolder) }
+    }
+}

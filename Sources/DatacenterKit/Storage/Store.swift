@@ -1,0 +1,58 @@
+import Foundation
+
+/// One store: a SQLite file holding the key-value table, DAO tables and LRU disk-cache
+/// tables, with the metadata that lets a browser find them (`APSharedPreferences`'s file).
+///
+/// Opening a store read-write creates its tables and switches the file to WAL mode;
+/// opening it read-only changes nothing in the file.
+public final class Store: Sendable {
+    /// The store's file.
+    public let path: String
+    /// The serialized connection used for writes (and reads on the calling thread).
+    public let queue: DatabaseQueue
+    /// Extra read-only connections for parallel reads.
+    public let pool: DatabasePool
+    /// The key-value store of this file.
+    public let kv: KVStore
+    /// True when opened read-only.
+    public var isReadOnly: Bool { queue.isReadOnly }
+
+    /// The current on-disk format version, recorded in `datacenter_meta`.
+    public static let formatVersion = 1
+
+    /// Opens (creating unless `readOnly`) the store at `path`.
+    /// - parameter crypt: the default crypt for values marked `defaultEncrypted`.
+    /// - parameter cacheCapacity: how many decoded KV values the memory cache keeps.
+    public init(path: String, crypt: any DataCrypt = KeyRing.empty, readOnly: Bool = false,
+                cacheCapacity: Int = 1024) throws {
+        if !readOnly {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+        } else if !FileManager.default.fileExists(atPath: path) {
+            throw StorageError.missingStore(path)
+        }
+        self.path = path
+        queue = try DatabaseQueue(path: path, mode: readOnly ? .readOnly : .readWrite, wal: !readOnly)
+        pool = DatabasePool(writer: queue)
+        if !readOnly {
+            try queue.inTransaction { db in try db.executeScript(Store.schema) }
+        }
+        let hasKV = try queue.read { db in try Store.tableExists(KVStore.tableName, in: db) }
+        kv = KVStore(queue: queue, crypt: crypt, cacheCapacity: cacheCapacity, hasTable: hasKV)
+    }
+
+    /// The tables every store has.
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS datacenter_meta(name TEXT PRIMARY KEY, value) WITHOUT ROWID;
+        INSERT OR IGNORE INTO datacenter_meta(name, value) VALUES ('format_version', \(formatVersion));
+        \(KVStore.schema)
+        """
+
+    /// True when `name` is a table of the main database.
+    public static func tableExists(_ name: String, in db: Database) throws -> Bool {
+        try db.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) != nil
+    }
+
+    /// Names of the tables that hold the store's own bookkeeping, not user data.
+    public static let internalTables: Set<String> = ["datacenter_meta", KVStore.tableName]
+}
