@@ -25,6 +25,9 @@ let package = Package(
         // The engine: no curses, no argument parser.
         .target(name: "DatacenterKit", dependencies: ["CSQLite", "COpenSSL"]),
 
+        // The DAO engine: XML configs of dynamic SQL, rendered and run on DatacenterKit's stores.
+        .target(name: "DatacenterDAO", dependencies: ["DatacenterKit", "CLibXML2"]),
+
         // The command-line tool.
         .executableTarget(name: "datacenter", dependencies: [
             "DatacenterKit",
@@ -32,6 +35,7 @@ let package = Package(
         ]),
 
         .testTarget(name: "DatacenterKitTests", dependencies: ["DatacenterKit"]),
+        .testTarget(name: "DatacenterDAOTests", dependencies: ["DatacenterDAO", "DatacenterKit"]),
         .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "DatacenterKit"]),
     ],
     swiftLanguageModes: [.v6]

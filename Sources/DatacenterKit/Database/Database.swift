@@ -198,13 +198,12 @@ public final class Database {
 
     /// Runs a script of statements with no parameters (schema, dumps).
     public func executeScript(_ sql: String) throws {
-        var remaining = sql
-        while true {
-            var tail = ""
-            guard let statement = try prepare(remaining, persistent: false, tail: &tail) else { return }
-            try statement.execute()
-            remaining = tail
-        }
+        try forEachStatement(in: sql) { try $0.execute() }
+    }
+
+    /// Prepares the first statement of `sql` (uncached); `tail` receives the rest.
+    func prepareStatement(_ sql: String, tail: inout String) throws -> Statement? {
+        try prepare(sql, persistent: false, tail: &tail)
     }
 
     /// Every row of `sql`.
@@ -380,5 +379,19 @@ public final class Database {
         isReadOnly = false
         sqlite3_busy_timeout(db, 5000)
         sqlite3_extended_result_codes(db, 1)
+    }
+}
+
+extension Database {
+    /// Prepares and hands each statement of `sql` to `body` in turn (uncached), so a caller
+    /// can run a script and see every statement's rows.
+    public func forEachStatement(in sql: String, _ body: (Statement) throws -> Void) throws {
+        var remaining = sql
+        while true {
+            var tail = ""
+            guard let statement = try prepareStatement(remaining, tail: &tail) else { return }
+            try body(statement)
+            remaining = tail
+        }
     }
 }

@@ -1,0 +1,131 @@
+import Foundation
+
+/// The key-value benchmarks behind `datacenter bench kv`: each scenario runs the engine and a
+/// raw-SQLite baseline alternately in the same process, on files in one scratch folder.
+public enum KVBenchmark {
+    /// Sizes of the runs; `quick` is for smoke runs, `standard` for figures worth reporting.
+    public struct Scale: Sendable {
+        var singleWrites: Int
+        var batchWrites: Int
+        var reads: Int
+        var rounds: Int
+        var importRounds: Int
+
+        public static let standard = Scale(singleWrites: 300, batchWrites: 10_000, reads: 20_000, rounds: 9, importRounds: 5)
+        public static let quick = Scale(singleWrites: 50, batchWrites: 2_000, reads: 2_000, rounds: 3, importRounds: 1)
+    }
+
+    /// Runs every scenario in `folder` (created if needed, files removed afterwards) and
+    /// reports each result as soon as it is measured.
+    public static func run(in folder: String, scale: Scale = .standard,
+                           report: (BenchmarkResult) -> Void) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(atPath: folder) }
+        let value = String(repeating: "v", count: 100)
+        let key = try EncryptionKey(bytes: [UInt8](repeating: 7, count: 32))
+
+        // kv-set: durable single writes, one commit each.
+        let store = try Store(path: folder + "/engine.sqlite", crypt: KeyRing([key]))
+        let raw = try RawKVBaseline(path: folder + "/baseline.sqlite")
+        let n = scale.singleWrites
+        let set = try Stopwatch.interleaved(rounds: scale.rounds, operations: n, engine: { round in
+            for i in 0..<n { try store.kv.setString(value, forKey: "k\(round)-\(i)", business: "bench") }
+        }, baseline: { round in
+            for i in 0..<n { try raw.setString(value, key: "k\(round)-\(i)", business: "bench") }
+        })
+        report(BenchmarkResult(scenario: "kv-set", engineNanoseconds: set.engine, baselineNanoseconds: set.baseline,
+                               target: "ratio <= 1.15", meetsTarget: set.engine / set.baseline <= 1.15))
+
+        // kv-set-batch: many writes in one transaction.
+        let m = scale.batchWrites
+        let batch = try Stopwatch.interleaved(rounds: max(3, scale.rounds / 3), operations: m, engine: { round in
+            try store.kv.batch { for i in 0..<m { try store.kv.setString(value, forKey: "b\(round)-\(i)", business: "batch") } }
+        }, baseline: { round in
+            try raw.transaction { for i in 0..<m { try raw.setString(value, key: "b\(round)-\(i)", business: "batch") } }
+        })
+        report(BenchmarkResult(scenario: "kv-set-batch", engineNanoseconds: batch.engine, baselineNanoseconds: batch.baseline,
+                               target: "ratio <= 1.3", meetsTarget: batch.engine / batch.baseline <= 1.3))
+
+        // kv-get: point reads that miss the memory cache.
+        let uncached = try Store(path: folder + "/engine.sqlite", crypt: KeyRing([key]), cacheCapacity: 0)
+        let keys = (0..<m).map { "b0-\($0)" }
+        let reads = scale.reads
+        var sink = 0
+        let get = try Stopwatch.interleaved(rounds: scale.rounds, operations: reads, engine: { round in
+            for i in 0..<reads { sink &+= try uncached.kv.string(forKey: keys[(i &* 7919 &+ round) % m], business: "batch")?.utf8.count ?? 0 }
+        }, baseline: { round in
+            for i in 0..<reads { sink &+= raw.string(key: keys[(i &* 7919 &+ round) % m], business: "batch")?.utf8.count ?? 0 }
+        })
+        report(BenchmarkResult(scenario: "kv-get", engineNanoseconds: get.engine, baselineNanoseconds: get.baseline,
+                               target: "ratio <= 1.3", meetsTarget: get.engine / get.baseline <= 1.3))
+
+        // kv-get-cached: repeated reads served by the memory cache.
+        let hot = Array(keys.prefix(512))
+        for k in hot { _ = try store.kv.string(forKey: k, business: "batch") }
+        let cached = try Stopwatch.interleaved(rounds: scale.rounds, operations: reads, engine: { round in
+            for i in 0..<reads { sink &+= try store.kv.string(forKey: hot[(i &+ round) % hot.count], business: "batch")?.utf8.count ?? 0 }
+        }, baseline: { round in
+            for i in 0..<reads { sink &+= raw.string(key: hot[(i &+ round) % hot.count], business: "batch")?.utf8.count ?? 0 }
+        })
+        report(BenchmarkResult(scenario: "kv-get-cached", engineNanoseconds: cached.engine, baselineNanoseconds: cached.baseline,
+                               target: "engine_ns <= 1000", meetsTarget: cached.engine <= 1000))
+
+        // kv-set-encrypted: the engine's encrypted writes against its plain writes.
+        let encrypted = try Stopwatch.interleaved(rounds: scale.rounds, operations: n, engine: { round in
+            for i in 0..<n { try store.kv.setString(value, forKey: "e\(round)-\(i)", business: "enc", encryption: .default) }
+        }, baseline: { round in
+            for i in 0..<n { try store.kv.setString(value, forKey: "p\(round)-\(i)", business: "plain") }
+        })
+        report(BenchmarkResult(scenario: "kv-set-encrypted", engineNanoseconds: encrypted.engine, baselineNanoseconds: encrypted.baseline,
+                               target: "ratio <= 1.1 (baseline: engine kv-set)", meetsTarget: encrypted.engine / encrypted.baseline <= 1.1))
+
+        if let result = try importScenario(folder: folder, rounds: scale.importRounds) { report(result) }
+        if sink == 42 { print("") } // keeps the reads from being optimized away
+    }
+
+    /// `import` of a ~600 KB dump against the `sqlite3` shell reading the same file; skipped
+    /// (nil) when no `sqlite3` shell is on PATH.
+    static func importScenario(folder: String, rounds: Int) throws -> BenchmarkResult? {
+        guard let shell = findExecutable("sqlite3") else { return nil }
+        let dumpPath = folder + "/dump.sql"
+        try makeDump(bytes: 600_000).write(toFile: dumpPath, atomically: true, encoding: .utf8)
+        var engine: [Double] = [], baseline: [Double] = []
+        for round in 0..<max(1, rounds) {
+            let enginePath = folder + "/import-engine-\(round).sqlite"
+            let shellPath = folder + "/import-shell-\(round).sqlite"
+            engine.append(try Stopwatch.time {
+                let db = try Database(path: enginePath)
+                _ = try db.importDump(atPath: dumpPath)
+            })
+            baseline.append(try Stopwatch.time {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: shell)
+                process.arguments = [shellPath]
+                process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: dumpPath))
+                process.standardOutput = FileHandle.nullDevice
+                try process.run()
+                process.waitUntilExit()
+            })
+        }
+        let e = Stopwatch.median(engine), b = Stopwatch.median(baseline)
+        return BenchmarkResult(scenario: "import", engineNanoseconds: e, baselineNanoseconds: b,
+                               target: "ratio <= 1.2 (baseline: sqlite3 shell)", meetsTarget: e / b <= 1.2)
+    }
+
+    /// A dump like `sqlite3 .dump` writes: a table and rows of about 100 bytes.
+    static func makeDump(bytes: Int) -> String {
+        var text = "PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\nCREATE TABLE messages(id INTEGER PRIMARY KEY, uin INTEGER, time INTEGER, content TEXT, read BOOLEAN);\n"
+        var i = 0
+        while text.utf8.count < bytes {
+            i += 1
+            text += "INSERT INTO messages VALUES(\(i),\(100_000 + i * 37 % 900_000),\(1_600_000_000 + i * 7),'message \(i): hello world meeting tomorrow lunch call back later it''s ok',\(i % 2));\n"
+        }
+        return text + "CREATE INDEX messages_uin ON messages(uin);\nCOMMIT;\n"
+    }
+
+    static func findExecutable(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Builds the demo root: a data center with a common store, two users and a version
+/// storage, holding every kind of value the engine stores, so a new user sees every feature.
+///
+/// Encrypted values use `DemoStore.key` (documented in `docs/CLI.md`); one value uses a
+/// custom key that is deliberately not published, so tools show it as locked.
+public enum DemoStore {
+    /// The demo's default key, as 64 hex digits: pass it with `--key` to decrypt demo values.
+    public static let keyHex = "d3m0".utf8.map { String(format: "%02x", $0) }.joined()
+        + String(repeating: "5a", count: 28)
+
+    /// The demo's default key.
+    public static var key: EncryptionKey { try! EncryptionKey(parsing: keyHex) }
+
+    /// The app version the demo's version storage belongs to.
+    public static let appVersion = "1.0.0"
+
+    /// The users of the demo; the first is the current one.
+    public static let users = ["alice", "bob@example.com"]
+
+    /// A sample `Codable` model stored with `archiveObject` and `saveJsonObject`.
+    public struct LastLogin: Codable, Sendable, Equatable {
+        public var device: String
+        public var at: Date
+        public var attempts: Int
+    }
+
+    /// Builds the demo under `rootPath`, which must not exist yet (or be empty).
+    public static func build(at rootPath: String) throws {
+        let center = try DataCenter(rootPath: rootPath, crypt: KeyRing([key]), appVersion: appVersion)
+        let common = try center.commonPreferences
+        let day = Date(timeIntervalSince1970: 1_767_225_600) // 2026-01-01
+        try common.batch {
+            try common.setString("dark", forKey: "theme", business: "settings")
+            try common.setInteger(14, forKey: "fontSize", business: "settings")
+            try common.setDouble(0.75, forKey: "volume", business: "settings")
+            try common.setBool(true, forKey: "notifications", business: "settings")
+            try common.setLongLong(12_345_678_901, forKey: "installId", business: "settings")
+            try common.setString("Line one\nLine two\twith a tab", forKey: "motd", business: "settings")
+            try common.setObject(.dictionary([
+                "name": .string("Demo App"),
+                "tags": .array([.string("sample"), .string("日本語"), .string("emoji 😀")]),
+                "released": .date(day),
+                "icon": .data(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])),
+                "build": .integer(42),
+                "beta": .bool(false),
+            ]), forKey: "about", business: "app")
+            try common.setObject(.array([.integer(1), .real(2.5), .string("three")]), forKey: "list", business: "app")
+            try common.setString("sk_live_51Hdemo-secret-token", forKey: "apiToken", business: "session", encryption: .default)
+            try common.saveJsonObject(["user": "alice", "scope": "read write"], forKey: "grant", business: "session", encryption: .default)
+            try common.archiveObject(LastLogin(device: "Pixel 9", at: day, attempts: 1), forKey: "lastLogin", business: "session")
+            try common.setString("4711", forKey: "pin", business: "vault",
+                                 encryption: .custom(AESGCMCrypt(key: EncryptionKey.derived(fromAppKey: "demo-vault-unpublished"))))
+            for i in 1...5 {
+                try common.saveJsonObject(["id": "\(i)", "title": "Post number \(i)"], forKey: "post-\(i)",
+                                          business: "feed-cache", options: .purgeable)
+            }
+        }
+        try center.commonStore().queue.write { db in
+            try db.executeScript("""
+                CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT, created REAL);
+                INSERT INTO notes(title, body, created) VALUES
+                  ('Welcome', 'This table is not managed by the engine: any SQLite table shows up.', 1767225600),
+                  ('Quotes', 'It''s quoted; "double" too', 1767312000),
+                  ('Unicode', 'héllo wörld – 日本語 – 😀', 1767398400);
+                """)
+        }
+
+        try center.setCurrentUserId(users[1])
+        let bob = try center.preferences(forUser: users[1])
+        try bob.setString("light", forKey: "theme", business: "settings")
+        try bob.setString("bob's private note", forKey: "note", business: "secrets", encryption: .default)
+
+        try center.setCurrentUserId(users[0])
+        let alice = try center.preferences(forUser: users[0])
+        try alice.batch {
+            try alice.setString("See you at 10", forKey: "draft:42", business: "chat")
+            try alice.setInteger(3, forKey: "unread", business: "chat")
+            try alice.saveJsonObject(["muted": ["bob@example.com"], "pinned": ["team"]], forKey: "prefs", business: "chat")
+            try alice.setString("+1 555 0100", forKey: "phone", business: "profile", encryption: .default)
+            try alice.setObject(.dictionary(["lat": .real(52.52), "lon": .real(13.405)]), forKey: "home",
+                                business: "profile", encryption: .default)
+        }
+
+        let version = center.currentVersionStorage
+        try version.commonPreferences.setBool(true, forKey: "onboardingShown")
+        try version.commonPreferences.setString("What's new in 1.0.0", forKey: "releaseNotesSeen")
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import DatacenterKit
+import Foundation
+
+/// `datacenter demo [PATH]`: build the demo root.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Build a demo data-center root with every kind of value.",
+        discussion: """
+            Two users (alice, current, and bob@example.com), the common store and a version storage; \
+            businesses holding every value type; some values encrypted with the demo key \
+            \(DemoStore.keyHex) (pass it with --key to decrypt them), one with an unpublished custom key \
+            (shown as locked), and purgeable values.
+            """)
+
+    static var defaultPath: String {
+        FileManager.default.homeDirectoryForCurrentUser.path + "/.local/share/datacenter/demo"
+    }
+
+    @Argument(help: ArgumentHelp("Where to build it (default: ~/.local/share/datacenter/demo).", valueName: "path"))
+    var path: String?
+    @Flag(help: "Replace an existing demo at that path.") var force = false
+
+    func run() throws {
+        let target = expandTilde(path ?? Self.defaultPath)
+        let fm = FileManager.default
+        if fm.fileExists(atPath: target) {
+            let contents = (try? fm.contentsOfDirectory(atPath: target)) ?? []
+            if !contents.isEmpty {
+                guard force else { throw CLIError("\(target) exists and is not empty (use --force to replace it)") }
+                guard fm.fileExists(atPath: target + "/datacenter.json") else {
+                    throw CLIError("\(target) is not a data-center root; refusing to delete it")
+                }
+                try fm.removeItem(atPath: target)
+            }
+        }
+        try DemoStore.build(at: target)
+        Output.line("demo built at \(target)")
+        Output.line("decrypt its values with --key \(DemoStore.keyHex)")
+    }
+}
+
+/// `datacenter rekey --from OLD --to NEW`: re-encrypt every store of a root.
+struct RekeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rekey",
+        abstract: "Re-encrypt every value stored with the default key under a new key.",
+        discussion: "Each store (common, every user, the version storage) is rewritten in one transaction: a store either moves entirely to the new key or is left as it was. Values encrypted with a custom crypt are left alone.")
+
+    @Option(name: .long, help: ArgumentHelp("The data-center root folder.", valueName: "path")) var root: String?
+    @Option(name: .long, help: ArgumentHelp("A key the values are encrypted with now (repeatable).", valueName: "key")) var from: [String]
+    @Option(name: .long, help: ArgumentHelp("The new key.", valueName: "key")) var to: String
+
+    func validate() throws {
+        if from.isEmpty { throw ValidationError("give the current key with --from") }
+    }
+
+    func run() throws {
+        let rootPath = root.map(expandTilde) ?? DataCenter.defaultRootPath
+        let old: KeyRing
+        let new: EncryptionKey
+        do {
+            old = try KeyRing(parsing: from)
+            new = try EncryptionKey(parsing: to)
+        } catch { throw CLIError("\(error)") }
+        let center = try DataCenter(rootPath: rootPath, crypt: old, readOnly: false)
+        var stores: [(String, KVStore)] = [("common", try center.commonPreferences)]
+        for user in center.users() { stores.append(("user \(user)", try center.preferences(forUser: user))) }
+        if FileManager.default.fileExists(atPath: rootPath + "/version/common.sqlite") {
+            stores.append(("version storage", try center.currentVersionStorage.commonPreferences.store))
+        }
+        var failed = false
+        for (name, store) in stores {
+            do {
+                let count = try store.reencryptDefaultEncryptedValues(with: AESGCMCrypt(key: new))
+                Output.line("\(name): \(count) value(s) re-encrypted")
+            } catch {
+                failed = true
+                Output.error("error: \(name): \(error) — this store was left unchanged")
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}

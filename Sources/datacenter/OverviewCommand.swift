@@ -1,0 +1,50 @@
+import ArgumentParser
+import DatacenterKit
+import Foundation
+
+/// `datacenter overview`: what a root holds, store by store.
+struct OverviewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "overview",
+        abstract: "Summarize a root: users, and per store its businesses and tables.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let center = try global.openDataCenter(readOnly: true)
+        let keys = try global.keyRing()
+        Output.line("root: \(center.rootPath)")
+        Output.line("current user: \(center.currentUserId.map { Output.safe($0) } ?? "(none)")")
+        Output.line("keys given: \(keys.keys.isEmpty ? "none (encrypted values stay locked)" : keys.keys.map(\.description).joined(separator: ", "))")
+        var stores: [(String, String)] = [("common", center.commonStorePath)]
+        for user in center.users() {
+            stores.append(("user \(Output.safe(user))\(user == center.currentUserId ? " (current)" : "")", try center.storePath(forUser: user)))
+        }
+        let versionPath = center.rootPath + "/version/common.sqlite"
+        if FileManager.default.fileExists(atPath: versionPath) { stores.append(("version storage", versionPath)) }
+        for (name, path) in stores where FileManager.default.fileExists(atPath: path) {
+            Output.line()
+            Output.line("\(name): \(path)")
+            let store = try Store(path: path, crypt: keys, readOnly: true)
+            let entries = try store.kv.entries()
+            var byBusiness: [String: (count: Int, locked: Int)] = [:]
+            for entry in entries {
+                var tally = byBusiness[entry.business] ?? (0, 0)
+                tally.count += 1
+                if (try? store.kv.decode(entry)) == nil { tally.locked += 1 }
+                byBusiness[entry.business] = tally
+            }
+            for business in byBusiness.keys.sorted() {
+                let tally = byBusiness[business]!
+                Output.line("  kv \(Output.safe(business)): \(tally.count) value(s)" + (tally.locked > 0 ? ", \(tally.locked) locked" : ""))
+            }
+            let tables = try store.queue.read { db in
+                try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                    .compactMap { $0[0].stringValue }
+                    .filter { !Store.internalTables.contains($0) }
+                    .map { name in (name, try db.scalar("SELECT count(*) FROM \(Database.quoteIdentifier(name))")?.int64Value ?? 0) }
+            }
+            for (table, count) in tables { Output.line("  table \(Output.safe(table)): \(count) row(s)") }
+        }
+    }
+}

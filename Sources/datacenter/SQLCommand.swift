@@ -1,0 +1,76 @@
+import ArgumentParser
+import DatacenterKit
+import Foundation
+
+/// `datacenter sql DB SQL`: run SQL on any database file.
+struct SQLCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sql",
+        abstract: "Run SQL on a database file and print the rows.",
+        discussion: "Several statements separated by ';' run in order; the rows of every statement that returns rows are printed. The file must exist; its journal mode is never changed.")
+
+    @Argument(help: "The database file.") var database: String
+    @Argument(help: "The SQL to run.") var sql: String
+    @Flag(help: "Print an array of row objects (blobs as {\"$blob\": base64}).") var json = false
+    @Flag(name: .long, help: "Open the file read-only.") var readOnly = false
+
+    func run() throws {
+        let path = expandTilde(database)
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
+        let db = try Database(path: path, mode: readOnly ? .readOnly : .readWriteExisting)
+        var header: [String] = []
+        var rows: [Row] = []
+        try db.forEachStatement(in: sql) { statement in
+            var first = true
+            try statement.forEachRow { s in
+                if first { header = s.columnNames; first = false }
+                rows.append(s.row())
+                return true
+            }
+        }
+        if json {
+            try Output.json(rows.map { row in
+                Dictionary(zip(row.columnNames, row.values.map(Output.jsonValue)), uniquingKeysWith: { _, last in last })
+            })
+        } else if !header.isEmpty {
+            Output.table(header, rows.map { $0.values.map(SQLCommand.cell) })
+        }
+    }
+
+    static func cell(_ value: DatabaseValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let v): return String(v)
+        case .real(let d): return String(d)
+        case .text(let s): return Output.safe(s)
+        case .blob(let d): return "<blob \(d.count) B>"
+        }
+    }
+}
+
+/// `datacenter import DUMP DB`: load a SQL dump.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Run a SQL dump file into a database (created if missing), in one transaction.",
+        discussion: "Without --continue-on-error the first failing statement undoes the whole import and exits 1, naming its line. With it, each failing statement is reported on stderr as FILE:LINE: message and skipped; the rest is committed and the exit status is 0.")
+
+    @Argument(help: "The SQL dump file.") var dump: String
+    @Argument(help: "The database file.") var database: String
+    @Flag(help: "Skip failing statements instead of stopping.") var continueOnError = false
+
+    func run() throws {
+        let dumpPath = expandTilde(dump)
+        guard FileManager.default.fileExists(atPath: dumpPath) else { throw CLIError("no dump file at \(dumpPath)") }
+        let db = try Database(path: expandTilde(database))
+        let report: DumpImportReport
+        do {
+            report = try db.importDump(atPath: dumpPath, continueOnError: continueOnError)
+        } catch let failure as DumpStatementFailure {
+            throw CLIError("\(failure) (nothing was imported)")
+        }
+        for failure in report.failures { Output.error("warning: \(failure) (skipped)") }
+        Output.line("imported \(report.executedCount) statement(s)" +
+                    (report.failures.isEmpty ? "" : ", skipped \(report.failures.count) failing statement(s)"))
+    }
+}
