@@ -22,13 +22,14 @@ struct BenchCommand: ParsableCommand {
 
         func run() throws {
             let scratch = folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
-            if !json { Output.line(String(format: "%-18@ %12@ %12@ %7@  %@", "SCENARIO", "ENGINE ns/op", "BASE ns/op", "RATIO", "TARGET")) }
+            if !json { Output.line("SCENARIO".padding(toLength: 18, withPad: " ", startingAt: 0) + "  ENGINE ns/op    BASE ns/op    RATIO  TARGET") }
             try KVBenchmark.run(in: scratch, scale: quick ? .quick : .standard) { result in
                 if json {
                     try? Output.json(result.jsonObject)
                 } else {
-                    Output.line(String(format: "%-18@ %12.0f %12.0f %7.3f  %@ %@", result.scenario, result.engineNanoseconds,
-                                       result.baselineNanoseconds, result.ratio, result.target, result.meetsTarget ? "ok" : "MISSED"))
+                    Output.line(result.scenario.padding(toLength: 18, withPad: " ", startingAt: 0)
+                                + String(format: " %13.0f %13.0f %8.3f  ", result.engineNanoseconds, result.baselineNanoseconds, result.ratio)
+                                + result.target + (result.meetsTarget ? "  ok" : "  MISSED"))
                 }
                 fflush(nil)
             }

@@ -11,7 +11,7 @@ public enum KVBenchmark {
         var rounds: Int
         var importRounds: Int
 
-        public static let standard = Scale(singleWrites: 300, batchWrites: 10_000, reads: 20_000, rounds: 9, importRounds: 5)
+        public static let standard = Scale(singleWrites: 100, batchWrites: 10_000, reads: 20_000, rounds: 31, importRounds: 7)
         public static let quick = Scale(singleWrites: 50, batchWrites: 2_000, reads: 2_000, rounds: 3, importRounds: 1)
     }
 

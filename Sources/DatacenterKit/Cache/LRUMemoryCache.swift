@@ -78,6 +78,15 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         index[key] = slot
     }
 
+    /// Replaces the value of `key` only when the cache already holds it, without changing
+    /// its recency: a write-through that never grows the cache or evicts.
+    public func updateIfPresent(_ value: Value, for key: Key) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let slot = index[key] else { return }
+        nodes[slot].value = value
+    }
+
     /// Removes `key`; returns its value when it was present.
     @discardableResult
     public func remove(_ key: Key) -> Value? {

@@ -37,87 +37,137 @@ extension Database {
     /// back and is thrown as a `DumpStatementFailure` naming its line; with it, each failing
     /// statement is skipped and reported, and the rest commits.
     public func importDump(atPath dumpPath: String, continueOnError: Bool = false) throws -> DumpImportReport {
-        let url = URL(fileURLWithPath: dumpPath)
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "cannot read dump: \(error.localizedDescription)", path: dumpPath)
+        guard let data = FileManager.default.contents(atPath: dumpPath) else {
+            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "cannot read dump file", path: dumpPath)
         }
-        return try importDump(String(decoding: data, as: UTF8.self), named: dumpPath, continueOnError: continueOnError)
+        return try importDump(bytes: [UInt8](data), named: dumpPath, continueOnError: continueOnError)
     }
 
     /// Runs the statements of dump text; `name` is how failures name the source.
     public func importDump(_ text: String, named name: String = "(dump)", continueOnError: Bool = false) throws -> DumpImportReport {
+        try importDump(bytes: Array(text.utf8), named: name, continueOnError: continueOnError)
+    }
+
+    private func importDump(bytes: [UInt8], named name: String, continueOnError: Bool) throws -> DumpImportReport {
         var report = DumpImportReport()
+        var text = bytes
+        text.append(0)
         try inTransaction(.immediate) {
-            var chunk = ""
-            var chunkLine = 1
-            var lineNumber = 0
-            var chunkStarted = false
-            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                lineNumber += 1
-                if !chunkStarted {
-                    if line.allSatisfy(\.isWhitespace) { continue }
-                    chunkStarted = true
-                    chunkLine = lineNumber
+            try text.withUnsafeBufferPointer { buffer in
+                var cursor = DumpCursor(base: UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self),
+                                        end: buffer.count - 1)
+                while cursor.skipSpaceAndComments() {
+                    let start = cursor.offset, line = cursor.line
+                    var statement: OpaquePointer?
+                    var tail: UnsafePointer<CChar>?
+                    let rc = sqlite3_prepare_v2(handle, cursor.base + start, Int32(cursor.end - start + 1), &statement, &tail)
+                    var failure: DatabaseError?
+                    if rc != SQLITE_OK {
+                        failure = DatabaseError.from(handle, code: rc, path: path)
+                        cursor.advance(to: cursor.endOfStatement(from: start))
+                    } else {
+                        guard let statement, let tail else { break }   // only comments were left
+                        defer { sqlite3_finalize(statement) }
+                        cursor.advance(to: tail - cursor.base)
+                        if !cursor.isTransactionControl(from: start) {
+                            var step = sqlite3_step(statement)
+                            while step == SQLITE_ROW { step = sqlite3_step(statement) }
+                            if step == SQLITE_DONE { report.executedCount += 1 } else {
+                                failure = DatabaseError.from(handle, code: step, path: path)
+                            }
+                        }
+                    }
+                    if let failure {
+                        let error = DumpStatementFailure(file: name, line: line,
+                                                         statement: cursor.text(from: start, limit: 200), error: failure)
+                        // Some errors (disk full, I/O) end the transaction: nothing can continue then.
+                        guard continueOnError, isInTransaction else { throw error }
+                        report.failures.append(error)
+                    }
                 }
-                chunk += line
-                chunk += "\n"
-                // Like the sqlite3 shell: only a line ending in ';' can complete a statement.
-                guard line.last(where: { !$0.isWhitespace }) == ";" || line.last == ";",
-                      sqlite3_complete(chunk) != 0 else { continue }
-                try runDumpChunk(chunk, startLine: chunkLine, file: name, continueOnError: continueOnError, report: &report)
-                chunk = ""
-                chunkStarted = false
-            }
-            if chunkStarted, !chunk.allSatisfy(\.isWhitespace) {
-                try runDumpChunk(chunk, startLine: chunkLine, file: name, continueOnError: continueOnError, report: &report)
             }
         }
         return report
     }
+}
 
-    /// Runs each statement of one complete chunk of dump text.
-    private func runDumpChunk(_ chunk: String, startLine: Int, file: String, continueOnError: Bool,
-                              report: inout DumpImportReport) throws {
-        var rest = Substring(chunk)
-        var line = startLine
-        while !rest.allSatisfy(\.isWhitespace) {
-            // Find where the next statement ends: the shortest complete prefix.
-            let leading = rest.prefix { $0.isWhitespace }
-            line += leading.filter { $0 == "\n" }.count
-            rest = rest.dropFirst(leading.count)
-            let statementText = Database.firstCompleteStatement(in: rest)
-            rest = rest.dropFirst(statementText.count)
-            defer { line += statementText.filter { $0 == "\n" }.count }
-            if Database.isTransactionControl(statementText) { continue }
-            do {
-                try executeScript(String(statementText))
-                report.executedCount += 1
-            } catch let error as DatabaseError {
-                let failure = DumpStatementFailure(file: file, line: line,
-                                                   statement: String(statementText.trimmingCharacters(in: .whitespacesAndNewlines).prefix(200)),
-                                                   error: DatabaseError(extendedCode: error.extendedCode, message: error.message, path: path))
-                guard continueOnError, isInTransaction else { throw failure }
-                report.failures.append(failure)
+/// A position in NUL-terminated dump text that tracks its line number.
+private struct DumpCursor {
+    let base: UnsafePointer<CChar>
+    /// Offset of the terminating NUL.
+    let end: Int
+    private(set) var offset = 0
+    private(set) var line = 1
+
+    init(base: UnsafePointer<CChar>, end: Int) {
+        self.base = base
+        self.end = end
+    }
+
+    private func byte(_ i: Int) -> UInt8 { UInt8(bitPattern: base[i]) }
+
+    /// Moves to `target`, counting the newlines passed.
+    mutating func advance(to target: Int) {
+        var i = offset
+        while i < target {
+            if byte(i) == 0x0A { line += 1 }
+            i += 1
+        }
+        offset = max(offset, min(target, end))
+    }
+
+    /// Skips white space and SQL comments; false at the end of the text.
+    mutating func skipSpaceAndComments() -> Bool {
+        while offset < end {
+            let c = byte(offset)
+            if c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0C || c == 0x0B { offset += 1 }
+            else if c == 0x0A { offset += 1; line += 1 }
+            else if c == 0x2D, offset + 1 < end, byte(offset + 1) == 0x2D {   // -- comment
+                var i = offset
+                while i < end && byte(i) != 0x0A { i += 1 }
+                advance(to: i)
+            } else if c == 0x2F, offset + 1 < end, byte(offset + 1) == 0x2A { // /* comment */
+                var i = offset + 2
+                while i + 1 < end && !(byte(i) == 0x2A && byte(i + 1) == 0x2F) { i += 1 }
+                advance(to: min(end, i + 2))
+            } else if c == 0x3B { offset += 1 }   // an empty statement
+            else { return true }
+        }
+        return false
+    }
+
+    /// Where the statement starting at `start` ends: after the first `;` that completes it
+    /// (SQLite's own `sqlite3_complete` decides), else the end of the text. Used only when a
+    /// statement fails to prepare, so the import can go on after it.
+    func endOfStatement(from start: Int) -> Int {
+        var i = start
+        while i < end {
+            if byte(i) == 0x3B {
+                let candidate = String(decoding: UnsafeRawBufferPointer(start: base + start, count: i - start + 1), as: UTF8.self)
+                if sqlite3_complete(candidate) != 0 { return i + 1 }
             }
+            i += 1
         }
+        return end
     }
 
-    /// The first statement of `text` up to and including its `;`, or all of `text`.
-    static func firstCompleteStatement(in text: Substring) -> Substring {
-        var index = text.startIndex
-        while let semicolon = text[index...].firstIndex(of: ";") {
-            let candidate = text[text.startIndex...semicolon]
-            if sqlite3_complete(String(candidate)) != 0 { return candidate }
-            index = text.index(after: semicolon)
+    /// True when the statement at `start` is BEGIN, COMMIT or END.
+    func isTransactionControl(from start: Int) -> Bool {
+        var word: [UInt8] = []
+        var i = start
+        while i < end, word.count < 7 {
+            let c = byte(i) | 0x20
+            guard c >= 0x61 && c <= 0x7A else { break }
+            word.append(c)
+            i += 1
         }
-        return text
+        return word == Array("begin".utf8) || word == Array("commit".utf8) || word == Array("end".utf8)
     }
 
-    /// True for BEGIN/COMMIT/END statements, which an import folds into its own transaction.
-    static func isTransactionControl(_ statement: Substring) -> Bool {
-        let words = statement.lowercased().split(whereSeparator: { $0.isWhitespace || $0 == ";" })
-        guard let first = words.first else { return false }
-        return first == "begin" || first == "commit" || first == "end"
+    /// Up to `limit` characters of text from `start`, trimmed.
+    func text(from start: Int, limit: Int) -> String {
+        let stop = min(end, endOfStatement(from: start))
+        let raw = String(decoding: UnsafeRawBufferPointer(start: base + start, count: max(0, stop - start)), as: UTF8.self)
+        return String(raw.trimmingCharacters(in: .whitespacesAndNewlines).prefix(limit))
     }
 }

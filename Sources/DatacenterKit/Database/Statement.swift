@@ -45,34 +45,31 @@ public final class Statement {
     ///   positional values are given that no parameter takes.
     public func bind(_ arguments: StatementArguments) throws {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
         let count = sqlite3_bind_parameter_count(handle)
-        var highestPositional = 0
+        if arguments.named.isEmpty {
+            // Positional only: parameter N takes value N, whatever its spelling.
+            guard arguments.positional.count == Int(count) else {
+                throw bindingError("statement has \(count) parameter(s), \(arguments.positional.count) value(s) given")
+            }
+            for index in 0..<Int(count) { try bind(arguments.positional[index], at: Int32(index + 1)) }
+            return
+        }
         for index in stride(from: Int32(1), through: count, by: 1) {
             let value: DatabaseValue
             if let cName = sqlite3_bind_parameter_name(handle, index), cName.pointee != UInt8(ascii: "?") {
                 let name = String(cString: cName.advanced(by: 1))
-                guard let named = arguments.named[name] ?? Self.positionalFallback(arguments, index) else {
+                guard let named = arguments.named[name] else {
                     throw bindingError("no value for parameter \(String(cString: cName))")
                 }
                 value = named
             } else {
                 guard Int(index) <= arguments.positional.count else {
-                    throw bindingError("statement has \(count) parameter(s), \(arguments.positional.count) value(s) given")
+                    throw bindingError("statement has \(count) parameter(s), \(arguments.positional.count) positional value(s) given")
                 }
                 value = arguments.positional[Int(index) - 1]
-                highestPositional = max(highestPositional, Int(index))
             }
             try bind(value, at: index)
         }
-        if arguments.named.isEmpty, arguments.positional.count > Int(count) {
-            throw bindingError("statement has \(count) parameter(s), \(arguments.positional.count) value(s) given")
-        }
-    }
-
-    /// Named parameters may also be filled by position, as SQLite numbers them.
-    private static func positionalFallback(_ arguments: StatementArguments, _ index: Int32) -> DatabaseValue? {
-        arguments.named.isEmpty && Int(index) <= arguments.positional.count ? arguments.positional[Int(index) - 1] : nil
     }
 
     private func bindingError(_ message: String) -> DatabaseError {

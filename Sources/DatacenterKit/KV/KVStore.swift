@@ -109,7 +109,8 @@ public final class KVStore: Sendable {
                 .integer(Int64(options.rawValue)), .real(Date().timeIntervalSince1970),
             ])
         }
-        if options.contains(.customEncrypted) { cache.remove(cacheKey) } else { cache.set(value, for: cacheKey) }
+        // Write-through for values already cached; reads fill the cache, writes never grow it.
+        if options.contains(.customEncrypted) { cache.remove(cacheKey) } else { cache.updateIfPresent(value, for: cacheKey) }
     }
 
     /// Removes the value under `key` in `business`; returns true when there was one.

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// Runs the built `datacenter` binary and captures what it prints.
+enum CLI {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// The binary under test: `$DATACENTER_BIN`, else the `datacenter` beside the test bundle.
+    static let binaryPath: String = {
+        if let env = ProcessInfo.processInfo.environment["DATACENTER_BIN"], !env.isEmpty { return env }
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("datacenter").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("datacenter").path
+    }()
+
+    /// Runs `datacenter ARGS`; the environment is this process's with `DATACENTER_KEY` and
+    /// `DATACENTER_ROOT` removed unless given in `environment`.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binaryPath)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["DATACENTER_KEY"] = nil
+        env["DATACENTER_ROOT"] = nil
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes before waiting, so a large output cannot block the child.
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Parses one JSON document.
+    static func json(_ text: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+    }
+}
+
+/// A fresh folder for one test, removed afterwards.
+final class Scratch: @unchecked Sendable {
+    let path: String
+    init(_ name: String = #function) {
+        path = NSTemporaryDirectory() + "datacenter-cli-tests/" + name.filter { $0.isLetter || $0.isNumber } + "-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    func file(_ name: String) -> String { path + "/" + name }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Two keys for the tests, as 64 hex digits.
+enum TestKeys {
+    static let first = String(repeating: "ab", count: 32)
+    static let second = String(repeating: "cd", count: 32)
+}

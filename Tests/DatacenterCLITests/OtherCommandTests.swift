@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+
+@Suite struct OtherCommandTests {
+    @Test func helpListsTheCommandsAndExitsZero() throws {
+        let help = try CLI.run(["--help"])
+        #expect(help.status == 0)
+        for command in ["users", "kv", "sql", "import", "demo", "bench", "rekey", "overview"] {
+            #expect(help.stdout.contains(command), "help does not mention \(command)")
+        }
+    }
+
+    @Test(arguments: [["frobnicate"], ["kv", "get", "onlybusiness"], ["kv", "set", "b", "k", "v", "--type", "color"]])
+    func usageErrorsExitTwo(arguments: [String]) throws {
+        let result = try CLI.run(arguments)
+        #expect(result.status == 2)
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test func usersListAndSwitch() throws {
+        let scratch = Scratch()
+        let root = scratch.file("root")
+        #expect(try CLI.run(["users", "switch", "ann", "--root", root]).status == 0)
+        #expect(try CLI.run(["users", "switch", "bob/../x", "--root", root]).status == 0)
+        let listed = try CLI.run(["users", "--root", root])
+        #expect(listed.stdout == "* bob/../x\n  ann\n" || listed.stdout == "  ann\n* bob/../x\n")
+        let json = try #require(try CLI.json(try CLI.run(["users", "list", "--json", "--root", root]).stdout) as? [[String: Any]])
+        let current = json.filter { $0["current"] as? Bool == true }.compactMap { $0["id"] as? String }
+        #expect(current == ["bob/../x"])
+        // The odd id stays inside the root.
+        let users = try FileManager.default.contentsOfDirectory(atPath: root + "/users")
+        #expect(users.allSatisfy { !$0.contains("/") && !$0.hasPrefix(".") })
+        #expect(!FileManager.default.fileExists(atPath: root + "/x"))
+    }
+
+    @Test func emptyUserIdIsRefused() throws {
+        let scratch = Scratch()
+        let result = try CLI.run(["users", "switch", "", "--root", scratch.file("root")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("user id"))
+    }
+
+    @Test func missingRootIsAClearError() throws {
+        let result = try CLI.run(["kv", "list", "--root", "/nonexistent/datacenter-root"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("/nonexistent/datacenter-root"))
+    }
+
+    @Test func sqlPrintsRowsAsJSONWithBlobs() throws {
+        let scratch = Scratch()
+        let db = scratch.file("t.db")
+        let create = try CLI.run(["import", "/dev/null", db])
+        #expect(create.status == 0, "\(create.stderr)")
+        let setup = try CLI.run(["sql", db, "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, data BLOB, r REAL); INSERT INTO t VALUES (1, 'a''b', X'00FF', 1.5), (2, NULL, NULL, NULL)"])
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let rows = try #require(try CLI.json(try CLI.run(["sql", db, "SELECT * FROM t ORDER BY id", "--json"]).stdout) as? [[String: Any]])
+        #expect(rows.count == 2)
+        #expect(rows[0]["name"] as? String == "a'b")
+        #expect((rows[0]["data"] as? [String: String])?["$blob"] == "AP8=")
+        #expect(rows[0]["r"] as? Double == 1.5)
+        #expect(rows[1]["name"] is NSNull)
+    }
+
+    @Test func sqlOnAMissingOrNonDatabaseFileFails() throws {
+        let scratch = Scratch()
+        let missing = try CLI.run(["sql", scratch.file("none.db"), "SELECT 1"])
+        #expect(missing.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("none.db")))
+        let junk = scratch.file("junk.db")
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: URL(fileURLWithPath: junk))
+        let result = try CLI.run(["sql", junk, "SELECT 1"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("not a SQLite database"))
+        #expect(result.stderr.contains(junk))
+    }
+
+    @Test func sqlReportsTheFailingStatement() throws {
+        let scratch = Scratch()
+        let db = scratch.file("t.db")
+        _ = try CLI.run(["import", "/dev/null", db])
+        let result = try CLI.run(["sql", db, "SELECT * FROM missing_table"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no such table: missing_table"))
+    }
+
+    @Test func importStopsAtABrokenStatementNamingItsLine() throws {
+        let scratch = Scratch()
+        let dump = scratch.file("dump.sql")
+        try """
+            CREATE TABLE t(a);
+            INSERT INTO t VALUES (1);
+            INSERT INTO t VALUES (2
+
+            INSERT INTO nowhere VALUES (3);
+            INSERT INTO t VALUES (4);
+            """.write(toFile: dump, atomically: true, encoding: .utf8)
+        let db = scratch.file("t.db")
+        let result = try CLI.run(["import", dump, db])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("dump.sql:3:"))
+        #expect(result.stderr.contains("nothing was imported"))
+        let tables = try CLI.run(["sql", db, "SELECT count(*) AS n FROM sqlite_master", "--json"])
+        #expect(tables.stdout.contains(#""n":0"#))
+    }
+
+    @Test func importCanContinuePastFailures() throws {
+        let scratch = Scratch()
+        let dump = scratch.file("dump.sql")
+        try "CREATE TABLE t(a);\nINSERT INTO t VALUES (1);\nINSERT INTO nowhere VALUES (3);\nINSERT INTO t VALUES (4);\n"
+            .write(toFile: dump, atomically: true, encoding: .utf8)
+        let db = scratch.file("t.db")
+        let result = try CLI.run(["import", dump, db, "--continue-on-error"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("dump.sql:3:"))
+        #expect(result.stdout.contains("imported 3 statement(s), skipped 1"))
+        let count = try CLI.run(["sql", db, "SELECT count(*) AS n FROM t", "--json"])
+        #expect(count.stdout.contains(#""n":2"#))
+    }
+
+    @Test func demoBuildsEveryKindOfValueAndRefusesToOverwrite() throws {
+        let scratch = Scratch()
+        let root = scratch.file("demo")
+        let demo = try CLI.run(["demo", root])
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let key = try #require(demo.stdout.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let users = try CLI.run(["users", "--root", root])
+        #expect(users.stdout.contains("* alice"))
+        #expect(users.stdout.contains("bob@example.com"))
+        let listed = try #require(try CLI.json(try CLI.run(["kv", "list", "--json", "--key", key, "--root", root]).stdout) as? [[String: Any]])
+        let types = Set(listed.compactMap { $0["type"] as? String })
+        #expect(types == ["string", "int", "double", "bool", "plist", "archive", "json"])
+        #expect(listed.contains { $0["encrypted"] as? Bool == true && $0["locked"] == nil })
+        #expect(listed.contains { $0["purgeable"] as? Bool == true })
+        #expect(listed.contains { $0["locked"] as? String == "custom crypt" })
+        let again = try CLI.run(["demo", root])
+        #expect(again.status == 1)
+        #expect(try CLI.run(["demo", root, "--force"]).status == 0)
+        let overview = try CLI.run(["overview", "--root", root])
+        #expect(overview.stdout.contains("user alice (current)"))
+        #expect(overview.stdout.contains("table notes: 3 row(s)"))
+    }
+
+    @Test func benchPrintsOneJSONObjectPerScenario() throws {
+        let scratch = Scratch()
+        let result = try CLI.run(["bench", "kv", "--quick", "--json", "--folder", scratch.file("bench")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        let scenarios = try lines.map { line -> String in
+            let object = try #require(try CLI.json(String(line)) as? [String: Any])
+            #expect(Set(object.keys) == ["scenario", "engine_ns", "baseline_ns", "ratio"])
+            let engine = try #require(object["engine_ns"] as? Double)
+            let baseline = try #require(object["baseline_ns"] as? Double)
+            #expect(engine > 0 && baseline > 0)
+            return try #require(object["scenario"] as? String)
+        }
+        #expect(Array(scenarios.prefix(5)) == ["kv-set", "kv-set-batch", "kv-get", "kv-get-cached", "kv-set-encrypted"])
+    }
+}
