@@ -15,6 +15,7 @@ struct BenchCommand: ParsableCommand {
             abstract: "Key-value scenarios: kv-set, kv-set-batch, kv-get, kv-get-cached, kv-set-encrypted, import.",
             discussion: "With --json, one object per scenario and line: {\"scenario\",\"engine_ns\",\"baseline_ns\",\"ratio\"} (ratio = engine/baseline, nanoseconds per operation). Build with -c release for meaningful figures.")
 
+        @OptionGroup var global: GlobalOptions
         @Flag(help: "One JSON object per scenario per line.") var json = false
         @Flag(help: "Smaller runs, for a smoke test.") var quick = false
         @Option(help: ArgumentHelp("Scratch folder for the benchmark files (removed afterwards).", valueName: "path"))

@@ -18,12 +18,13 @@ struct DemoCommand: ParsableCommand {
         FileManager.default.homeDirectoryForCurrentUser.path + "/.local/share/datacenter/demo"
     }
 
-    @Argument(help: ArgumentHelp("Where to build it (default: ~/.local/share/datacenter/demo).", valueName: "path"))
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("Where to build it (default: --root if given, else ~/.local/share/datacenter/demo).", valueName: "path"))
     var path: String?
     @Flag(help: "Replace an existing demo at that path.") var force = false
 
     func run() throws {
-        let target = expandTilde(path ?? Self.defaultPath)
+        let target = expandTilde(path ?? global.root ?? Self.defaultPath)
         let fm = FileManager.default
         if fm.fileExists(atPath: target) {
             let contents = (try? fm.contentsOfDirectory(atPath: target)) ?? []
@@ -48,22 +49,21 @@ struct RekeyCommand: ParsableCommand {
         abstract: "Re-encrypt every value stored with the default key under a new key.",
         discussion: "Each store (common, every user, the version storage) is rewritten in one transaction: a store either moves entirely to the new key or is left as it was. Values encrypted with a custom crypt are left alone.")
 
-    @Option(name: .long, help: ArgumentHelp("The data-center root folder.", valueName: "path")) var root: String?
-    @Option(name: .long, help: ArgumentHelp("A key the values are encrypted with now (repeatable).", valueName: "key")) var from: [String]
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .long, help: ArgumentHelp("A key the values are encrypted with now (repeatable; --key and DATACENTER_KEY count too).", valueName: "key"))
+    var from: [String] = []
     @Option(name: .long, help: ArgumentHelp("The new key.", valueName: "key")) var to: String
 
-    func validate() throws {
-        if from.isEmpty { throw ValidationError("give the current key with --from") }
-    }
-
     func run() throws {
-        let rootPath = root.map(expandTilde) ?? DataCenter.defaultRootPath
+        let rootPath = global.rootPath
         let old: KeyRing
         let new: EncryptionKey
         do {
-            old = try KeyRing(parsing: from)
+            old = KeyRing(try KeyRing(parsing: from).keys + global.keyRing().keys)
             new = try EncryptionKey(parsing: to)
-        } catch { throw CLIError("\(error)") }
+        } catch let error as CLIError { throw error } catch { throw CLIError("\(error)") }
+        if old.isEmpty { throw CLIError("give the current key with --from (or --key, or DATACENTER_KEY)") }
+        guard FileManager.default.fileExists(atPath: rootPath) else { throw CLIError("no data-center root at \(rootPath)") }
         let center = try DataCenter(rootPath: rootPath, crypt: old, readOnly: false)
         var stores: [(String, KVStore)] = [("common", try center.commonPreferences)]
         for user in center.users() { stores.append(("user \(user)", try center.preferences(forUser: user))) }

@@ -57,7 +57,7 @@ struct KVCommand: ParsableCommand {
         @Argument(help: "The business (namespace).") var business: String
         @Argument(help: "The key.") var key: String
         @Argument(help: "The value, as text (JSON for json and plist).") var value: String
-        @Option(help: "The value type: \(ValueType.allCases.map(\.rawValue).joined(separator: ", ")).") var type: ValueType = .string
+        @Option(help: "The value type.") var type: ValueType = .string
         @Flag(help: "Encrypt with the default key (--key or DATACENTER_KEY).") var encrypt = false
         @Flag(help: "Mark the value purgeable: cache cleaning may delete it.") var purgeable = false
 

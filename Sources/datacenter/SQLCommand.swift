@@ -9,6 +9,7 @@ struct SQLCommand: ParsableCommand {
         abstract: "Run SQL on a database file and print the rows.",
         discussion: "Several statements separated by ';' run in order; the rows of every statement that returns rows are printed. The file must exist; its journal mode is never changed.")
 
+    @OptionGroup var global: GlobalOptions
     @Argument(help: "The database file.") var database: String
     @Argument(help: "The SQL to run.") var sql: String
     @Flag(help: "Print an array of row objects (blobs as {\"$blob\": base64}).") var json = false
@@ -55,6 +56,7 @@ struct ImportCommand: ParsableCommand {
         abstract: "Run a SQL dump file into a database (created if missing), in one transaction.",
         discussion: "Without --continue-on-error the first failing statement undoes the whole import and exits 1, naming its line. With it, each failing statement is reported on stderr as FILE:LINE: message and skipped; the rest is committed and the exit status is 0.")
 
+    @OptionGroup var global: GlobalOptions
     @Argument(help: "The SQL dump file.") var dump: String
     @Argument(help: "The database file.") var database: String
     @Flag(help: "Skip failing statements instead of stopping.") var continueOnError = false
