@@ -4,13 +4,17 @@
 SWIFT        ?= swift
 APT_PACKAGES := pkg-config libsqlite3-dev libxml2-dev libncursesw5-dev libssl-dev tmux sqlite3
 DEMO_ROOT    ?= $(HOME)/.local/share/datacenter/demo
+# The demo's published key (docs/CLI.md): it decrypts the demo's encrypted values.
+DEMO_KEY     := 64336d305a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a
 RELEASE_BIN  := .build/release/datacenter
 
 .PHONY: run test build deps demo bench clean
 
 run: build
 	@test -d "$(DEMO_ROOT)" || $(RELEASE_BIN) demo "$(DEMO_ROOT)"
-	@$(RELEASE_BIN) overview --root "$(DEMO_ROOT)"
+	@$(RELEASE_BIN) overview --root "$(DEMO_ROOT)" --key $(DEMO_KEY)
+	@echo
+	@$(RELEASE_BIN) kv list --root "$(DEMO_ROOT)" --key $(DEMO_KEY)
 
 test: deps
 	$(SWIFT) build --build-tests
