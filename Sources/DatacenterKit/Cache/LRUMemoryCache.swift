@@ -29,6 +29,19 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         index.reserveCapacity(min(limit, 4096))
     }
 
+    private var pressureWatcher: MemoryPressureWatcher?
+
+    /// When true, the cache empties itself whenever `MemoryPressure.post()` is called
+    /// (the original's `handleMemoryWarning`). Default false.
+    public var handlesMemoryPressure: Bool {
+        get { lock.withLock { pressureWatcher != nil } }
+        set {
+            lock.withLock {
+                if newValue { pressureWatcher = pressureWatcher ?? MemoryPressureWatcher(clearing: self) } else { pressureWatcher = nil }
+            }
+        }
+    }
+
     /// The most entries the cache holds.
     public var capacity: Int { lock.withLock { limit } }
 

@@ -115,10 +115,8 @@ extension KVStore {
     /// Archives any `Codable` value as a binary property list (`archiveObject`).
     public func archiveObject<T: Encodable>(_ value: T, forKey key: String, business: String,
                                             encryption: KVEncryption = .none, options: KVOptions = []) throws {
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = .binary
         let data: Data
-        do { data = try encoder.encode(ArchiveBox(value: value)) } catch {
+        do { data = try ArchiveCodec.encode(value) } catch {
             throw KVError.coding(business: business, key: key, reason: String(describing: error))
         }
         try set(.archive(data), forKey: key, business: business, encryption: encryption, options: options)
@@ -128,7 +126,7 @@ extension KVStore {
     public func unarchiveObject<T: Decodable>(_ type: T.Type, forKey key: String, business: String,
                                               crypt: (any DataCrypt)? = nil) throws -> T? {
         guard case .archive(let data)? = try typed(key, business, .archive, crypt: crypt) else { return nil }
-        do { return try PropertyListDecoder().decode(ArchiveBox<T>.self, from: data).value } catch {
+        do { return try ArchiveCodec.decode(T.self, from: data) } catch {
             throw KVError.coding(business: business, key: key, reason: String(describing: error))
         }
     }
@@ -173,11 +171,3 @@ extension KVStore {
         return value
     }
 }
-
-/// Wraps an archived value so that scalars (which a property list cannot hold at top level)
-/// archive too.
-private struct ArchiveBox<T> {
-    var value: T
-}
-extension ArchiveBox: Encodable where T: Encodable {}
-extension ArchiveBox: Decodable where T: Decodable {}

@@ -125,12 +125,7 @@ public enum KVValue: Sendable, Hashable {
         case .bool(let b): return b
         case .plist(let p): return p.jsonObject
         case .archive(let d):
-            // Archives are `{"value": …}` property lists (see docs/FORMAT.md): show the value.
-            switch try? PropertyListValue(propertyList: d) {
-            case .dictionary(let box)? where box.count == 1 && box["value"] != nil: return box["value"]!.jsonObject
-            case let other?: return other.jsonObject
-            case nil: return ["$data": d.base64EncodedString()]
-            }
+            return (try? ArchiveCodec.propertyList(from: d))?.jsonObject ?? ["$data": d.base64EncodedString()]
         case .json(let d):
             return (try? JSONSerialization.jsonObject(with: d, options: [.fragmentsAllowed]))
                 ?? String(decoding: d, as: UTF8.self)

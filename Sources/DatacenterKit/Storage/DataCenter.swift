@@ -35,7 +35,7 @@ public final class DataCenter: @unchecked Sendable {
     /// True when everything under the root is opened read-only.
     public let isReadOnly: Bool
 
-    private let space: StorageSpace
+    let space: StorageSpace
     private let lock = NSLock()
     private var state: RootState
     private var observers: [Int: @Sendable (Event) -> Void] = [:]

@@ -54,5 +54,5 @@ public final class Store: Sendable {
     }
 
     /// Names of the tables that hold the store's own bookkeeping, not user data.
-    public static let internalTables: Set<String> = ["datacenter_meta", KVStore.tableName]
+    public static let internalTables: Set<String> = ["datacenter_meta", KVStore.tableName, "datacenter_caches"]
 }

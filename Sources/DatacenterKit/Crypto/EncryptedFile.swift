@@ -1,0 +1,256 @@
+import Foundation
+
+/// Why an encrypted file could not be read or written.
+public enum EncryptedFileError: Error, Sendable, Equatable {
+    /// The file does not start with the encrypted-file header.
+    case notEncrypted(String)
+    /// A header version this build does not read.
+    case unsupportedVersion(String, Int)
+    /// The file ends before its final chunk: it was cut short.
+    case truncated(String)
+    /// A chunk failed authentication after the first opened: the file was altered.
+    case tampered(String, chunk: UInt64)
+    /// No key given opens the file (or its first chunk was altered).
+    case wrongKey(String, keysTried: Int)
+    /// Reading or writing the file failed.
+    case io(String, String)
+}
+
+extension EncryptedFileError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        switch self {
+        case .notEncrypted(let p): return "\(p) is not an encrypted file (no DCEF header)"
+        case let .unsupportedVersion(p, v): return "\(p) uses encrypted-file version \(v), which this version cannot read"
+        case .truncated(let p): return "\(p) is truncated (or its end was altered): the last chunk does not authenticate"
+        case let .tampered(p, chunk): return "\(p) was altered: chunk \(chunk) fails authentication"
+        case let .wrongKey(p, n): return "wrong key: none of the \(n) key(s) given opens \(p) (or its start was altered)"
+        case let .io(p, why): return "\(p): \(why)"
+        }
+    }
+    public var errorDescription: String? { description }
+}
+
+/// The encrypted-file format (Android's `ZSecurityFileOutputStream`, ours): a 12-byte header
+/// (`DCEF`, version 1, three zero bytes, the chunk size as a big-endian UInt32), then chunks
+/// of `nonce (12) | ciphertext | tag (16)`. Every chunk but the last holds exactly the chunk
+/// size; the last holds less (possibly nothing), which marks the end. Each chunk is
+/// authenticated together with the header, its index and whether it is the last, so a
+/// truncated, reordered or altered file is refused. A large file never sits whole in memory.
+public enum EncryptedFile {
+    /// The first four bytes of every encrypted file.
+    public static let magic: [UInt8] = Array("DCEF".utf8)
+    static let version: UInt8 = 1
+    static let headerSize = 12
+    static let chunkOverhead = GCMCipher.nonceSize + GCMCipher.tagSize
+    /// The default plaintext bytes per chunk.
+    public static let defaultChunkSize = 64 * 1024
+
+    /// True when the file at `path` starts with the encrypted-file header.
+    public static func isEncrypted(atPath path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 4)).map { [UInt8]($0) == magic } ?? false
+    }
+
+    /// Encrypts the file at `input` into `output` under `key`, streaming.
+    public static func encrypt(from input: String, to output: String, key: EncryptionKey,
+                               chunkSize: Int = defaultChunkSize) throws {
+        guard let source = FileHandle(forReadingAtPath: input) else { throw EncryptedFileError.io(input, "cannot open for reading") }
+        defer { try? source.close() }
+        try writeAtomically(to: output) { temporary in
+            let writer = try EncryptedFileWriter(path: temporary, key: key, chunkSize: chunkSize)
+            while let data = try source.read(upToCount: chunkSize), !data.isEmpty { try writer.write(data) }
+            try writer.finish()
+        }
+    }
+
+    /// Decrypts the file at `input` into `output`, streaming. `output` appears only once the
+    /// whole file has been authenticated: a tampered or truncated input leaves nothing behind.
+    public static func decrypt(from input: String, to output: String, keys: KeyRing) throws {
+        let reader = try EncryptedFileReader(path: input, keys: keys)
+        try writeAtomically(to: output) { temporary in
+            guard FileManager.default.createFile(atPath: temporary, contents: nil),
+                  let sink = FileHandle(forWritingAtPath: temporary) else { throw EncryptedFileError.io(output, "cannot create") }
+            defer { try? sink.close() }
+            while let chunk = try reader.readChunk() { try sink.write(contentsOf: chunk) }
+        }
+    }
+
+    /// Runs `body` on a temporary path beside `output`, then renames it into place; removes
+    /// the temporary file when `body` throws.
+    static func writeAtomically(to output: String, _ body: (String) throws -> Void) throws {
+        let temporary = output + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+        do {
+            try body(temporary)
+            if FileManager.default.fileExists(atPath: output) { try FileManager.default.removeItem(atPath: output) }
+            try FileManager.default.moveItem(atPath: temporary, toPath: output)
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+    }
+
+    static func header(chunkSize: Int) -> [UInt8] {
+        let size = UInt32(chunkSize)
+        return magic + [version, 0, 0, 0] + [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+    }
+
+    /// The additional data of chunk `index`: the header, the index (big-endian), and 1 for
+    /// the last chunk.
+    static func additionalData(header: [UInt8], index: UInt64, isLast: Bool) -> [UInt8] {
+        header + (0..<8).map { UInt8(index >> (56 - 8 * UInt64($0)) & 0xFF) } + [isLast ? 1 : 0]
+    }
+}
+
+/// Writes an encrypted file chunk by chunk (`ZSecurityFileOutputStream`).
+public final class EncryptedFileWriter {
+    private let path: String
+    private let handle: FileHandle
+    private let cipher: GCMCipher
+    private let chunkSize: Int
+    private let header: [UInt8]
+    private var buffer = Data()
+    private var index: UInt64 = 0
+    private var finished = false
+
+    /// Creates (or truncates) the file at `path` and writes its header.
+    public init(path: String, key: EncryptionKey, chunkSize: Int = EncryptedFile.defaultChunkSize) throws {
+        guard chunkSize > 0, chunkSize <= 1 << 24 else { throw EncryptedFileError.io(path, "chunk size must be 1 B to 16 MiB") }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw EncryptedFileError.io(path, "cannot create")
+        }
+        self.path = path
+        self.handle = handle
+        self.cipher = GCMCipher(key: key)
+        self.chunkSize = chunkSize
+        self.header = EncryptedFile.header(chunkSize: chunkSize)
+        try handle.write(contentsOf: Data(header))
+    }
+
+    deinit { try? handle.close() }
+
+    /// Appends `data`; full chunks are encrypted and written at once.
+    public func write(_ data: Data) throws {
+        guard !finished else { throw EncryptedFileError.io(path, "write after finish") }
+        buffer.append(data)
+        while buffer.count >= chunkSize {
+            try writeChunk(buffer.prefix(chunkSize), isLast: false)
+            buffer.removeFirst(chunkSize)
+        }
+    }
+
+    /// Writes the last chunk and closes the file. A file not finished is refused when read.
+    public func finish() throws {
+        guard !finished else { return }
+        try writeChunk(buffer, isLast: true)
+        buffer = Data()
+        finished = true
+        try handle.synchronize()
+        try handle.close()
+    }
+
+    private func writeChunk(_ plain: Data, isLast: Bool) throws {
+        let aad = EncryptedFile.additionalData(header: header, index: index, isLast: isLast)
+        var out = Data(count: plain.count + EncryptedFile.chunkOverhead)
+        let ok = out.withUnsafeMutableBytes { (o: UnsafeMutableRawBufferPointer) -> Bool in
+            let base = o.bindMemory(to: UInt8.self).baseAddress!
+            let body = base + GCMCipher.nonceSize
+            return plain.withUnsafeBytes { p in
+                aad.withUnsafeBytes { a in
+                    cipher.seal(p.bindMemory(to: UInt8.self).baseAddress, count: plain.count, aad: a,
+                                nonce: base, output: body, tag: body + plain.count)
+                }
+            }
+        }
+        guard ok else { throw EncryptedFileError.io(path, "encryption failed") }
+        try handle.write(contentsOf: out)
+        index += 1
+    }
+}
+
+/// Reads an encrypted file chunk by chunk, authenticating each (`ZSecurityFileInputStream`).
+public final class EncryptedFileReader {
+    private let path: String
+    private let handle: FileHandle
+    private let header: [UInt8]
+    private let chunkSize: Int
+    private let keys: KeyRing
+    private var cipher: GCMCipher?
+    private var index: UInt64 = 0
+    private var done = false
+
+    /// Opens the file and reads its header.
+    public init(path: String, keys: KeyRing) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw EncryptedFileError.io(path, "cannot open for reading") }
+        let head = [UInt8]((try? handle.read(upToCount: EncryptedFile.headerSize)) ?? Data())
+        guard head.count == EncryptedFile.headerSize, Array(head.prefix(4)) == EncryptedFile.magic else {
+            try? handle.close()
+            throw EncryptedFileError.notEncrypted(path)
+        }
+        guard head[4] == EncryptedFile.version else {
+            try? handle.close()
+            throw EncryptedFileError.unsupportedVersion(path, Int(head[4]))
+        }
+        self.path = path
+        self.handle = handle
+        self.header = head
+        self.chunkSize = Int(head[8]) << 24 | Int(head[9]) << 16 | Int(head[10]) << 8 | Int(head[11])
+        self.keys = keys
+        guard chunkSize > 0 else { throw EncryptedFileError.notEncrypted(path) }
+    }
+
+    deinit { try? handle.close() }
+
+    /// The next chunk of plaintext, authenticated; nil after the last one.
+    /// - throws: `EncryptedFileError.truncated`, `.tampered`, or `.wrongKey`.
+    public func readChunk() throws -> Data? {
+        guard !done else { return nil }
+        let full = chunkSize + EncryptedFile.chunkOverhead
+        let raw: Data
+        do { raw = try handle.read(upToCount: full) ?? Data() } catch { throw EncryptedFileError.io(path, error.localizedDescription) }
+        guard raw.count >= EncryptedFile.chunkOverhead else { throw EncryptedFileError.truncated(path) }
+        let isLast = raw.count < full
+        let plain = try open(raw, isLast: isLast)
+        if isLast {
+            // Anything after the last chunk means the file was tampered with.
+            if let extra = try? handle.read(upToCount: 1), !extra.isEmpty { throw EncryptedFileError.tampered(path, chunk: index) }
+            done = true
+        }
+        index += 1
+        return plain
+    }
+
+    /// The whole plaintext (for small files).
+    public func readAll() throws -> Data {
+        var all = Data()
+        while let chunk = try readChunk() { all.append(chunk) }
+        return all
+    }
+
+    private func open(_ raw: Data, isLast: Bool) throws -> Data {
+        let aad = EncryptedFile.additionalData(header: header, index: index, isLast: isLast)
+        let bodyCount = raw.count - EncryptedFile.chunkOverhead
+        let candidates: [GCMCipher] = cipher.map { [$0] } ?? keys.keys.map(GCMCipher.init(key:))
+        guard !candidates.isEmpty else { throw CryptError.noKey }
+        for candidate in candidates {
+            var plain = Data(count: bodyCount)
+            let ok = raw.withUnsafeBytes { (r: UnsafeRawBufferPointer) -> Bool in
+                let base = r.bindMemory(to: UInt8.self).baseAddress!
+                return plain.withUnsafeMutableBytes { p in
+                    aad.withUnsafeBytes { a in
+                        candidate.open(base + GCMCipher.nonceSize, count: bodyCount, aad: a, nonce: base,
+                                       tag: base + GCMCipher.nonceSize + bodyCount, output: p.bindMemory(to: UInt8.self).baseAddress)
+                    }
+                }
+            }
+            if ok {
+                cipher = candidate
+                return plain
+            }
+        }
+        // No key opens the first chunk: a wrong key (or a damaged start, which GCM cannot tell apart).
+        if cipher == nil { throw EncryptedFileError.wrongKey(path, keysTried: keys.keys.count) }
+        // With the key known, a chunk that fails was altered — or cut short if it is the last.
+        throw isLast ? EncryptedFileError.truncated(path) : EncryptedFileError.tampered(path, chunk: index)
+    }
+}

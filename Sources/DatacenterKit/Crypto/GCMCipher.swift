@@ -1,0 +1,98 @@
+import COpenSSL
+import Foundation
+
+/// AES-256-GCM with one key: seal and open byte ranges with a nonce and additional
+/// authenticated data. The contexts are keyed once (the key schedule is the costly part) and
+/// reused under a lock. The building block of `AESGCMCrypt` and the encrypted file streams.
+final class GCMCipher: @unchecked Sendable {
+    static let nonceSize = 12
+    static let tagSize = 16
+
+    private let lock = NSLock()
+    private let encryptor: OpaquePointer?
+    private let decryptor: OpaquePointer?
+    private let nonces = NonceSource()
+
+    init(key: EncryptionKey) {
+        encryptor = EVP_CIPHER_CTX_new()
+        decryptor = EVP_CIPHER_CTX_new()
+        key.bytes.withUnsafeBufferPointer { k in
+            if let encryptor { EVP_EncryptInit_ex(encryptor, EVP_aes_256_gcm(), nil, k.baseAddress, nil) }
+            if let decryptor { EVP_DecryptInit_ex(decryptor, EVP_aes_256_gcm(), nil, k.baseAddress, nil) }
+        }
+    }
+
+    deinit {
+        EVP_CIPHER_CTX_free(encryptor)
+        EVP_CIPHER_CTX_free(decryptor)
+    }
+
+    /// Encrypts `count` bytes at `input` to `output` (same length), writing a fresh random
+    /// nonce to `nonce` and the tag to `tag`. False when OpenSSL failed.
+    func seal(_ input: UnsafePointer<UInt8>?, count: Int, aad: UnsafeRawBufferPointer,
+              nonce: UnsafeMutablePointer<UInt8>, output: UnsafeMutablePointer<UInt8>, tag: UnsafeMutablePointer<UInt8>) -> Bool {
+        guard let ctx = encryptor else { return false }
+        lock.lock()
+        defer { lock.unlock() }
+        guard nonces.next(into: nonce) else { return false }
+        var len: Int32 = 0
+        guard EVP_EncryptInit_ex(ctx, nil, nil, nil, nonce) == 1 else { return false }
+        if aad.count > 0 {
+            guard EVP_EncryptUpdate(ctx, nil, &len, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1 else { return false }
+        }
+        if count > 0 {
+            guard EVP_EncryptUpdate(ctx, output, &len, input, Int32(count)) == 1 else { return false }
+        }
+        return EVP_EncryptFinal_ex(ctx, output + count, &len) == 1
+            && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagSize), tag) == 1
+    }
+
+    /// Decrypts `count` bytes at `input` to `output` and checks the tag; false when the key
+    /// is wrong or any byte (data, nonce, tag or additional data) was altered.
+    func open(_ input: UnsafePointer<UInt8>?, count: Int, aad: UnsafeRawBufferPointer,
+              nonce: UnsafePointer<UInt8>, tag: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>?) -> Bool {
+        guard let ctx = decryptor else { return false }
+        lock.lock()
+        defer { lock.unlock() }
+        var len: Int32 = 0
+        var scratch: UInt8 = 0
+        guard EVP_DecryptInit_ex(ctx, nil, nil, nil, nonce) == 1 else { return false }
+        if aad.count > 0 {
+            guard EVP_DecryptUpdate(ctx, nil, &len, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1 else { return false }
+        }
+        if count > 0 {
+            guard EVP_DecryptUpdate(ctx, output, &len, input, Int32(count)) == 1 else { return false }
+        }
+        // OpenSSL only reads the tag, despite the mutable pointer it asks for.
+        guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), UnsafeMutableRawPointer(mutating: tag)) == 1 else { return false }
+        return EVP_DecryptFinal_ex(ctx, &scratch, &len) == 1
+    }
+}
+
+/// Random 96-bit nonces from OpenSSL's generator, fetched 256 at a time: one `RAND_bytes`
+/// call costs about as much as encrypting a small value, so it is amortized. Every byte is
+/// handed out once; a forked child never reuses its parent's buffer. Its owner serializes
+/// access.
+final class NonceSource {
+    private static let batch = 256
+    private var buffer = [UInt8](repeating: 0, count: batch * GCMCipher.nonceSize)
+    private var used = batch
+    private var owner: pid_t = 0
+
+    /// Writes the next 12 random bytes at `destination`; false when no randomness was had.
+    func next(into destination: UnsafeMutablePointer<UInt8>) -> Bool {
+        let pid = getpid()
+        if used == Self.batch || pid != owner {
+            guard RAND_bytes(&buffer, Int32(buffer.count)) == 1 else { return false }
+            used = 0
+            owner = pid
+        }
+        let start = used * GCMCipher.nonceSize
+        buffer.withUnsafeMutableBufferPointer { b in
+            destination.update(from: b.baseAddress! + start, count: GCMCipher.nonceSize)
+            (b.baseAddress! + start).update(repeating: 0, count: GCMCipher.nonceSize)
+        }
+        used += 1
+        return true
+    }
+}
