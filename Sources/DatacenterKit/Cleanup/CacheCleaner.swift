@@ -1,0 +1,207 @@
+import Foundation
+
+/// One cleaning task: a built-in task, or a folder with the entries to delete in it.
+///
+/// The JSON equivalent of an item of `PurgeableCache.plist`:
+/// `{"builtin": "cleanPurgeableValues"}`, `{"builtin": "cleanPurgeablePaths"}`, or
+/// `{"path": "Caches", "entries": ["*.cache", "LogFiles"]}` (entries may use `*` and `?`).
+public struct CleaningTask: Codable, Sendable, Equatable {
+    /// A built-in task's name.
+    public var builtin: String?
+    /// A folder relative to the root.
+    public var path: String?
+    /// Names (with wildcards) of the files or folders to delete inside `path`; when absent,
+    /// `path` itself is deleted.
+    public var entries: [String]?
+
+    public init(builtin: String) { self.builtin = builtin }
+    public init(path: String, entries: [String]?) {
+        self.path = path
+        self.entries = entries
+    }
+
+    /// The built-in tasks.
+    public enum Builtin: String, CaseIterable, Sendable {
+        /// Deletes every KV value marked purgeable, in every store of the root.
+        case cleanPurgeableValues
+        /// Purges every registered purgeable folder.
+        case cleanPurgeablePaths
+    }
+
+    /// How the task is named in reports.
+    public var displayName: String {
+        if let builtin { return builtin }
+        return (path ?? "") + (entries.map { " [" + $0.joined(separator: ", ") + "]" } ?? "")
+    }
+}
+
+/// The phases of a cleaning run (`APCacheCleanPhase`).
+public enum CleanPhase: String, Sendable {
+    case preCalculating, cleaning, postCalculating, done
+}
+
+/// What a cleaning run freed, task by task.
+public struct CleanReport: Sendable, Equatable {
+    /// One task's outcome.
+    public struct TaskResult: Sendable, Equatable {
+        public let task: String
+        public let itemsDeleted: Int
+        public let bytesFreed: Int64
+    }
+    public var tasks: [TaskResult] = []
+    /// The root's size before and after, in bytes.
+    public var sizeBefore: Int64 = 0
+    public var sizeAfter: Int64 = 0
+    /// True when nothing was deleted because the run was a dry run.
+    public var dryRun = false
+
+    /// Megabytes (MiB) freed by the tasks.
+    public var megabytesFreed: Double { Double(tasks.reduce(0) { $0 + $1.bytesFreed }) / 1_048_576 }
+}
+
+/// Why a cleaning-task file was refused.
+public struct CleaningTaskFileError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    public let file: String
+    public let line: Int?
+    public let message: String
+    public var description: String { file + (line.map { ":\($0)" } ?? "") + ": " + message }
+    public var errorDescription: String? { description }
+}
+
+/// Runs cleaning tasks over a data-center root (`APUserCacheCleaner`), in phases with
+/// progress. Paths in tasks are relative to the root and may not leave it.
+public final class CacheCleaner: Sendable {
+    /// The tasks run when no task file is given.
+    public static let defaultTasks = [CleaningTask(builtin: "cleanPurgeableValues"), CleaningTask(builtin: "cleanPurgeablePaths")]
+
+    private let center: DataCenter
+    public let tasks: [CleaningTask]
+
+    public init(dataCenter: DataCenter, tasks: [CleaningTask] = CacheCleaner.defaultTasks) {
+        self.center = dataCenter
+        self.tasks = tasks
+    }
+
+    /// Reads a task file: `{"tasks": [ … ]}` or a bare array of tasks.
+    /// - throws: `CleaningTaskFileError` naming the file, the line of a syntax error, and the
+    ///   task at fault.
+    public static func loadTasks(fromFile path: String) throws -> [CleaningTask] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CleaningTaskFileError(file: path, line: nil, message: "cannot read the file")
+        }
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: data) } catch {
+            let index = (error as NSError).userInfo["NSJSONSerializationErrorIndex"] as? Int
+            let line = index.map { i in data.prefix(i).filter { $0 == 0x0A }.count + 1 }
+            throw CleaningTaskFileError(file: path, line: line, message: "not valid JSON")
+        }
+        let list: [Any]
+        if let array = object as? [Any] { list = array }
+        else if let dict = object as? [String: Any], let array = dict["tasks"] as? [Any] { list = array }
+        else { throw CleaningTaskFileError(file: path, line: nil, message: "expected {\"tasks\": [...]} or an array of tasks") }
+        return try list.enumerated().map { index, item in
+            func fail(_ why: String) -> CleaningTaskFileError {
+                CleaningTaskFileError(file: path, line: nil, message: "task \(index + 1): \(why)")
+            }
+            guard let dict = item as? [String: Any] else { throw fail("expected an object") }
+            let unknown = Set(dict.keys).subtracting(["builtin", "path", "entries"])
+            if let key = unknown.sorted().first { throw fail("unknown field \"\(key)\" (fields: builtin, path, entries)") }
+            if let builtin = dict["builtin"] {
+                guard let name = builtin as? String, CleaningTask.Builtin(rawValue: name) != nil else {
+                    throw fail("unknown built-in task \(builtin) (known: \(CleaningTask.Builtin.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                guard dict["path"] == nil else { throw fail("a task is either built-in or a path, not both") }
+                return CleaningTask(builtin: name)
+            }
+            guard let taskPath = dict["path"] as? String, !taskPath.isEmpty else { throw fail("needs \"builtin\" or a \"path\"") }
+            guard !taskPath.hasPrefix("/"), !taskPath.split(separator: "/").contains("..") else {
+                throw fail("path \"\(taskPath)\" must be relative to the root and stay inside it")
+            }
+            var entries: [String]?
+            if let raw = dict["entries"] {
+                guard let list = raw as? [String], list.allSatisfy({ !$0.isEmpty && !$0.contains("/") }) else {
+                    throw fail("\"entries\" must be a list of names (wildcards allowed, no \"/\")")
+                }
+                entries = list
+            }
+            return CleaningTask(path: taskPath, entries: entries)
+        }
+    }
+
+    /// Runs the tasks. `progress` receives the phase and, during the first three phases, a
+    /// fraction from 0 to 1; with `.done`, the megabytes freed.
+    public func run(dryRun: Bool = false, progress: (CleanPhase, Double) -> Void = { _, _ in }) throws -> CleanReport {
+        var report = CleanReport()
+        report.dryRun = dryRun
+        progress(.preCalculating, 0)
+        report.sizeBefore = CacheCleaner.size(of: center.rootPath)
+        progress(.preCalculating, 1)
+        for (index, task) in tasks.enumerated() {
+            progress(.cleaning, Double(index) / Double(max(1, tasks.count)))
+            report.tasks.append(try run(task, dryRun: dryRun))
+        }
+        progress(.cleaning, 1)
+        progress(.postCalculating, 0)
+        report.sizeAfter = CacheCleaner.size(of: center.rootPath)
+        progress(.postCalculating, 1)
+        progress(.done, report.megabytesFreed)
+        return report
+    }
+
+    private func run(_ task: CleaningTask, dryRun: Bool) throws -> CleanReport.TaskResult {
+        if let builtin = task.builtin.flatMap(CleaningTask.Builtin.init(rawValue:)) {
+            switch builtin {
+            case .cleanPurgeableValues: return try cleanPurgeableValues(dryRun: dryRun)
+            case .cleanPurgeablePaths:
+                let report = try PurgeablePaths(root: center.rootPath).purge(dryRun: dryRun)
+                return .init(task: builtin.rawValue, itemsDeleted: report.filesDeleted, bytesFreed: report.bytesFreed)
+            }
+        }
+        guard let path = task.path else { return .init(task: task.displayName, itemsDeleted: 0, bytesFreed: 0) }
+        let folder = URL(fileURLWithPath: center.rootPath + "/" + path).standardizedFileURL.path
+        let rootPath = URL(fileURLWithPath: center.rootPath).standardizedFileURL.path
+        guard folder.hasPrefix(rootPath + "/") else {
+            throw CleaningTaskFileError(file: task.displayName, line: nil, message: "path leaves the root")
+        }
+        let fm = FileManager.default
+        var targets: [String] = []
+        if let entries = task.entries {
+            let names = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
+            targets = names.filter { name in entries.contains { fnmatch($0, name, 0) == 0 } }.sorted().map { folder + "/" + $0 }
+        } else if fm.fileExists(atPath: folder) {
+            targets = [folder]
+        }
+        var items = 0
+        var bytes: Int64 = 0
+        for target in targets {
+            bytes += CacheCleaner.size(of: target)
+            items += 1
+            if !dryRun { try fm.removeItem(atPath: target) }
+        }
+        return .init(task: task.displayName, itemsDeleted: items, bytesFreed: bytes)
+    }
+
+    private func cleanPurgeableValues(dryRun: Bool) throws -> CleanReport.TaskResult {
+        var stores: [KVStore] = [try center.commonPreferences]
+        for user in center.users() { stores.append(try center.preferences(forUser: user)) }
+        var items = 0
+        var bytes: Int64 = 0
+        for store in stores {
+            let purgeable = try store.entries().filter { $0.options.contains(.purgeable) }
+            items += purgeable.count
+            bytes += purgeable.reduce(0) { $0 + Int64($1.byteCount) }
+            if !dryRun { try store.removePurgeableValues() }
+        }
+        return .init(task: CleaningTask.Builtin.cleanPurgeableValues.rawValue, itemsDeleted: items, bytesFreed: bytes)
+    }
+
+    /// Bytes of every regular file at or below `path`.
+    static func size(of path: String) -> Int64 {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return 0 }
+        if !isDirectory.boolValue {
+            return ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        return PurgeablePaths.files(in: path).reduce(0) { $0 + $1.size }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// How long files in a purgeable folder live (`APPurgeableType`).
+public enum PurgeType: Int, Codable, Sendable, CaseIterable {
+    /// Only emptied by a manual clean (`resetAll`), never by age.
+    case manual = 0
+    case threeDays = 3
+    case oneWeek = 7
+    case twoWeeks = 14
+    case oneMonth = 30
+
+    /// The age in days past which a file is deleted, or nil for `manual`.
+    public var maximumAgeDays: Int? { self == .manual ? nil : rawValue }
+}
+
+/// A folder registered for automatic purging.
+public struct PurgeableFolder: Codable, Sendable, Equatable {
+    /// The folder: relative paths are relative to the root.
+    public let path: String
+    /// How long its files live.
+    public let type: PurgeType
+    /// The size cap in MiB; 0 means no cap.
+    public let maximumMegabytes: Int
+}
+
+/// What a purge deleted (or, in a dry run, would delete).
+public struct PurgeReport: Sendable, Equatable {
+    public var filesDeleted = 0
+    public var bytesFreed: Int64 = 0
+    /// The files, as absolute paths.
+    public var deletedPaths: [String] = []
+
+    mutating func add(_ other: PurgeReport) {
+        filesDeleted += other.filesDeleted
+        bytesFreed += other.bytesFreed
+        deletedPaths += other.deletedPaths
+    }
+}
+
+/// The purgeable folders of a root (`APPurgeablePath…`, `ResetAllPurgeablePaths`): a registry
+/// kept in `<root>/purgeable.json`, and the purge that keeps each folder within its rules.
+///
+/// A purge deletes files older than the folder's type allows; then, when the folder is over
+/// its size cap, it deletes the oldest files until it is down to half the cap.
+public final class PurgeablePaths: @unchecked Sendable {
+    /// The root the registry belongs to.
+    public let root: String
+    private let lock = NSLock()
+    private var registryPath: String { root + "/purgeable.json" }
+
+    public init(root: String) { self.root = root }
+
+    /// The registered folders.
+    public func folders() throws -> [PurgeableFolder] {
+        try lock.withLock { try load() }
+    }
+
+    /// Registers `path` (creating the folder) and returns its absolute path. Registering a
+    /// path again replaces its rules.
+    @discardableResult
+    public func register(_ path: String, type: PurgeType, maximumMegabytes: Int = 0) throws -> String {
+        let absolute = resolve(path)
+        try FileManager.default.createDirectory(atPath: absolute, withIntermediateDirectories: true)
+        try lock.withLock {
+            var folders = try load().filter { resolve($0.path) != absolute }
+            folders.append(PurgeableFolder(path: path, type: type, maximumMegabytes: max(0, maximumMegabytes)))
+            try save(folders)
+        }
+        return absolute
+    }
+
+    /// Forgets `path` (its files stay). Returns true when it was registered.
+    @discardableResult
+    public func unregister(_ path: String) throws -> Bool {
+        try lock.withLock {
+            let folders = try load()
+            let kept = folders.filter { resolve($0.path) != resolve(path) }
+            try save(kept)
+            return kept.count != folders.count
+        }
+    }
+
+    /// Purges every registered folder as of `now`.
+    public func purge(now: Date = Date(), dryRun: Bool = false) throws -> PurgeReport {
+        var report = PurgeReport()
+        for folder in try folders() { report.add(try purge(folder, now: now, dryRun: dryRun)) }
+        return report
+    }
+
+    /// Purges one folder as of `now`.
+    public func purge(_ folder: PurgeableFolder, now: Date = Date(), dryRun: Bool = false) throws -> PurgeReport {
+        var files = PurgeablePaths.files(in: resolve(folder.path))
+        var report = PurgeReport()
+        if let days = folder.type.maximumAgeDays {
+            let cutoff = now.addingTimeInterval(-Double(days) * 86_400)
+            for file in files where file.modified < cutoff { try delete(file, dryRun: dryRun, into: &report) }
+            files.removeAll { $0.modified < cutoff }
+        }
+        if folder.maximumMegabytes > 0 {
+            let cap = Int64(folder.maximumMegabytes) * 1_048_576
+            var total = files.reduce(0) { $0 + $1.size }
+            if total > cap {
+                for file in files.sorted(by: { ($0.modified, $0.path) < ($1.modified, $1.path) }) where total > cap / 2 {
+                    try delete(file, dryRun: dryRun, into: &report)
+                    total -= file.size
+                }
+            }
+        }
+        return report
+    }
+
+    /// Empties every registered folder (the folders themselves stay).
+    public func resetAll(dryRun: Bool = false) throws -> PurgeReport {
+        var report = PurgeReport()
+        for folder in try folders() {
+            for file in PurgeablePaths.files(in: resolve(folder.path)) { try delete(file, dryRun: dryRun, into: &report) }
+        }
+        return report
+    }
+
+    /// `path` made absolute against the root.
+    public func resolve(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : root + "/" + path
+        return URL(fileURLWithPath: absolute).standardizedFileURL.path
+    }
+
+    private func delete(_ file: FileFacts, dryRun: Bool, into report: inout PurgeReport) throws {
+        if !dryRun { try FileManager.default.removeItem(atPath: file.path) }
+        report.filesDeleted += 1
+        report.bytesFreed += file.size
+        report.deletedPaths.append(file.path)
+    }
+
+    private func load() throws -> [PurgeableFolder] {
+        guard let data = FileManager.default.contents(atPath: registryPath) else { return [] }
+        do { return try JSONDecoder().decode([PurgeableFolder].self, from: data) } catch {
+            throw StorageError.badRootState(path: registryPath, reason: "not a valid purgeable-folder registry (\(error.localizedDescription))")
+        }
+    }
+
+    private func save(_ folders: [PurgeableFolder]) throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(folders).write(to: URL(fileURLWithPath: registryPath), options: .atomic)
+    }
+
+    /// A regular file with what a purge needs to know.
+    struct FileFacts {
+        let path: String
+        let size: Int64
+        let modified: Date
+    }
+
+    /// Every regular file below `folder` (links are not followed).
+    static func files(in folder: String) -> [FileFacts] {
+        guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
+        var files: [FileFacts] = []
+        while let relative = enumerator.nextObject() as? String {
+            let path = folder + "/" + relative
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  attributes[.type] as? FileAttributeType == .typeRegular else { continue }
+            files.append(FileFacts(path: path, size: (attributes[.size] as? NSNumber)?.int64Value ?? 0,
+                                   modified: attributes[.modificationDate] as? Date ?? .distantPast))
+        }
+        return files
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// `Codable` objects kept by key in a store, with a memory cache in front
+/// (`APObjectArrayService`). Built on `FileArrayService`: each object is archived with
+/// `ArchiveCodec` and stored as one file; reads are served from the memory cache when they
+/// can be.
+public final class ObjectArrayService<Object: Codable & Sendable>: @unchecked Sendable {
+    /// The file service underneath.
+    public let files: FileArrayService
+    private let cache: LRUMemoryCache<String, Object>
+
+    /// Opens (creating) the service `name` in `store`.
+    /// - parameter memoryCapacity: how many decoded objects the memory cache keeps.
+    public init(name: String, store: Store, encrypted: Bool = false, capacity: Int = 0, memoryCapacity: Int = 128) throws {
+        files = try FileArrayService(name: name, store: store, encrypted: encrypted, capacity: capacity)
+        cache = LRUMemoryCache(capacity: memoryCapacity)
+    }
+
+    /// Opens the service in a custom storage's common store (or current user's store).
+    public convenience init?(name: String, storage: CustomStorage, userDependent: Bool = false, encrypted: Bool = false,
+                             capacity: Int = 0, memoryCapacity: Int = 128) throws {
+        guard let store = userDependent ? try storage.userStore() : try storage.commonStore() else { return nil }
+        try self.init(name: name, store: store, encrypted: encrypted, capacity: capacity, memoryCapacity: memoryCapacity)
+    }
+
+    /// Stores `object` under `key` in the background (nil removes it); the memory cache
+    /// sees it at once.
+    public func set(_ object: Object?, forKey key: String, completion: (@Sendable (Error?) -> Void)? = nil) {
+        guard let object else {
+            cache.remove(key)
+            files.remove(key, completion: completion)
+            return
+        }
+        let data: Data
+        do { data = try ArchiveCodec.encode(object) } catch {
+            completion?(CacheError.encoding(cache: files.name, key: key, reason: String(describing: error)))
+            return
+        }
+        if files.capacity == 0 { cache.set(object, for: key) } else { cache.remove(key) }
+        files.write(data, to: key, completion: completion)
+    }
+
+    /// The object under `key`: from the memory cache, else from the store.
+    public func object(forKey key: String) throws -> Object? {
+        if let cached = cache.get(key) { return cached }
+        guard let data = try files.read(key) else { return nil }
+        let object = try decode(data, key: key)
+        cache.set(object, for: key)
+        return object
+    }
+
+    /// Reads the object under `key` in the background.
+    public func object(forKey key: String, completion: @escaping @Sendable (Result<Object?, Error>) -> Void) {
+        if let cached = cache.get(key) { return completion(.success(cached)) }
+        files.read(key) { [self] result in
+            completion(result.flatMap { data in Result { try data.map { try decode($0, key: key) } } })
+        }
+    }
+
+    /// Every object whose key matches the SQL LIKE `pattern`.
+    public func objects(like pattern: String) throws -> [String: Object] {
+        try files.read(like: pattern).reduce(into: [:]) { result, pair in result[pair.key] = try decode(pair.value, key: pair.key) }
+    }
+
+    /// Removes the object under `key`.
+    public func remove(forKey key: String, completion: (@Sendable (Error?) -> Void)? = nil) {
+        cache.remove(key)
+        files.remove(key, completion: completion)
+    }
+
+    /// Removes every object whose key matches the SQL LIKE `pattern`; returns how many.
+    @discardableResult
+    public func remove(like pattern: String) throws -> Int {
+        cache.removeAll()
+        return try files.remove(like: pattern)
+    }
+
+    /// Removes every object.
+    public func removeAll() throws {
+        cache.removeAll()
+        try files.removeAll()
+    }
+
+    /// True when an object is stored under `key`.
+    public func exists(_ key: String) throws -> Bool { try files.exists(key) }
+    /// Every key, sorted.
+    public func allKeys() throws -> [String] { try files.allNames() }
+    /// How many objects there are.
+    public func count() throws -> Int { try files.count() }
+    /// Waits until every background write asked so far has run.
+    public func waitForPendingOperations() { files.waitForPendingOperations() }
+
+    private func decode(_ data: Data, key: String) throws -> Object {
+        do { return try ArchiveCodec.decode(Object.self, from: data) } catch {
+            throw CacheError.decoding(cache: files.name, key: key, reason: String(describing: error))
+        }
+    }
+}
