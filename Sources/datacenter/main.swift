@@ -13,7 +13,8 @@ struct DatacenterCommand: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [UsersCommand.self, KVCommand.self, SQLCommand.self, ImportCommand.self, DemoCommand.self,
-                      OverviewCommand.self, RekeyCommand.self, BenchCommand.self])
+                      OverviewCommand.self, RekeyCommand.self, CacheCommand.self, CleanCommand.self, PurgeCommand.self,
+                      FileCommand.self, BenchCommand.self])
 }
 
 /// Runs the command line: global options may come before the subcommand; errors map to the

@@ -190,18 +190,22 @@ public final class CacheCleaner: Sendable {
             let purgeable = try store.entries().filter { $0.options.contains(.purgeable) }
             items += purgeable.count
             bytes += purgeable.reduce(0) { $0 + Int64($1.byteCount) }
-            if !dryRun { try store.removePurgeableValues() }
+            if !dryRun, !purgeable.isEmpty {
+                try store.removePurgeableValues()
+                try store.sync()   // shrink the log, so the space is really freed
+            }
         }
         return .init(task: CleaningTask.Builtin.cleanPurgeableValues.rawValue, itemsDeleted: items, bytesFreed: bytes)
     }
 
-    /// Bytes of every regular file at or below `path`.
+    /// Bytes of every regular file at or below `path`, leaving out SQLite's `-shm` files
+    /// (a shared-memory index that exists only while a store is open).
     static func size(of path: String) -> Int64 {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return 0 }
         if !isDirectory.boolValue {
             return ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
         }
-        return PurgeablePaths.files(in: path).reduce(0) { $0 + $1.size }
+        return PurgeablePaths.files(in: path).filter { !$0.path.hasSuffix("-shm") }.reduce(0) { $0 + $1.size }
     }
 }

@@ -83,8 +83,45 @@ public enum DemoStore {
                                 business: "profile", encryption: .default)
         }
 
+        try buildCaches(center, day: day)
+        try buildPurgeableFolder(center)
+
         let version = center.currentVersionStorage
         try version.commonPreferences.setBool(true, forKey: "onboardingShown")
         try version.commonPreferences.setString("What's new in 1.0.0", forKey: "releaseNotesSeen")
+    }
+
+    /// Two disk caches in the common store (one encrypted) and one that follows the user.
+    private static func buildCaches(_ center: DataCenter, day: Date) throws {
+        let thumbnails = try LRUDiskCache(name: "thumbnails", capacity: 100, dataCenter: center)
+        for i in 1...6 {
+            var bytes = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            bytes.append(contentsOf: (0..<(40 * i)).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ i) })
+            try thumbnails.setData(bytes, forKey: "avatar-\(i).png")
+        }
+        try thumbnails.set(["width": 64, "height": 64], forKey: "avatar-size")
+        try thumbnails.setData(Data("expires in a month".utf8), forKey: "banner.txt", expiresAt: Date().addingTimeInterval(30 * 86_400))
+        try thumbnails.flush()
+
+        let tokens = try LRUDiskCache(name: "tokens", capacity: 20, encrypted: true, dataCenter: center)
+        try tokens.set(LastLogin(device: "Pixel 9", at: day, attempts: 3), forKey: "last-login")
+        try tokens.set("refresh-7f3a9c", forKey: "refresh-token")
+        try tokens.flush()
+
+        let chats = try LRUDiskCache(name: "recentChats", capacity: 50, userDependent: true, dataCenter: center)
+        try chats.set(["with": "bob@example.com", "preview": "See you at 10"], forKey: "chat-1")
+        try chats.set(["with": "team", "preview": "Release on Friday 🚀"], forKey: "chat-2")
+        try chats.flush()
+    }
+
+    /// A purgeable folder (7 days, 1 MB cap) holding files of various ages.
+    private static func buildPurgeableFolder(_ center: DataCenter) throws {
+        let folder = try PurgeablePaths(root: center.rootPath).register("Caches/images", type: .oneWeek, maximumMegabytes: 1)
+        let now = Date()
+        for (name, days, size) in [("fresh.jpg", 1, 20_000), ("recent.jpg", 5, 30_000), ("old.jpg", 10, 40_000), ("ancient.jpg", 40, 50_000)] {
+            let path = folder + "/" + name
+            FileManager.default.createFile(atPath: path, contents: Data(repeating: UInt8(days), count: size))
+            try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-Double(days) * 86_400)], ofItemAtPath: path)
+        }
     }
 }

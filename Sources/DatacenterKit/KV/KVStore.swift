@@ -171,10 +171,10 @@ public final class KVStore: Sendable {
     }
 
     /// Forces committed writes from the write-ahead log into the database file and to disk
-    /// (Android's `commit()` guarantee).
+    /// (Android's `commit()` guarantee), and truncates the log so it takes no space.
     public func sync() throws {
         guard !queue.isReadOnly else { return }
-        _ = try queue.write { db in try db.scalar("PRAGMA wal_checkpoint(FULL)", cached: false) }
+        _ = try queue.write { db in try db.scalar("PRAGMA wal_checkpoint(TRUNCATE)", cached: false) }
     }
 
     /// Re-encrypts every value stored with the default crypt under `newCrypt`, in one
