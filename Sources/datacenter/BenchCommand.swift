@@ -7,7 +7,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure the engine against a raw-SQLite baseline doing the same work.",
-        subcommands: [KV.self])
+        subcommands: [KV.self, LRU.self])
 
     struct KV: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -23,17 +23,42 @@ struct BenchCommand: ParsableCommand {
 
         func run() throws {
             let scratch = folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
-            if !json { Output.line("SCENARIO".padding(toLength: 18, withPad: " ", startingAt: 0) + "  ENGINE ns/op    BASE ns/op    RATIO  TARGET") }
-            try KVBenchmark.run(in: scratch, scale: quick ? .quick : .standard) { result in
-                if json {
-                    try? Output.json(result.jsonObject)
-                } else {
-                    Output.line(result.scenario.padding(toLength: 18, withPad: " ", startingAt: 0)
-                                + String(format: " %13.0f %13.0f %8.3f  ", result.engineNanoseconds, result.baselineNanoseconds, result.ratio)
-                                + result.target + (result.meetsTarget ? "  ok" : "  MISSED"))
-                }
-                fflush(nil)
-            }
+            BenchCommand.printHeader(json: json)
+            try KVBenchmark.run(in: scratch, scale: quick ? .quick : .standard) { BenchCommand.print($0, json: json) }
         }
+    }
+
+    struct LRU: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "lru",
+            abstract: "LRU scenarios: lru-mem-get, lru-mem-set, lru-mem-get-4threads, lru-disk-set, lru-disk-get.",
+            discussion: "Same output as `bench kv`. Baselines: a dictionary behind a lock (memory), one thread (4 threads), raw SQLite on a table of the same shape (disk).")
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "One JSON object per scenario per line.") var json = false
+        @Flag(help: "Smaller runs, for a smoke test.") var quick = false
+        @Option(help: ArgumentHelp("Scratch folder for the benchmark files (removed afterwards).", valueName: "path"))
+        var folder: String?
+
+        func run() throws {
+            let scratch = folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
+            BenchCommand.printHeader(json: json)
+            try LRUBenchmark.run(in: scratch, quick: quick) { BenchCommand.print($0, json: json) }
+        }
+    }
+
+    static func printHeader(json: Bool) {
+        if !json { Output.line("SCENARIO".padding(toLength: 22, withPad: " ", startingAt: 0) + "  ENGINE ns/op    BASE ns/op    RATIO  TARGET") }
+    }
+
+    static func print(_ result: BenchmarkResult, json: Bool) {
+        if json {
+            try? Output.json(result.jsonObject)
+        } else {
+            Output.line(result.scenario.padding(toLength: 22, withPad: " ", startingAt: 0)
+                        + String(format: " %13.0f %13.0f %8.3f  ", result.engineNanoseconds, result.baselineNanoseconds, result.ratio)
+                        + result.target + (result.meetsTarget ? "  ok" : "  MISSED"))
+        }
+        fflush(nil)
     }
 }

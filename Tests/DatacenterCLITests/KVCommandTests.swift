@@ -2,16 +2,18 @@ import Foundation
 import Testing
 
 @Suite struct KVCommandTests {
+    /// Each type with its input text and the JSON text of the value `get --json` must print.
     @Test(arguments: [
-        ("string", "hello world", "hello world" as Any),
-        ("int", "-42", -42 as Any),
-        ("double", "2.5", 2.5 as Any),
-        ("bool", "yes", true as Any),
+        ("string", "hello world", "\"hello world\""),
+        ("int", "-42", "-42"),
+        ("double", "2.5", "2.5"),
+        ("bool", "yes", "true"),
     ])
-    func setThenGetRoundTripsEachScalarType(type: String, input: String, expected: Any) throws {
+    func setThenGetRoundTripsEachScalarType(type: String, input: String, expectedJSON: String) throws {
         let scratch = Scratch()
         let root = scratch.file("root")
-        let set = try CLI.run(["kv", "set", "biz", "k", input, "--type", type, "--root", root])
+        // `--` ends the options, so a value like -42 is not read as one.
+        let set = try CLI.run(["kv", "set", "biz", "k", "--type", type, "--root", root, "--", input])
         #expect(set.status == 0, "\(set.stderr)")
         let get = try CLI.run(["kv", "get", "biz", "k", "--root", root, "--json"])
         #expect(get.status == 0, "\(get.stderr)")
@@ -22,6 +24,7 @@ import Testing
         #expect(object["type"] as? String == type)
         #expect(object["encrypted"] as? Bool == false)
         #expect(object["purgeable"] as? Bool == false)
+        let expected = try CLI.json(expectedJSON) as? NSObject
         #expect((object["value"] as? NSObject)?.isEqual(expected) == true, "value was \(String(describing: object["value"]))")
     }
 

@@ -5,8 +5,10 @@ import Foundation
 /// Writes are asynchronous: `set` encodes (and encrypts) the value at once, then queues the
 /// write; queued writes are committed together on a background queue, so a burst of `set`s
 /// costs one transaction. A read of a key with a queued write waits for it, so a reader
-/// always sees this process's latest `set`. Recency is recorded in memory on reads and
-/// written with the next batch, so reads stay reads.
+/// always sees this process's latest `set`. Like memcached, a read refreshes an entry's
+/// recency at most once per `recencyInterval` (a minute): the refresh is kept in memory and
+/// written with the next batch, so reads stay reads and eviction order is exact to within
+/// that interval.
 ///
 /// The cache holds up to `capacity` entries plus a slack of a tenth: past that, one batch
 /// evicts the least recently used entries back down to `capacity` (evicting on every insert
@@ -40,14 +42,24 @@ public final class LRUDiskCache: @unchecked Sendable {
     /// Where the table lives.
     public let location: Location
 
+    /// How long queued writes wait for more before they are committed together.
+    public static let coalescingDelay: DispatchTimeInterval = .milliseconds(2)
+
+    /// How long a read leaves an entry's recency alone after it was last refreshed.
+    public static let recencyInterval: TimeInterval = 60
+
     private let resolveStore: @Sendable () throws -> Store?
+    private let sql: SQL
     private let writeQueue = DispatchQueue(label: "datacenter.lru-disk-cache")
     private let lock = NSLock()
-    private var batches: [String: PendingBatch] = [:]
+    private var batches: [ObjectIdentifier: PendingBatch] = [:]
     private var preparedStores: Set<String> = []
     private var lastTick: Int64 = 0
     private var flushScheduled = false
     private var backgroundError: CacheError?
+    /// Inserts per store since its size was last checked: the check (a count) runs once per
+    /// slack's worth of inserts, not per batch.
+    private var insertsSinceSizeCheck: [ObjectIdentifier: Int] = [:]
 
     /// Writes queued for one store, with the reads to record.
     private struct PendingBatch {
@@ -60,7 +72,7 @@ public final class LRUDiskCache: @unchecked Sendable {
     }
 
     private enum Operation {
-        case set(key: String, value: Data, encoding: String, expires: Double?, tick: Int64)
+        case set(key: String, value: Data, encoding: String, expires: Double?)
         case remove(String)
         case removeAll
         case removeLike(String)
@@ -105,6 +117,24 @@ public final class LRUDiskCache: @unchecked Sendable {
         self.isEncrypted = encrypted
         self.location = location
         self.resolveStore = resolveStore
+        self.sql = SQL(table: Database.quoteIdentifier(LRUDiskCache.tablePrefix + base))
+    }
+
+    /// The statements of one cache, built once.
+    private struct SQL {
+        let upsert, remove, removeAll, removeLike, touch, expire, count, evict, select, contains: String
+        init(table: String) {
+            upsert = "INSERT OR REPLACE INTO \(table)(key, value, encoding, expires, accessed, size) VALUES (?, ?, ?, ?, ?, ?)"
+            remove = "DELETE FROM \(table) WHERE key = ?"
+            removeAll = "DELETE FROM \(table)"
+            removeLike = "DELETE FROM \(table) WHERE key LIKE ?"
+            touch = "UPDATE \(table) SET accessed = ? WHERE key = ? AND accessed < ?"
+            expire = "DELETE FROM \(table) WHERE expires IS NOT NULL AND expires <= ?"
+            count = "SELECT count(*) FROM \(table)"
+            evict = "DELETE FROM \(table) WHERE key IN (SELECT key FROM \(table) ORDER BY accessed ASC LIMIT ?)"
+            select = "SELECT value, encoding, expires, accessed FROM \(table) WHERE key = ?"
+            contains = "SELECT 1 FROM \(table) WHERE key = ? AND (expires IS NULL OR expires > ?)"
+        }
     }
 
     private static func parse(_ name: String) throws -> (Location, String) {
@@ -196,44 +226,56 @@ public final class LRUDiskCache: @unchecked Sendable {
         } else {
             stored = bytes
         }
-        let tick = nextTick()
-        try enqueue(.set(key: key, value: stored, encoding: encoding, expires: expiresAt?.timeIntervalSince1970, tick: tick),
+        try enqueue(.set(key: key, value: stored, encoding: encoding, expires: expiresAt?.timeIntervalSince1970),
                     key: key, store: store)
     }
 
     private func enqueue(_ operation: Operation, key: String?, store given: Store? = nil) throws {
         guard let store = try given ?? resolveStore() else { return }
         let schedule: Bool = lock.withLock {
-            var batch = batches[store.path] ?? PendingBatch(store: store)
-            batch.operations.append(operation)
-            if let key { batch.pendingKeys[key, default: 0] += 1 } else { batch.hasBulkOperation = true }
-            if case .set = operation { batch.insertsSinceCount += 1 }
-            batches[store.path] = batch
+            // Mutated in place: copying a batch per write would make a burst quadratic.
+            let id = ObjectIdentifier(store)
+            if batches[id] == nil { batches[id] = PendingBatch(store: store) }
+            batches[id]!.operations.append(operation)
+            if let key { batches[id]!.pendingKeys[key, default: 0] += 1 } else { batches[id]!.hasBulkOperation = true }
+            if case .set = operation { batches[id]!.insertsSinceCount += 1 }
             defer { flushScheduled = true }
             return !flushScheduled
         }
-        if schedule { writeQueue.async { [self] in flushPending() } }
+        // A short delay lets a burst of writes share one transaction; a read of a pending key
+        // flushes at once, so nothing is ever served stale.
+        if schedule { writeQueue.asyncAfter(deadline: .now() + LRUDiskCache.coalescingDelay) { [self] in flushPending() } }
     }
 
-    private func nextTick() -> Int64 {
+    /// A recency stamp (microseconds since 1970, strictly increasing); `reserving` more
+    /// stamps after it for the caller to use.
+    private func nextTick(reserving count: Int = 0) -> Int64 {
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
         return lock.withLock {
-            lastTick = max(lastTick + 1, now)
-            return lastTick
+            let tick = max(lastTick + 1, now)
+            lastTick = tick + Int64(count)
+            return tick
         }
     }
 
     /// Commits everything queued, one transaction per store. Runs on `writeQueue`.
     private func flushPending() {
-        let taken: [String: PendingBatch] = lock.withLock {
+        let taken: [ObjectIdentifier: PendingBatch] = lock.withLock {
             flushScheduled = false
             defer { batches.removeAll() }
             return batches
         }
-        for (_, batch) in taken where !batch.operations.isEmpty || !batch.touches.isEmpty {
+        let slack = max(1, capacity / 10)
+        for (id, batch) in taken where !batch.operations.isEmpty || !batch.touches.isEmpty {
+            let checkSize: Bool = lock.withLock {
+                insertsSinceSizeCheck[id, default: 0] += batch.insertsSinceCount
+                guard insertsSinceSizeCheck[id]! >= slack else { return false }
+                insertsSinceSizeCheck[id] = 0
+                return true
+            }
             do {
                 try prepare(batch.store)
-                try batch.store.queue.inTransaction { db in try apply(batch, to: db) }
+                try batch.store.queue.inTransaction { db in try apply(batch, to: db, checkSize: checkSize) }
             } catch {
                 lock.withLock {
                     if backgroundError == nil { backgroundError = .writeFailed(cache: name, reason: String(describing: error)) }
@@ -242,32 +284,27 @@ public final class LRUDiskCache: @unchecked Sendable {
         }
     }
 
-    private func apply(_ batch: PendingBatch, to db: Database) throws {
-        let table = Database.quoteIdentifier(tableName)
+    private func apply(_ batch: PendingBatch, to db: Database, checkSize: Bool) throws {
+        let upsert = try db.cachedStatement(sql.upsert)
+        // Writes are stamped in queue order, so the later of two writes is the more recent.
+        var tick = nextTick(reserving: batch.operations.count)
         for operation in batch.operations {
             switch operation {
-            case let .set(key, value, encoding, expires, tick):
-                try db.execute("INSERT OR REPLACE INTO \(table)(key, value, encoding, expires, accessed, size) VALUES (?, ?, ?, ?, ?, ?)",
-                               [.text(key), .blob(value), .text(encoding), expires.map(DatabaseValue.real) ?? .null,
-                                .integer(tick), .integer(Int64(value.count))])
-            case .remove(let key):
-                try db.execute("DELETE FROM \(table) WHERE key = ?", [.text(key)])
-            case .removeAll:
-                try db.execute("DELETE FROM \(table)")
-            case .removeLike(let pattern):
-                try db.execute("DELETE FROM \(table) WHERE key LIKE ?", [.text(pattern)])
+            case let .set(key, value, encoding, expires):
+                tick += 1
+                try upsert.execute([.text(key), .blob(value), .text(encoding), expires.map(DatabaseValue.real) ?? .null,
+                                    .integer(tick), .integer(Int64(value.count))])
+            case .remove(let key): try db.execute(sql.remove, [.text(key)])
+            case .removeAll: try db.execute(sql.removeAll)
+            case .removeLike(let pattern): try db.execute(sql.removeLike, [.text(pattern)])
             }
         }
-        for (key, tick) in batch.touches {
-            try db.execute("UPDATE \(table) SET accessed = ? WHERE key = ? AND accessed < ?", [.integer(tick), .text(key), .integer(tick)])
-        }
-        let slack = max(1, capacity / 10)
-        guard batch.insertsSinceCount > 0 else { return }
-        try db.execute("DELETE FROM \(table) WHERE expires IS NOT NULL AND expires <= ?", [.real(Date().timeIntervalSince1970)])
-        let count = Int(try db.scalar("SELECT count(*) FROM \(table)")?.int64Value ?? 0)
-        if count > capacity + slack {
-            try db.execute("DELETE FROM \(table) WHERE key IN (SELECT key FROM \(table) ORDER BY accessed ASC LIMIT ?)",
-                           [.integer(Int64(count - capacity))])
+        for (key, tick) in batch.touches { try db.execute(sql.touch, [.integer(tick), .text(key), .integer(tick)]) }
+        guard checkSize else { return }
+        try db.execute(sql.expire, [.real(Date().timeIntervalSince1970)])
+        let count = Int(try db.scalar(sql.count)?.int64Value ?? 0)
+        if count > capacity + max(1, capacity / 10) {
+            try db.execute(sql.evict, [.integer(Int64(count - capacity))])
         }
     }
 
@@ -296,10 +333,7 @@ public final class LRUDiskCache: @unchecked Sendable {
         guard let store = try resolveStore() else { return false }
         waitIfPending(store: store, key: key)
         try prepare(store)
-        return try store.queue.read { db in
-            try db.scalar("SELECT 1 FROM \(Database.quoteIdentifier(tableName)) WHERE key = ? AND (expires IS NULL OR expires > ?)",
-                          [.text(key), .real(Date().timeIntervalSince1970)]) != nil
-        }
+        return try store.queue.read { db in try db.scalar(sql.contains, [.text(key), .real(Date().timeIntervalSince1970)]) != nil }
     }
 
     /// How many entries the cache holds now (after committing queued writes).
@@ -307,30 +341,28 @@ public final class LRUDiskCache: @unchecked Sendable {
         try flush()
         guard let store = try resolveStore() else { return 0 }
         try prepare(store)
-        return try store.queue.read { db in
-            Int(try db.scalar("SELECT count(*) FROM \(Database.quoteIdentifier(tableName))")?.int64Value ?? 0)
-        }
+        return try store.queue.read { db in Int(try db.scalar(sql.count)?.int64Value ?? 0) }
     }
 
     private func entry(forKey key: String) throws -> (Data, String)? {
         guard let store = try resolveStore() else { return nil }
         waitIfPending(store: store, key: key)
         try prepare(store)
-        let sql = "SELECT value, encoding, expires FROM \(Database.quoteIdentifier(tableName)) WHERE key = ?"
-        let row: (DatabaseValue, String, Double?)? = try store.queue.read { db in
-            var found: (DatabaseValue, String, Double?)?
-            try db.cachedStatement(sql).forEachRow([.text(key)]) { s in
-                found = (s.value(at: 0), s.value(at: 1).stringValue ?? "data", s.value(at: 2).doubleValue)
+        let row: (DatabaseValue, String, Double?, Int64)? = try store.queue.read { db in
+            var found: (DatabaseValue, String, Double?, Int64)?
+            try db.cachedStatement(sql.select).forEachRow([.text(key)]) { s in
+                found = (s.value(at: 0), s.value(at: 1).stringValue ?? "data", s.value(at: 2).doubleValue, s.value(at: 3).int64Value ?? 0)
                 return false
             }
             return found
         }
-        guard let (value, encoding, expires) = row, case .blob(let stored) = value else { return nil }
-        if let expires, expires <= Date().timeIntervalSince1970 {
+        guard let (value, encoding, expires, accessed) = row, case .blob(let stored) = value else { return nil }
+        let now = Date().timeIntervalSince1970
+        if let expires, expires <= now {
             try removeValue(forKey: key)
             return nil
         }
-        touch(key, store: store)
+        if Double(accessed) / 1_000_000 < now - LRUDiskCache.recencyInterval { touch(key, store: store) }
         guard isEncrypted else { return (stored, encoding) }
         do { return (try store.kv.defaultCrypt.decrypt(stored), encoding) } catch let error as CryptError {
             throw CacheError.cannotDecrypt(cache: name, key: key, reason: error)
@@ -340,10 +372,10 @@ public final class LRUDiskCache: @unchecked Sendable {
     private func touch(_ key: String, store: Store) {
         let tick = nextTick()
         let schedule: Bool = lock.withLock {
-            var batch = batches[store.path] ?? PendingBatch(store: store)
-            batch.touches[key] = tick
-            let due = batch.touches.count >= 256 && !flushScheduled
-            batches[store.path] = batch
+            let id = ObjectIdentifier(store)
+            if batches[id] == nil { batches[id] = PendingBatch(store: store) }
+            batches[id]!.touches[key] = tick
+            let due = batches[id]!.touches.count >= 1024 && !flushScheduled
             if due { flushScheduled = true }
             return due
         }
@@ -352,7 +384,7 @@ public final class LRUDiskCache: @unchecked Sendable {
 
     private func waitIfPending(store: Store, key: String) {
         let pending = lock.withLock {
-            guard let batch = batches[store.path] else { return false }
+            guard let batch = batches[ObjectIdentifier(store)] else { return false }
             return batch.hasBulkOperation || batch.pendingKeys[key] != nil
         }
         if pending { writeQueue.sync { flushPending() } }
@@ -368,6 +400,7 @@ public final class LRUDiskCache: @unchecked Sendable {
                   key TEXT PRIMARY KEY, value BLOB NOT NULL, encoding TEXT NOT NULL,
                   expires REAL, accessed INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS \(Database.quoteIdentifier(tableName + "_accessed")) ON \(table)(accessed);
+                CREATE INDEX IF NOT EXISTS \(Database.quoteIdentifier(tableName + "_expires")) ON \(table)(expires) WHERE expires IS NOT NULL;
                 \(CacheCatalog.schema)
                 """)
             try db.execute("INSERT OR REPLACE INTO datacenter_caches(name, table_name, capacity, crypted, user_dependent) VALUES (?, ?, ?, ?, ?)",

@@ -7,25 +7,32 @@ import Foundation
 /// entries from most to least recently used. The cache never holds more than `capacity`
 /// entries: inserting into a full cache evicts the least recently used one first.
 public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked Sendable {
+    /// One entry. Links are kept apart (`links`), so reordering never moves a key or value.
     private struct Node {
         var key: Key
         var value: Value
-        var expiresAt: Date?
-        var previous: Int
-        var next: Int
+        /// Seconds since the reference date after which the entry is gone; 0: never.
+        var expiry: Double
+    }
+
+    /// The neighbours of one slot in recency order (-1: none).
+    private struct Link {
+        var previous: Int32
+        var next: Int32
     }
 
     private let lock = NSLock()
-    private var index: [Key: Int] = [:]
+    private var index: [Key: Int32] = [:]
     private var nodes: [Node] = []
-    private var freeSlots: [Int] = []
-    private var head = -1   // most recently used
-    private var tail = -1   // least recently used
+    private var links: [Link] = []
+    private var freeSlots: [Int32] = []
+    private var head: Int32 = -1   // most recently used
+    private var tail: Int32 = -1   // least recently used
     private var limit: Int
 
     /// Creates a cache holding at most `capacity` entries (0 holds nothing).
     public init(capacity: Int) {
-        limit = max(0, capacity)
+        limit = min(max(0, capacity), Int(Int32.max) - 1)
         index.reserveCapacity(min(limit, 4096))
     }
 
@@ -54,13 +61,14 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         lock.lock()
         defer { lock.unlock() }
         guard let slot = index[key] else { return nil }
-        if let expiry = nodes[slot].expiresAt, expiry <= Date() {
+        let expiry = nodes[Int(slot)].expiry
+        if expiry != 0, expiry <= Date.timeIntervalSinceReferenceDate {
             unlink(slot)
             release(slot)
             return nil
         }
         moveToHead(slot)
-        return nodes[slot].value
+        return nodes[Int(slot)].value
     }
 
     /// Stores `value` for `key` as the most recently used entry, evicting the least recently
@@ -71,9 +79,10 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         defer { lock.unlock() }
         guard let value else { removeLocked(key); return }
         guard limit > 0 else { return }
+        let expiry = expiresAt.map { max($0.timeIntervalSinceReferenceDate, .leastNonzeroMagnitude) } ?? 0
         if let slot = index[key] {
-            nodes[slot].value = value
-            nodes[slot].expiresAt = expiresAt
+            nodes[Int(slot)].value = value
+            nodes[Int(slot)].expiry = expiry
             moveToHead(slot)
             return
         }
@@ -82,12 +91,17 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
             unlink(victim)
             release(victim)
         }
-        let node = Node(key: key, value: value, expiresAt: expiresAt, previous: -1, next: head)
-        let slot: Int
-        if let free = freeSlots.popLast() { nodes[free] = node; slot = free } else { nodes.append(node); slot = nodes.count - 1 }
-        if head >= 0 { nodes[head].previous = slot }
-        head = slot
-        if tail < 0 { tail = slot }
+        let node = Node(key: key, value: value, expiry: expiry)
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            nodes[Int(free)] = node
+            slot = free
+        } else {
+            nodes.append(node)
+            links.append(Link(previous: -1, next: -1))
+            slot = Int32(nodes.count - 1)
+        }
+        linkAtHead(slot)
         index[key] = slot
     }
 
@@ -97,7 +111,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         lock.lock()
         defer { lock.unlock() }
         guard let slot = index[key] else { return }
-        nodes[slot].value = value
+        nodes[Int(slot)].value = value
     }
 
     /// Removes `key`; returns its value when it was present.
@@ -124,6 +138,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         defer { lock.unlock() }
         index.removeAll(keepingCapacity: true)
         nodes.removeAll(keepingCapacity: true)
+        links.removeAll(keepingCapacity: true)
         freeSlots.removeAll()
         head = -1
         tail = -1
@@ -134,8 +149,8 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         lock.lock()
         defer { lock.unlock() }
         guard let slot = index[key] else { return false }
-        if let expiry = nodes[slot].expiresAt, expiry <= Date() { return false }
-        return true
+        let expiry = nodes[Int(slot)].expiry
+        return expiry == 0 || expiry > Date.timeIntervalSinceReferenceDate
     }
 
     /// Up to `n` entries from the most recently used end (or, with `fromTail`, the least),
@@ -146,8 +161,8 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         var result: [(key: Key, value: Value)] = []
         var slot = fromTail ? tail : head
         while slot >= 0, result.count < n {
-            result.append((nodes[slot].key, nodes[slot].value))
-            slot = fromTail ? nodes[slot].previous : nodes[slot].next
+            result.append((nodes[Int(slot)].key, nodes[Int(slot)].value))
+            slot = fromTail ? links[Int(slot)].previous : links[Int(slot)].next
         }
         return result
     }
@@ -169,32 +184,40 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     @discardableResult
     private func removeLocked(_ key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
-        let value = nodes[slot].value
+        let value = nodes[Int(slot)].value
         unlink(slot)
         release(slot)
         return value
     }
 
-    private func unlink(_ slot: Int) {
-        let previous = nodes[slot].previous, next = nodes[slot].next
-        if previous >= 0 { nodes[previous].next = next } else { head = next }
-        if next >= 0 { nodes[next].previous = previous } else { tail = previous }
-        nodes[slot].previous = -1
-        nodes[slot].next = -1
+    private func unlink(_ slot: Int32) {
+        links.withUnsafeMutableBufferPointer { l in
+            let previous = l[Int(slot)].previous, next = l[Int(slot)].next
+            if previous >= 0 { l[Int(previous)].next = next } else { head = next }
+            if next >= 0 { l[Int(next)].previous = previous } else { tail = previous }
+            l[Int(slot)] = Link(previous: -1, next: -1)
+        }
     }
 
-    /// Forgets the node in `slot` (already unlinked) and recycles the slot.
-    private func release(_ slot: Int) {
-        index[nodes[slot].key] = nil
+    private func linkAtHead(_ slot: Int32) {
+        links.withUnsafeMutableBufferPointer { l in
+            l[Int(slot)] = Link(previous: -1, next: head)
+            if head >= 0 { l[Int(head)].previous = slot }
+        }
+        head = slot
+        if tail < 0 { tail = slot }
+    }
+
+    /// Forgets the node in `slot` (already unlinked) and recycles the slot. The slot keeps
+    /// its old key and value until reused; they are only ever read through `index`.
+    private func release(_ slot: Int32) {
+        index[nodes[Int(slot)].key] = nil
         freeSlots.append(slot)
     }
 
-    private func moveToHead(_ slot: Int) {
+    private func moveToHead(_ slot: Int32) {
         guard slot != head else { return }
         unlink(slot)
-        nodes[slot].next = head
-        if head >= 0 { nodes[head].previous = slot }
-        head = slot
-        if tail < 0 { tail = slot }
+        linkAtHead(slot)
     }
 }

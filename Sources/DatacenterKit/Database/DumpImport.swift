@@ -37,9 +37,11 @@ extension Database {
     /// back and is thrown as a `DumpStatementFailure` naming its line; with it, each failing
     /// statement is skipped and reported, and the rest commits.
     public func importDump(atPath dumpPath: String, continueOnError: Bool = false) throws -> DumpImportReport {
-        guard let data = FileManager.default.contents(atPath: dumpPath) else {
+        // Read through a handle, so devices and pipes (/dev/stdin, /dev/null) work too.
+        guard let handle = FileHandle(forReadingAtPath: dumpPath), let data = try? handle.readToEnd() ?? Data() else {
             throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "cannot read dump file", path: dumpPath)
         }
+        try? handle.close()
         return try importDump(bytes: [UInt8](data), named: dumpPath, continueOnError: continueOnError)
     }
 

@@ -67,6 +67,7 @@ public final class KVStore: Sendable {
     /// The crypt used for `.default` encryption and for reading values so marked.
     public let defaultCrypt: any DataCrypt
     private let cache: LRUMemoryCache<CacheKey, KVValue>
+    private let cacheGuard = CacheGuard()
     private let hasTable: Bool
 
     init(queue: DatabaseQueue, crypt: any DataCrypt, cacheCapacity: Int, hasTable: Bool) {
@@ -108,18 +109,27 @@ public final class KVStore: Sendable {
                 .text(business), .text(key), stored, .text(value.encoding.rawValue),
                 .integer(Int64(options.rawValue)), .real(Date().timeIntervalSince1970),
             ])
+            // Write-through for values already cached; reads fill the cache, writes never grow it.
+            // Done under the connection's lock, so cache updates follow the order of the writes.
+            // Inside a batch the value is dropped instead: other threads, which read the cache
+            // without the lock, must not see it before it commits.
+            cacheGuard.write {
+                if options.contains(.customEncrypted) || db.isInTransaction {
+                    cache.remove(cacheKey)
+                } else {
+                    cache.updateIfPresent(value, for: cacheKey)
+                }
+            }
         }
-        // Write-through for values already cached; reads fill the cache, writes never grow it.
-        if options.contains(.customEncrypted) { cache.remove(cacheKey) } else { cache.updateIfPresent(value, for: cacheKey) }
     }
 
     /// Removes the value under `key` in `business`; returns true when there was one.
     @discardableResult
     public func removeValue(forKey key: String, business: String) throws -> Bool {
         try checkWritable()
-        cache.remove(CacheKey(business: business, key: key))
         return try write { db in
             try db.execute("DELETE FROM datacenter_kv WHERE business = ? AND key = ?", [.text(business), .text(key)])
+            cacheGuard.write { _ = cache.remove(CacheKey(business: business, key: key)) }
             return db.changes > 0
         }
     }
@@ -129,9 +139,9 @@ public final class KVStore: Sendable {
     @discardableResult
     public func removeValues(like pattern: String, business: String) throws -> Int {
         try checkWritable()
-        cache.removeAll { $0.business == business }
         return try write { db in
             try db.execute("DELETE FROM datacenter_kv WHERE business = ? AND key LIKE ?", [.text(business), .text(pattern)])
+            cacheGuard.write { _ = cache.removeAll { $0.business == business } }
             return db.changes
         }
     }
@@ -140,9 +150,9 @@ public final class KVStore: Sendable {
     @discardableResult
     public func removeAll(business: String) throws -> Int {
         try checkWritable()
-        cache.removeAll { $0.business == business }
         return try write { db in
             try db.execute("DELETE FROM datacenter_kv WHERE business = ?", [.text(business)])
+            cacheGuard.write { _ = cache.removeAll { $0.business == business } }
             return db.changes
         }
     }
@@ -151,22 +161,27 @@ public final class KVStore: Sendable {
     @discardableResult
     public func removePurgeableValues() throws -> Int {
         try checkWritable()
-        cache.removeAll()
         return try write { db in
             try db.execute("DELETE FROM datacenter_kv WHERE options & ? != 0", [.integer(Int64(KVOptions.purgeable.rawValue))])
+            cacheGuard.write { cache.removeAll() }
             return db.changes
         }
     }
 
     /// Runs `body` in one transaction: every write it makes commits together, or none does
-    /// when it throws. Use it for many writes at once (a single commit is far cheaper).
+    /// when it throws; other threads see none of them before the commit. Use it for many
+    /// writes at once (a single commit is far cheaper).
     public func batch<T>(_ body: () throws -> T) throws -> T {
         try checkWritable()
-        do {
-            return try queue.inTransaction { _ in try body() }
-        } catch {
-            cache.removeAll()   // the cache may hold values that were rolled back
-            throw error
+        return try queue.write { _ in
+            do {
+                return try queue.inTransaction { _ in try body() }
+            } catch {
+                // The cache may hold values that were rolled back: empty it before anyone
+                // else reaches the connection.
+                cacheGuard.write { cache.removeAll() }
+                throw error
+            }
         }
     }
 
@@ -212,9 +227,21 @@ public final class KVStore: Sendable {
     public func value(forKey key: String, business: String, crypt: (any DataCrypt)? = nil) throws -> KVValue? {
         let cacheKey = CacheKey(business: business, key: key)
         if let cached = cache.get(cacheKey) { return cached }
-        guard let entry = try entry(forKey: key, business: business) else { return nil }
+        // Note the cache generation with the row, under the connection's lock: if a write
+        // changes the cache while this read decodes, the decoded value is not cached. Nor is a
+        // value read inside a batch, which may yet be rolled back.
+        var generation: UInt64 = 0
+        var inTransaction = false
+        let fetched = try queue.read { db in
+            generation = cacheGuard.generation
+            inTransaction = db.isInTransaction
+            return try entry(forKey: key, business: business)
+        }
+        guard let entry = fetched else { return nil }
         let value = try decode(entry, crypt: crypt)
-        if !entry.options.contains(.customEncrypted) { cache.set(value, for: cacheKey) }
+        if !entry.options.contains(.customEncrypted), !inTransaction {
+            cacheGuard.ifUnchanged(since: generation) { cache.set(value, for: cacheKey) }
+        }
         return value
     }
 
@@ -330,5 +357,30 @@ public final class KVStore: Sendable {
         do { return try queue.write(body) } catch let error as DatabaseError where error.isReadOnly {
             throw KVError.readOnly(path: path)
         }
+    }
+}
+
+/// Orders the memory cache's updates with the writes they mirror. Writes change the cache
+/// through `write`, under the connection's lock, starting a new generation; a read caches
+/// what it fetched only if the generation is still the one it saw when fetching, so a read
+/// that was slow to decode cannot cache a value a write replaced or removed meanwhile.
+private final class CacheGuard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: UInt64 = 0
+
+    /// The current generation.
+    var generation: UInt64 { lock.withLock { current } }
+
+    /// Runs `body`, a cache change mirroring a write, and starts a new generation.
+    func write(_ body: () -> Void) {
+        lock.withLock {
+            current &+= 1
+            body()
+        }
+    }
+
+    /// Runs `body` only if no write changed the cache since `generation`.
+    func ifUnchanged(since generation: UInt64, _ body: () -> Void) {
+        lock.withLock { if current == generation { body() } }
     }
 }

@@ -91,6 +91,9 @@ public indirect enum PropertyListValue: Sendable, Hashable {
             self = .date(date)
         case is NSNull:
             throw KVError.unsupportedValue("null has no property-list form")
+        // Containers recurse through this initializer, so nested `$data` and `$date` read back.
+        case let a as [Any]: self = .array(try a.map(PropertyListValue.init(jsonObject:)))
+        case let d as [String: Any]: self = .dictionary(try d.mapValues(PropertyListValue.init(jsonObject:)))
         default:
             try self.init(foundationObject: object)
         }

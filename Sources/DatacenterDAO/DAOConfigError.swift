@@ -1,0 +1,129 @@
+/// A config file that cannot be loaded: where (`file:line:column`) and what is at fault.
+///
+/// Its description has the shape compilers use, so editors and terminals link to it:
+/// `demo.xml:12:5: error: unknown element <fi> (did you mean <if>?)`.
+public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong.
+    public enum Kind: Sendable, Equatable {
+        /// libxml2 refused the file (not well-formed XML); its message.
+        case xmlSyntax(String)
+        /// The file could not be read.
+        case unreadable(String)
+        /// The root element is not `<module>`.
+        case notAModule(found: String)
+        /// An element the dialect does not have here, with a suggestion.
+        case unknownElement(String, suggestion: String?)
+        /// An element that exists, in a place it may not appear (`<when>` outside `<choose>`).
+        case misplacedElement(String, context: String)
+        /// An attribute the element does not take, with a suggestion.
+        case unknownAttribute(String, element: String, suggestion: String?)
+        /// A required attribute is missing.
+        case missingAttribute(String, element: String)
+        /// An attribute value the dialect does not accept.
+        case invalidAttribute(String, element: String, value: String, expected: String)
+        /// `${name}` names no const, sql fragment or table; with a suggestion.
+        case unknownName(String, suggestion: String?)
+        /// Consts or fragments that reference each other in a loop.
+        case referenceCycle([String])
+        /// A `#{}`, `@{}`, `${}` or `%{}` that cannot be read.
+        case badReference(String, reason: String)
+        /// An expression that does not compile.
+        case badExpression(ExpressionError)
+        /// Two methods with one id and the same argument count.
+        case duplicateMethod(String, arity: Int, first: SourceLocation)
+        /// Two definitions of one const, fragment or map.
+        case duplicateDefinition(String, kind: String, first: SourceLocation)
+        /// Text (or other elements) beside `<step>`s in one body.
+        case stepMixedWithText
+        /// A `<step>` inside a `<step>`.
+        case nestedStep
+        /// `<try>` with company in its method, or without `<except>`.
+        case badTry(String)
+        /// A name used twice where it must be unique (an argument, a foreach item).
+        case duplicateName(String, reason: String)
+        /// The module's `initializer` names no `update` method without arguments.
+        case unknownInitializer(String, suggestion: String?)
+        /// A reference to a map that is not defined.
+        case unknownMap(String, suggestion: String?)
+    }
+
+    /// What is wrong.
+    public let kind: Kind
+    /// Where.
+    public let location: SourceLocation
+
+    public init(_ kind: Kind, at location: SourceLocation) {
+        self.kind = kind
+        self.location = location
+    }
+
+    /// The message without the location.
+    public var message: String {
+        func hint(_ s: String?) -> String { s.map { " (did you mean \($0)?)" } ?? "" }
+        switch kind {
+        case .xmlSyntax(let m): return "malformed XML: \(m)"
+        case .unreadable(let m): return "cannot read the config: \(m)"
+        case .notAModule(let found): return "the root element is <\(found)>, expected <module>"
+        case .unknownElement(let name, let s): return "unknown element <\(name)>" + hint(s.map { "<\($0)>" })
+        case .misplacedElement(let name, let context): return "<\(name)> is not allowed \(context)"
+        case .unknownAttribute(let name, let element, let s):
+            return "unknown attribute '\(name)' on <\(element)>" + hint(s.map { "'\($0)'" })
+        case .missingAttribute(let name, let element): return "<\(element)> needs the attribute '\(name)'"
+        case .invalidAttribute(let name, let element, let value, let expected):
+            return "invalid \(name)=\"\(value)\" on <\(element)>: expected \(expected)"
+        case .unknownName(let name, let s): return "unknown name ${\(name)}" + hint(s)
+        case .referenceCycle(let names): return "reference cycle: " + names.map { "${\($0)}" }.joined(separator: " → ")
+        case .badReference(let text, let reason): return "bad reference \(text): \(reason)"
+        case .badExpression(let e): return e.description
+        case .duplicateMethod(let id, let arity, let first):
+            return "duplicate method '\(id)' with \(arity) argument(s); the first is at \(first)"
+        case .duplicateDefinition(let name, let kind, let first): return "duplicate \(kind) '\(name)'; the first is at \(first)"
+        case .stepMixedWithText: return "text or elements beside <step>: a body of steps holds only <step> elements"
+        case .nestedStep: return "<step> cannot contain another <step>"
+        case .badTry(let why): return "bad <try>: \(why)"
+        case .duplicateName(let name, let reason): return "duplicate name '\(name)': \(reason)"
+        case .unknownInitializer(let name, let s):
+            return "initializer '\(name)' names no <update> method without arguments" + hint(s.map { "'\($0)'" })
+        case .unknownMap(let name, let s): return "unknown map ':\(name)'" + hint(s.map { "':\($0)'" })
+        }
+    }
+
+    /// `file:line:column: error: message`.
+    public var description: String { "\(location): error: \(message)" }
+}
+
+/// Suggestions for misspelled names.
+enum DidYouMean {
+    /// The candidate closest to `name` by edit distance (case-insensitive), when it is close
+    /// enough to be a likely typo (distance ≤ 2, and less than the name's length).
+    static func suggest(_ name: String, among candidates: some Sequence<String>) -> String? {
+        let lower = name.lowercased()
+        var best: (String, Int)?
+        for candidate in candidates where candidate != name {
+            let d = distance(lower, candidate.lowercased())
+            if d <= 2, d < max(name.count, 2), best.map({ d < $0.1 }) ?? true { best = (candidate, d) }
+        }
+        return best?.0
+    }
+
+    /// Edit distance counting a swap of neighbours as one edit (optimal string alignment).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var beforePrevious = previous
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1) // a transposition
+                }
+            }
+            beforePrevious = previous
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

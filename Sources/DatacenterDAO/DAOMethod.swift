@@ -1,0 +1,74 @@
+/// The tag a method was declared with. The four differ only in intent: any may hold any SQL;
+/// a select returns rows through its `result`.
+public enum DAOMethodKind: String, Sendable, Equatable, CaseIterable {
+    case select, insert, update, delete
+}
+
+/// One name of a method's `arguments` list.
+public struct DAOArgumentSpec: Sendable, Equatable {
+    /// The name, without its `$`.
+    public let name: String
+    /// True for a `$` argument: a nil value fails the call before any SQL runs.
+    public let isRequired: Bool
+}
+
+/// A method-level `foreach="collection.item"`.
+public struct DAOForEachSpec: Sendable, Equatable {
+    /// The argument holding the array.
+    public let collection: String
+    /// The name each element is bound to.
+    public let item: String
+}
+
+/// One `<step>`: a statement of a multi-statement body.
+public struct DAOStep: Sendable {
+    /// True when a failure is skipped instead of failing the method.
+    public let resumable: Bool
+    /// The step's SQL template.
+    public let body: any SQLNode
+    /// Where the `<step>` is.
+    public let location: SourceLocation
+}
+
+/// The structure of a method (or upgrade) body.
+public indirect enum DAOMethodBody: Sendable {
+    /// One SQL statement template.
+    case sql(any SQLNode)
+    /// Steps run in order, in one transaction.
+    case steps([DAOStep])
+    /// `<try>…<except>…</except></try>`.
+    case tryExcept(attempt: DAOMethodBody, fallback: DAOMethodBody)
+}
+
+/// A method of a config: a select, insert, update or delete with its arguments, result and
+/// compiled body. Immutable; rendered per call by `Renderer`.
+public struct DAOMethod: Sendable {
+    /// The tag.
+    public let kind: DAOMethodKind
+    /// The method name.
+    public let id: String
+    /// The arguments, in call order.
+    public let arguments: [DAOArgumentSpec]
+    /// The result (select only); nil returns success or failure only.
+    public let result: DAOResultType?
+    /// The method-level foreach, if any.
+    public let forEach: DAOForEachSpec?
+    /// `parallel="true"`: may run on a separate read connection.
+    public let isParallel: Bool
+    /// The body.
+    public let body: DAOMethodBody
+    /// Where the method's element is.
+    public let location: SourceLocation
+
+    /// The number of arguments a call passes (overloads differ in it).
+    public var arity: Int { arguments.count }
+
+    /// `find(id, $time) -> :messageModelMap`, for listings.
+    public var signature: String {
+        let args = arguments.map { ($0.isRequired ? "$" : "") + $0.name }.joined(separator: ", ")
+        var s = "\(kind.rawValue) \(id)(\(args))"
+        if let forEach { s += " foreach \(forEach.collection).\(forEach.item)" }
+        if let result { s += " -> \(result)" }
+        return s
+    }
+}

@@ -1,0 +1,381 @@
+import DatacenterKit
+import Foundation
+
+/// A DAO object: a config bound to a database, whose methods are called by name with
+/// positional arguments (`APDAOProtocol`).
+///
+/// Each call renders its SQL (`Renderer`), prepares the table on first use (initializer,
+/// upgrades: `TableVersioning`), and runs in one transaction. Thread-safe: calls are
+/// serialized on the database's connection.
+///
+/// For example:
+/// ```swift
+/// let dao = try DAOObject(config: DAOConfig(contentsOfFile: "demo.xml"), store: store)
+/// try dao.call("insertItem", ["something"])
+/// let content = try dao.call("getItem", [.integer(dao.lastInsertRowID)]).value
+/// ```
+public final class DAOObject: @unchecked Sendable {
+    /// The config.
+    public let config: DAOConfig
+    /// The path of the database file the tables live in.
+    public let databasePath: String
+    /// Model types results can decode into.
+    public let models: DAOModelRegistry
+
+    private let queue: DatabaseQueue
+    private let pool: DatabasePool?
+    private let lock = NSLock()
+    private var state: State
+
+    private struct State {
+        var tableName: String
+        var globals: [String: DAOValue] = [:]
+        var eventHandler: DAOEventHandler?
+        var encryptor: any DataCrypt
+        var decryptor: any DataCrypt
+        var lastInsertRowID: Int64 = 0
+        var lastChanges = 0
+        var preparedTables: Set<String> = []
+        var explicitTransaction = false
+    }
+
+    /// A DAO object over a store's file; crypt columns use the store's default crypt.
+    public convenience init(config: DAOConfig, store: Store, models: DAOModelRegistry = DAOModelRegistry()) {
+        self.init(config: config, queue: store.queue, pool: store.pool, crypt: store.kv.defaultCrypt, models: models)
+    }
+
+    /// A DAO object over the database file at `path` (created when missing, WAL mode).
+    public convenience init(config: DAOConfig, path: String, crypt: any DataCrypt = KeyRing.empty,
+                            models: DAOModelRegistry = DAOModelRegistry()) throws {
+        let queue = try DatabaseQueue(path: path)
+        self.init(config: config, queue: queue, pool: DatabasePool(writer: queue), crypt: crypt, models: models)
+    }
+
+    /// A DAO object over an open connection queue (in-memory databases, tests). `pool`, when
+    /// given, serves `parallel="true"` selects from read-only connections.
+    public init(config: DAOConfig, queue: DatabaseQueue, pool: DatabasePool? = nil, crypt: any DataCrypt = KeyRing.empty,
+                models: DAOModelRegistry = DAOModelRegistry()) {
+        self.config = config
+        self.queue = queue
+        self.pool = pool
+        self.databasePath = queue.path
+        self.models = models
+        self.state = State(tableName: config.module.tableName, encryptor: crypt, decryptor: crypt)
+    }
+
+    private func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
+        lock.lock(); defer { lock.unlock() }
+        return try body(&state)
+    }
+
+    // MARK: Properties (APDAOProtocol)
+
+    /// The table `${T}` names: the module's `tableName` until set (one config, many tables).
+    public var tableName: String {
+        get { withState { $0.tableName } }
+        set { withState { $0.tableName = newValue } }
+    }
+
+    /// Arguments every method can read after its own (`#{name}`, `@{name}`, expressions).
+    public var globalArguments: [String: DAOValue] {
+        get { withState { $0.globals } }
+        set { withState { $0.globals = newValue } }
+    }
+
+    /// Receives ShouldUpgrade, UpgradeFailed, TableCreated and TableDeleted.
+    public var eventHandler: DAOEventHandler? {
+        get { withState { $0.eventHandler } }
+        set { withState { $0.eventHandler = newValue } }
+    }
+
+    /// Encrypts crypt columns on write (default: the store's default crypt).
+    public var encryptor: any DataCrypt {
+        get { withState { $0.encryptor } }
+        set { withState { $0.encryptor = newValue } }
+    }
+
+    /// Decrypts crypt columns on read (default: the store's default crypt).
+    public var decryptor: any DataCrypt {
+        get { withState { $0.decryptor } }
+        set { withState { $0.decryptor = newValue } }
+    }
+
+    /// `sqlite3_last_insert_rowid()` after the last call.
+    public var lastInsertRowID: Int64 { withState { $0.lastInsertRowID } }
+
+    /// Rows changed by the last call (all its statements).
+    public var lastChanges: Int { withState { $0.lastChanges } }
+
+    /// Every method of the config (`allMethodsList`), overloads included.
+    public var allMethods: [DAOMethod] { config.methods }
+
+    /// Runs `body` with the raw `sqlite3*` handle, the escape hatch for what this API does
+    /// not cover. The connection is held for the duration; do not keep or close the handle.
+    public func withSQLiteHandle<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T {
+        try queue.write { db in try body(db.sqliteHandle) }
+    }
+
+    // MARK: Calls
+
+    /// Renders a call without running it: what `call` would run, for previews.
+    public func render(_ id: String, _ arguments: [DAOValue]) throws -> RenderedCall {
+        let (table, globals) = withState { ($0.tableName, $0.globals) }
+        return try Renderer.render(try config.method(id, arity: arguments.count), arguments: arguments, globals: globals,
+                                   tableName: table, cryptRules: config.cryptRules)
+    }
+
+    /// Calls the method `id` overloaded for `arguments.count` arguments.
+    ///
+    /// `$` arguments are checked before any SQL; the table is prepared on first use; the
+    /// statements run in one transaction (steps, foreach runs and try/except included).
+    /// - throws: `DAOError`; on a throw nothing of the call is kept.
+    @discardableResult
+    public func call(_ id: String, _ arguments: [DAOValue] = []) throws -> DAOCallResult {
+        let method = try config.method(id, arity: arguments.count)
+        let (table, globals, encryptor, decryptor) = withState { ($0.tableName, $0.globals, $0.encryptor, $0.decryptor) }
+        let rendered = try Renderer.render(method, arguments: arguments, globals: globals, tableName: table,
+                                           cryptRules: config.cryptRules)
+        let mapper = ResultMapper(config: config, decryptor: decryptor, registry: models)
+
+        func execute(_ db: Database) throws -> DAOCallResult {
+            let executor = Executor(db: db, encryptor: encryptor)
+            let before = db.totalChanges
+            var ran: [RenderedSQL] = []
+            var skipped = 0
+            var results: [DAOValue] = []
+            var objects: [any Sendable] = []
+            for run in rendered.runs {
+                var outcome = Executor.Outcome()
+                try executor.run(run, into: &outcome)
+                ran += outcome.ran
+                skipped += outcome.skipped
+                if method.kind == .select || method.result != nil {
+                    let (value, decoded) = try mapper.map(outcome.rows ?? [], as: method.result)
+                    results.append(value)
+                    objects += decoded
+                }
+            }
+            let value: DAOValue = rendered.isForEach ? .array(results) : (results.first ?? .nil)
+            return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before, lastInsertRowID: db.lastInsertRowID,
+                                 skipped: ran.isEmpty && skipped > 0, statements: ran)
+        }
+
+        let result: DAOCallResult
+        if method.isParallel, method.kind == .select, let pool, !withState({ $0.explicitTransaction }),
+           !databasePath.isEmpty, databasePath != ":memory:" {
+            try prepareTable(table, globals: globals)
+            result = try mapDatabaseErrors { try pool.read { db in try execute(db) } }
+        } else {
+            result = try mapDatabaseErrors {
+                try queue.write { db in
+                    try prepare(table, globals: globals, encryptor: encryptor, db: db)
+                    return try db.inTransaction(method.kind == .select ? .deferred : .immediate) { try execute(db) }
+                }
+            }
+        }
+        withState {
+            $0.lastInsertRowID = result.lastInsertRowID
+            $0.lastChanges = result.changes
+        }
+        return result
+    }
+
+    /// Calls a select and decodes its result as `T` (each row for an array result).
+    public func fetch<T: Decodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
+        let value = try call(id, arguments).value
+        do {
+            switch value {
+            case .nil: return []
+            case .array(let rows): return try rows.filter { !$0.isNil }.map { try $0.decode(T.self) }
+            default: return [try value.decode(T.self)]
+            }
+        } catch let error as DAOError {
+            throw error
+        } catch {
+            throw DAOError.resultMapping("\(error)")
+        }
+    }
+
+    private func mapDatabaseErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw DAOError.database(error)
+        }
+    }
+
+    // MARK: Tables
+
+    private func prepareTable(_ table: String, globals: [String: DAOValue]) throws {
+        let encryptor = withState { $0.encryptor }
+        try mapDatabaseErrors { try queue.write { db in try prepare(table, globals: globals, encryptor: encryptor, db: db) } }
+    }
+
+    /// Runs the initializer / upgrades for `table` once per DAO object.
+    private func prepare(_ table: String, globals: [String: DAOValue], encryptor: any DataCrypt, db: Database) throws {
+        if table.isEmpty {
+            if config.module.initializer != nil { throw DAOError.noTableName }
+            return
+        }
+        guard !withState({ $0.preparedTables.contains(table) }) else { return }
+        let versioning = TableVersioning(config: config, table: table, globals: globals,
+                                         executor: Executor(db: db, encryptor: encryptor)) { [self] event, arguments in
+            self.emit(event, arguments)
+        }
+        try versioning.prepare()
+        withState { _ = $0.preparedTables.insert(table) }
+    }
+
+    private func emit(_ event: DAOEvent, _ arguments: [String: DAOValue]) {
+        if let handler = withState({ $0.eventHandler }) { handler(self, event, arguments) }
+    }
+
+    /// True when the table (default: the current one) exists.
+    public func tableExists(_ name: String? = nil) throws -> Bool {
+        let table = name ?? tableName
+        return try mapDatabaseErrors { try queue.read { db in try Store.tableExists(table, in: db) } }
+    }
+
+    /// The `CREATE` statement of the table (default: the current one), or nil when missing.
+    public func schema(of name: String? = nil) throws -> String? {
+        let table = name ?? tableName
+        return try mapDatabaseErrors {
+            try queue.read { db in
+                try db.scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)])?.stringValue
+            }
+        }
+    }
+
+    /// Drops the current table; the next call re-creates it through the initializer.
+    public func deleteTable() throws {
+        let table = tableName
+        guard !table.isEmpty else { throw DAOError.noTableName }
+        try mapDatabaseErrors {
+            try queue.write { db in
+                try db.inTransaction {
+                    try db.execute("DROP TABLE IF EXISTS \(Database.quoteIdentifier(table))")
+                    try TableVersions.forget(table, in: db)
+                }
+            }
+        }
+        withState { _ = $0.preparedTables.remove(table) }
+        emit(.tableDeleted, ["table": .string(table)])
+    }
+
+    /// Drops every table whose whole name matches `pattern` (a regular expression), except the
+    /// store's own bookkeeping tables; reports progress from 0 to 1 after each table, and
+    /// vacuums afterwards when asked. Returns the names dropped.
+    @discardableResult
+    public func deleteTables(matching pattern: String, vacuum: Bool = false,
+                             progress: ((Double) -> Void)? = nil) throws -> [String] {
+        let regex: NSRegularExpression
+        do {
+            regex = try NSRegularExpression(pattern: "^(?:" + pattern + ")$")
+        } catch {
+            throw DAOError.badPattern(pattern)
+        }
+        let protected: Set<String> = Store.internalTables.union([TableVersions.tableName, TableVersions.metadataTableName])
+        let names: [String] = try mapDatabaseErrors {
+            try queue.read { db in
+                try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                    .compactMap { $0[0].stringValue }
+            }
+        }.filter { name in
+            !protected.contains(name) && regex.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil
+        }
+        for (index, name) in names.enumerated() {
+            try mapDatabaseErrors {
+                try queue.write { db in
+                    try db.inTransaction {
+                        try db.execute("DROP TABLE IF EXISTS \(Database.quoteIdentifier(name))")
+                        try TableVersions.forget(name, in: db)
+                    }
+                }
+            }
+            withState { _ = $0.preparedTables.remove(name) }
+            emit(.tableDeleted, ["table": .string(name)])
+            progress?(Double(index + 1) / Double(names.count))
+        }
+        if vacuum { try vacuumDatabase() }
+        return names
+    }
+
+    /// Rebuilds the database file to reclaim free space (`VACUUM`; not inside a transaction).
+    public func vacuumDatabase() throws {
+        try mapDatabaseErrors { try queue.write { db in try db.execute("VACUUM") } }
+    }
+
+    // MARK: Transactions
+
+    /// Begins a transaction that spans the following calls until `commit` or `rollback`.
+    /// Calls inside it run in savepoints. Other users of the same connection join it too.
+    public func beginTransaction() throws {
+        try mapDatabaseErrors { try queue.write { db in try db.beginTransaction(.immediate) } }
+        withState { $0.explicitTransaction = true }
+    }
+
+    /// Commits the transaction begun by `beginTransaction`.
+    public func commit() throws {
+        try mapDatabaseErrors { try queue.write { db in try db.commit() } }
+        withState { $0.explicitTransaction = false }
+    }
+
+    /// Rolls back the transaction begun by `beginTransaction`. Tables prepared inside it are
+    /// prepared again on next use.
+    public func rollback() throws {
+        try mapDatabaseErrors { try queue.write { db in try db.rollback() } }
+        withState {
+            $0.explicitTransaction = false
+            $0.preparedTables.removeAll()
+        }
+    }
+
+    /// Runs `body` in one transaction (`daoTransaction:`): committed when it returns, rolled
+    /// back when it throws. Calls made by `body` on this object join the transaction.
+    public func transaction<T>(_ body: (DAOObject) throws -> T) throws -> T {
+        do {
+            return try mapDatabaseErrors {
+                try queue.write { db in try db.inTransaction(.immediate) { try body(self) } }
+            }
+        } catch {
+            withState { $0.preparedTables.removeAll() }
+            throw error
+        }
+    }
+
+    // MARK: Direct SQL
+
+    /// Runs SQL that is not in the config (positional `?` arguments).
+    public func executeUpdate(sql: String, arguments: [DAOValue] = []) throws {
+        let (rowID, changes): (Int64, Int) = try mapDatabaseErrors {
+            try queue.write { db in
+                let before = db.totalChanges
+                try db.execute(sql, StatementArguments(arguments.map(\.databaseValue)))
+                return (db.lastInsertRowID, db.totalChanges - before)
+            }
+        }
+        withState {
+            $0.lastInsertRowID = rowID
+            $0.lastChanges = changes
+        }
+    }
+
+    /// Runs a query that is not in the config; each row as a column → value dictionary.
+    public func executeQuery(sql: String, arguments: [DAOValue] = []) throws -> [[String: DAOValue]] {
+        try mapDatabaseErrors {
+            try queue.read { db in
+                try db.query(sql, StatementArguments(arguments.map(\.databaseValue))).map { row in
+                    Dictionary(zip(row.columnNames, row.values.map(DAOValue.init)), uniquingKeysWith: { _, last in last })
+                }
+            }
+        }
+    }
+}
+
+extension Store {
+    /// A DAO object for the config at `configPath` over this store (`daoWithPath:`).
+    /// - throws: `DAOConfigError` when the config does not load.
+    public func makeDAO(configPath: String, models: DAOModelRegistry = DAOModelRegistry()) throws -> DAOObject {
+        DAOObject(config: try DAOConfig(contentsOfFile: configPath), store: self, models: models)
+    }
+}

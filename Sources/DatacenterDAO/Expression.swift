@@ -1,0 +1,309 @@
+/// A compiled expression of a `true=`/`false=` attribute: parsed once at load time, evaluated
+/// per call against the call's arguments.
+///
+/// For example:
+/// ```swift
+/// let e = try Expression(compiling: "(title != nil and year > 2010) or authors.count >= 2")
+/// try e.isTrue(in: DAOScope(["title": nil, "year": 2000, "authors": ["a", "b"]]))  // true
+/// ```
+public struct Expression: Sendable, Equatable, CustomStringConvertible {
+    /// The expression as written.
+    public let text: String
+    let root: ExpressionNode
+
+    /// Compiles `text`.
+    /// - throws: `ExpressionError` with the 1-based position of the token at fault.
+    public init(compiling text: String) throws {
+        self.text = text
+        let tokens = try ExpressionTokenizer(text: text).tokens()
+        var parser = ExpressionParser(text: text, tokens: tokens)
+        root = try parser.parseAll()
+    }
+
+    /// The value of the expression for the given names.
+    /// - throws: `ExpressionError` for a type error (a string in arithmetic, division by zero).
+    public func evaluate(in scope: DAOScope) throws -> DAOValue {
+        try ExpressionEvaluator(text: text, scope: scope).evaluate(root)
+    }
+
+    /// The truthiness of the value: nil, false, 0 and empty strings or collections are false.
+    public func isTrue(in scope: DAOScope) throws -> Bool {
+        ExpressionEvaluator.truthy(try evaluate(in: scope))
+    }
+
+    /// The names the expression reads (first element of each chained access).
+    public var referencedNames: Set<String> { root.names }
+
+    public var description: String { text }
+}
+
+/// The abstract syntax tree of an expression.
+indirect enum ExpressionNode: Sendable, Equatable {
+    case literal(DAOValue)
+    /// A name with its chained members, and the 1-based position of the name.
+    case path([String], position: Int)
+    case unary(String, ExpressionNode, position: Int)
+    case binary(String, ExpressionNode, ExpressionNode, position: Int)
+
+    var names: Set<String> {
+        switch self {
+        case .literal: return []
+        case .path(let parts, _): return parts.first.map { [$0] } ?? []
+        case .unary(_, let e, _): return e.names
+        case .binary(_, let l, let r, _): return l.names.union(r.names)
+        }
+    }
+}
+
+/// A Pratt parser: each binary operator has a binding power; `not` binds looser than
+/// comparisons (so `not a == b` is `not (a == b)`), unary `+ -` tighter than `* /`.
+struct ExpressionParser {
+    let text: String
+    let tokens: [ExpressionToken]
+    var index = 0
+
+    init(text: String, tokens: [ExpressionToken]) {
+        self.text = text
+        self.tokens = tokens
+    }
+
+    static func bindingPower(_ op: String) -> Int? {
+        switch op {
+        case "or": return 1
+        case "xor": return 2
+        case "and": return 3
+        case "==", "!=": return 5
+        case "<", ">", "<=", ">=": return 6
+        case "+", "-": return 7
+        case "*", "/", "\\", "%": return 8
+        default: return nil
+        }
+    }
+
+    private var current: ExpressionToken { tokens[min(index, tokens.count - 1)] }
+
+    private func fail(_ message: String, _ token: ExpressionToken) -> ExpressionError {
+        ExpressionError(expression: text, position: token.position, message: message)
+    }
+
+    private func describe(_ token: ExpressionToken) -> String {
+        switch token.kind {
+        case .end: return "the end"
+        case .op(let o): return "'\(o)'"
+        case .path(let p): return "'\(p.joined(separator: "."))'"
+        case .integer(let i): return "\(i)"
+        case .double(let d): return "\(d)"
+        case .string: return "a string"
+        case .nilLiteral: return "nil"
+        case .trueLiteral: return "true"
+        case .falseLiteral: return "false"
+        }
+    }
+
+    mutating func parseAll() throws -> ExpressionNode {
+        if case .end = current.kind { throw fail("the expression is empty", current) }
+        let node = try parse(minimumPower: 0)
+        guard case .end = current.kind else { throw fail("expected an operator, found \(describe(current))", current) }
+        return node
+    }
+
+    mutating func parse(minimumPower: Int) throws -> ExpressionNode {
+        var left = try parsePrefix()
+        while case .op(let op) = current.kind, let power = Self.bindingPower(op), power > minimumPower {
+            let token = current
+            index += 1
+            let right = try parse(minimumPower: power)
+            left = .binary(op, left, right, position: token.position)
+        }
+        return left
+    }
+
+    mutating func parsePrefix() throws -> ExpressionNode {
+        let token = current
+        index += 1
+        switch token.kind {
+        case .integer(let i): return .literal(.integer(i))
+        case .double(let d): return .literal(.double(d))
+        case .string(let s): return .literal(.string(s))
+        case .nilLiteral: return .literal(.nil)
+        case .trueLiteral: return .literal(.bool(true))
+        case .falseLiteral: return .literal(.bool(false))
+        case .path(let parts): return .path(parts, position: token.position)
+        case .op("("):
+            let inner = try parse(minimumPower: 0)
+            guard case .op(")") = current.kind else { throw fail("expected ')', found \(describe(current))", current) }
+            index += 1
+            return inner
+        case .op("not"):
+            return .unary("not", try parse(minimumPower: 4), position: token.position)
+        case .op("-"), .op("+"):
+            guard case .op(let op) = token.kind else { break }
+            return .unary(op, try parse(minimumPower: 8), position: token.position)
+        default: break
+        }
+        index -= 1
+        throw fail("expected a value, found \(describe(token))", token)
+    }
+}
+
+/// Evaluates an expression tree with the dialect's rules.
+///
+/// **Decision** (see docs/DAO-DIALECT.md): nil, false, 0 and empty string/collection are
+/// false; an ordering comparison with nil is false, `nil == nil` is true; strings compare
+/// lexicographically; arithmetic with nil yields nil; a string mixed with a number in
+/// arithmetic or ordering, or division by zero, is an error with its position.
+struct ExpressionEvaluator {
+    let text: String
+    let scope: DAOScope
+
+    static func truthy(_ value: DAOValue) -> Bool {
+        switch value {
+        case .nil: return false
+        case .bool(let b): return b
+        case .integer(let i): return i != 0
+        case .double(let d): return d != 0
+        case .string(let s): return !s.isEmpty
+        case .data(let d): return !d.isEmpty
+        case .date: return true
+        case .array(let a): return !a.isEmpty
+        case .dictionary(let d): return !d.isEmpty
+        case .model: return true
+        }
+    }
+
+    private func fail(_ message: String, _ position: Int) -> ExpressionError {
+        ExpressionError(expression: text, position: position, message: message)
+    }
+
+    func evaluate(_ node: ExpressionNode) throws -> DAOValue {
+        switch node {
+        case .literal(let v): return v
+        case .path(let parts, _): return scope.lookup(parts)
+        case .unary(let op, let operand, let position):
+            let v = try evaluate(operand)
+            switch op {
+            case "not": return .bool(!Self.truthy(v))
+            case "+", "-":
+                switch v {
+                case .nil: return .nil
+                case .integer(let i):
+                    if op == "+" { return v }
+                    guard i != .min else { throw fail("integer overflow", position) }
+                    return .integer(-i)
+                case .double(let d): return .double(op == "-" ? -d : d)
+                case .bool(let b): return .integer(op == "-" ? (b ? -1 : 0) : (b ? 1 : 0))
+                default: throw fail("cannot apply unary '\(op)' to a \(v.kindName)", position)
+                }
+            default: throw fail("unknown operator '\(op)'", position)
+            }
+        case .binary(let op, let lhs, let rhs, let position):
+            switch op {
+            case "and":
+                guard Self.truthy(try evaluate(lhs)) else { return .bool(false) }
+                return .bool(Self.truthy(try evaluate(rhs)))
+            case "or":
+                if Self.truthy(try evaluate(lhs)) { return .bool(true) }
+                return .bool(Self.truthy(try evaluate(rhs)))
+            case "xor":
+                return .bool(Self.truthy(try evaluate(lhs)) != Self.truthy(try evaluate(rhs)))
+            default: break
+            }
+            let l = try evaluate(lhs)
+            let r = try evaluate(rhs)
+            switch op {
+            case "==": return .bool(Self.equal(l, r))
+            case "!=": return .bool(!Self.equal(l, r))
+            case "<", ">", "<=", ">=": return .bool(try compare(op, l, r, position))
+            default: return try arithmetic(op, l, r, position)
+            }
+        }
+    }
+
+    /// Equality: numbers (and bools) numerically, strings by content, nil only equals nil.
+    static func equal(_ l: DAOValue, _ r: DAOValue) -> Bool {
+        switch (l, r) {
+        case (.nil, .nil): return true
+        case (.nil, _), (_, .nil): return false
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.date(let a), .date(let b)): return a == b
+        default:
+            if let a = numeric(l), let b = numeric(r) { return a == b }
+            return l == r
+        }
+    }
+
+    static func numeric(_ v: DAOValue) -> Double? {
+        switch v {
+        case .integer, .double, .bool: return v.doubleValue
+        default: return nil
+        }
+    }
+
+    private func compare(_ op: String, _ l: DAOValue, _ r: DAOValue, _ position: Int) throws -> Bool {
+        if l.isNil || r.isNil { return false }
+        let order: Int
+        switch (l, r) {
+        case (.integer(let a), .integer(let b)): order = a < b ? -1 : (a == b ? 0 : 1)
+        case (.string(let a), .string(let b)): order = a < b ? -1 : (a == b ? 0 : 1)
+        case (.date(let a), .date(let b)): order = a < b ? -1 : (a == b ? 0 : 1)
+        default:
+            guard let a = Self.numeric(l), let b = Self.numeric(r) else {
+                throw fail("cannot compare a \(l.kindName) with a \(r.kindName) using '\(op)'", position)
+            }
+            order = a < b ? -1 : (a == b ? 0 : 1)
+        }
+        switch op {
+        case "<": return order < 0
+        case ">": return order > 0
+        case "<=": return order <= 0
+        default: return order >= 0
+        }
+    }
+
+    private func arithmetic(_ op: String, _ l: DAOValue, _ r: DAOValue, _ position: Int) throws -> DAOValue {
+        if l.isNil || r.isNil { return .nil }
+        if op == "+", case .string(let a) = l, case .string(let b) = r { return .string(a + b) }
+        guard let ld = Self.numeric(l), let rd = Self.numeric(r) else {
+            throw fail("cannot apply '\(op)' to a \(l.kindName) and a \(r.kindName)", position)
+        }
+        let li = l.int64Value, ri = r.int64Value
+        let bothIntegers: Bool
+        switch (l, r) {
+        case (.double, _), (_, .double): bothIntegers = false
+        default: bothIntegers = true
+        }
+        if bothIntegers, let a = li, let b = ri {
+            let result: (Int64, Bool)
+            switch op {
+            case "+": result = a.addingReportingOverflow(b)
+            case "-": result = a.subtractingReportingOverflow(b)
+            case "*": result = a.multipliedReportingOverflow(by: b)
+            case "\\", "%", "/":
+                guard b != 0 else { throw fail("division by zero", position) }
+                if op == "/" && a % b != 0 { return .double(Double(a) / Double(b)) }
+                result = op == "%" ? a.remainderReportingOverflow(dividingBy: b) : a.dividedReportingOverflow(by: b)
+            default: throw fail("unknown operator '\(op)'", position)
+            }
+            guard !result.1 else { throw fail("integer overflow", position) }
+            return .integer(result.0)
+        }
+        switch op {
+        case "+": return .double(ld + rd)
+        case "-": return .double(ld - rd)
+        case "*": return .double(ld * rd)
+        case "/":
+            guard rd != 0 else { throw fail("division by zero", position) }
+            return .double(ld / rd)
+        case "\\":
+            guard rd != 0 else { throw fail("division by zero", position) }
+            let q = (ld / rd).rounded(.towardZero)
+            guard let i = Int64(exactly: q) else { throw fail("integer overflow", position) }
+            return .integer(i)
+        case "%":
+            guard rd != 0 else { throw fail("division by zero", position) }
+            return .double(ld.truncatingRemainder(dividingBy: rd))
+        default: throw fail("unknown operator '\(op)'", position)
+        }
+    }
+}

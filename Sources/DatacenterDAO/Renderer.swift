@@ -1,0 +1,81 @@
+/// Renders methods into SQL: a pure function of (method, arguments, global arguments, table
+/// name). The executor runs exactly what this returns; a browser previews exactly the same.
+///
+/// For example:
+/// ```swift
+/// let call = try Renderer.render(config.method("find", arity: 2), arguments: [7, 2014],
+///                                tableName: "messages", cryptRules: config.cryptRules)
+/// call.statements[0].sql       // select * from messages where id = ? and time > 2014
+/// call.statements[0].bindings  // [7]
+/// ```
+public enum Renderer {
+    /// Renders a call of `method` with positional `arguments`.
+    ///
+    /// `$` arguments are checked first: a nil one fails before anything renders. A
+    /// method-level `foreach` renders one body per element of its collection.
+    /// - throws: `DAOError` (`.wrongArgumentCount`, `.nilArgument`, `.render`, `.expression`).
+    public static func render(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue] = [:],
+                              tableName: String, cryptRules: Set<DAOCryptRule> = []) throws -> RenderedCall {
+        guard arguments.count == method.arity else {
+            throw DAOError.wrongArgumentCount(method: method.id, given: arguments.count, accepted: [method.arity])
+        }
+        var locals: [String: DAOValue] = [:]
+        for (spec, value) in zip(method.arguments, arguments) {
+            if spec.isRequired && value.isNil { throw DAOError.nilArgument(method: method.id, argument: spec.name) }
+            locals[spec.name] = value
+        }
+        let scope = DAOScope(locals, globals: globals)
+        guard let forEach = method.forEach else {
+            let body = try render(method.body, scope: scope, tableName: tableName, cryptRules: cryptRules)
+            return RenderedCall(methodID: method.id, kind: method.kind, runs: [body], isForEach: false)
+        }
+        let collection = scope.lookup([forEach.collection])
+        let elements: [DAOValue]
+        switch collection {
+        case .nil: elements = []
+        case .array(let a): elements = a
+        default:
+            throw DAOError.render("foreach collection '\(forEach.collection)' is a \(collection.kindName), not an array", at: method.location)
+        }
+        let runs = try elements.map { element in
+            try render(method.body, scope: scope.binding(forEach.item, to: element), tableName: tableName, cryptRules: cryptRules)
+        }
+        return RenderedCall(methodID: method.id, kind: method.kind, runs: runs, isForEach: true)
+    }
+
+    /// Renders a body (a method's or an upgrade's) for the names in `scope`.
+    public static func render(_ body: DAOMethodBody, scope: DAOScope, tableName: String,
+                              cryptRules: Set<DAOCryptRule> = []) throws -> RenderedBody {
+        switch body {
+        case .sql(let node):
+            return .statement(try render(node, scope: scope, tableName: tableName, cryptRules: cryptRules))
+        case .steps(let steps):
+            return .steps(try steps.map { step in
+                RenderedStep(resumable: step.resumable,
+                             statement: try render(step.body, scope: scope, tableName: tableName, cryptRules: cryptRules))
+            })
+        case .tryExcept(let attempt, let fallback):
+            return .tryExcept(attempt: try render(attempt, scope: scope, tableName: tableName, cryptRules: cryptRules),
+                              fallback: try render(fallback, scope: scope, tableName: tableName, cryptRules: cryptRules))
+        }
+    }
+
+    /// Renders one SQL template into one statement.
+    public static func render(_ node: any SQLNode, scope: DAOScope, tableName: String,
+                              cryptRules: Set<DAOCryptRule> = []) throws -> RenderedSQL {
+        var context = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules)
+        try node.render(into: &context)
+        if context.halt == .quit { return .skipped(at: node.location) }
+        return context.buffer.finish(location: node.location)
+    }
+}
+
+extension DAOConfig {
+    /// Renders a call of the method `id` overloaded for `arguments.count` arguments, with this
+    /// config's crypt rules; `tableName` defaults to the module's.
+    public func render(_ id: String, arguments: [DAOValue], globals: [String: DAOValue] = [:],
+                       tableName: String? = nil) throws -> RenderedCall {
+        try Renderer.render(try method(id, arity: arguments.count), arguments: arguments, globals: globals,
+                            tableName: tableName ?? module.tableName, cryptRules: cryptRules)
+    }
+}

@@ -1,0 +1,66 @@
+/// A compiled `true="expr"` or `false="expr"` test.
+public struct DAOCondition: Sendable {
+    /// The expression.
+    public let expression: Expression
+    /// True for `true=`, false for `false=`.
+    public let expected: Bool
+    /// Where the attribute is.
+    public let location: SourceLocation
+
+    public init(expression: Expression, expected: Bool, location: SourceLocation) {
+        self.expression = expression
+        self.expected = expected
+        self.location = location
+    }
+
+    /// Whether the body should render for the names in `scope`.
+    public func holds(in scope: DAOScope) throws -> Bool {
+        do {
+            return try expression.isTrue(in: scope) == expected
+        } catch let error as ExpressionError {
+            throw DAOError.expression(error, at: location)
+        }
+    }
+}
+
+/// `<if true|false="expr">`: the body renders when the test holds.
+public struct IfNode: SQLNode {
+    /// The test.
+    public let condition: DAOCondition
+    /// The body.
+    public let body: any SQLNode
+    public let location: SourceLocation
+
+    public init(condition: DAOCondition, body: any SQLNode, location: SourceLocation) {
+        self.condition = condition
+        self.body = body
+        self.location = location
+    }
+
+    public func render(into context: inout RenderContext) throws {
+        if try condition.holds(in: context.scope) { try body.render(into: &context) }
+    }
+}
+
+/// `<choose>`: the first `<when>` whose test holds renders, else `<otherwise>` if any.
+public struct ChooseNode: SQLNode {
+    /// The `<when>` branches in order.
+    public let branches: [(condition: DAOCondition, body: any SQLNode)]
+    /// The `<otherwise>` body.
+    public let otherwise: (any SQLNode)?
+    public let location: SourceLocation
+
+    public init(branches: [(condition: DAOCondition, body: any SQLNode)], otherwise: (any SQLNode)?, location: SourceLocation) {
+        self.branches = branches
+        self.otherwise = otherwise
+        self.location = location
+    }
+
+    public func render(into context: inout RenderContext) throws {
+        for branch in branches where try branch.condition.holds(in: context.scope) {
+            try branch.body.render(into: &context)
+            return
+        }
+        try otherwise?.render(into: &context)
+    }
+}

@@ -1,0 +1,61 @@
+/// `<foreach item collection open separator close reverse>`: the body once per element.
+///
+/// Each iteration's output is trimmed of surrounding whitespace, and iterations that render
+/// nothing are left out (with their separator). **Decision**: an empty or nil collection
+/// renders nothing, not even `open`/`close`.
+public struct ForEachNode: SQLNode {
+    /// The name each element is bound to.
+    public let item: String
+    /// The chained access of the collection.
+    public let collection: [String]
+    /// Written before the first element.
+    public let open: String
+    /// Written between elements.
+    public let separator: String
+    /// Written after the last element.
+    public let close: String
+    /// Iterate from the last element.
+    public let reverse: Bool
+    /// The body.
+    public let body: any SQLNode
+    public let location: SourceLocation
+
+    public init(item: String, collection: [String], open: String, separator: String, close: String,
+                reverse: Bool, body: any SQLNode, location: SourceLocation) {
+        self.item = item
+        self.collection = collection
+        self.open = open
+        self.separator = separator
+        self.close = close
+        self.reverse = reverse
+        self.body = body
+        self.location = location
+    }
+
+    public func render(into context: inout RenderContext) throws {
+        let value = context.scope.lookup(collection)
+        var elements: [DAOValue]
+        switch value {
+        case .nil: return
+        case .array(let a): elements = a
+        default:
+            throw DAOError.render("foreach collection '\(collection.joined(separator: "."))' is a \(value.kindName), not an array",
+                                  at: location)
+        }
+        if reverse { elements.reverse() }
+        var rendered: [RenderBuffer] = []
+        for element in elements {
+            var piece = try context.renderDetached(body, scope: context.scope.binding(item, to: element))
+            piece.trimWhitespace()
+            if !piece.isBlank { rendered.append(piece) }
+            if context.halt != nil { break }
+        }
+        guard !rendered.isEmpty else { return }
+        context.buffer.append(text: open)
+        for (index, piece) in rendered.enumerated() {
+            if index > 0 { context.buffer.append(text: separator) }
+            context.buffer.append(piece)
+        }
+        context.buffer.append(text: close)
+    }
+}

@@ -1,0 +1,102 @@
+import DatacenterKit
+import Foundation
+
+/// Literal SQL text from the config (consts and fragments already spliced in).
+public struct TextNode: SQLNode {
+    /// The text.
+    public let text: String
+    public let location: SourceLocation
+
+    public init(_ text: String, location: SourceLocation) {
+        self.text = text
+        self.location = location
+    }
+
+    public func render(into context: inout RenderContext) throws {
+        context.buffer.append(text: text)
+    }
+}
+
+/// `${T}` / `${t}`: the DAO object's current table name.
+///
+/// **Decision**: a name that is a plain identifier is written as is; any other name is
+/// quoted as an identifier, so a run-time table name cannot inject SQL.
+public struct TableNameNode: SQLNode {
+    public let location: SourceLocation
+
+    public init(location: SourceLocation) { self.location = location }
+
+    public func render(into context: inout RenderContext) throws {
+        let name = context.tableName
+        guard !name.isEmpty else { throw DAOError.render("${T} used but no table name is set", at: location) }
+        context.buffer.append(text: TableNameNode.sqlName(name))
+    }
+
+    /// `name` as it appears in SQL.
+    public static func sqlName(_ name: String) -> String {
+        let plain = name.first.map { $0.isLetter || $0 == "_" } == true
+            && name.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" }
+        return plain ? name : Database.quoteIdentifier(name)
+    }
+}
+
+/// `#{path}` (bound as `?`) or `@{path}` (formatted into the SQL), with `or ""` and `no ""`.
+public struct ReferenceNode: SQLNode {
+    /// `#` binds, `@` inlines.
+    public enum Mode: Sendable, Equatable { case bind, inline }
+    /// Which reference.
+    public let mode: Mode
+    /// The chained access, e.g. `["model", "content"]`.
+    public let path: [String]
+    /// `or ""`: nil becomes an empty string.
+    public let nilAsEmpty: Bool
+    /// `no ""`: an inlined string is written raw, without quotes or escaping.
+    public let raw: Bool
+    public let location: SourceLocation
+
+    public init(mode: Mode, path: [String], nilAsEmpty: Bool, raw: Bool, location: SourceLocation) {
+        self.mode = mode
+        self.path = path
+        self.nilAsEmpty = nilAsEmpty
+        self.raw = raw
+        self.location = location
+    }
+
+    public func render(into context: inout RenderContext) throws {
+        var value = context.scope.lookup(path)
+        if value.isNil && nilAsEmpty { value = .string("") }
+        let encrypted = context.isEncrypted(path)
+        if mode == .bind || encrypted {
+            // A crypt property is always bound: ciphertext is never inlined.
+            context.buffer.append(bound: value, encrypted: encrypted && !value.isNil)
+            return
+        }
+        context.buffer.append(inlined: ReferenceNode.inline(value, raw: raw, insideQuotes: context.buffer.openQuote == "'"))
+    }
+
+    /// How `@{}` writes a value into SQL.
+    ///
+    /// Strings (and JSON of collections) are single-quoted with embedded quotes doubled;
+    /// inside a quoted template literal the quotes are not added but embedded quotes are
+    /// still doubled; `raw` writes the text as is. nil is `NULL`; numbers as SQL numbers;
+    /// bools as 1/0; data as `X'…'`; dates as seconds since 1970.
+    public static func inline(_ value: DAOValue, raw: Bool, insideQuotes: Bool) -> String {
+        func quoted(_ s: String) -> String {
+            if raw { return s }
+            let escaped = s.replacingOccurrences(of: "'", with: "''")
+            return insideQuotes ? escaped : "'" + escaped + "'"
+        }
+        switch value {
+        case .nil: return "NULL"
+        case .bool(let b): return b ? "1" : "0"
+        case .integer(let i): return String(i)
+        case .double(let d): return d.isFinite ? String(d) : "NULL"
+        case .string(let s): return quoted(s)
+        case .data(let d):
+            let hex = d.map { String(format: "%02X", $0) }.joined()
+            return insideQuotes || raw ? hex : "X'" + hex + "'"
+        case .date(let d): return String(d.timeIntervalSince1970)
+        case .array, .dictionary, .model: return quoted(value.jsonText)
+        }
+    }
+}

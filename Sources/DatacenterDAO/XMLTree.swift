@@ -1,0 +1,170 @@
+import CLibXML2
+import Foundation
+
+/// A plain Swift copy of a parsed XML document: elements with ordered attributes, text and
+/// source locations. libxml2 is used only to build it (`XMLTree.parse`); everything after
+/// works on this value, so no libxml2 pointer outlives the parse.
+struct XMLElementNode: Sendable {
+    let name: String
+    let attributes: [XMLAttribute]
+    let children: [XMLContent]
+    let location: SourceLocation
+
+    /// The value of attribute `name`, or nil.
+    func attribute(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
+    /// The attribute itself (for its location), or nil.
+    func attributeNode(_ name: String) -> XMLAttribute? { attributes.first { $0.name == name } }
+    /// The child elements, in order.
+    var elements: [XMLElementNode] { children.compactMap { if case .element(let e) = $0 { return e } else { return nil } } }
+}
+
+/// One attribute with where its name stands.
+struct XMLAttribute: Sendable {
+    let name: String
+    let value: String
+    let location: SourceLocation
+}
+
+/// Character data (text or CDATA) with where it starts.
+struct XMLText: Sendable {
+    let text: String
+    /// Where the text starts; `column` is 1 when libxml2 does not say (see `SourceText`).
+    let location: SourceLocation
+}
+
+/// A child of an element.
+enum XMLContent: Sendable {
+    case element(XMLElementNode)
+    case text(XMLText)
+}
+
+/// The lines of a config file, used to find columns that libxml2 does not report.
+struct SourceText: Sendable {
+    let file: String
+    let lines: [String]
+
+    init(file: String, text: String) {
+        self.file = file
+        self.lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// The column (1-based, in characters) of the `occurrence`-th match of `needle` on
+    /// `line`, or 1 when it is not there.
+    func column(of needle: String, line: Int, occurrence: Int = 0, after: Int = 0) -> Int {
+        guard line >= 1, line <= lines.count, !needle.isEmpty else { return 1 }
+        let text = lines[line - 1]
+        var searchStart = text.index(text.startIndex, offsetBy: min(max(after, 0), text.count))
+        var seen = 0
+        while let range = text.range(of: needle, range: searchStart..<text.endIndex) {
+            if seen == occurrence { return text.distance(from: text.startIndex, to: range.lowerBound) + 1 }
+            seen += 1
+            searchStart = range.upperBound
+        }
+        return 1
+    }
+
+    /// The location of character `offset` of a text that starts at `start`: lines are
+    /// counted exactly; on the text's first line the column is found by searching for
+    /// `snippet` (1 when not found).
+    func location(in text: String, offset: Int, start: SourceLocation, snippet: String) -> SourceLocation {
+        let prefix = text.prefix(offset)
+        let newlines = prefix.filter { $0 == "\n" }.count
+        let line = start.line + newlines
+        if newlines > 0, let lastNewline = prefix.lastIndex(of: "\n") {
+            let column = prefix.distance(from: lastNewline, to: prefix.endIndex)
+            return SourceLocation(file: file, line: line, column: column)
+        }
+        return SourceLocation(file: file, line: line, column: column(of: snippet, line: line))
+    }
+}
+
+enum XMLTree {
+    /// Parses `data` (the contents of `file`) with libxml2, network access off.
+    /// - throws: `DAOConfigError` (`.xmlSyntax`) with libxml2's message, line and column.
+    static func parse(_ data: Data, file: String) throws -> (root: XMLElementNode, source: SourceText) {
+        let source = SourceText(file: file, text: String(decoding: data, as: UTF8.self))
+        xmlInitParser()
+        guard let context = xmlNewParserCtxt() else {
+            throw DAOConfigError(.xmlSyntax("libxml2 could not allocate a parser"), at: SourceLocation(file: file, line: 1))
+        }
+        defer { xmlFreeParserCtxt(context) }
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        let document: xmlDocPtr? = data.withUnsafeBytes { buffer in
+            let base = buffer.baseAddress?.assumingMemoryBound(to: CChar.self)
+            return xmlCtxtReadMemory(context, base, Int32(buffer.count), file, nil, options)
+        }
+        guard let document else {
+            let error = context.pointee.lastError
+            let message = error.message.map { String(cString: $0) }?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "not well-formed XML"
+            let line = max(1, Int(error.line))
+            let column = max(1, Int(error.int2))
+            throw DAOConfigError(.xmlSyntax(message), at: SourceLocation(file: file, line: line, column: column))
+        }
+        defer { xmlFreeDoc(document) }
+        guard let rootNode = xmlDocGetRootElement(document) else {
+            throw DAOConfigError(.xmlSyntax("the document has no root element"), at: SourceLocation(file: file, line: 1))
+        }
+        var occurrences: [String: Int] = [:]
+        let root = convert(rootNode, document: document, source: source, occurrences: &occurrences)
+        return (root, source)
+    }
+
+    private static func string(_ pointer: UnsafePointer<xmlChar>?) -> String {
+        guard let pointer else { return "" }
+        return String(cString: pointer)
+    }
+
+    /// Copies one element and its subtree. `occurrences` counts elements of one name seen on
+    /// one line, so the n-th `<if` on a line gets the n-th column.
+    private static func convert(_ node: xmlNodePtr, document: xmlDocPtr, source: SourceText,
+                                occurrences: inout [String: Int]) -> XMLElementNode {
+        let name = string(node.pointee.name)
+        let line = Int(xmlGetLineNo(node))
+        let key = "\(line)<\(name)"
+        let seen = occurrences[key, default: 0]
+        occurrences[key] = seen + 1
+        let column = source.column(of: "<" + name, line: line, occurrence: seen)
+        let location = SourceLocation(file: source.file, line: max(line, 1), column: column)
+
+        var attributes: [XMLAttribute] = []
+        var attribute = node.pointee.properties
+        while let current = attribute {
+            let attributeName = string(current.pointee.name)
+            var value = ""
+            if let raw = xmlNodeListGetString(document, current.pointee.children, 1) {
+                value = String(cString: raw)
+                dc_xml_free(raw)
+            }
+            let attributeColumn = source.column(of: attributeName, line: location.line, after: max(column - 1, 0))
+            attributes.append(XMLAttribute(name: attributeName, value: value,
+                                           location: SourceLocation(file: source.file, line: location.line,
+                                                                    column: attributeColumn == 1 ? column : attributeColumn)))
+            attribute = current.pointee.next
+        }
+
+        var children: [XMLContent] = []
+        var child = node.pointee.children
+        while let current = child {
+            switch current.pointee.type {
+            case XML_ELEMENT_NODE:
+                children.append(.element(convert(current, document: document, source: source, occurrences: &occurrences)))
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                let text = string(current.pointee.content)
+                // libxml2 numbers a text node by the line where the text ends.
+                let endLine = Int(xmlGetLineNo(current))
+                let textLine = max(1, endLine - text.reduce(0) { $1 == "\n" ? $0 + 1 : $0 })
+                let merged = XMLText(text: text, location: SourceLocation(file: source.file, line: textLine))
+                if case .text(let previous)? = children.last {
+                    children[children.count - 1] = .text(XMLText(text: previous.text + text, location: previous.location))
+                } else {
+                    children.append(.text(merged))
+                }
+            default:
+                break // comments, processing instructions
+            }
+            child = current.pointee.next
+        }
+        return XMLElementNode(name: name, attributes: attributes, children: children, location: location)
+    }
+}

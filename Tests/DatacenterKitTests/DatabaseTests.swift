@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+@testable import DatacenterKit
+
+/// Opening connections in each mode, and what each mode allows.
+@Suite struct DatabaseTests {
+    @Test func readWriteCreatesAMissingFile() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("new.sqlite")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let db = try Database(path: path)
+        try db.execute("CREATE TABLE t(x)")
+        try db.execute("INSERT INTO t VALUES (7)")
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(db.path == path)
+        #expect(!db.isReadOnly)
+        // Another connection sees the committed row: it really is in the file.
+        let other = try Database(path: path, mode: .readWriteExisting)
+        #expect(try other.scalar("SELECT x FROM t") == .integer(7))
+    }
+
+    @Test func readWriteExistingOnAMissingFileFailsWithoutCreatingIt() {
+        let folder = TemporaryFolder()
+        let path = folder.file("missing.sqlite")
+        let error = #expect(throws: DatabaseError.self) { try Database(path: path, mode: .readWriteExisting) }
+        #expect(error?.code == SQLiteCode.cantOpen)
+        #expect(error?.description.contains(path) == true)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func readOnlyOnAMissingFileFails() {
+        let folder = TemporaryFolder()
+        let path = folder.file("missing.sqlite")
+        #expect(throws: DatabaseError.self) { try Database(path: path, mode: .readOnly) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func readOnlyReadsButRefusesWritesNamingThePath() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("ro.sqlite")
+        do {
+            let db = try Database(path: path)
+            try db.execute("CREATE TABLE t(x)")
+            try db.execute("INSERT INTO t VALUES ('kept')")
+        }
+        let before = fileBytes(path)
+        let ro = try Database(path: path, mode: .readOnly)
+        #expect(ro.isReadOnly)
+        #expect(try ro.scalar("SELECT x FROM t") == .text("kept"))
+
+        for sql in ["INSERT INTO t VALUES ('new')", "CREATE TABLE u(y)", "DELETE FROM t", "PRAGMA user_version = 3"] {
+            let error = #expect(throws: DatabaseError.self, "\(sql)") { try ro.execute(sql) }
+            #expect(error?.isReadOnly == true, "\(sql): \(String(describing: error))")
+            #expect(error?.description.contains(path) == true, "\(sql): \(String(describing: error))")
+        }
+        #expect(try ro.scalar("SELECT count(*) FROM t") == .integer(1))
+        #expect(fileBytes(path) == before, "a read-only connection changed the file")
+    }
+
+    @Test func readOnlyOpenLeavesADeleteJournalModeFileUnchanged() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("journal.sqlite")
+        do {
+            let db = try makeSmallDatabase(at: path)
+            #expect(try db.scalar("PRAGMA journal_mode", cached: false)?.stringValue?.lowercased() == "delete")
+        }
+        let before = fileBytes(path)
+        #expect(before.count > 100)
+        // Bytes 18 and 19 of the header are 1 in rollback-journal mode, 2 in WAL mode.
+        #expect(before[18] == 1 && before[19] == 1)
+
+        do {
+            let ro = try Database(path: path, mode: .readOnly)
+            #expect(try ro.scalar("SELECT count(*) FROM items") == .integer(50))
+            try ro.enableWAL()   // documented to do nothing on a read-only connection
+            let queue = try DatabaseQueue(path: path, mode: .readOnly)   // asks for WAL by default
+            #expect(try queue.read { try $0.scalar("SELECT count(*) FROM items") } == .integer(50))
+            let store = try Store(path: path, readOnly: true)
+            #expect(try store.kv.allBusinesses().isEmpty)
+        }
+
+        let after = fileBytes(path)
+        #expect(after == before, "the file changed")
+        #expect(after[18] == 1 && after[19] == 1)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let check = try Database(path: path)
+        #expect(try check.scalar("PRAGMA journal_mode", cached: false)?.stringValue?.lowercased() == "delete")
+    }
+
+    @Test func inMemoryDatabasesArePrivate() throws {
+        let a = try Database.inMemory()
+        let b = try Database.inMemory()
+        #expect(a.path == ":memory:")
+        try a.execute("CREATE TABLE t(x)")
+        try a.execute("INSERT INTO t VALUES (1)")
+        #expect(try a.scalar("SELECT count(*) FROM t") == .integer(1))
+        #expect(throws: DatabaseError.self) { try b.scalar("SELECT count(*) FROM t") }
+        // Nothing named ":memory:" appears on disk.
+        #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/:memory:"))
+    }
+
+    @Test func temporaryDatabaseWorksAndIsPrivate() throws {
+        let a = try Database.temporary()
+        let b = try Database.temporary()
+        #expect(a.path.isEmpty)
+        try a.execute("CREATE TABLE t(x)")
+        try a.inTransaction {
+            for i in 0..<100 { try a.execute("INSERT INTO t VALUES (?)", [.integer(Int64(i))]) }
+        }
+        #expect(try a.scalar("SELECT sum(x) FROM t") == .integer(4950))
+        #expect(throws: DatabaseError.self) { try b.scalar("SELECT count(*) FROM t") }
+        // WAL is refused for a temporary database: enableWAL does nothing.
+        try a.enableWAL()
+        #expect(try a.scalar("PRAGMA journal_mode", cached: false)?.stringValue?.lowercased() != "wal")
+    }
+
+    @Test func enableWALSwitchesAFileToWAL() throws {
+        let folder = TemporaryFolder()
+        let db = try Database(path: folder.file("wal.sqlite"))
+        try db.enableWAL()
+        #expect(try db.scalar("PRAGMA journal_mode", cached: false) == .text("wal"))
+        #expect(try db.scalar("PRAGMA synchronous", cached: false) == .integer(1))   // NORMAL
+    }
+
+    @Test func lastInsertRowIDAndChanges() throws {
+        let db = try Database.inMemory()
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT)")
+        try db.execute("INSERT INTO t(name) VALUES ('a')")
+        #expect(db.lastInsertRowID == 1)
+        #expect(db.changes == 1)
+        try db.execute("INSERT INTO t(id, name) VALUES (41, 'b')")
+        #expect(db.lastInsertRowID == 41)
+        try db.execute("INSERT INTO t(name) VALUES ('c')")
+        #expect(db.lastInsertRowID == 42)
+        try db.execute("UPDATE t SET name = 'x' WHERE id > 1")
+        #expect(db.changes == 2)
+        try db.execute("DELETE FROM t WHERE id = 999")
+        #expect(db.changes == 0)
+        #expect(db.totalChanges == 5)
+        let rows = try db.query("SELECT id, name FROM t WHERE id = ?", [.integer(db.lastInsertRowID)])
+        #expect(rows.count == 1)
+        #expect(rows.first?["NAME"] == .text("x"))   // names compare case-insensitively
+        #expect(rows.first?["missing"] == nil)
+    }
+
+    @Test func queryFirstScalarAndForEachRow() throws {
+        let db = try Database.inMemory()
+        try db.execute("CREATE TABLE t(x INTEGER)")
+        try db.execute("INSERT INTO t VALUES (1); INSERT INTO t VALUES (2); INSERT INTO t VALUES (3)")
+        #expect(try db.queryFirst("SELECT x FROM t ORDER BY x DESC")?[0] == .integer(3))
+        #expect(try db.queryFirst("SELECT x FROM t WHERE x > 10") == nil)
+        #expect(try db.scalar("SELECT x FROM t WHERE x > 10") == nil)
+        var seen: [Int64] = []
+        try db.forEachRow("SELECT x FROM t ORDER BY x") { statement in
+            seen.append(statement.value(at: 0).int64Value ?? -1)
+            return seen.count < 2
+        }
+        #expect(seen == [1, 2])
+    }
+
+    @Test func makeStatementRefusesSeveralStatements() throws {
+        let db = try Database.inMemory()
+        let error = #expect(throws: DatabaseError.self) { try db.makeStatement("SELECT 1; SELECT 2") }
+        #expect(error?.code == SQLiteCode.misuse)
+        #expect(throws: DatabaseError.self) { try db.cachedStatement("SELECT 1; SELECT 2") }
+        #expect(throws: DatabaseError.self) { try db.makeStatement("  -- only a comment") }
+        #expect(try db.makeStatement("SELECT 1  ").isReadOnly)
+    }
+
+    @Test func syntaxErrorNamesTheSQL() throws {
+        let db = try Database.inMemory()
+        let error = #expect(throws: DatabaseError.self) { try db.execute("SELEKT 1") }
+        #expect(error?.code == SQLiteCode.error)
+        #expect(error?.sql == "SELEKT 1")
+        #expect(error?.description.contains("SELEKT 1") == true)
+    }
+}

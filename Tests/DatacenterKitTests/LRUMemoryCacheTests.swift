@@ -1,0 +1,316 @@
+import Foundation
+import Testing
+@testable import DatacenterKit
+
+/// A plain array-based LRU, most recently used first: the reference the cache is checked against.
+private struct ReferenceLRU {
+    struct Entry: Equatable { var key: Int; var value: Int; var expired: Bool }
+    var capacity: Int
+    var entries: [Entry] = []
+
+    private func index(_ key: Int) -> Int? { entries.firstIndex { $0.key == key } }
+
+    mutating func get(_ key: Int) -> Int? {
+        guard let i = index(key) else { return nil }
+        let entry = entries.remove(at: i)
+        if entry.expired { return nil }
+        entries.insert(entry, at: 0)
+        return entry.value
+    }
+
+    mutating func set(_ value: Int?, _ key: Int, expired: Bool) {
+        guard let value else { _ = remove(key); return }
+        guard capacity > 0 else { return }
+        if let i = index(key) {
+            entries.remove(at: i)
+        } else if entries.count >= capacity {
+            entries.removeLast()
+        }
+        entries.insert(Entry(key: key, value: value, expired: expired), at: 0)
+    }
+
+    mutating func remove(_ key: Int) -> Int? {
+        guard let i = index(key) else { return nil }
+        return entries.remove(at: i).value
+    }
+
+    mutating func removeAll(where predicate: (Int) -> Bool) -> Int {
+        let before = entries.count
+        entries.removeAll { predicate($0.key) }
+        return before - entries.count
+    }
+
+    func contains(_ key: Int) -> Bool { index(key).map { !entries[$0].expired } ?? false }
+
+    func peek(_ n: Int, fromTail: Bool) -> [Int] {
+        Array((fromTail ? entries.reversed() : entries).prefix(max(0, n)).map(\.key))
+    }
+
+    mutating func resetCapacity(_ n: Int) {
+        capacity = max(0, n)
+        while entries.count > capacity { entries.removeLast() }
+    }
+}
+
+/// `LRUMemoryCache`.
+@Suite struct LRUMemoryCacheTests {
+    @Test func capacityIsNeverExceeded() {
+        let cache = LRUMemoryCache<Int, String>(capacity: 5)
+        for i in 0..<100 {
+            cache.set("v\(i)", for: i)
+            #expect(cache.count <= 5)
+        }
+        #expect(cache.count == 5)
+        #expect(cache.capacity == 5)
+        #expect(cache.peek(10).map(\.key) == [99, 98, 97, 96, 95])
+    }
+
+    @Test func theLeastRecentlyUsedIsEvicted() {
+        let cache = LRUMemoryCache<String, Int>(capacity: 3)
+        cache.set(1, for: "a")
+        cache.set(2, for: "b")
+        cache.set(3, for: "c")
+        cache.set(4, for: "d")
+        #expect(cache.get("a") == nil)
+        #expect(cache.get("b") == 2)
+        #expect(cache.get("c") == 3)
+        #expect(cache.get("d") == 4)
+    }
+
+    @Test func getRefreshesRecency() {
+        let cache = LRUMemoryCache<String, Int>(capacity: 3)
+        cache.set(1, for: "a")
+        cache.set(2, for: "b")
+        cache.set(3, for: "c")
+        #expect(cache.get("a") == 1)   // a is now the most recent; b the least
+        cache.set(4, for: "d")
+        #expect(cache.contains("a"))
+        #expect(!cache.contains("b"))
+        #expect(cache.peek(3).map(\.key) == ["d", "a", "c"])
+    }
+
+    @Test func settingAnExistingKeyRefreshesItWithoutEvicting() {
+        let cache = LRUMemoryCache<String, Int>(capacity: 2)
+        cache.set(1, for: "a")
+        cache.set(2, for: "b")
+        cache.set(10, for: "a")
+        #expect(cache.count == 2)
+        cache.set(3, for: "c")   // evicts b, not a
+        #expect(cache.get("a") == 10)
+        #expect(cache.get("b") == nil)
+    }
+
+    @Test func peekAndContainsDoNotChangeRecency() {
+        let cache = LRUMemoryCache<String, Int>(capacity: 3)
+        cache.set(1, for: "a")
+        cache.set(2, for: "b")
+        cache.set(3, for: "c")
+        #expect(cache.peek(1, fromTail: true).map(\.key) == ["a"])
+        #expect(cache.peek(3, fromTail: true).map(\.value) == [1, 2, 3])
+        #expect(cache.contains("a"))
+        cache.set(4, for: "d")
+        #expect(!cache.contains("a"), "peek or contains refreshed the entry")
+        #expect(cache.peek(0).isEmpty)
+    }
+
+    @Test func expiredEntriesAreAbsent() {
+        let cache = LRUMemoryCache<String, Int>(capacity: 4)
+        cache.set(1, for: "past", expiresAt: Date().addingTimeInterval(-1))
+        cache.set(2, for: "future", expiresAt: .distantFuture)
+        cache.set(3, for: "forever")
+        #expect(!cache.contains("past"))
+        #expect(cache.get("past") == nil)
+        #expect(cache.count == 2, "an expired entry is dropped when read")
+        #expect(cache.get("future") == 2)
+        #expect(cache.get("forever") == 3)
+        // Setting again with no expiry revives the key.
+        cache.set(5, for: "future", expiresAt: Date().addingTimeInterval(-1))
+        #expect(cache.get("future") == nil)
+        cache.set(6, for: "future")
+        #expect(cache.get("future") == 6)
+    }
+
+    @Test func removeAndNilSet() {
+        let cache = LRUMemoryCache<String, Int>(capacity: 3)
+        cache.set(1, for: "a")
+        cache.set(2, for: "b")
+        #expect(cache.remove("a") == 1)
+        #expect(cache.remove("a") == nil)
+        cache.set(nil, for: "b")
+        #expect(cache.count == 0)
+        #expect(cache.get("b") == nil)
+        cache.set(1, for: "x"); cache.set(2, for: "y"); cache.set(3, for: "z"); cache.set(4, for: "w")
+        #expect(cache.count == 3)
+        cache.removeAll()
+        #expect(cache.count == 0)
+        #expect(cache.peek(5).isEmpty)
+        cache.set(9, for: "after")
+        #expect(cache.get("after") == 9)
+    }
+
+    @Test func resetCapacityShrinksFromTheLeastRecentEnd() {
+        let cache = LRUMemoryCache<Int, Int>(capacity: 10)
+        for i in 0..<10 { cache.set(i, for: i) }
+        _ = cache.get(0)
+        cache.resetCapacity(3)
+        #expect(cache.capacity == 3)
+        #expect(cache.count == 3)
+        #expect(cache.peek(10).map(\.key) == [0, 9, 8])
+        cache.set(100, for: 100)
+        #expect(cache.count == 3)
+        cache.resetCapacity(0)
+        #expect(cache.count == 0)
+        cache.set(1, for: 1)
+        #expect(cache.count == 0)
+        #expect(cache.get(1) == nil)
+        cache.resetCapacity(2)
+        cache.set(1, for: 1)
+        #expect(cache.get(1) == 1)
+    }
+
+    @Test func zeroAndNegativeCapacitiesHoldNothing() {
+        for capacity in [0, -5] {
+            let cache = LRUMemoryCache<Int, Int>(capacity: capacity)
+            cache.set(1, for: 1)
+            #expect(cache.count == 0)
+            #expect(cache.capacity == 0)
+        }
+    }
+
+    @Test func removeAllWhere() {
+        let cache = LRUMemoryCache<Int, String>(capacity: 10)
+        for i in 0..<10 { cache.set("\(i)", for: i) }
+        #expect(cache.removeAll { $0 % 2 == 0 } == 5)
+        #expect(cache.count == 5)
+        #expect(cache.peek(10).map(\.key) == [9, 7, 5, 3, 1])
+        #expect(cache.removeAll { $0 > 100 } == 0)
+        for i in 10..<15 { cache.set("\(i)", for: i) }
+        #expect(cache.count == 10)
+        #expect(cache.get(1) == "1")
+    }
+
+    @Test func updateIfPresentNeitherGrowsNorRefreshes() {
+        let cache = LRUMemoryCache<String, Int>(capacity: 2)
+        cache.updateIfPresent(1, for: "absent")
+        #expect(cache.count == 0)
+        cache.set(1, for: "a")
+        cache.set(2, for: "b")
+        cache.updateIfPresent(10, for: "a")
+        #expect(cache.peek(2).map(\.value) == [2, 10], "the update changed recency")
+        cache.set(3, for: "c")   // a is still the least recent, so it goes
+        #expect(cache.get("a") == nil)
+        #expect(cache.get("b") == 2)
+    }
+
+    @Test func bulkAddAndRemove() throws {
+        let cache = LRUMemoryCache<String, Int>(capacity: 10)
+        cache.addMany([("img.a", 1), ("img.b", 2), ("doc.a", 3), ("doc.b", 4), ("x.png", 5)])
+        #expect(cache.peek(1).first?.key == "x.png")
+        #expect(cache.count == 5)
+        #expect(cache.removeAll(keys: ["img.a", "missing"]) == 1)
+        #expect(cache.removeAll(withPrefix: "doc.") == 2)
+        #expect(cache.removeAll(withSuffix: ".png") == 1)
+        #expect(cache.peek(10).map(\.key) == ["img.b"])
+        cache.addMany([("a1", 1), ("a22", 2), ("b3", 3)])
+        #expect(try cache.removeAll(matching: "a[0-9]") == 1)   // the whole key must match
+        #expect(cache.contains("a22"))
+        #expect(throws: (any Error).self) { try cache.removeAll(matching: "(") }
+    }
+
+    @Test func memoryPressureEmptiesOnlyWatchingCaches() {
+        let watching = LRUMemoryCache<Int, Int>(capacity: 4)
+        let ignoring = LRUMemoryCache<Int, Int>(capacity: 4)
+        watching.handlesMemoryPressure = true
+        #expect(watching.handlesMemoryPressure)
+        #expect(!ignoring.handlesMemoryPressure)
+        for i in 0..<3 { watching.set(i, for: i); ignoring.set(i, for: i) }
+        MemoryPressure.post()
+        #expect(watching.count == 0)
+        #expect(ignoring.count == 3)
+        watching.handlesMemoryPressure = false
+        watching.set(1, for: 1)
+        MemoryPressure.post()
+        #expect(watching.count == 1)
+    }
+
+    @Test func concurrentUseKeepsTheInvariants() {
+        let cache = LRUMemoryCache<Int, Int>(capacity: 64)
+        let errors = runOnThreads(6) { t in
+            var rng = SplitMix64(seed: UInt64(t))
+            for _ in 0..<5000 {
+                let key = Int.random(in: 0..<200, using: &rng)
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0, 1: cache.set(key * 10, for: key)
+                case 2: if let v = cache.get(key), v != key * 10 { throw CancellationError() }
+                default: cache.remove(key)
+                }
+            }
+        }
+        #expect(errors.isEmpty, "a value came back for the wrong key")
+        #expect(cache.count <= 64)
+        let entries = cache.peek(100)
+        #expect(entries.count == cache.count)
+        #expect(entries.allSatisfy { $0.value == $0.key * 10 })
+        #expect(Set(entries.map(\.key)).count == entries.count)
+    }
+
+    @Test(arguments: [UInt64(1), 2, 42, 0xDEAD_BEEF, 20_240_601])
+    func matchesAReferenceModel(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let initialCapacity = Int.random(in: 0...8, using: &rng)
+        let cache = LRUMemoryCache<Int, Int>(capacity: initialCapacity)
+        var model = ReferenceLRU(capacity: initialCapacity)
+        let past = Date().addingTimeInterval(-60)
+        var log: [String] = []
+
+        for step in 0..<2000 {
+            let key = Int.random(in: 0..<12, using: &rng)
+            let context = { "seed \(seed), step \(step), last ops: \(log.suffix(6).joined(separator: "; "))" }
+            switch Int.random(in: 0..<100, using: &rng) {
+            case 0..<35:
+                let value = Int.random(in: 0..<1000, using: &rng)
+                let expired = Int.random(in: 0..<10, using: &rng) == 0
+                log.append("set \(key)=\(value)\(expired ? " expired" : "")")
+                cache.set(value, for: key, expiresAt: expired ? past : (Bool.random(using: &rng) ? nil : .distantFuture))
+                model.set(value, key, expired: expired)
+            case 35..<65:
+                log.append("get \(key)")
+                #expect(cache.get(key) == model.get(key), "\(context())")
+            case 65..<72:
+                log.append("remove \(key)")
+                #expect(cache.remove(key) == model.remove(key), "\(context())")
+            case 72..<75:
+                log.append("set nil \(key)")
+                cache.set(nil, for: key)
+                model.set(nil, key, expired: false)
+            case 75..<82:
+                log.append("contains \(key)")
+                #expect(cache.contains(key) == model.contains(key), "\(context())")
+            case 82..<88:
+                let n = Int.random(in: 0...10, using: &rng)
+                let fromTail = Bool.random(using: &rng)
+                log.append("peek \(n) \(fromTail ? "tail" : "head")")
+                #expect(cache.peek(n, fromTail: fromTail).map(\.key) == model.peek(n, fromTail: fromTail), "\(context())")
+            case 88..<92:
+                let modulus = Int.random(in: 2...5, using: &rng)
+                log.append("removeAll where %\(modulus)")
+                #expect(cache.removeAll { $0 % modulus == 0 } == model.removeAll { $0 % modulus == 0 }, "\(context())")
+            case 92..<96:
+                let capacity = Int.random(in: 0...8, using: &rng)
+                log.append("resetCapacity \(capacity)")
+                cache.resetCapacity(capacity)
+                model.resetCapacity(capacity)
+            case 96..<97:
+                log.append("removeAll")
+                cache.removeAll()
+                model.entries.removeAll()
+            default:
+                log.append("check")
+            }
+            #expect(cache.count == model.entries.count, "\(context())")
+            #expect(cache.count <= cache.capacity, "\(context())")
+            #expect(cache.peek(20).map(\.key) == model.entries.map(\.key), "\(context())")
+            if cache.count != model.entries.count { break }
+        }
+    }
+}
