@@ -30,13 +30,13 @@ let package = Package(
 
         // The command-line tool.
         .executableTarget(name: "datacenter", dependencies: [
-            "DatacenterKit",
+            "DatacenterKit", "DatacenterDAO",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "DatacenterKitTests", dependencies: ["DatacenterKit"]),
         .testTarget(name: "DatacenterDAOTests", dependencies: ["DatacenterDAO", "DatacenterKit"]),
-        .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "DatacenterKit"]),
+        .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "DatacenterKit", "DatacenterDAO"]),
     ],
     swiftLanguageModes: [.v6]
 )

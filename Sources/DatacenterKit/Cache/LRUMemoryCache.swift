@@ -21,9 +21,10 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         var next: Int32
     }
 
-    private let lock = NSLock()
+    private let lock = AdaptiveLock()
     private var index: [Key: Int32] = [:]
-    private var nodes: [Node] = []
+    /// Entries by slot; nil for a free slot, so a removed value is released at once.
+    private var nodes: [Node?] = []
     private var links: [Link] = []
     private var freeSlots: [Int32] = []
     private var head: Int32 = -1   // most recently used
@@ -61,14 +62,14 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         lock.lock()
         defer { lock.unlock() }
         guard let slot = index[key] else { return nil }
-        let expiry = nodes[Int(slot)].expiry
+        let expiry = nodes[Int(slot)]?.expiry ?? 0
         if expiry != 0, expiry <= Date.timeIntervalSinceReferenceDate {
             unlink(slot)
             release(slot)
             return nil
         }
         moveToHead(slot)
-        return nodes[Int(slot)].value
+        return nodes[Int(slot)]?.value
     }
 
     /// Stores `value` for `key` as the most recently used entry, evicting the least recently
@@ -81,8 +82,8 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         guard limit > 0 else { return }
         let expiry = expiresAt.map { max($0.timeIntervalSinceReferenceDate, .leastNonzeroMagnitude) } ?? 0
         if let slot = index[key] {
-            nodes[Int(slot)].value = value
-            nodes[Int(slot)].expiry = expiry
+            nodes[Int(slot)]?.value = value
+            nodes[Int(slot)]?.expiry = expiry
             moveToHead(slot)
             return
         }
@@ -111,7 +112,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         lock.lock()
         defer { lock.unlock() }
         guard let slot = index[key] else { return }
-        nodes[Int(slot)].value = value
+        nodes[Int(slot)]?.value = value
     }
 
     /// Removes `key`; returns its value when it was present.
@@ -149,7 +150,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         lock.lock()
         defer { lock.unlock() }
         guard let slot = index[key] else { return false }
-        let expiry = nodes[Int(slot)].expiry
+        let expiry = nodes[Int(slot)]?.expiry ?? 0
         return expiry == 0 || expiry > Date.timeIntervalSinceReferenceDate
     }
 
@@ -161,7 +162,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         var result: [(key: Key, value: Value)] = []
         var slot = fromTail ? tail : head
         while slot >= 0, result.count < n {
-            result.append((nodes[Int(slot)].key, nodes[Int(slot)].value))
+            if let node = nodes[Int(slot)] { result.append((node.key, node.value)) }
             slot = fromTail ? links[Int(slot)].previous : links[Int(slot)].next
         }
         return result
@@ -184,7 +185,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     @discardableResult
     private func removeLocked(_ key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
-        let value = nodes[Int(slot)].value
+        let value = nodes[Int(slot)]?.value
         unlink(slot)
         release(slot)
         return value
@@ -208,10 +209,11 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         if tail < 0 { tail = slot }
     }
 
-    /// Forgets the node in `slot` (already unlinked) and recycles the slot. The slot keeps
-    /// its old key and value until reused; they are only ever read through `index`.
+    /// Forgets the node in `slot` (already unlinked), releasing its key and value, and
+    /// recycles the slot.
     private func release(_ slot: Int32) {
-        index[nodes[Int(slot)].key] = nil
+        if let key = nodes[Int(slot)]?.key { index[key] = nil }
+        nodes[Int(slot)] = nil
         freeSlots.append(slot)
     }
 

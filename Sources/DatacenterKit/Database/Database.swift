@@ -164,7 +164,8 @@ public final class Database {
     // MARK: Executing
 
     /// Runs `sql` with `arguments`. `sql` may hold several statements separated by `;`:
-    /// positional values are then taken in order by each statement, named values by name.
+    /// positional values are then taken in order by each statement, named values by name;
+    /// values left over are an error, as for a single statement.
     ///
     /// For example: `try db.execute("UPDATE t SET name = ? WHERE id = ?", ["bo", 1])`.
     public func execute(_ sql: String, _ arguments: StatementArguments = .none) throws {
@@ -193,6 +194,10 @@ public final class Database {
             try current.execute(args)
             let sqlRest = remaining
             statement = try prepare(sqlRest, persistent: false, tail: &remaining)
+        }
+        if offset < arguments.positional.count {
+            throw DatabaseError(extendedCode: SQLITE_RANGE,
+                                message: "the statements take \(offset) value(s), \(arguments.positional.count) given", sql: sql, path: path)
         }
     }
 
