@@ -42,39 +42,13 @@ enum Output {
         for row in rows { print(format(row)) }
     }
 
-    /// Makes text safe for one terminal line: control characters shown as `\n`, `\t`, `\u{1b}`…,
-    /// cut to `limit` characters with `…`.
+    /// Makes text safe for one terminal line (see `TerminalText.visible`).
     static func safe(_ text: String, limit: Int = 80) -> String {
-        var out = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            let piece: String
-            switch scalar {
-            case "\n": piece = "\\n"
-            case "\r": piece = "\\r"
-            case "\t": piece = "\\t"
-            case _ where scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value < 0xA0):
-                piece = "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: piece = String(scalar)
-            }
-            if count + piece.count > limit { return out + "…" }
-            out += piece
-            count += piece.count
-        }
-        return out
+        TerminalText.visible(text, limit: limit)
     }
 }
 
 extension String {
     /// Columns the text takes in a terminal: wide (CJK, emoji) characters take two.
-    var displayWidth: Int {
-        unicodeScalars.reduce(0) { width, scalar in
-            let v = scalar.value
-            if scalar.properties.generalCategory == .nonspacingMark || v == 0x200D || (0xFE00...0xFE0F).contains(v) { return width }
-            let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
-                || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
-                || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1FAFF).contains(v) || (0x20000...0x3FFFD).contains(v)
-            return width + (wide ? 2 : 1)
-        }
-    }
+    var displayWidth: Int { TerminalText.width(of: self) }
 }
