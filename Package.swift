@@ -28,14 +28,19 @@ let package = Package(
         // The DAO engine: XML configs of dynamic SQL, rendered and run on DatacenterKit's stores.
         .target(name: "DatacenterDAO", dependencies: ["DatacenterKit", "CLibXML2"]),
 
-        // The command-line tool.
+        // The browser as pure logic: state, events, rendering into a cell grid. No curses.
+        .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO"]),
+
+        // The command-line tool (and the curses edge of the browser).
         .executableTarget(name: "datacenter", dependencies: [
-            "DatacenterKit", "DatacenterDAO",
+            "DatacenterKit", "DatacenterDAO", "DatacenterBrowser", "CNcursesW",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "DatacenterKitTests", dependencies: ["DatacenterKit"]),
         .testTarget(name: "DatacenterDAOTests", dependencies: ["DatacenterDAO", "DatacenterKit"]),
+        .testTarget(name: "DatacenterBrowserTests", dependencies: ["DatacenterBrowser", "DatacenterKit", "DatacenterDAO"],
+                    exclude: ["Snapshots"]),
         .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "DatacenterKit", "DatacenterDAO"]),
     ],
     swiftLanguageModes: [.v6]

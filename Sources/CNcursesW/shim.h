@@ -3,6 +3,7 @@
 #define NCURSES_WIDECHAR 1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <locale.h>
+#include <wchar.h>
 #include <ncursesw/curses.h>
 
 /* Swift 6 rejects reads of mutable C globals and cannot import function-like macros. */
@@ -10,4 +11,21 @@ static inline WINDOW *dc_stdscr(void) { return stdscr; }
 static inline int dc_lines(void) { return LINES; }
 static inline int dc_cols(void) { return COLS; }
 static inline int dc_color_pair(int n) { return COLOR_PAIR(n); }
+static inline attr_t dc_attr_bold(void) { return A_BOLD; }
+static inline attr_t dc_attr_dim(void) { return A_DIM; }
+static inline attr_t dc_attr_underline(void) { return A_UNDERLINE; }
+static inline attr_t dc_attr_reverse(void) { return A_REVERSE; }
+static inline int dc_colors(void) { return COLORS; }
+static inline int dc_color_pairs(void) { return COLOR_PAIRS; }
+static inline mmask_t dc_mouse_all(void) { return ALL_MOUSE_EVENTS | REPORT_MOUSE_POSITION; }
+static inline mmask_t dc_button1_pressed(void) { return BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_RELEASED; }
+static inline mmask_t dc_button4_pressed(void) { return BUTTON4_PRESSED; }
+static inline mmask_t dc_button5_pressed(void) { return BUTTON5_PRESSED; }
+
+/* Writes one cell: a NUL-terminated wide string of at most a few code points. */
+static inline int dc_put_cell(int y, int x, const wchar_t *text, attr_t attributes, short pair) {
+    cchar_t cell;
+    if (setcchar(&cell, text, attributes, pair, NULL) != OK) return ERR;
+    return mvadd_wch(y, x, &cell);
+}
 #endif

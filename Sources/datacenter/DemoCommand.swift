@@ -1,4 +1,5 @@
 import ArgumentParser
+import DatacenterDAO
 import DatacenterKit
 import Foundation
 
@@ -36,9 +37,17 @@ struct DemoCommand: ParsableCommand {
                 try fm.removeItem(atPath: target)
             }
         }
-        try DemoStore.build(at: target)
+        try DemoCommand.buildDemo(at: target)
         Output.line("demo built at \(target)")
         Output.line("decrypt its values with --key \(DemoStore.keyHex)")
+    }
+}
+
+extension DemoCommand {
+    /// Builds the whole demo at `target`: stores, caches, purgeable folder and DAO tables.
+    static func buildDemo(at target: String) throws {
+        try DemoStore.build(at: target)
+        try DAODemo.build(in: DataCenter(rootPath: target, crypt: KeyRing([DemoStore.key])))
     }
 }
 

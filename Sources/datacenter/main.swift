@@ -12,9 +12,9 @@ struct DatacenterCommand: ParsableCommand {
             Exit status: 0 success, 1 an error (message on stderr starting with 'error:'), 2 a usage error.
             """,
         version: "0.1.0",
-        subcommands: [UsersCommand.self, KVCommand.self, SQLCommand.self, ImportCommand.self, DemoCommand.self,
+        subcommands: [BrowseCommand.self, UsersCommand.self, KVCommand.self, SQLCommand.self, ImportCommand.self, DemoCommand.self,
                       OverviewCommand.self, RekeyCommand.self, CacheCommand.self, CleanCommand.self, PurgeCommand.self,
-                      FileCommand.self, BenchCommand.self])
+                      FileCommand.self, BenchCommand.self, DAOCommand.self])
 }
 
 /// Runs the command line: global options may come before the subcommand; errors map to the

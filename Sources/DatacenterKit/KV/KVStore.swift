@@ -338,7 +338,7 @@ public final class KVStore: Sendable {
 
     // MARK: Helpers
 
-    private static func entry(business: String, key: String, value: DatabaseValue, encoding: DatabaseValue,
+    static func entry(business: String, key: String, value: DatabaseValue, encoding: DatabaseValue,
                               options: DatabaseValue, modified: DatabaseValue) throws -> KVEntry {
         guard let name = encoding.stringValue, let kind = KVEncoding(rawValue: name) else {
             throw KVError.corruptValue("\(business)/\(key) has unknown encoding \(encoding)")

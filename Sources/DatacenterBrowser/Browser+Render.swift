@@ -1,0 +1,179 @@
+import DatacenterKit
+import Foundation
+
+extension Browser {
+    /// The smallest screen the browser draws on; smaller shows a notice.
+    public static let minimumSize = (width: 30, height: 6)
+
+    /// Draws the whole screen. Drawing never changes state.
+    public func render() -> ScreenGrid {
+        var screen = ScreenGrid(width: width, height: height)
+        guard width >= Browser.minimumSize.width, height >= Browser.minimumSize.height else {
+            let notice = "Terminal too small (\(width)×\(height)): need \(Browser.minimumSize.width)×\(Browser.minimumSize.height)"
+            for y in 0..<height { screen.fill(x: 0, y: y, count: width, role: .dialog) }
+            screen.write(notice, x: 0, y: height / 2, maxWidth: width, role: .dialog)
+            return screen
+        }
+        renderHeader(&screen)
+        renderTree(&screen)
+        for y in 1..<(height - 1) { screen.write("│", x: treeWidth, y: y, maxWidth: 1, role: .tree) }
+        if showHelp { renderHelp(&screen) }
+        else if let inspector { renderInspector(inspector, &screen) }
+        else if let grid { renderGrid(grid, &screen) }
+        else { screen.write("Select a business, table or cache on the left (Enter).", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
+        renderStatus(&screen)
+        return screen
+    }
+
+    private func renderHeader(_ screen: inout ScreenGrid) {
+        screen.fill(x: 0, y: 0, count: width, role: .header)
+        var title = " datacenter │ " + catalog.title
+        if let grid { title += " │ " + grid.source.title }
+        if !catalog.keys.isEmpty { title += " │ keys: " + catalog.keys.keys.map(\.fingerprint).joined(separator: ",") }
+        screen.write(title, x: 0, y: 0, maxWidth: width, role: .header)
+    }
+
+    private func renderTree(_ screen: inout ScreenGrid) {
+        let nodes = visibleTree
+        for line in 0..<bodyHeight {
+            let index = treeTop + line
+            let y = line + 1
+            guard nodes.indices.contains(index) else { screen.fill(x: 0, y: y, count: treeWidth, role: .tree); continue }
+            let (node, depth) = nodes[index]
+            let selected = index == treeCursor
+            let role: StyleRole = selected ? (focus == .tree ? .treeSelected : .gridSelected) : .tree
+            screen.fill(x: 0, y: y, count: treeWidth, role: role)
+            let marker = node.isLeaf ? "  " : (expanded.contains(node.id) ? "▾ " : "▸ ")
+            let indent = String(repeating: " ", count: depth * 2)
+            let used = screen.write(indent + marker + node.label, x: 0, y: y, maxWidth: treeWidth, role: role)
+            if !node.detail.isEmpty, used + 2 < treeWidth {
+                screen.write(" " + node.detail, x: used, y: y, maxWidth: treeWidth - used, role: selected ? role : .null)
+            }
+        }
+    }
+
+    private func renderGrid(_ view: GridView, _ screen: inout ScreenGrid) {
+        let left = treeWidth + 1
+        let paneWidth = width - left
+        let widths = columnWidths(view)
+        // Make the cursor column visible: shift the first column right until the cursor
+        // column starts on screen with at least a few characters of it shown.
+        var first = min(view.firstColumn, view.column)
+        while first < view.column,
+              widths[first..<view.column].reduce(0, +) + (view.column - first) + min(widths[view.column], 12) > paneWidth { first += 1 }
+        var x = left
+        var columns: [(index: Int, x: Int, width: Int)] = []
+        for index in first..<widths.count where x < width {
+            columns.append((index, x, min(widths[index], width - x)))
+            x += widths[index] + 1
+        }
+        screen.fill(x: left, y: 1, count: paneWidth, role: .gridHeader)
+        for column in columns {
+            screen.write(view.source.columns[column.index], x: column.x, y: 1, maxWidth: column.width, role: .gridHeader)
+        }
+        for line in 0..<visibleRowCount {
+            let y = line + 2
+            let index = view.top + line
+            guard view.rows.indices.contains(index) else { screen.fill(x: left, y: y, count: paneWidth, role: .grid); continue }
+            let isCursorRow = index == view.cursor
+            screen.fill(x: left, y: y, count: paneWidth, role: isCursorRow ? .gridSelected : .grid)
+            for column in columns where view.rows[index].cells.indices.contains(column.index) {
+                let cell = view.rows[index].cells[column.index]
+                let role: StyleRole = isCursorRow && (column.index != view.column || focus != .grid) ? .gridSelected
+                    : (isCursorRow ? .treeSelected : cell.role)
+                drawCell(cell.text, x: column.x, y: y, width: column.width, role: role, &screen)
+            }
+        }
+    }
+
+    /// Draws text in a cell of `width` columns, ending in a `…` marker when cut.
+    private func drawCell(_ text: String, x: Int, y: Int, width: Int, role: StyleRole, _ screen: inout ScreenGrid) {
+        let visible = TerminalText.visible(text)
+        if TerminalText.width(of: visible) <= width {
+            screen.write(visible, x: x, y: y, maxWidth: width, role: role)
+        } else {
+            let used = screen.write(visible, x: x, y: y, maxWidth: width - 1, role: role)
+            screen.write("…", x: x + used, y: y, maxWidth: 1, role: role == .grid ? .marker : role)
+        }
+    }
+
+    private func renderInspector(_ inspector: Inspector, _ screen: inout ScreenGrid) {
+        let left = treeWidth + 1
+        let paneWidth = width - left
+        screen.fill(x: left, y: 1, count: paneWidth, role: .gridHeader)
+        screen.write(inspector.summary, x: left, y: 1, maxWidth: paneWidth, role: .gridHeader)
+        let role: StyleRole
+        switch inspector.cell.encryption {
+        case .plain: role = .grid
+        case .decrypted: role = .decrypted
+        case .locked: role = .locked
+        }
+        let lines = inspector.lines(width: paneWidth)
+        for line in 0..<(bodyHeight - 1) {
+            let index = inspector.scroll + line
+            guard lines.indices.contains(index) else { break }
+            screen.write(lines[index], x: left, y: line + 2, maxWidth: paneWidth, role: role)
+        }
+    }
+
+    /// The key help, shown with `?`.
+    public static let helpLines = [
+        "Keys",
+        "",
+        "  ↑ ↓ j k        move            PgUp PgDn  page",
+        "  g G Home End   first / last    ← → h l    column",
+        "  Enter          open / inspect  Tab Esc    switch pane",
+        "  m              inspector view: text, json, hex",
+        "  t              next theme      ?          this help",
+        "  q  Ctrl-C      quit            mouse      click, wheel",
+        "",
+        "Encrypted values show decrypted (green) when a --key opens",
+        "them, else as [locked: reason]; never as ciphertext.",
+        "The browser only reads: nothing is written to the files.",
+    ]
+
+    private func renderHelp(_ screen: inout ScreenGrid) {
+        let left = treeWidth + 1
+        for (line, text) in Browser.helpLines.enumerated() where line + 1 < height - 1 {
+            screen.fill(x: left, y: line + 1, count: width - left, role: .dialog)
+            screen.write(text, x: left + 1, y: line + 1, maxWidth: width - left - 1, role: .dialog)
+        }
+    }
+
+    private func renderStatus(_ screen: inout ScreenGrid) {
+        let y = height - 1
+        if let message {
+            screen.fill(x: 0, y: y, count: width, role: message.isError ? .error : .status)
+            screen.write(" " + message.text, x: 0, y: y, maxWidth: width, role: message.isError ? .error : .status)
+            return
+        }
+        screen.fill(x: 0, y: y, count: width, role: .status)
+        let hints: String
+        switch focus {
+        case .tree: hints = " ↑↓ move  Enter open  Tab grid  ? help  t theme  q quit"
+        case .grid: hints = " ↑↓ PgUp PgDn g G move  ←→ column  Enter inspect  Tab tree  ? help  q quit"
+        case .inspector: hints = " ↑↓ scroll  m view  Esc back  ? help"
+        }
+        var position = ""
+        if let view = grid {
+            let total = view.total.map { " of " + Browser.grouped($0) } ?? " of …"
+            let key = view.rows.indices.contains(view.cursor) ? view.rows[view.cursor].key.map(\.description).joined(separator: ",") : "-"
+            position = "key \(key)\(total) rows "
+        }
+        // The position matters more than the hints: it keeps its place, the hints are cut.
+        let positionWidth = min(TerminalText.width(of: position), width / 2)
+        screen.write(hints, x: 0, y: y, maxWidth: width - positionWidth - 1, role: .status)
+        screen.write(position, x: width - positionWidth, y: y, maxWidth: positionWidth, role: .status)
+    }
+
+    /// 2000000 → "2,000,000".
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n)
+        var out = ""
+        for (i, c) in digits.reversed().enumerated() {
+            if i > 0 && i % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return String(out.reversed())
+    }
+}

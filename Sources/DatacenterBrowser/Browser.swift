@@ -1,0 +1,340 @@
+import DatacenterKit
+import Foundation
+
+/// The browser's logic: its state, `handle` (the update function) and `render` (into a
+/// `ScreenGrid`). It knows nothing of curses: the terminal edge turns keys, clicks and
+/// resizes into `BrowserEvent`s, runs the `BrowserCommand`s it asks for, and draws the grid.
+public final class Browser {
+    /// Which pane takes the keys.
+    public enum Focus: Sendable { case tree, grid, inspector }
+
+    /// The grid over one source: a window of rows around the cursor, never the whole table.
+    struct GridView {
+        let id: Int
+        let source: GridSource
+        var rows: [GridRow]
+        var cursor = 0          // index into rows
+        var top = 0             // first visible index into rows
+        var column = 0
+        var firstColumn = 0
+        var total: Int?
+    }
+
+    public let catalog: BrowserCatalog
+    public private(set) var width: Int
+    public private(set) var height: Int
+    public private(set) var focus: Focus = .tree
+    public private(set) var isFinished = false
+    public private(set) var themes: [Theme]
+    public private(set) var themeIndex = 0
+    public var theme: Theme { themes[themeIndex] }
+
+    var expanded: Set<String>
+    var treeCursor = 0
+    var treeTop = 0
+    var grid: GridView?
+    var inspector: Inspector?
+    var showHelp = false
+    var message: (text: String, isError: Bool)?
+    private var nextGridID = 0
+    private var commands: [BrowserCommand] = []
+
+    /// A browser over `catalog` on a `width` × `height` screen.
+    public init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil) {
+        self.catalog = catalog
+        self.width = width
+        self.height = height
+        self.themes = themes.isEmpty ? [Theme.builtIn] : themes
+        if let themeName, let index = self.themes.firstIndex(where: { $0.name == themeName }) { themeIndex = index }
+        // Stores and their groups start open, so everything is one keystroke away.
+        var open: Set<String> = []
+        for store in catalog.roots {
+            open.insert(store.id)
+            for group in store.children { open.insert(group.id) }
+        }
+        expanded = open
+    }
+
+    /// The commands asked for since the last call (row counts to run in the background).
+    public func takeCommands() -> [BrowserCommand] {
+        defer { commands.removeAll() }
+        return commands
+    }
+
+    // MARK: Tree
+
+    /// The tree as displayed: nodes with their depth, children of open nodes included.
+    var visibleTree: [(node: TreeNode, depth: Int)] {
+        var out: [(TreeNode, Int)] = []
+        func walk(_ nodes: [TreeNode], _ depth: Int) {
+            for node in nodes {
+                out.append((node, depth))
+                if expanded.contains(node.id) { walk(node.children, depth + 1) }
+            }
+        }
+        walk(catalog.roots, 0)
+        return out
+    }
+
+    /// Lines available to the panes (between the header and the status line).
+    var bodyHeight: Int { max(0, height - 2) }
+    /// Rows of data the grid shows (below its column header).
+    var visibleRowCount: Int { max(1, bodyHeight - 1) }
+    var treeWidth: Int { min(40, max(14, width / 3)) }
+
+    // MARK: Update
+
+    /// Applies one event.
+    public func handle(_ event: BrowserEvent) {
+        switch event {
+        case let .resize(w, h):
+            width = w
+            height = h
+            refillGrid()
+        case let .rowCount(id, count):
+            if grid?.id == id { grid?.total = count }
+        case let .click(x, y): click(x: x, y: y)
+        case let .wheel(x, _, delta):
+            let key: Key = delta < 0 ? .up : .down
+            let target: Focus = x < treeWidth ? .tree : .grid
+            for _ in 0..<min(3, abs(delta) * 3) { target == .tree ? treeKey(key) : gridKey(key) }
+        case .key(let key): handleKey(key)
+        }
+    }
+
+    private func handleKey(_ key: Key) {
+        if key == .character("\u{3}") { isFinished = true; return }
+        if showHelp {
+            if key == .escape || key == .character("?") || key == .character("q") || key == .enter { showHelp = false }
+            return
+        }
+        switch key {
+        case .character("?"): showHelp = true; return
+        case .character("t") where focus != .inspector:
+            themeIndex = (themeIndex + 1) % themes.count
+            message = ("theme: \(theme.name)", false)
+            return
+        default: break
+        }
+        message = nil
+        switch focus {
+        case .tree: treeKey(key)
+        case .grid: gridKey(key)
+        case .inspector: inspectorKey(key)
+        }
+    }
+
+    private func treeKey(_ key: Key) {
+        let nodes = visibleTree
+        guard !nodes.isEmpty else {
+            if key == .character("q") || key == .escape { isFinished = true }
+            return
+        }
+        treeCursor = min(treeCursor, nodes.count - 1)
+        let node = nodes[treeCursor].node
+        switch key {
+        case .up, .character("k"): treeCursor = max(0, treeCursor - 1)
+        case .down, .character("j"): treeCursor = min(nodes.count - 1, treeCursor + 1)
+        case .pageUp: treeCursor = max(0, treeCursor - bodyHeight)
+        case .pageDown: treeCursor = min(nodes.count - 1, treeCursor + bodyHeight)
+        case .home, .character("g"): treeCursor = 0
+        case .end, .character("G"): treeCursor = nodes.count - 1
+        case .right, .character("l"), .enter:
+            if node.isLeaf { open(node) } else if expanded.contains(node.id), key == .right || key == .character("l") {
+                if treeCursor + 1 < nodes.count { treeCursor += 1 }
+            } else {
+                expanded.insert(node.id)
+            }
+        case .left, .character("h"):
+            if !node.isLeaf, expanded.contains(node.id) { expanded.remove(node.id) }
+            else if let parent = nodes[..<treeCursor].lastIndex(where: { $0.depth < nodes[treeCursor].depth }) { treeCursor = parent }
+        case .tab: if grid != nil { focus = .grid }
+        case .character("q"), .escape: isFinished = true
+        default: break
+        }
+        scrollTreeToCursor()
+    }
+
+    private func scrollTreeToCursor() {
+        if treeCursor < treeTop { treeTop = treeCursor }
+        if treeCursor >= treeTop + bodyHeight { treeTop = treeCursor - bodyHeight + 1 }
+        treeTop = max(0, treeTop)
+    }
+
+    /// Opens a leaf in the grid.
+    func open(_ node: TreeNode) {
+        do {
+            guard let source = try catalog.source(for: node.kind) else { return }
+            nextGridID += 1
+            let rows = try source.firstPage(limit: visibleRowCount * 2)
+            grid = GridView(id: nextGridID, source: source, rows: rows, column: source.initialColumn)
+            inspector = nil
+            focus = .grid
+            commands.append(.countRows(gridID: nextGridID, source: source))
+        } catch {
+            message = ("cannot open \(node.label): \(error)", true)
+        }
+    }
+
+    private func gridKey(_ key: Key) {
+        guard var view = grid else { focus = .tree; return }
+        defer { grid = view }
+        let page = visibleRowCount
+        do {
+            switch key {
+            case .down, .character("j"): try moveDown(&view, by: 1)
+            case .up, .character("k"): try moveUp(&view, by: 1)
+            case .pageDown, .character(" "): try moveDown(&view, by: page)
+            case .pageUp, .character("b"): try moveUp(&view, by: page)
+            case .home, .character("g"):
+                view.rows = try view.source.firstPage(limit: page * 2)
+                view.cursor = 0
+                view.top = 0
+            case .end, .character("G"):
+                view.rows = try view.source.lastPage(limit: page * 2)
+                view.cursor = max(0, view.rows.count - 1)
+                view.top = max(0, view.rows.count - page)
+            case .left, .character("h"): view.column = max(0, view.column - 1)
+            case .right, .character("l"): view.column = min(max(0, view.source.columns.count - 1), view.column + 1)
+            case .enter:
+                if view.rows.indices.contains(view.cursor), view.rows[view.cursor].cells.indices.contains(view.column) {
+                    let name = view.source.columns.indices.contains(view.column) ? view.source.columns[view.column] : "value"
+                    inspector = Inspector(title: name, cell: view.rows[view.cursor].cells[view.column])
+                    focus = .inspector
+                }
+            case .tab, .escape, .backTab: focus = .tree
+            case .character("q"): isFinished = true
+            default: break
+            }
+        } catch {
+            message = ("read failed: \(error)", true)
+        }
+        if view.column < view.firstColumn { view.firstColumn = view.column }
+    }
+
+    /// Moves the cursor down, fetching the next page when it leaves the window; the window
+    /// keeps at most three pages.
+    private func moveDown(_ view: inout GridView, by count: Int) throws {
+        let page = visibleRowCount
+        if view.cursor + count >= view.rows.count, let last = view.rows.last {
+            let more = try view.source.page(after: last, limit: max(page, count))
+            view.rows += more
+            let excess = view.rows.count - page * 3
+            if excess > 0 {
+                view.rows.removeFirst(excess)
+                view.cursor -= excess
+                view.top -= excess
+            }
+        }
+        view.cursor = min(max(0, view.rows.count - 1), view.cursor + count)
+        if view.cursor >= view.top + page { view.top = view.cursor - page + 1 }
+        view.top = max(0, view.top)
+    }
+
+    private func moveUp(_ view: inout GridView, by count: Int) throws {
+        let page = visibleRowCount
+        if view.cursor - count < 0, let first = view.rows.first {
+            let more = try view.source.page(before: first, limit: max(page, count))
+            view.rows = more + view.rows
+            view.cursor += more.count
+            view.top += more.count
+            if view.rows.count > page * 3 { view.rows.removeLast(view.rows.count - page * 3) }
+        }
+        view.cursor = max(0, view.cursor - count)
+        if view.cursor < view.top { view.top = view.cursor }
+    }
+
+    /// After a resize, fetches rows so the taller grid is full, and keeps the cursor shown.
+    private func refillGrid() {
+        guard var view = grid else { return }
+        let page = visibleRowCount
+        if view.rows.count - view.top < page, let last = view.rows.last {
+            view.rows += (try? view.source.page(after: last, limit: page)) ?? []
+        }
+        if view.cursor >= view.top + page { view.top = view.cursor - page + 1 }
+        view.top = max(0, min(view.top, view.cursor))
+        grid = view
+        scrollTreeToCursor()
+    }
+
+    private func inspectorKey(_ key: Key) {
+        guard var current = inspector else { focus = .grid; return }
+        let lines = current.lines(width: width - treeWidth - 1).count
+        switch key {
+        case .down, .character("j"): current.scroll = min(max(0, lines - 1), current.scroll + 1)
+        case .up, .character("k"): current.scroll = max(0, current.scroll - 1)
+        case .pageDown, .character(" "): current.scroll = min(max(0, lines - 1), current.scroll + bodyHeight - 1)
+        case .pageUp: current.scroll = max(0, current.scroll - bodyHeight + 1)
+        case .home, .character("g"): current.scroll = 0
+        case .end, .character("G"): current.scroll = max(0, lines - (bodyHeight - 1))
+        case .character("m"):
+            let modes = Inspector.Mode.allCases
+            current.mode = modes[(modes.firstIndex(of: current.mode)! + 1) % modes.count]
+            current.scroll = 0
+        case .escape, .character("q"), .enter, .tab:
+            inspector = nil
+            focus = .grid
+            return
+        default: break
+        }
+        inspector = current
+    }
+
+    private func click(x: Int, y: Int) {
+        guard y >= 1, y < height - 1 else { return }
+        if x < treeWidth {
+            let index = treeTop + (y - 1)
+            let nodes = visibleTree
+            guard nodes.indices.contains(index) else { return }
+            focus = .tree
+            treeCursor = index
+            let node = nodes[index].node
+            if node.isLeaf { open(node) } else if expanded.contains(node.id) { expanded.remove(node.id) } else { expanded.insert(node.id) }
+        } else if var view = grid, inspector == nil, y >= 2 {
+            let index = view.top + (y - 2)
+            guard view.rows.indices.contains(index) else { return }
+            view.cursor = index
+            let widths = columnWidths(view)
+            var left = treeWidth + 1
+            for column in view.firstColumn..<widths.count {
+                if x < left + widths[column] + 1 { view.column = column; break }
+                left += widths[column] + 1
+            }
+            grid = view
+            focus = .grid
+        }
+    }
+
+    /// Column widths from the header and the rows on screen, 3 to 40 columns each.
+    func columnWidths(_ view: GridView) -> [Int] {
+        let visible = view.rows.dropFirst(view.top).prefix(visibleRowCount)
+        return view.source.columns.enumerated().map { index, name in
+            var w = TerminalText.width(of: name)
+            for row in visible where row.cells.indices.contains(index) {
+                w = max(w, TerminalText.width(of: TerminalText.visible(row.cells[index].text, limit: 40)))
+            }
+            return min(40, max(3, w))
+        }
+    }
+}
+
+extension Browser {
+    /// Opens the first leaf whose label is `name` (a table, KV business or cache), as
+    /// `browse --table` asks; reports in the status line when there is none.
+    public func openNode(named name: String) {
+        func find(_ nodes: [TreeNode], _ path: [String]) -> (TreeNode, [String])? {
+            for node in nodes {
+                if node.isLeaf, node.label == name { return (node, path) }
+                if let found = find(node.children, path + [node.id]) { return found }
+            }
+            return nil
+        }
+        guard let (node, ancestors) = find(catalog.roots, []) else {
+            message = ("no table, business or cache named \(name)", true)
+            return
+        }
+        expanded.formUnion(ancestors)
+        if let index = visibleTree.firstIndex(where: { $0.node.id == node.id }) { treeCursor = index }
+        open(node)
+    }
+}

@@ -1,0 +1,159 @@
+import DatacenterDAO
+import DatacenterKit
+import Foundation
+
+/// A node of the browser's tree.
+public struct TreeNode: Sendable, Equatable {
+    /// What selecting the node shows.
+    public enum Kind: Sendable, Equatable {
+        case store(path: String)
+        case group
+        case kvBusiness(store: String, business: String)
+        case daoTable(store: String, table: String, encryptedColumns: [String])
+        case cache(store: String, name: String)
+        case table(store: String, name: String)
+    }
+
+    public let id: String
+    public let label: String
+    /// Dimmed text after the label (counts, module and version…).
+    public let detail: String
+    public let kind: Kind
+    public var children: [TreeNode]
+
+    /// True for nodes that open a grid.
+    public var isLeaf: Bool {
+        switch kind {
+        case .store, .group: return false
+        default: return true
+        }
+    }
+}
+
+/// Why the browser could not open what it was given.
+public struct BrowserOpenError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// What the browser browses — a data-center root or one SQLite file — opened read-only,
+/// with the tree of stores, KV businesses, DAO tables, caches and other tables.
+public final class BrowserCatalog: @unchecked Sendable {
+    /// The root or file, for the header.
+    public let title: String
+    /// The keys tried on encrypted values.
+    public let keys: KeyRing
+    /// The top-level nodes.
+    public private(set) var roots: [TreeNode] = []
+    private var stores: [String: Store] = [:]
+    private let lock = NSLock()
+    private let center: DataCenter?
+
+    /// Opens a data-center root (a folder) or a SQLite file, read-only.
+    /// - throws: `BrowserOpenError` for a missing path, or a file that is not SQLite.
+    public init(path: String, keys: KeyRing) throws {
+        self.keys = keys
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw BrowserOpenError(description: "\(path) does not exist")
+        }
+        if isDirectory.boolValue {
+            guard FileManager.default.fileExists(atPath: path + "/datacenter.json") || FileManager.default.fileExists(atPath: path + "/common.sqlite") else {
+                throw BrowserOpenError(description: "\(path) is a folder but not a data-center root (no datacenter.json or common.sqlite)")
+            }
+            let center = try DataCenter(rootPath: path, crypt: keys, readOnly: true)
+            self.center = center
+            title = path
+            var nodes: [TreeNode] = []
+            if FileManager.default.fileExists(atPath: center.commonStorePath) {
+                nodes.append(try storeNode(path: center.commonStorePath, label: "common", cacheFiles: try center.cacheStorePaths(forUser: nil)))
+            }
+            for user in center.users() {
+                let label = "user " + user + (user == center.currentUserId ? " (current)" : "")
+                nodes.append(try storeNode(path: try center.storePath(forUser: user), label: label, cacheFiles: try center.cacheStorePaths(forUser: user)))
+            }
+            let version = path + "/version/common.sqlite"
+            if FileManager.default.fileExists(atPath: version) { nodes.append(try storeNode(path: version, label: "version storage", cacheFiles: [])) }
+            roots = nodes
+        } else {
+            center = nil
+            title = path
+            do {
+                roots = [try storeNode(path: path, label: (path as NSString).lastPathComponent, cacheFiles: [])]
+            } catch let error as DatabaseError {
+                throw BrowserOpenError(description: error.isNotADatabase ? "\(path) is not a SQLite database (or it is damaged): \(error.message)" : "\(error)")
+            }
+        }
+    }
+
+    /// The store file at `path`, opened read-only once.
+    public func store(at path: String) throws -> Store {
+        try lock.withLock {
+            if let store = stores[path] { return store }
+            let store = try center?.store(atPath: path) ?? Store(path: path, crypt: keys, readOnly: true)
+            stores[path] = store
+            return store
+        }
+    }
+
+    /// The grid source a leaf node shows.
+    public func source(for kind: TreeNode.Kind) throws -> GridSource? {
+        switch kind {
+        case .store, .group: return nil
+        case let .kvBusiness(path, business): return KVBusinessSource(store: try store(at: path).kv, business: business)
+        case let .daoTable(path, table, encrypted):
+            return try TableSource(store: try store(at: path), table: table, encryptedColumns: Set(encrypted), crypt: keys)
+        case let .cache(path, name):
+            let store = try store(at: path)
+            return CacheSource(store: store, info: try CacheCatalog.cache(named: name, in: store))
+        case let .table(path, name): return try TableSource(store: try store(at: path), table: name, crypt: keys)
+        }
+    }
+
+    private func storeNode(path: String, label: String, cacheFiles: [String]) throws -> TreeNode {
+        let store = try self.store(at: path)
+        var groups: [TreeNode] = []
+        let businesses = try store.kv.allBusinesses()
+        if !businesses.isEmpty {
+            groups.append(TreeNode(id: path + "#kv", label: "KV businesses", detail: "\(businesses.count)", kind: .group, children: try businesses.map { b in
+                TreeNode(id: path + "#kv#" + b, label: b, detail: "\(try store.kv.count(business: b))", kind: .kvBusiness(store: path, business: b), children: [])
+            }))
+        }
+        let (daoTables, allTables) = try store.queue.read { db -> ([TableVersions.Entry], [String]) in
+            let dao = try Store.tableExists(TableVersions.metadataTableName, in: db) ? try TableVersions.entries(in: db) : []
+            let tables = try db.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                .compactMap { $0[0].stringValue }
+            return (dao.filter { entry in tables.contains(entry.tableName) }, tables)
+        }
+        if !daoTables.isEmpty {
+            groups.append(TreeNode(id: path + "#dao", label: "DAO tables", detail: "\(daoTables.count)", kind: .group, children: daoTables.map { e in
+                TreeNode(id: path + "#dao#" + e.tableName, label: e.tableName,
+                         detail: e.module + (e.version.map { " v" + $0 } ?? "") + (e.encryptedColumns.isEmpty ? "" : " [crypt: " + e.encryptedColumns.joined(separator: ", ") + "]"),
+                         kind: .daoTable(store: path, table: e.tableName, encryptedColumns: e.encryptedColumns), children: [])
+            }))
+        }
+        var cacheNodes: [TreeNode] = []
+        var cacheTables: Set<String> = []
+        for file in [path] + cacheFiles.filter({ $0 != path }) {
+            let cacheStore = try self.store(at: file)
+            for info in try CacheCatalog.caches(in: cacheStore) {
+                if file == path { cacheTables.insert(info.tableName) }
+                cacheNodes.append(TreeNode(id: file + "#cache#" + info.name, label: info.name,
+                                           detail: "\(info.entryCount)/\(info.capacity)" + (info.isEncrypted ? " crypted" : "") + (info.isUserDependent ? " per-user" : ""),
+                                           kind: .cache(store: file, name: info.name), children: []))
+            }
+        }
+        if !cacheNodes.isEmpty {
+            groups.append(TreeNode(id: path + "#caches", label: "LRU caches", detail: "\(cacheNodes.count)", kind: .group, children: cacheNodes))
+        }
+        let hidden = Store.internalTables.union([TableVersions.tableName, TableVersions.metadataTableName])
+            .union(daoTables.map(\.tableName)).union(cacheTables)
+        let others = allTables.filter { !hidden.contains($0) }
+        if !others.isEmpty {
+            groups.append(TreeNode(id: path + "#tables", label: "Tables", detail: "\(others.count)", kind: .group, children: others.map { name in
+                TreeNode(id: path + "#table#" + name, label: name, detail: "", kind: .table(store: path, name: name), children: [])
+            }))
+        }
+        let fileName = (path as NSString).lastPathComponent
+        return TreeNode(id: path, label: label, detail: fileName == label ? "" : fileName, kind: .store(path: path), children: groups)
+    }
+}

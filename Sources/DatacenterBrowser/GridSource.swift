@@ -1,0 +1,137 @@
+import DatacenterKit
+import Foundation
+
+/// Whether a value was encrypted, and whether the keys given opened it.
+public enum EncryptionState: Equatable, Sendable {
+    case plain
+    case decrypted
+    /// No key opened it; the reason in words ("no key", "wrong key", …).
+    case locked(String)
+}
+
+/// A value as the inspector shows it.
+public enum CellContent: Sendable {
+    case database(DatabaseValue)
+    case kv(KVValue)
+    case propertyList(PropertyListValue)
+    case none
+}
+
+/// One cell of the grid: a one-line rendering, its role, and what the inspector needs.
+public struct GridCell: Sendable {
+    /// One line of display text (cut; control characters are escaped when drawn).
+    public let text: String
+    public let role: StyleRole
+    /// The type in words: `text`, `integer`, `blob`, `json`, …
+    public let typeName: String
+    public let encryption: EncryptionState
+    public let content: CellContent
+
+    public init(text: String, role: StyleRole, typeName: String, encryption: EncryptionState = .plain, content: CellContent = .none) {
+        self.text = text
+        self.role = role
+        self.typeName = typeName
+        self.encryption = encryption
+        self.content = content
+    }
+}
+
+/// One row: its paging key and its cells.
+public struct GridRow: Sendable {
+    /// Where the row stands in the source's order (rowid, primary key, KV key…).
+    public let key: [DatabaseValue]
+    public let cells: [GridCell]
+}
+
+/// Something the grid shows, read a page at a time in a stable order, never whole.
+public protocol GridSource: AnyObject, Sendable {
+    /// What the grid's title says.
+    var title: String { get }
+    /// The column names.
+    var columns: [String] { get }
+    /// The first `limit` rows.
+    func firstPage(limit: Int) throws -> [GridRow]
+    /// Up to `limit` rows after `row`.
+    func page(after row: GridRow, limit: Int) throws -> [GridRow]
+    /// Up to `limit` rows before `row`, in order.
+    func page(before row: GridRow, limit: Int) throws -> [GridRow]
+    /// The last `limit` rows, in order.
+    func lastPage(limit: Int) throws -> [GridRow]
+    /// How many rows there are (may be slow: the browser asks in the background).
+    func count() throws -> Int
+    /// The column the cursor starts on (the value column of KV and cache grids).
+    var initialColumn: Int { get }
+}
+
+extension GridSource {
+    public var initialColumn: Int { 0 }
+}
+
+/// Turns stored values into grid cells: one line, safe, cut, and decrypted where a key
+/// opens them.
+public enum ValueFormatter {
+    /// The most characters a grid cell keeps of a value.
+    public static let cellTextLimit = 256
+
+    /// A database value as a cell.
+    public static func cell(_ value: DatabaseValue) -> GridCell {
+        switch value {
+        case .null: return GridCell(text: "NULL", role: .null, typeName: "null", content: .database(value))
+        case .integer(let v): return GridCell(text: String(v), role: .grid, typeName: "integer", content: .database(value))
+        case .real(let d): return GridCell(text: String(d), role: .grid, typeName: "real", content: .database(value))
+        case .text(let s): return GridCell(text: cut(s), role: .grid, typeName: "text", content: .database(value))
+        case .blob(let d): return GridCell(text: blobPreview(d), role: .blob, typeName: "blob", content: .database(value))
+        }
+    }
+
+    /// A value from an encrypted column: decrypted with `crypt` when it opens it, else
+    /// shown locked — never as ciphertext.
+    public static func encryptedCell(_ value: DatabaseValue, crypt: any DataCrypt) -> GridCell {
+        guard case .blob(let ciphertext) = value else { return cell(value) }
+        do {
+            let plain = try crypt.decrypt(ciphertext)
+            if let text = String(data: plain, encoding: .utf8) {
+                return GridCell(text: cut(text), role: .decrypted, typeName: "text", encryption: .decrypted, content: .database(.text(text)))
+            }
+            return GridCell(text: blobPreview(plain), role: .decrypted, typeName: "blob", encryption: .decrypted, content: .database(.blob(plain)))
+        } catch {
+            let reason = lockReason(error)
+            return GridCell(text: "[locked: \(reason)]", role: .locked, typeName: "blob", encryption: .locked(reason), content: .none)
+        }
+    }
+
+    /// A KV entry's value, decoded and decrypted by the store.
+    public static func kvCell(_ entry: KVEntry, store: KVStore) -> GridCell {
+        let typeName = entry.encoding == .integer ? "int" : entry.encoding.rawValue
+        do {
+            let value = try store.decode(entry)
+            return GridCell(text: cut(value.displayString), role: entry.options.isEncrypted ? .decrypted : .grid, typeName: typeName,
+                            encryption: entry.options.isEncrypted ? .decrypted : .plain, content: .kv(value))
+        } catch {
+            let reason = lockReason(error)
+            return GridCell(text: "[locked: \(reason)]", role: .locked, typeName: typeName, encryption: .locked(reason))
+        }
+    }
+
+    /// Why a value stays locked, in words.
+    public static func lockReason(_ error: Error) -> String {
+        switch error {
+        case CryptError.noKey, KVError.cannotDecrypt(_, _, .noKey), CacheError.cannotDecrypt(_, _, .noKey): return "no key"
+        case CryptError.wrongKey, KVError.cannotDecrypt(_, _, .wrongKey), CacheError.cannotDecrypt(_, _, .wrongKey): return "wrong key"
+        case KVError.needsCustomCrypt: return "custom crypt"
+        default: return "unreadable"
+        }
+    }
+
+    /// Text cut to `cellTextLimit` characters with `…`.
+    public static func cut(_ text: String) -> String {
+        text.count > cellTextLimit ? String(text.prefix(cellTextLimit)) + "…" : text
+    }
+
+    /// A blob as its size and the first bytes in hex: `⟨16 B⟩ 00 01 02 …`.
+    public static func blobPreview(_ data: Data) -> String {
+        let size = data.count >= 1024 ? String(format: "%.1f KB", Double(data.count) / 1024) : "\(data.count) B"
+        let bytes = data.prefix(16).map { String(format: "%02x", $0) }.joined(separator: " ")
+        return "⟨\(size)⟩ " + bytes + (data.count > 16 ? " …" : "")
+    }
+}

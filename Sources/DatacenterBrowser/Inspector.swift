@@ -1,0 +1,132 @@
+import DatacenterKit
+import Foundation
+
+/// One value shown in full: text, pretty JSON (or a property-list tree), or a hex dump.
+public struct Inspector: Sendable {
+    public enum Mode: String, CaseIterable, Sendable { case text, json, hex }
+
+    public let title: String
+    public let cell: GridCell
+    public var mode: Mode
+    public var scroll = 0
+
+    /// The most lines an inspector lays out, so a huge value stays quick.
+    public static let lineLimit = 20_000
+
+    public init(title: String, cell: GridCell) {
+        self.title = title
+        self.cell = cell
+        switch cell.content {
+        case .kv(let v) where ![.string, .integer, .double, .bool].contains(v.encoding): mode = .json
+        case .propertyList: mode = .json
+        case .database(.blob): mode = .hex
+        default: mode = .text
+        }
+    }
+
+    /// The first line: what the value is and whether it was decrypted.
+    public var summary: String {
+        let state: String
+        switch cell.encryption {
+        case .plain: state = ""
+        case .decrypted: state = " · decrypted"
+        case .locked(let why): state = " · locked (\(why))"
+        }
+        return "\(title) · \(cell.typeName)\(state) · \(mode.rawValue) view (m: switch)"
+    }
+
+    /// The content laid out for `width` columns.
+    public func lines(width: Int) -> [String] {
+        let width = max(8, width)
+        if case .locked(let why) = cell.encryption {
+            return ["This value is encrypted and no key given opens it (\(why)).", "Pass the key with --key to see it."]
+        }
+        switch mode {
+        case .hex: return Inspector.hexDump(bytes, width: width)
+        case .json: return Inspector.wrap(prettyJSON ?? text, width: width)
+        case .text: return Inspector.wrap(text, width: width)
+        }
+    }
+
+    private var text: String {
+        switch cell.content {
+        case .database(let v):
+            switch v {
+            case .null: return "NULL"
+            case .integer(let i): return String(i)
+            case .real(let d): return String(d)
+            case .text(let s): return s
+            case .blob(let d): return String(data: d, encoding: .utf8) ?? ValueFormatter.blobPreview(d)
+            }
+        case .kv(let v):
+            if case .string(let s) = v { return s }
+            return v.displayString
+        case .propertyList(let p): return KVValue.plist(p).displayString
+        case .none: return cell.text
+        }
+    }
+
+    private var bytes: Data {
+        switch cell.content {
+        case .database(.blob(let d)): return d
+        case .propertyList(.data(let d)): return d
+        default: return Data(text.utf8)
+        }
+    }
+
+    private var prettyJSON: String? {
+        let object: Any
+        switch cell.content {
+        case .kv(let v): object = v.jsonObject
+        case .propertyList(let p): object = p.jsonObject
+        case .database(.text(let s)):
+            guard let parsed = try? JSONSerialization.jsonObject(with: Data(s.utf8), options: [.fragmentsAllowed]) else { return nil }
+            object = parsed
+        default: return nil
+        }
+        guard JSONSerialization.isValidJSONObject(object) || object is String || object is NSNumber,
+              let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Splits text into lines of at most `width` columns, control characters made visible.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = "", columns = 0
+            for character in paragraph {
+                let piece = TerminalText.escaped(character) ?? String(character)
+                let w = TerminalText.width(of: piece)
+                if columns + w > width {
+                    lines.append(line)
+                    if lines.count >= lineLimit { return lines + ["… (cut at \(lineLimit) lines)"] }
+                    line = ""
+                    columns = 0
+                }
+                line += piece
+                columns += w
+            }
+            lines.append(line)
+            if lines.count >= lineLimit { return lines + ["… (cut at \(lineLimit) lines)"] }
+        }
+        return lines
+    }
+
+    /// `offset  hex bytes  ascii`, as many bytes per line as fit (8 or 16).
+    static func hexDump(_ data: Data, width: Int) -> [String] {
+        let perLine = width >= 76 ? 16 : 8
+        var lines: [String] = []
+        var offset = 0
+        let bytes = [UInt8](data.prefix(perLine * lineLimit))
+        while offset < bytes.count {
+            let chunk = bytes[offset..<min(offset + perLine, bytes.count)]
+            let hex = chunk.map { String(format: "%02x", $0) }.joined(separator: " ")
+            let ascii = String(chunk.map { $0 >= 0x20 && $0 < 0x7F ? Character(Unicode.Scalar($0)) : "." })
+            lines.append(String(format: "%08x  ", offset) + hex.padding(toLength: perLine * 3, withPad: " ", startingAt: 0) + " " + ascii)
+            offset += perLine
+        }
+        if data.count > bytes.count { lines.append("… (\(data.count) bytes in all)") }
+        return lines.isEmpty ? ["(empty)"] : lines
+    }
+}

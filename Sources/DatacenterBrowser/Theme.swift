@@ -1,0 +1,136 @@
+import Foundation
+
+/// A terminal colour: the terminal's own, one of the 16 standard colours, or an RGB value
+/// (drawn as the nearest colour the terminal has).
+public enum TerminalColor: Equatable, Sendable {
+    case terminalDefault
+    /// 0–7 standard, 8–15 bright.
+    case standard(Int)
+    case rgb(UInt8, UInt8, UInt8)
+
+    static let names = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"]
+
+    init?(name: String) {
+        if name == "default" { self = .terminalDefault; return }
+        if let i = Self.names.firstIndex(of: name) { self = .standard(i); return }
+        if name.hasPrefix("bright-"), let i = Self.names.firstIndex(of: String(name.dropFirst(7))) { self = .standard(i + 8); return }
+        if name.hasPrefix("#"), name.count == 7, let v = UInt32(name.dropFirst(), radix: 16) {
+            self = .rgb(UInt8(v >> 16), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF))
+            return
+        }
+        return nil
+    }
+
+    /// The nearest of the 16 standard colours (nil for the terminal's default).
+    public var standardIndex: Int? {
+        switch self {
+        case .terminalDefault: return nil
+        case .standard(let i): return i
+        case let .rgb(r, g, b):
+            let palette: [(Int, Int, Int)] = [(0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205), (229, 229, 229),
+                                              (127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255), (255, 0, 255), (0, 255, 255), (255, 255, 255)]
+            return palette.indices.min { a, b in
+                let da = (palette[a].0 - Int(r)) * (palette[a].0 - Int(r)) + (palette[a].1 - Int(g)) * (palette[a].1 - Int(g)) + (palette[a].2 - Int(b)) * (palette[a].2 - Int(b))
+                let db = (palette[b].0 - Int(r)) * (palette[b].0 - Int(r)) + (palette[b].1 - Int(g)) * (palette[b].1 - Int(g)) + (palette[b].2 - Int(b)) * (palette[b].2 - Int(b))
+                return da < db
+            }
+        }
+    }
+}
+
+/// How one role looks.
+public struct CellStyle: Equatable, Sendable {
+    public var foreground: TerminalColor = .terminalDefault
+    public var background: TerminalColor = .terminalDefault
+    public var bold = false, dim = false, underline = false, reverse = false
+}
+
+/// A theme file that could not be read, with where.
+public struct ThemeError: Error, Equatable, CustomStringConvertible {
+    public let file: String
+    public let line: Int
+    public let message: String
+    public var description: String { "\(file):\(line): \(message)" }
+}
+
+/// A browser theme: a style per role, read from `themes/NAME.theme` (format in
+/// `themes/README.md`). Roles a file leaves out keep the default theme's style.
+public struct Theme: Equatable, Sendable {
+    public let name: String
+    public let styles: [StyleRole: CellStyle]
+
+    /// The style of `role`.
+    public func style(_ role: StyleRole) -> CellStyle { styles[role] ?? Theme.builtIn.styles[role] ?? CellStyle() }
+
+    /// Reads a theme file's text.
+    public static func parse(_ text: String, name: String, file: String) throws -> Theme {
+        var styles = builtIn.styles
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = Theme.stripComment(String(rawLine))
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            func fail(_ message: String) -> ThemeError { ThemeError(file: file, line: index + 1, message: message) }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { throw fail("expected `role = foreground background [attributes]`") }
+            guard let role = StyleRole(rawValue: parts[0]) else {
+                throw fail("unknown role '\(parts[0])' (roles: \(StyleRole.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            let words = parts[1].split(whereSeparator: \.isWhitespace).map(String.init)
+            guard words.count >= 2 else { throw fail("a style needs a foreground and a background colour") }
+            guard let fg = TerminalColor(name: words[0]) else { throw fail("unknown colour '\(words[0])'") }
+            guard let bg = TerminalColor(name: words[1]) else { throw fail("unknown colour '\(words[1])'") }
+            var style = CellStyle(foreground: fg, background: bg)
+            for attribute in words.dropFirst(2) {
+                switch attribute {
+                case "bold": style.bold = true
+                case "dim": style.dim = true
+                case "underline": style.underline = true
+                case "reverse": style.reverse = true
+                default: throw fail("unknown attribute '\(attribute)' (bold, dim, underline, reverse)")
+                }
+            }
+            styles[role] = style
+        }
+        return Theme(name: name, styles: styles)
+    }
+
+    /// A line without its comment: `#` at the start of the line, or after white space and
+    /// before white space (so `#rrggbb` colours are not comments).
+    static func stripComment(_ line: String) -> String {
+        if line.trimmingCharacters(in: .whitespaces).hasPrefix("#") { return "" }
+        guard let range = line.range(of: " # ") ?? (line.hasSuffix(" #") ? line.range(of: " #", options: .backwards) : nil) else { return line }
+        return String(line[..<range.lowerBound])
+    }
+
+    /// Every `*.theme` file of `directory`, sorted with `default` first; files that fail to
+    /// parse are reported in `errors`.
+    public static func load(directory: String) -> (themes: [Theme], errors: [ThemeError]) {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".theme") }.sorted()
+        var themes: [Theme] = [], errors: [ThemeError] = []
+        for file in files {
+            let path = directory + "/" + file
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+            do { themes.append(try parse(text, name: String(file.dropLast(6)), file: path)) } catch let error as ThemeError {
+                errors.append(error)
+            } catch {}
+        }
+        themes.sort { ($0.name == "default" ? 0 : 1, $0.name) < ($1.name == "default" ? 0 : 1, $1.name) }
+        return (themes, errors)
+    }
+
+    /// The theme used when no theme files are found: the same as `themes/default.theme`.
+    public static let builtIn: Theme = {
+        func s(_ fg: TerminalColor, _ bg: TerminalColor, bold: Bool = false, dim: Bool = false) -> CellStyle {
+            CellStyle(foreground: fg, background: bg, bold: bold, dim: dim)
+        }
+        return Theme(name: "default", styles: [
+            .header: s(.standard(0), .standard(6)), .status: s(.standard(0), .standard(7)),
+            .tree: s(.terminalDefault, .terminalDefault), .treeSelected: s(.standard(0), .standard(6), bold: true),
+            .grid: s(.terminalDefault, .terminalDefault), .gridHeader: s(.standard(6), .terminalDefault, bold: true),
+            .gridSelected: s(.standard(0), .standard(7)), .decrypted: s(.standard(2), .terminalDefault),
+            .locked: s(.standard(1), .terminalDefault, bold: true), .null: s(.standard(8), .terminalDefault),
+            .blob: s(.standard(5), .terminalDefault), .marker: s(.standard(3), .terminalDefault),
+            .staged: s(.standard(3), .terminalDefault, bold: true), .error: s(.standard(7), .standard(1), bold: true),
+            .dialog: s(.standard(0), .standard(7)),
+        ])
+    }()
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import DatacenterBrowser
+import DatacenterDAO
+import DatacenterKit
+import Foundation
+
+/// `datacenter browse`: the terminal browser.
+struct BrowseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "browse",
+        abstract: "Browse a data-center root or any SQLite file in the terminal.",
+        discussion: """
+            With no PATH, opens the demo (building it first if missing) with its published key, so every \
+            feature shows at once. The browser only reads: files are opened read-only and never changed.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("A data-center root folder or a SQLite file.", valueName: "path")) var path: String?
+    @Option(help: ArgumentHelp("Open straight onto this table, KV business or cache.", valueName: "name")) var table: String?
+    @Option(help: ArgumentHelp("A theme from themes/ (default, light, high-contrast, …).", valueName: "name")) var theme: String?
+    @Flag(help: "Open read-only (the browser never writes in this version; kept for scripts).") var readOnly = false
+
+    func run() throws {
+        var keys = try global.keyRing()
+        let target: String
+        if let path {
+            target = expandTilde(path)
+        } else {
+            target = expandTilde(global.root ?? DemoCommand.defaultPath)
+            if !FileManager.default.fileExists(atPath: target) { try DemoCommand.buildDemo(at: target) }
+            keys = KeyRing(keys.keys + [DemoStore.key])
+        }
+        let catalog: BrowserCatalog
+        do { catalog = try BrowserCatalog(path: target, keys: keys) } catch {
+            throw CLIError("\(error)")
+        }
+        let (themes, themeErrors) = Theme.load(directory: BrowseCommand.themesDirectory())
+        for error in themeErrors { Output.error("warning: \(error)") }
+        if let theme, !themes.contains(where: { $0.name == theme }) {
+            throw CLIError("no theme named '\(theme)' (themes: \(themes.map(\.name).joined(separator: ", ")))")
+        }
+        guard isatty(0) == 1, isatty(1) == 1 else { throw CLIError("browse needs a terminal (stdin and stdout must be a TTY)") }
+
+        let terminal = CursesTerminal()
+        terminal.start()
+        defer { terminal.stop() }
+        let (width, height) = terminal.size
+        let browser = Browser(catalog: catalog, width: width, height: height, themes: themes, themeName: theme)
+        if let table { browser.openNode(named: table) }
+        try BrowseCommand.loop(browser, terminal)
+    }
+
+    /// Draws, reads events and runs background work until the browser is finished.
+    static func loop(_ browser: Browser, _ terminal: CursesTerminal) throws {
+        let results = EventMailbox()
+        terminal.draw(browser.render(), theme: browser.theme)
+        while !browser.isFinished {
+            for command in browser.takeCommands() {
+                DispatchQueue.global(qos: .userInitiated).async { results.post(command.perform()) }
+            }
+            var changed = false
+            if let event = terminal.nextEvent(timeout: 50) {
+                browser.handle(event)
+                changed = true
+            }
+            for event in results.take() {
+                browser.handle(event)
+                changed = true
+            }
+            if changed { terminal.draw(browser.render(), theme: browser.theme) }
+        }
+    }
+
+    /// Where theme files are: `$DATACENTER_THEMES`, `./themes`, or `themes/` of the checkout
+    /// the binary was built in.
+    static func themesDirectory() -> String {
+        if let env = ProcessInfo.processInfo.environment["DATACENTER_THEMES"], !env.isEmpty { return env }
+        let candidates = [FileManager.default.currentDirectoryPath + "/themes",
+                          URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+                              .deletingLastPathComponent().appendingPathComponent("../../themes").standardizedFileURL.path,
+                          URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+                              .deletingLastPathComponent().appendingPathComponent("../../../themes").standardizedFileURL.path]
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/default.theme") } ?? candidates[0]
+    }
+}
+
+/// Events produced on background threads, collected for the input loop.
+final class EventMailbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [BrowserEvent] = []
+    func post(_ event: BrowserEvent) { lock.withLock { events.append(event) } }
+    func take() -> [BrowserEvent] { lock.withLock { defer { events.removeAll() }; return events } }
+}

@@ -1,0 +1,129 @@
+import CNcursesW
+import DatacenterBrowser
+import Foundation
+
+/// The terminal edge of the browser: ncurses set up and torn down, a `ScreenGrid` drawn,
+/// and keys, clicks, wheel notches and resizes turned into `BrowserEvent`s.
+final class CursesTerminal {
+    private var pairs: [String: Int16] = [:]
+    private var colorCount: Int32 = 0
+    private var started = false
+
+    /// Starts curses: raw keys, no echo, keypad and mouse, colours if the terminal has them.
+    func start() {
+        setlocale(LC_ALL, "")
+        initscr()
+        started = true
+        raw()
+        noecho()
+        keypad(dc_stdscr(), true)
+        curs_set(0)
+        set_escdelay(25)
+        if has_colors() {
+            start_color()
+            use_default_colors()
+            colorCount = dc_colors()
+        }
+        mousemask(dc_mouse_all(), nil)
+        mouseinterval(0)
+    }
+
+    /// Restores the terminal; safe to call twice.
+    func stop() {
+        guard started else { return }
+        started = false
+        endwin()
+    }
+
+    var size: (width: Int, height: Int) { (Int(dc_cols()), Int(dc_lines())) }
+
+    /// Draws the grid in the theme's colours and shows it.
+    func draw(_ grid: ScreenGrid, theme: Theme) {
+        var wide = [wchar_t](repeating: 0, count: 8)
+        for y in 0..<min(grid.height, Int(dc_lines())) {
+            for x in 0..<min(grid.width, Int(dc_cols())) {
+                let cell = grid[x, y]
+                if cell.text.isEmpty { continue }   // second half of a wide character
+                let style = theme.style(cell.role)
+                var count = 0
+                for scalar in cell.text.unicodeScalars where count < 7 {
+                    wide[count] = wchar_t(bitPattern: scalar.value)
+                    count += 1
+                }
+                wide[count] = 0
+                _ = dc_put_cell(Int32(y), Int32(x), wide, attributes(style), pair(style))
+            }
+        }
+        refresh()
+    }
+
+    private func attributes(_ style: CellStyle) -> attr_t {
+        var a: attr_t = 0
+        if style.bold { a |= dc_attr_bold() }
+        if style.dim { a |= dc_attr_dim() }
+        if style.underline { a |= dc_attr_underline() }
+        if style.reverse { a |= dc_attr_reverse() }
+        if colorCount == 0, !style.reverse, style.background != .terminalDefault { a |= dc_attr_reverse() }
+        return a
+    }
+
+    /// A colour pair for the style's colours, allocated on first use.
+    private func pair(_ style: CellStyle) -> Int16 {
+        guard colorCount > 0 else { return 0 }
+        func index(_ color: TerminalColor) -> Int16 {
+            guard let i = color.standardIndex else { return -1 }
+            return Int16(colorCount >= 16 ? i : i % 8)
+        }
+        let fg = index(style.foreground), bg = index(style.background)
+        let key = "\(fg):\(bg)"
+        if let existing = pairs[key] { return existing }
+        let number = Int16(pairs.count + 1)
+        guard Int32(number) < dc_color_pairs() else { return 0 }
+        init_pair(number, fg, bg)
+        pairs[key] = number
+        return number
+    }
+
+    /// The next event, or nil when none came within `timeout` milliseconds.
+    func nextEvent(timeout milliseconds: Int32) -> BrowserEvent? {
+        timeout(milliseconds)
+        var character: wint_t = 0
+        let status = get_wch(&character)
+        if status == ERR { return nil }
+        if status == KEY_CODE_YES {
+            switch Int32(character) {
+            case KEY_UP: return .key(.up)
+            case KEY_DOWN: return .key(.down)
+            case KEY_LEFT: return .key(.left)
+            case KEY_RIGHT: return .key(.right)
+            case KEY_PPAGE: return .key(.pageUp)
+            case KEY_NPAGE: return .key(.pageDown)
+            case KEY_HOME: return .key(.home)
+            case KEY_END: return .key(.end)
+            case KEY_ENTER: return .key(.enter)
+            case KEY_BTAB: return .key(.backTab)
+            case KEY_BACKSPACE: return .key(.backspace)
+            case KEY_RESIZE:
+                let (w, h) = size
+                return .resize(width: w, height: h)
+            case KEY_MOUSE:
+                var event = MEVENT()
+                guard getmouse(&event) == OK else { return nil }
+                if event.bstate & dc_button4_pressed() != 0 { return .wheel(x: Int(event.x), y: Int(event.y), delta: -1) }
+                if event.bstate & dc_button5_pressed() != 0 { return .wheel(x: Int(event.x), y: Int(event.y), delta: 1) }
+                if event.bstate & dc_button1_pressed() != 0 { return .click(x: Int(event.x), y: Int(event.y)) }
+                return nil
+            default: return nil
+            }
+        }
+        switch character {
+        case 10, 13: return .key(.enter)
+        case 27: return .key(.escape)
+        case 9: return .key(.tab)
+        case 127, 8: return .key(.backspace)
+        default:
+            guard let scalar = Unicode.Scalar(UInt32(character)) else { return nil }
+            return .key(.character(Character(scalar)))
+        }
+    }
+}

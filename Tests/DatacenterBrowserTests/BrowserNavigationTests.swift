@@ -1,0 +1,155 @@
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterBrowser
+
+@Suite struct BrowserNavigationTests {
+    @Test func pagingReachesTheLastRowAndBackWithoutLoadingTheTable() throws {
+        let folder = Folder()
+        let db = folder.file("rows.db")
+        try makeNumbersTable(at: db, rows: 5_000)
+        let b = try browser(db, keys: .empty, width: 80, height: 24)
+        b.openTreeNode("numbers")
+        let page = b.visibleRowCount
+        #expect(b.screenText.contains("row 1\n"))
+        b.press(.end)
+        #expect(b.grid?.rows.last?.key.first?.int64Value == 5_000)
+        #expect(b.screenText.contains("row 5000"))
+        #expect(b.screenText.contains("of 5,000 rows"))
+        b.press(.pageUp, times: 3)
+        b.press(.pageDown, times: 10)
+        b.press(.home)
+        #expect(b.grid?.rows.first?.key.first?.int64Value == 1)
+        for _ in 0..<200 {
+            b.press(.down)
+            #expect((b.grid?.rows.count ?? 0) <= page * 3)
+        }
+        #expect(b.grid.map { $0.rows[$0.cursor].key.first?.int64Value } == 201)
+        b.press(.up, times: 50)
+        #expect(b.grid.map { $0.rows[$0.cursor].key.first?.int64Value } == 151)
+    }
+
+    @Test func withoutRowIDTablesPageByPrimaryKey() throws {
+        let folder = Folder()
+        let db = folder.file("pk.db")
+        let database = try Database(path: db)
+        try database.execute("CREATE TABLE pairs(a TEXT, b INTEGER, v TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID")
+        try database.inTransaction {
+            for a in ["x", "y"] { for n in 1...60 { try database.execute("INSERT INTO pairs VALUES (?, ?, ?)", [.text(a), .integer(Int64(n)), .text("\(a)\(n)")]) } }
+        }
+        let b = try browser(db, keys: .empty, width: 80, height: 12)
+        b.openTreeNode("pairs")
+        b.press(.end)
+        #expect(b.grid?.rows.last?.key == [.text("y"), .integer(60)])
+        b.press(.home)
+        b.press(.down, times: 70)
+        #expect(b.grid.map { $0.rows[$0.cursor].key } == [.text("y"), .integer(11)])
+    }
+
+    @Test func viewsPageByOffset() throws {
+        let folder = Folder()
+        let db = folder.file("view.db")
+        try makeNumbersTable(at: db, rows: 100)
+        try Database(path: db).execute("CREATE VIEW evens AS SELECT n, label FROM numbers WHERE n % 2 = 0")
+        let b = try browser(db, keys: .empty, width: 80, height: 12)
+        b.openTreeNode("evens")
+        b.press(.end)
+        #expect(b.screenText.contains("row 100\n"))
+        b.press(.up, times: 20)
+        #expect(b.grid.map { $0.rows[$0.cursor].cells[0].text } == "60")
+    }
+
+    @Test func treeKeysExpandCollapseAndQuit() throws {
+        let folder = Folder()
+        let b = try browser(try makeDemo(folder))
+        let before = b.visibleTree.count
+        b.press(.left)   // collapse the first store
+        #expect(b.visibleTree.count < before)
+        b.press(.right)
+        #expect(b.visibleTree.count == before)
+        b.press(.character("q"))
+        #expect(b.isFinished)
+    }
+
+    @Test func clicksOpenNodesAndTheWheelScrolls() throws {
+        let folder = Folder()
+        let root = try makeDemo(folder)
+        let b = try browser(root)
+        let index = try #require(b.visibleTree.firstIndex { $0.node.label == "settings" })
+        b.handle(.click(x: 2, y: index + 1))
+        for command in b.takeCommands() { b.handle(command.perform()) }
+        #expect(b.focus == .grid)
+        #expect(b.screenText.contains("fontSize"))
+        b.handle(.wheel(x: 60, y: 5, delta: 1))
+        #expect((b.grid?.cursor ?? 0) > 0)
+    }
+
+    @Test func tableOptionOpensThatNode() throws {
+        let folder = Folder()
+        let b = try browser(try makeDemo(folder))
+        b.openNode(named: "notes")
+        #expect(b.screenText.contains("Welcome"))
+        b.openNode(named: "no-such-thing")
+        #expect(b.screenText.contains("no table, business or cache named no-such-thing"))
+    }
+
+    @Test func themesCycleAndShippedThemesParse() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../themes").standardizedFileURL.path
+        let (themes, errors) = Theme.load(directory: directory)
+        #expect(errors.isEmpty)
+        #expect(Set(themes.map(\.name)).isSuperset(of: ["default", "light", "high-contrast"]))
+        #expect(themes.first?.name == "default")
+        let folder = Folder()
+        let b = Browser(catalog: try BrowserCatalog(path: try makeDemo(folder), keys: .empty), width: 80, height: 20, themes: themes)
+        b.press(.character("t"))
+        #expect(b.theme.name != "default")
+        #expect(b.screenText.contains("theme: \(b.theme.name)"))
+    }
+
+    @Test func themeErrorsNameTheFileAndLine() {
+        #expect(throws: ThemeError(file: "x.theme", line: 2, message: "unknown role 'headr' (roles: \(StyleRole.allCases.map(\.rawValue).joined(separator: ", ")))")) {
+            try Theme.parse("# comment\nheadr = black cyan\n", name: "x", file: "x.theme")
+        }
+        #expect(throws: ThemeError.self) { try Theme.parse("header = black\n", name: "x", file: "x.theme") }
+        #expect(throws: ThemeError.self) { try Theme.parse("header = black purple\n", name: "x", file: "x.theme") }
+    }
+
+    @Test(arguments: ["random", "truncated-header", "missing", "not-a-root"])
+    func badPathsFailToOpenWithAClearMessage(kind: String) throws {
+        let folder = Folder()
+        let path: String
+        switch kind {
+        case "random":
+            path = folder.file("random.bin")
+            try Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }).write(to: URL(fileURLWithPath: path))
+        case "truncated-header":
+            let db = folder.file("small.db")
+            try makeNumbersTable(at: db, rows: 10)
+            path = folder.file("cut.db")
+            try Data(try Data(contentsOf: URL(fileURLWithPath: db)).prefix(50)).write(to: URL(fileURLWithPath: path))
+        case "missing": path = folder.file("nothing-here.db")
+        default:
+            path = folder.file("plain-folder")
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        do {
+            _ = try BrowserCatalog(path: path, keys: .empty)
+            Issue.record("opening \(kind) should fail")
+        } catch let error as BrowserOpenError {
+            #expect(error.description.contains(path))
+        }
+    }
+
+    @Test func browsingChangesNothingInTheFiles() throws {
+        let folder = Folder()
+        let db = folder.file("journal.db")
+        try makeNumbersTable(at: db, rows: 50)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        let b = try browser(db, keys: .empty)
+        b.openTreeNode("numbers")
+        b.press(.end)
+        b.press(.home)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+        #expect(try Database(path: db, mode: .readOnly).scalar("PRAGMA journal_mode")?.stringValue == "delete")
+    }
+}

@@ -1,0 +1,84 @@
+import DatacenterDAO
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterBrowser
+
+/// A fresh folder for one test, removed afterwards.
+final class Folder: @unchecked Sendable {
+    let path: String
+    init(_ name: String = #function) {
+        path = NSTemporaryDirectory() + "datacenter-browser-tests/" + name.filter { $0.isLetter || $0.isNumber } + "-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    func file(_ name: String) -> String { path + "/" + name }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The demo root, built once per test in its own folder.
+func makeDemo(_ folder: Folder) throws -> String {
+    let root = folder.file("demo")
+    try DemoStore.build(at: root)
+    try DAODemo.build(in: DataCenter(rootPath: root, crypt: KeyRing([DemoStore.key])))
+    return root
+}
+
+/// A browser on `path` with `keys`, sized `width` × `height`, after `keys` are pressed.
+func browser(_ path: String, keys: KeyRing = KeyRing([DemoStore.key]), width: Int = 100, height: Int = 30) throws -> Browser {
+    Browser(catalog: try BrowserCatalog(path: path, keys: keys), width: width, height: height)
+}
+
+extension Browser {
+    /// Sends keys, running any background commands at once (as the terminal loop would).
+    func press(_ keys: Key...) {
+        for key in keys {
+            handle(.key(key))
+            for command in takeCommands() { handle(command.perform()) }
+        }
+    }
+
+    /// Sends one key `count` times.
+    func press(_ key: Key, times count: Int) {
+        for _ in 0..<count { press(key) }
+    }
+
+    /// Moves the tree cursor to the node labelled `label` and opens it.
+    func openTreeNode(_ label: String) {
+        guard let index = visibleTree.firstIndex(where: { $0.node.label == label }) else {
+            Issue.record("no tree node \(label)")
+            return
+        }
+        treeCursor = index
+        press(.enter)
+    }
+
+    var screenText: String { render().text }
+}
+
+/// Compares a screen with `Snapshots/NAME.txt`; `RECORD_SNAPSHOTS=1` writes it instead.
+/// `redact` replaces text that changes between runs (paths) before comparing.
+func assertSnapshot(_ screen: ScreenGrid, named name: String, redact: [String: String] = [:],
+                    sourceLocation: Testing.SourceLocation = #_sourceLocation, file: String = #filePath) throws {
+    var text = screen.text
+    // Test folders have random names: show them as <tmp>, however much the screen cut off.
+    let temporary = NSTemporaryDirectory() + "datacenter-browser-tests/"
+    text = text.replacingOccurrences(of: NSRegularExpression.escapedPattern(for: temporary) + "[^ │\n]*", with: "<tmp>",
+                                     options: .regularExpression)
+    for (needle, replacement) in redact {
+        // Redact keeping the column layout: pad or cut the replacement to the needle's width.
+        let padded = replacement.count >= needle.count ? String(replacement.prefix(needle.count))
+            : replacement + String(repeating: ".", count: needle.count - replacement.count)
+        text = text.replacingOccurrences(of: needle, with: padded)
+    }
+    let directory = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("Snapshots")
+    let path = directory.appendingPathComponent(name + ".txt").path
+    if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" || !FileManager.default.fileExists(atPath: path) {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try (text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" { return }
+        Issue.record("snapshot \(name) was missing and has been recorded; check it in", sourceLocation: sourceLocation)
+        return
+    }
+    let expected = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(text + "\n" == expected, "screen differs from Snapshots/\(name).txt (re-record with RECORD_SNAPSHOTS=1)", sourceLocation: sourceLocation)
+}
