@@ -12,19 +12,26 @@ RELEASE_BIN  := .build/release/datacenter
 
 run: build
 	@test -d "$(DEMO_ROOT)" || $(RELEASE_BIN) demo "$(DEMO_ROOT)"
-	@$(RELEASE_BIN) overview --root "$(DEMO_ROOT)" --key $(DEMO_KEY)
-	@echo
-	@$(RELEASE_BIN) kv list --root "$(DEMO_ROOT)" --key $(DEMO_KEY)
+	@if [ -t 0 ] && [ -t 1 ]; then \
+	  $(RELEASE_BIN) browse "$(DEMO_ROOT)" --key $(DEMO_KEY); \
+	else \
+	  echo "(no terminal: printing the demo instead of opening the browser)"; \
+	  $(RELEASE_BIN) overview --root "$(DEMO_ROOT)" --key $(DEMO_KEY); \
+	  $(RELEASE_BIN) kv list --root "$(DEMO_ROOT)" --key $(DEMO_KEY); \
+	fi
 
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
 build: deps
-	$(SWIFT) build -c release --product datacenter
+	$(SWIFT) build -c release --product datacenter --static-swift-stdlib
 
 bench: build
 	$(RELEASE_BIN) bench kv
+	$(RELEASE_BIN) bench lru
+	$(RELEASE_BIN) bench dao
+	$(RELEASE_BIN) bench browse
 
 deps:
 	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "error: the Swift toolchain (swift 6.1 or newer) is not on PATH; install it from swift.org first" >&2; exit 1; }

@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "DatacenterDAO", dependencies: ["DatacenterKit", "CLibXML2"]),
 
         // The browser as pure logic: state, events, rendering into a cell grid. No curses.
-        .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO"]),
+        .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO", "CSQLite"]),
 
         // The command-line tool (and the curses edge of the browser).
         .executableTarget(name: "datacenter", dependencies: [

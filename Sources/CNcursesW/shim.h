@@ -22,6 +22,17 @@ static inline mmask_t dc_button1_pressed(void) { return BUTTON1_PRESSED | BUTTON
 static inline mmask_t dc_button4_pressed(void) { return BUTTON4_PRESSED; }
 static inline mmask_t dc_button5_pressed(void) { return BUTTON5_PRESSED; }
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+/* The terminal's size as the kernel knows it (0 when unknown). */
+static inline int dc_terminal_size(int *rows, int *cols) {
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0) return -1;
+    *rows = ws.ws_row;
+    *cols = ws.ws_col;
+    return 0;
+}
+
 /* Writes one cell: a NUL-terminated wide string of at most a few code points. */
 static inline int dc_put_cell(int y, int x, const wchar_t *text, attr_t attributes, short pair) {
     cchar_t cell;

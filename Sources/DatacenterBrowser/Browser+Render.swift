@@ -57,10 +57,10 @@ extension Browser {
         let paneWidth = width - left
         let widths = columnWidths(view)
         // Make the cursor column visible: shift the first column right until the cursor
-        // column starts on screen with at least a few characters of it shown.
+        // column starts on screen with at least six characters of it shown.
         var first = min(view.firstColumn, view.column)
         while first < view.column,
-              widths[first..<view.column].reduce(0, +) + (view.column - first) + min(widths[view.column], 12) > paneWidth { first += 1 }
+              widths[first..<view.column].reduce(0, +) + (view.column - first) + min(widths[view.column], 6) > paneWidth { first += 1 }
         var x = left
         var columns: [(index: Int, x: Int, width: Int)] = []
         for index in first..<widths.count where x < width {

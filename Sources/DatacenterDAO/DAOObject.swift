@@ -163,7 +163,8 @@ public final class DAOObject: @unchecked Sendable {
         let result: DAOCallResult
         if method.isParallel, method.kind == .select, let pool, !withState({ $0.explicitTransaction }),
            !databasePath.isEmpty, databasePath != ":memory:" {
-            try prepareTable(table, globals: globals)
+            // Only an unprepared table takes the writer: a prepared one never waits for a write transaction.
+            if !withState({ $0.preparedTables.contains(table) }) { try prepareTable(table, globals: globals) }
             result = try mapDatabaseErrors { try pool.read { db in try execute(db) } }
         } else {
             result = try mapDatabaseErrors {

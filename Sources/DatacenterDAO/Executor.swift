@@ -73,29 +73,40 @@ struct Executor {
     }
 
     /// True when `sql` has a `;` followed by more SQL outside quotes and comments.
+    /// Scans UTF-8 bytes: every character that matters is ASCII.
     static func holdsSeveralStatements(_ sql: String) -> Bool {
-        let chars = Array(sql)
-        var quote: Character?
-        var sawSemicolon = false
-        var i = 0
-        while i < chars.count {
-            let c = chars[i]
-            if let q = quote {
-                if c == q { quote = nil }
-            } else if c == "-", i + 1 < chars.count, chars[i + 1] == "-" {
-                while i < chars.count, chars[i] != "\n" { i += 1 } // a line comment
-            } else if c == "/", i + 1 < chars.count, chars[i + 1] == "*" {
-                i += 2
-                while i + 1 < chars.count, !(chars[i] == "*" && chars[i + 1] == "/") { i += 1 }
-                i += 1 // a block comment
-            } else if c == ";" {
-                sawSemicolon = true
-            } else if !c.isWhitespace {
-                if sawSemicolon { return true }
-                if c == "'" || c == "\"" { quote = c }
+        var sql = sql
+        guard sql.utf8.contains(UInt8(ascii: ";")) else { return false }
+        return sql.withUTF8 { chars in
+            var quote: UInt8 = 0
+            var sawSemicolon = false
+            var i = 0
+            let n = chars.count
+            while i < n {
+                let c = chars[i]
+                if quote != 0 {
+                    if c == quote { quote = 0 }
+                } else if c == UInt8(ascii: "-"), i + 1 < n, chars[i + 1] == UInt8(ascii: "-") {
+                    while i < n, chars[i] != UInt8(ascii: "\n") { i += 1 } // a line comment
+                } else if c == UInt8(ascii: "/"), i + 1 < n, chars[i + 1] == UInt8(ascii: "*") {
+                    i += 2
+                    while i + 1 < n, !(chars[i] == UInt8(ascii: "*") && chars[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                    i += 1 // a block comment
+                } else if c == UInt8(ascii: ";") {
+                    sawSemicolon = true
+                } else if !TextScan.isASCIIWhitespace(c) && !(c >= 0x80 && Executor.startsWhitespace(chars, at: i)) {
+                    if sawSemicolon { return true }
+                    if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") { quote = c }
+                }
+                i += 1
             }
-            i += 1
+            return false
         }
-        return false
+    }
+
+    private static func startsWhitespace(_ chars: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+        guard chars[i] >= 0xC0 else { return true } // a continuation byte of a sequence already judged
+        let end = min(i + TextScan.sequenceLength(chars[i]), chars.count)
+        return TextScan.isWhitespaceScalar(chars[i..<end])
     }
 }

@@ -13,8 +13,9 @@ public struct RenderedSQL: Sendable, Equatable {
     public let bindings: [DatabaseValue]
     /// The SQL with each bound value written in as a SQL literal and each `@{}`-inlined value
     /// wrapped in `⟦ ⟧`; a value that will be encrypted is followed by `/*encrypted*/`.
-    /// For people only: it is never run.
-    public let preview: String
+    /// For people only: it is never run. Built when asked for, so calls that are only run
+    /// never pay for it.
+    public var preview: String { explicitPreview ?? marks.preview(of: sql, bindings: bindings, encrypted: encryptedBindings) }
     /// Indices into `bindings` of values a `<crypt>` rule covers: the executor encrypts them
     /// before binding (rendering stays pure, and the preview shows the plaintext).
     public let encryptedBindings: [Int]
@@ -23,15 +24,37 @@ public struct RenderedSQL: Sendable, Equatable {
     public let skipped: Bool
     /// Where the rendered body starts in the config.
     public let location: SourceLocation?
+    private let explicitPreview: String?
+    private let marks: PreviewMarks
 
+    /// A statement with its preview given.
     public init(sql: String, bindings: [DatabaseValue], preview: String, encryptedBindings: [Int] = [],
                 skipped: Bool = false, location: SourceLocation? = nil) {
         self.sql = sql
         self.bindings = bindings
-        self.preview = preview
+        self.explicitPreview = preview
+        self.marks = PreviewMarks()
         self.encryptedBindings = encryptedBindings
         self.skipped = skipped
         self.location = location
+    }
+
+    /// A rendered statement whose preview is built from `marks` when asked for.
+    init(sql: String, bindings: [DatabaseValue], marks: PreviewMarks, encryptedBindings: [Int], location: SourceLocation?) {
+        self.sql = sql
+        self.bindings = bindings
+        self.explicitPreview = nil
+        self.marks = marks
+        self.encryptedBindings = encryptedBindings
+        self.skipped = false
+        self.location = location
+    }
+
+    /// Equal when they run the same: same SQL, bindings, encryption, skip and location, and
+    /// the same preview.
+    public static func == (a: RenderedSQL, b: RenderedSQL) -> Bool {
+        a.sql == b.sql && a.bindings == b.bindings && a.encryptedBindings == b.encryptedBindings && a.skipped == b.skipped
+            && a.location == b.location && a.preview == b.preview
     }
 
     /// A statement that does not run (`onVoid="quit"`).
@@ -81,4 +104,44 @@ public struct RenderedCall: Sendable, Equatable {
 
     /// Every statement of every run, in order.
     public var statements: [RenderedSQL] { runs.flatMap(\.statements) }
+}
+
+/// Where a rendered statement's placeholders and inlined values are (UTF-8 offsets into its
+/// SQL): enough to build the preview later.
+struct PreviewMarks: Sendable {
+    /// The offset of each binding's `?`, in binding order.
+    var placeholders: [Int] = []
+    /// The byte ranges of `@{}`-inlined values.
+    var inlined: [Range<Int>] = []
+
+    func preview(of sql: String, bindings: [DatabaseValue], encrypted: [Int]) -> String {
+        guard !placeholders.isEmpty || !inlined.isEmpty else { return sql }
+        let bytes = Array(sql.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 32 * bindings.count)
+        var position = 0
+        var p = 0, q = 0
+        let encryptedSet = Set(encrypted)
+        while p < placeholders.count || q < inlined.count {
+            let nextPlaceholder = p < placeholders.count ? placeholders[p] : Int.max
+            let nextInlined = q < inlined.count ? inlined[q].lowerBound : Int.max
+            if nextPlaceholder < nextInlined {
+                out += bytes[position..<nextPlaceholder]
+                if p < bindings.count { out += bindings[p].description.utf8 }
+                if encryptedSet.contains(p) { out += "/*encrypted*/".utf8 }
+                position = nextPlaceholder + 1
+                p += 1
+            } else {
+                let range = inlined[q]
+                out += bytes[position..<range.lowerBound]
+                out += "⟦".utf8
+                out += bytes[range]
+                out += "⟧".utf8
+                position = range.upperBound
+                q += 1
+            }
+        }
+        out += bytes[position...]
+        return String(decoding: out, as: UTF8.self)
+    }
 }

@@ -1,3 +1,5 @@
+import DatacenterKit
+
 /// Renders methods into SQL: a pure function of (method, arguments, global arguments, table
 /// name). The executor runs exactly what this returns; a browser previews exactly the same.
 ///
@@ -64,9 +66,30 @@ public enum Renderer {
     public static func render(_ node: any SQLNode, scope: DAOScope, tableName: String,
                               cryptRules: Set<DAOCryptRule> = []) throws -> RenderedSQL {
         var context = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules)
+        if let plan = (node as? SequenceNode)?.staticPlan {
+            return try renderStatic(plan, context: context, location: node.location)
+        }
         try node.render(into: &context)
         if context.halt == .quit { return .skipped(at: node.location) }
         return context.buffer.finish(location: node.location)
+    }
+}
+
+extension Renderer {
+    /// A statement without dynamic parts: the cached SQL, and the values looked up.
+    static func renderStatic(_ plan: StaticStatementPlan, context: RenderContext, location: SourceLocation) throws -> RenderedSQL {
+        let (sql, placeholders) = try plan.sql(forTable: context.tableName)
+        var bindings: [DatabaseValue] = []
+        bindings.reserveCapacity(plan.references.count)
+        var encrypted: [Int] = []
+        for (index, reference) in plan.references.enumerated() {
+            var value = context.scope.lookup(reference.path)
+            if value.isNil && reference.nilAsEmpty { value = .string("") }
+            if !value.isNil, context.isEncrypted(reference.path) { encrypted.append(index) }
+            bindings.append(value.databaseValue)
+        }
+        return RenderedSQL(sql: sql, bindings: bindings, marks: PreviewMarks(placeholders: placeholders, inlined: []),
+                           encryptedBindings: encrypted, location: location)
     }
 }
 

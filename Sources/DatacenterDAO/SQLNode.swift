@@ -1,3 +1,5 @@
+import Foundation
+
 /// A node of a compiled SQL template, MyBatis style: each kind of node renders itself into
 /// the call's context. Nodes are immutable and built once when the config loads.
 public protocol SQLNode: Sendable {
@@ -80,9 +82,14 @@ public struct SequenceNode: SQLNode {
     public let children: [any SQLNode]
     public let location: SourceLocation
 
+    /// Set when every child is text, `${T}` or a `#{}` reference: the SQL is then the same
+    /// for every call on a table, and `Renderer` only looks up the bound values.
+    let staticPlan: StaticStatementPlan?
+
     public init(_ children: [any SQLNode], location: SourceLocation) {
         self.children = children
         self.location = location
+        self.staticPlan = StaticStatementPlan(children)
     }
 
     public func render(into context: inout RenderContext) throws {
@@ -90,5 +97,76 @@ public struct SequenceNode: SQLNode {
             if context.halt != nil { return }
             try child.render(into: &context)
         }
+    }
+}
+
+/// The precompiled form of a statement without dynamic parts (text, `${T}` and `#{}` only):
+/// its normalized SQL is built once per table name, so a call only looks up its bindings.
+/// This is what makes a method-level foreach insert cost little more than binding values.
+final class StaticStatementPlan: @unchecked Sendable {
+    /// The `#{}` references in placeholder order.
+    let references: [ReferenceNode]
+    /// Where the first `${T}` is (for the missing-table-name error), when there is one.
+    let tableLocation: SourceLocation?
+    /// The normalized SQL with a NUL byte where the table name goes.
+    private let template: [UInt8]
+    /// The offsets of the placeholders in `template`.
+    private let templatePlaceholders: [Int]
+    private let lock = NSLock()
+    private var cached: (table: String, sql: String, placeholders: [Int])?
+
+    /// nil when some child is dynamic.
+    init?(_ children: [any SQLNode]) {
+        var writer = SQLWriter()
+        var references: [ReferenceNode] = []
+        var tableLocation: SourceLocation?
+        for child in children {
+            switch child {
+            case let text as TextNode:
+                var t = text.text
+                t.withUTF8 { writer.template($0) }
+            case let table as TableNameNode:
+                tableLocation = tableLocation ?? table.location
+                var sentinel = "\u{0}"
+                sentinel.withUTF8 { writer.template($0) }
+            case let reference as ReferenceNode where reference.mode == .bind:
+                references.append(reference)
+                writer.placeholder()
+            default:
+                return nil
+            }
+        }
+        self.references = references
+        self.tableLocation = tableLocation
+        self.template = writer.sql
+        self.templatePlaceholders = writer.marks.placeholders
+    }
+
+    /// The SQL for `table` and the offsets of its placeholders.
+    func sql(forTable table: String) throws -> (sql: String, placeholders: [Int]) {
+        lock.lock()
+        if let cached, cached.table == table {
+            lock.unlock()
+            return (cached.sql, cached.placeholders)
+        }
+        lock.unlock()
+        if let tableLocation, table.isEmpty { throw DAOError.render("${T} used but no table name is set", at: tableLocation) }
+        let name = Array(TableNameNode.sqlName(table).utf8)
+        var bytes: [UInt8] = []
+        var placeholders: [Int] = []
+        bytes.reserveCapacity(template.count + name.count)
+        var next = 0
+        for (offset, byte) in template.enumerated() {
+            if next < templatePlaceholders.count, templatePlaceholders[next] == offset {
+                placeholders.append(bytes.count)
+                next += 1
+            }
+            if byte == 0 { bytes += name } else { bytes.append(byte) }
+        }
+        let sql = String(decoding: bytes, as: UTF8.self)
+        lock.lock()
+        cached = (table, sql, placeholders)
+        lock.unlock()
+        return (sql, placeholders)
     }
 }

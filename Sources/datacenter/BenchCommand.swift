@@ -1,4 +1,5 @@
 import ArgumentParser
+import DatacenterDAO
 import DatacenterKit
 import Foundation
 
@@ -7,7 +8,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure the engine against a raw-SQLite baseline doing the same work.",
-        subcommands: [KV.self, LRU.self])
+        subcommands: [KV.self, LRU.self, DAO.self, Browse.self])
 
     struct KV: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -44,6 +45,25 @@ struct BenchCommand: ParsableCommand {
             let scratch = folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
             BenchCommand.printHeader(json: json)
             try LRUBenchmark.run(in: scratch, quick: quick) { BenchCommand.print($0, json: json) }
+        }
+    }
+
+    struct DAO: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "dao",
+            abstract: "DAO scenarios: dao-insert-foreach, dao-select-pk, dao-render.",
+            discussion: "Same output as `bench kv`. Baselines: raw inserts with a reused statement in one transaction, a raw point select with a reused statement, the same SQL built by hand (render).")
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "One JSON object per scenario per line.") var json = false
+        @Flag(help: "Smaller runs, for a smoke test.") var quick = false
+        @Option(help: ArgumentHelp("Scratch folder for the benchmark files (removed afterwards).", valueName: "path"))
+        var folder: String?
+
+        func run() throws {
+            let scratch = folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
+            BenchCommand.printHeader(json: json)
+            try DAOBenchmark.run(in: scratch, scale: quick ? .quick : .standard) { BenchCommand.print($0, json: json) }
         }
     }
 

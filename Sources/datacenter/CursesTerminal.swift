@@ -84,8 +84,19 @@ final class CursesTerminal {
         return number
     }
 
+    /// A resize event when the terminal's size changed since curses last knew it. Polled,
+    /// because a SIGWINCH does not always reach curses in a multithreaded process.
+    func pollResize() -> BrowserEvent? {
+        var rows: Int32 = 0, cols: Int32 = 0
+        guard dc_terminal_size(&rows, &cols) == 0, rows != dc_lines() || cols != dc_cols() else { return nil }
+        resize_term(rows, cols)
+        clear()
+        return .resize(width: Int(cols), height: Int(rows))
+    }
+
     /// The next event, or nil when none came within `timeout` milliseconds.
     func nextEvent(timeout milliseconds: Int32) -> BrowserEvent? {
+        if let resize = pollResize() { return resize }
         timeout(milliseconds)
         var character: wint_t = 0
         let status = get_wch(&character)
@@ -104,6 +115,7 @@ final class CursesTerminal {
             case KEY_BTAB: return .key(.backTab)
             case KEY_BACKSPACE: return .key(.backspace)
             case KEY_RESIZE:
+                clear()
                 let (w, h) = size
                 return .resize(width: w, height: h)
             case KEY_MOUSE:

@@ -3,14 +3,14 @@ import Testing
 @testable import DatacenterKit
 
 /// A plain array-based LRU, most recently used first: the reference the cache is checked against.
-private struct ReferenceLRU {
-    struct Entry: Equatable { var key: Int; var value: Int; var expired: Bool }
+private struct ReferenceLRU<Key: Equatable> {
+    struct Entry: Equatable { var key: Key; var value: Int; var expired: Bool }
     var capacity: Int
     var entries: [Entry] = []
 
-    private func index(_ key: Int) -> Int? { entries.firstIndex { $0.key == key } }
+    private func index(_ key: Key) -> Int? { entries.firstIndex { $0.key == key } }
 
-    mutating func get(_ key: Int) -> Int? {
+    mutating func get(_ key: Key) -> Int? {
         guard let i = index(key) else { return nil }
         let entry = entries.remove(at: i)
         if entry.expired { return nil }
@@ -18,7 +18,7 @@ private struct ReferenceLRU {
         return entry.value
     }
 
-    mutating func set(_ value: Int?, _ key: Int, expired: Bool) {
+    mutating func set(_ value: Int?, _ key: Key, expired: Bool) {
         guard let value else { _ = remove(key); return }
         guard capacity > 0 else { return }
         if let i = index(key) {
@@ -29,21 +29,31 @@ private struct ReferenceLRU {
         entries.insert(Entry(key: key, value: value, expired: expired), at: 0)
     }
 
-    mutating func remove(_ key: Int) -> Int? {
+    mutating func remove(_ key: Key) -> Int? {
         guard let i = index(key) else { return nil }
         return entries.remove(at: i).value
     }
 
-    mutating func removeAll(where predicate: (Int) -> Bool) -> Int {
+    mutating func removeAll(where predicate: (Key) -> Bool) -> Int {
         let before = entries.count
         entries.removeAll { predicate($0.key) }
         return before - entries.count
     }
 
-    func contains(_ key: Int) -> Bool { index(key).map { !entries[$0].expired } ?? false }
+    func contains(_ key: Key) -> Bool { index(key).map { !entries[$0].expired } ?? false }
 
-    func peek(_ n: Int, fromTail: Bool) -> [Int] {
+    func peek(_ n: Int, fromTail: Bool) -> [Key] {
         Array((fromTail ? entries.reversed() : entries).prefix(max(0, n)).map(\.key))
+    }
+
+    /// `addMany`: sets in order, none expired.
+    mutating func addMany(_ pairs: [(Key, Int)]) {
+        for (key, value) in pairs { set(value, key, expired: false) }
+    }
+
+    /// `removeAll(keys:)`: how many of the keys were present (expired or not).
+    mutating func removeAll(keys: [Key]) -> Int {
+        keys.reduce(0) { count, key in count + (remove(key) == nil ? 0 : 1) }
     }
 
     mutating func resetCapacity(_ n: Int) {
@@ -259,7 +269,7 @@ private struct ReferenceLRU {
         var rng = SplitMix64(seed: seed)
         let initialCapacity = Int.random(in: 0...8, using: &rng)
         let cache = LRUMemoryCache<Int, Int>(capacity: initialCapacity)
-        var model = ReferenceLRU(capacity: initialCapacity)
+        var model = ReferenceLRU<Int>(capacity: initialCapacity)
         let past = Date().addingTimeInterval(-60)
         var log: [String] = []
 
@@ -304,6 +314,17 @@ private struct ReferenceLRU {
                 log.append("removeAll")
                 cache.removeAll()
                 model.entries.removeAll()
+            case 97..<98:
+                let pairs = (0..<Int.random(in: 0...4, using: &rng)).map { _ in
+                    (Int.random(in: 0..<12, using: &rng), Int.random(in: 0..<1000, using: &rng))
+                }
+                log.append("addMany \(pairs)")
+                cache.addMany(pairs)
+                model.addMany(pairs)
+            case 98..<99:
+                let keys = (0..<Int.random(in: 0...5, using: &rng)).map { _ in Int.random(in: 0..<14, using: &rng) }
+                log.append("removeAll keys \(keys)")
+                #expect(cache.removeAll(keys: keys) == model.removeAll(keys: keys), "\(context())")
             default:
                 log.append("check")
             }
@@ -312,5 +333,89 @@ private struct ReferenceLRU {
             #expect(cache.peek(20).map(\.key) == model.entries.map(\.key), "\(context())")
             if cache.count != model.entries.count { break }
         }
+    }
+
+    /// The bulk removals by prefix, suffix and pattern, against the reference model.
+    @Test(arguments: [UInt64(3), 17, 99, 0xC0FFEE, 31_337])
+    func bulkRemovalsMatchAReferenceModel(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let keys = ["", "a", "ab", "abc", "b", "ba", "AB", "a.b", "x.png", "y.png", "ab.png", "png", "a1", "a22", "é", "éa"]
+        let prefixes = ["", "a", "ab", "A", "x", "é", "zzz"]
+        let suffixes = ["", "b", ".png", "png", "c", "a", "é"]
+        // Each with its meaning as a whole-key predicate.
+        let patterns: [(String, (String) -> Bool)] = [
+            ("a.*", { $0.hasPrefix("a") }),
+            ("[ab]+", { !$0.isEmpty && $0.allSatisfy { $0 == "a" || $0 == "b" } }),
+            (".*\\.png", { $0.hasSuffix(".png") }),
+            ("a.", { $0.count == 2 && $0.hasPrefix("a") }),
+            ("x|y\\.png", { $0 == "x" || $0 == "y.png" }),
+            ("(?i)ab", { $0.lowercased() == "ab" }),
+            ("a[0-9]+", { $0.count > 1 && $0.hasPrefix("a") && $0.dropFirst().allSatisfy(\.isNumber) }),
+            (".*", { _ in true }),
+            ("é.?", { $0.hasPrefix("é") && $0.count <= 2 }),
+        ]
+        let capacity = Int.random(in: 1...12, using: &rng)
+        let cache = LRUMemoryCache<String, Int>(capacity: capacity)
+        var model = ReferenceLRU<String>(capacity: capacity)
+        var log: [String] = []
+        let past = Date().addingTimeInterval(-60)
+
+        for step in 0..<1500 {
+            let key = keys.randomElement(using: &rng)!
+            let context = { "seed \(seed), step \(step), last ops: \(log.suffix(6).joined(separator: "; "))" }
+            switch Int.random(in: 0..<100, using: &rng) {
+            case 0..<30:
+                let value = Int.random(in: 0..<1000, using: &rng)
+                let expired = Int.random(in: 0..<8, using: &rng) == 0
+                log.append("set \(key)=\(value)\(expired ? " expired" : "")")
+                cache.set(value, for: key, expiresAt: expired ? past : nil)
+                model.set(value, key, expired: expired)
+            case 30..<45:
+                log.append("get \(key)")
+                #expect(cache.get(key) == model.get(key), "\(context())")
+            case 45..<55:
+                let pairs = (0..<Int.random(in: 0...6, using: &rng)).map { _ in
+                    (keys.randomElement(using: &rng)!, Int.random(in: 0..<1000, using: &rng))
+                }
+                log.append("addMany \(pairs)")
+                cache.addMany(pairs)
+                model.addMany(pairs)
+            case 55..<65:
+                let some = (0..<Int.random(in: 0...5, using: &rng)).map { _ in keys.randomElement(using: &rng)! + (Bool.random(using: &rng) ? "" : "?") }
+                log.append("removeAll keys \(some)")
+                #expect(cache.removeAll(keys: some) == model.removeAll(keys: some), "\(context())")
+            case 65..<75:
+                let prefix = prefixes.randomElement(using: &rng)!
+                log.append("removeAll prefix \(prefix)")
+                #expect(cache.removeAll(withPrefix: prefix) == model.removeAll { $0.hasPrefix(prefix) }, "\(context())")
+            case 75..<85:
+                let suffix = suffixes.randomElement(using: &rng)!
+                log.append("removeAll suffix \(suffix)")
+                #expect(cache.removeAll(withSuffix: suffix) == model.removeAll { $0.hasSuffix(suffix) }, "\(context())")
+            case 85..<95:
+                let (pattern, predicate) = patterns.randomElement(using: &rng)!
+                log.append("removeAll matching \(pattern)")
+                #expect(try cache.removeAll(matching: pattern) == model.removeAll(where: predicate), "\(context())")
+            default:
+                log.append("peek")
+                #expect(cache.peek(20, fromTail: true).map(\.key) == model.peek(20, fromTail: true), "\(context())")
+            }
+            #expect(cache.count == model.entries.count, "\(context())")
+            #expect(cache.peek(20).map(\.key) == model.entries.map(\.key), "\(context())")
+            if cache.count != model.entries.count { break }
+        }
+    }
+
+    @Test func aBadPatternRemovesNothing() throws {
+        let cache = LRUMemoryCache<String, Int>(capacity: 4)
+        cache.addMany([("a", 1), ("b", 2)])
+        for bad in ["(", "[a", "a{2", "*"] {
+            #expect(throws: (any Error).self) { try cache.removeAll(matching: bad) }
+        }
+        #expect(cache.count == 2)
+        // A pattern with alternation still has to match the whole key.
+        cache.addMany([("ab", 3), ("xa", 4)])
+        #expect(try cache.removeAll(matching: "a|b") == 2)
+        #expect(cache.peek(4).map(\.key) == ["xa", "ab"])
     }
 }

@@ -14,6 +14,15 @@ public struct BenchmarkResult: Sendable, Equatable {
     /// Whether the measured figures meet the target.
     public let meetsTarget: Bool
 
+    /// A result; `meetsTarget` is decided by the caller, `target` describes it.
+    public init(scenario: String, engineNanoseconds: Double, baselineNanoseconds: Double, target: String, meetsTarget: Bool) {
+        self.scenario = scenario
+        self.engineNanoseconds = engineNanoseconds
+        self.baselineNanoseconds = baselineNanoseconds
+        self.target = target
+        self.meetsTarget = meetsTarget
+    }
+
     /// engine / baseline.
     public var ratio: Double { baselineNanoseconds > 0 ? engineNanoseconds / baselineNanoseconds : 0 }
 
@@ -24,20 +33,20 @@ public struct BenchmarkResult: Sendable, Equatable {
     }
 }
 
-/// Timing helpers shared by the benchmarks.
-enum Stopwatch {
+/// Timing helpers shared by the benchmarks (`KVBenchmark`, `LRUBenchmark`, the DAO benchmark).
+public enum Stopwatch {
     /// Nanoseconds of a monotonic clock.
-    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    public static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// Runs `body` and returns nanoseconds elapsed.
-    static func time(_ body: () throws -> Void) rethrows -> Double {
+    public static func time(_ body: () throws -> Void) rethrows -> Double {
         let start = now()
         try body()
         return Double(now() - start)
     }
 
     /// The median of `values`.
-    static func median(_ values: [Double]) -> Double {
+    public static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
@@ -45,7 +54,7 @@ enum Stopwatch {
 
     /// Runs `engine` and `baseline` alternately for `rounds` rounds (so drift and noise hit
     /// both alike) and returns the median nanoseconds per operation of each.
-    static func interleaved(rounds: Int, operations: Int, engine: (Int) throws -> Void,
+    public static func interleaved(rounds: Int, operations: Int, engine: (Int) throws -> Void,
                             baseline: (Int) throws -> Void) rethrows -> (engine: Double, baseline: Double) {
         var e: [Double] = [], b: [Double] = []
         for round in 0..<rounds {

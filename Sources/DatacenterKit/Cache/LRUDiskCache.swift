@@ -10,9 +10,10 @@ import Foundation
 /// written with the next batch, so reads stay reads and eviction order is exact to within
 /// that interval.
 ///
-/// The cache holds up to `capacity` entries plus a slack of a tenth: past that, one batch
-/// evicts the least recently used entries back down to `capacity` (evicting on every insert
-/// would make a full cache slow to fill).
+/// The cache holds up to `capacity` entries plus a slack of a tenth: its size is checked once
+/// per slack's worth of inserts, and a check that finds more than `capacity` entries evicts
+/// the least recently used back down to `capacity` (evicting on every insert would make a
+/// full cache slow to fill).
 ///
 /// A user-dependent cache follows the data center's current user, and does nothing (reads
 /// give nil, writes are dropped) while no user is signed in. Names starting `LIB_CACHES.` or
@@ -56,6 +57,8 @@ public final class LRUDiskCache: @unchecked Sendable {
     private var preparedStores: Set<String> = []
     private var lastTick: Int64 = 0
     private var flushScheduled = false
+    /// True while `flushPending` commits batches it has taken: a read must wait for them too.
+    private var flushing = false
     private var backgroundError: CacheError?
     /// Inserts per store since its size was last checked: the check (a count) runs once per
     /// slack's worth of inserts, not per batch.
@@ -262,9 +265,11 @@ public final class LRUDiskCache: @unchecked Sendable {
     private func flushPending() {
         let taken: [ObjectIdentifier: PendingBatch] = lock.withLock {
             flushScheduled = false
+            flushing = !batches.isEmpty
             defer { batches.removeAll() }
             return batches
         }
+        defer { lock.withLock { flushing = false } }
         let slack = max(1, capacity / 10)
         for (id, batch) in taken where !batch.operations.isEmpty || !batch.touches.isEmpty {
             let checkSize: Bool = lock.withLock {
@@ -303,7 +308,7 @@ public final class LRUDiskCache: @unchecked Sendable {
         guard checkSize else { return }
         try db.execute(sql.expire, [.real(Date().timeIntervalSince1970)])
         let count = Int(try db.scalar(sql.count)?.int64Value ?? 0)
-        if count > capacity + max(1, capacity / 10) {
+        if count > capacity {
             try db.execute(sql.evict, [.integer(Int64(count - capacity))])
         }
     }
@@ -384,6 +389,8 @@ public final class LRUDiskCache: @unchecked Sendable {
 
     private func waitIfPending(store: Store, key: String) {
         let pending = lock.withLock {
+            // Taken batches are no longer queued but may not be committed yet.
+            if flushing { return true }
             guard let batch = batches[ObjectIdentifier(store)] else { return false }
             return batch.hasBulkOperation || batch.pendingKeys[key] != nil
         }

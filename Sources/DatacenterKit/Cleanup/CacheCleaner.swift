@@ -91,7 +91,12 @@ public final class CacheCleaner: Sendable {
         }
         let object: Any
         do { object = try JSONSerialization.jsonObject(with: data) } catch {
-            let index = (error as NSError).userInfo["NSJSONSerializationErrorIndex"] as? Int
+            let info = (error as NSError).userInfo
+            var index = info["NSJSONSerializationErrorIndex"] as? Int
+            // swift-corelibs-foundation gives the offset only in the description ("… around character 40.").
+            if index == nil, let text = info[NSDebugDescriptionErrorKey] as? String, let found = text.range(of: "around character ") {
+                index = Int(text[found.upperBound...].prefix { $0.isNumber })
+            }
             let line = index.map { i in data.prefix(i).filter { $0 == 0x0A }.count + 1 }
             throw CleaningTaskFileError(file: path, line: line, message: "not valid JSON")
         }
@@ -160,7 +165,10 @@ public final class CacheCleaner: Sendable {
         guard let path = task.path else { return .init(task: task.displayName, itemsDeleted: 0, bytesFreed: 0) }
         let folder = URL(fileURLWithPath: center.rootPath + "/" + path).standardizedFileURL.path
         let rootPath = URL(fileURLWithPath: center.rootPath).standardizedFileURL.path
-        guard folder.hasPrefix(rootPath + "/") else {
+        // Checked with links resolved too: a link inside the root may point out of it.
+        let resolvedRoot = URL(fileURLWithPath: rootPath).resolvingSymlinksInPath().path
+        guard folder.hasPrefix(rootPath + "/"),
+              URL(fileURLWithPath: folder).resolvingSymlinksInPath().path.hasPrefix(resolvedRoot + "/") else {
             throw CleaningTaskFileError(file: task.displayName, line: nil, message: "path leaves the root")
         }
         let fm = FileManager.default

@@ -50,7 +50,11 @@ public final class FileArrayService: @unchecked Sendable {
 
     /// Stores `data` under `fileName`, replacing any file of that name.
     public func write(_ data: Data, to fileName: String, completion: (@Sendable (Error?) -> Void)? = nil) {
-        queue.async { [self] in completion?(Self.error { try writeNow(data, to: fileName) }) }
+        // The operation runs first: `completion?(…)` would skip it when there is no completion.
+        queue.async { [self] in
+            let error = Self.error { try writeNow(data, to: fileName) }
+            completion?(error)
+        }
     }
 
     /// Reads `fileName`; the result is nil when there is no such file.
@@ -61,22 +65,27 @@ public final class FileArrayService: @unchecked Sendable {
     /// Renames a file; fails when `from` does not exist, and replaces a file called `to`.
     public func rename(_ from: String, to: String, completion: (@Sendable (Error?) -> Void)? = nil) {
         queue.async { [self] in
-            completion?(Self.error {
+            let error = Self.error {
                 try store.queue.inTransaction { db in
                     try db.execute("DELETE FROM \(table) WHERE name = ?", [.text(to)])
                     try db.execute("UPDATE \(table) SET name = ? WHERE name = ?", [.text(to), .text(from)])
                     if db.changes == 0 { throw CacheError.unknownCache("\(name)/\(from)") }
                 }
-            })
+            }
+            completion?(error)
         }
     }
 
     /// Removes a file (nothing happens when there is none).
     public func remove(_ fileName: String, completion: (@Sendable (Error?) -> Void)? = nil) {
         queue.async { [self] in
-            completion?(Self.error { try store.queue.write { db in try db.execute("DELETE FROM \(table) WHERE name = ?", [.text(fileName)]) } })
+            let error = Self.error { try store.queue.write { db in try db.execute("DELETE FROM \(table) WHERE name = ?", [.text(fileName)]) } }
+            completion?(error)
         }
     }
+
+    /// Runs `body` on the service's queue, after every operation asked so far.
+    func enqueue(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
 
     /// Waits until every operation asked so far has run.
     public func waitForPendingOperations() { queue.sync {} }

@@ -33,25 +33,28 @@ public final class ObjectArrayService<Object: Codable & Sendable>: @unchecked Se
         }
         let data: Data
         do { data = try ArchiveCodec.encode(object) } catch {
-            completion?(CacheError.encoding(cache: files.name, key: key, reason: String(describing: error)))
+            let failure = CacheError.encoding(cache: files.name, key: key, reason: String(describing: error))
+            files.enqueue { completion?(failure) }   // in order with the completions asked before
             return
         }
         if files.capacity == 0 { cache.set(object, for: key) } else { cache.remove(key) }
         files.write(data, to: key, completion: completion)
     }
 
-    /// The object under `key`: from the memory cache, else from the store.
+    /// The object under `key`: from the memory cache, else from the store. With a capacity,
+    /// objects are not kept in memory (the store may drop them at any write).
     public func object(forKey key: String) throws -> Object? {
         if let cached = cache.get(key) { return cached }
         guard let data = try files.read(key) else { return nil }
         let object = try decode(data, key: key)
-        cache.set(object, for: key)
+        if files.capacity == 0 { cache.set(object, for: key) }
         return object
     }
 
-    /// Reads the object under `key` in the background.
+    /// Reads the object under `key` in the background; the completion runs after those of
+    /// the operations asked before, even when the object is in memory.
     public func object(forKey key: String, completion: @escaping @Sendable (Result<Object?, Error>) -> Void) {
-        if let cached = cache.get(key) { return completion(.success(cached)) }
+        if let cached = cache.get(key) { return files.enqueue { completion(.success(cached)) } }
         files.read(key) { [self] result in
             completion(result.flatMap { data in Result { try data.map { try decode($0, key: key) } } })
         }

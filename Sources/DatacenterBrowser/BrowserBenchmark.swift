@@ -1,0 +1,87 @@
+import CSQLite
+import DatacenterKit
+import Foundation
+
+/// The browser benchmarks behind `datacenter bench browse`: the engine and the render of
+/// the first screen and of the last page, off-terminal, against raw SQLite reading the same
+/// rows.
+public enum BrowserBenchmark {
+    /// Builds a `messages` table of `rows` rows (the shape of the comparison's big.db).
+    public static func makeMessages(at path: String, rows: Int) throws {
+        let db = try Database(path: path)
+        try db.execute("CREATE TABLE messages(id integer primary key, uin integer, time integer, content text, read boolean)")
+        let words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike hello world meeting".split(separator: " ")
+        try db.inTransaction {
+            let insert = try db.cachedStatement("INSERT INTO messages VALUES (?, ?, ?, ?, ?)")
+            for i in 1...rows {
+                var content = ""
+                var j = i
+                while content.utf8.count < 100 { content += words[j % words.count] + " "; j = j &* 31 &+ 7 }
+                try insert.execute([.integer(Int64(i)), .integer(Int64(100_000 + i * 37 % 900_000)), .integer(Int64(1_600_000_000 + i * 7)),
+                                    .text(String(content.prefix(100))), .integer(Int64(i % 2))])
+            }
+        }
+        try db.execute("CREATE INDEX messages_uin ON messages(uin)")
+    }
+
+    /// Runs the scenarios on `table` of the SQLite file at `path`, on a `width` × `height`
+    /// screen.
+    public static func run(path: String, table: String, width: Int = 120, height: Int = 40, rounds: Int = 7,
+                           report: (BenchmarkResult) throws -> Void) throws {
+        let page = height - 3
+        var firstScreen: [Double] = [], firstRaw: [Double] = []
+        var lastPage: [Double] = [], lastRaw: [Double] = []
+        var keypress: [Double] = [], keypressRaw: [Double] = []
+        for _ in 0..<rounds {
+            var browser: Browser?
+            firstScreen.append(try Stopwatch.time {
+                let b = Browser(catalog: try BrowserCatalog(path: path, keys: .empty), width: width, height: height)
+                b.openNode(named: table)
+                _ = b.render()
+                browser = b
+            })
+            firstRaw.append(try Stopwatch.time { _ = try rawPage(path: path, table: table, limit: page * 2, last: false) })
+            guard let b = browser else { continue }
+            lastPage.append(Stopwatch.time {
+                b.handle(.key(.end))
+                _ = b.render()
+            })
+            lastRaw.append(try Stopwatch.time { _ = try rawPage(path: path, table: table, limit: page * 2, last: true) })
+            b.handle(.key(.home))
+            let presses = 200
+            keypress.append(Stopwatch.time {
+                for _ in 0..<presses {
+                    b.handle(.key(.down))
+                    _ = b.render()
+                }
+            } / Double(presses))
+            keypressRaw.append(try Stopwatch.time { _ = try rawPage(path: path, table: table, limit: page, last: false) })
+        }
+        let first = (Stopwatch.median(firstScreen), Stopwatch.median(firstRaw))
+        try report(BenchmarkResult(scenario: "browse-first-screen", engineNanoseconds: first.0, baselineNanoseconds: first.1,
+                                   target: "engine_ns <= 150 ms (baseline: raw open + first page)", meetsTarget: first.0 <= 150_000_000))
+        let last = (Stopwatch.median(lastPage), Stopwatch.median(lastRaw))
+        try report(BenchmarkResult(scenario: "browse-last-page", engineNanoseconds: last.0, baselineNanoseconds: last.1,
+                                   target: "engine_ns <= 100 ms (baseline: raw last page)", meetsTarget: last.0 <= 100_000_000))
+        let key = (Stopwatch.median(keypress), Stopwatch.median(keypressRaw))
+        try report(BenchmarkResult(scenario: "browse-keypress", engineNanoseconds: key.0, baselineNanoseconds: key.1,
+                                   target: "engine_ns <= 16 ms (baseline: raw page read)", meetsTarget: key.0 <= 16_000_000))
+    }
+
+    /// Raw SQLite: open read-only and read one page from the start or the end.
+    static func rawPage(path: String, table: String, limit: Int, last: Bool) throws -> Int {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "open", path: path) }
+        defer { sqlite3_close_v2(db) }
+        var statement: OpaquePointer?
+        let sql = "SELECT rowid, * FROM \(Database.quoteIdentifier(table)) ORDER BY rowid \(last ? "DESC" : "ASC") LIMIT \(limit)"
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { throw DatabaseError(extendedCode: SQLITE_ERROR, message: "prepare", sql: sql) }
+        defer { sqlite3_finalize(statement) }
+        var count = 0
+        while sqlite3_step(statement) == SQLITE_ROW {
+            for column in 0..<sqlite3_column_count(statement) { _ = sqlite3_column_text(statement, column) }
+            count += 1
+        }
+        return count
+    }
+}

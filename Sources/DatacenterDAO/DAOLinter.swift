@@ -1,0 +1,232 @@
+import Foundation
+
+/// One finding of `DAOLinter`: an error (the config does not load) or a warning (it loads, but
+/// something in it is likely a mistake).
+public struct DAOLintDiagnostic: Sendable, Equatable, CustomStringConvertible {
+    /// How serious a finding is.
+    public enum Severity: String, Sendable, Equatable {
+        /// The config does not load.
+        case error
+        /// The config loads; the finding is probably a mistake.
+        case warning
+    }
+
+    /// Error or warning.
+    public let severity: Severity
+    /// What is wrong, without the location.
+    public let message: String
+    /// Where.
+    public let location: SourceLocation
+
+    /// A finding at `location`.
+    public init(_ severity: Severity, _ message: String, at location: SourceLocation) {
+        self.severity = severity
+        self.message = message
+        self.location = location
+    }
+
+    /// `file:line:column: warning: message`, the shape compilers use.
+    public var description: String { "\(location): \(severity.rawValue): \(message)" }
+}
+
+/// Checks DAO configs beyond what loading checks (`datacenter dao lint`).
+///
+/// A config that does not load gives one error (the `DAOConfigError`). A config that loads
+/// gives warnings for:
+/// - `@{}` references (the value is written into the SQL text instead of being bound);
+/// - method arguments that nothing in the method reads;
+/// - references to names that are neither an argument nor a foreach item (they read the
+///   DAO object's global arguments, else nil);
+/// - a `${name}` inside a method where `name` is one of its arguments (`${}` splices a const
+///   or fragment at load time; `#{name}` was probably meant);
+/// - a `result` naming a model type that is not registered (not in `registeredModels`, and
+///   not the class of a `<map>` or `<crypt>` of the config): rows come back as dictionaries.
+///
+/// For example:
+/// ```swift
+/// for finding in DAOLinter.lint(file: "messages.xml") { print(finding) }
+/// // messages.xml:12:40: warning: @{name} writes the value into the SQL text; prefer #{name}, which binds it
+/// ```
+public enum DAOLinter {
+    /// Lints the config file at `path`.
+    public static func lint(file path: String, registeredModels: Set<String> = []) -> [DAOLintDiagnostic] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return [DAOLintDiagnostic(.error, "cannot read the config: no readable file at \(path)",
+                                      at: SourceLocation(file: path, line: 1))]
+        }
+        return lint(data: data, file: path, registeredModels: registeredModels)
+    }
+
+    /// Lints a config held in memory; `file` names it in the findings.
+    public static func lint(xml: String, file: String = "<memory>", registeredModels: Set<String> = []) -> [DAOLintDiagnostic] {
+        lint(data: Data(xml.utf8), file: file, registeredModels: registeredModels)
+    }
+
+    static func lint(data: Data, file: String, registeredModels: Set<String>) -> [DAOLintDiagnostic] {
+        let config: DAOConfig
+        do {
+            config = try ConfigParser.parse(data, file: file)
+        } catch let error as DAOConfigError {
+            return [DAOLintDiagnostic(.error, error.message, at: error.location)]
+        } catch {
+            return [DAOLintDiagnostic(.error, "\(error)", at: SourceLocation(file: file, line: 1))]
+        }
+        var findings = warnings(for: config, registeredModels: registeredModels)
+        if let tree = try? XMLTree.parse(data, file: file) {
+            findings += splicedArgumentWarnings(tree.root, source: tree.source, config: config)
+        }
+        return sorted(findings)
+    }
+
+    /// The warnings for a loaded config (without the `${name}` check, which needs the source).
+    public static func warnings(for config: DAOConfig, registeredModels: Set<String> = []) -> [DAOLintDiagnostic] {
+        var findings: [DAOLintDiagnostic] = []
+        let knownModels = registeredModels.union(config.maps.values.map(\.className)).union(config.cryptRules.map(\.className))
+        for method in config.methods {
+            var names = Set(method.arguments.map(\.name))
+            if let forEach = method.forEach { names.insert(forEach.item) }
+            var walker = ReferenceWalker(context: "method '\(method.id)'", known: names)
+            if let forEach = method.forEach { walker.used.insert(forEach.collection) }
+            walker.walk(method.body)
+            findings += walker.findings
+            for argument in method.arguments where !walker.used.contains(argument.name) {
+                findings.append(DAOLintDiagnostic(.warning, "argument '\(argument.name)' of method '\(method.id)' is never used",
+                                                  at: method.location))
+            }
+            if case .model(let name)? = method.result?.element, !knownModels.contains(name) {
+                findings.append(DAOLintDiagnostic(
+                    .warning,
+                    "result type '\(name)' of method '\(method.id)' is not registered: rows come back as dictionaries "
+                        + "(register it with models.register, or declare it with --model \(name))",
+                    at: method.location))
+            }
+        }
+        for upgrade in config.upgrades {
+            var walker = ReferenceWalker(context: "upgrade to \(upgrade.toVersion)", known: [])
+            walker.walk(upgrade.body)
+            findings += walker.findings
+        }
+        return sorted(findings)
+    }
+
+    private static func sorted(_ findings: [DAOLintDiagnostic]) -> [DAOLintDiagnostic] {
+        findings.enumerated().sorted { a, b in
+            let (l, r) = (a.element.location, b.element.location)
+            if l.line != r.line { return l.line < r.line }
+            if l.column != r.column { return l.column < r.column }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// `${name}` in a method's text where `name` is an argument of that method.
+    private static func splicedArgumentWarnings(_ root: XMLElementNode, source: SourceText, config: DAOConfig) -> [DAOLintDiagnostic] {
+        var findings: [DAOLintDiagnostic] = []
+        for element in root.elements where DAOMethodKind(rawValue: element.name) != nil {
+            guard let method = config.methods.first(where: { $0.location == element.location }) else { continue }
+            var names = Set(method.arguments.map(\.name))
+            if let forEach = method.forEach { names.insert(forEach.item) }
+            scanTexts(element) { text in
+                var rest = Substring(text.text)
+                while let open = rest.range(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {
+                    let name = rest[open.upperBound..<close].trimmingCharacters(in: .whitespaces)
+                    if name != "T", name != "t", names.contains(name) {
+                        let snippet = String(rest[open.lowerBound...close])
+                        let offset = text.text.distance(from: text.text.startIndex, to: open.lowerBound)
+                        let kind = config.consts[name] != nil ? "const" : "sql fragment"
+                        findings.append(DAOLintDiagnostic(
+                            .warning,
+                            "${\(name)} splices the \(kind) '\(name)' at load time, not the argument '\(name)' of method '\(method.id)' (did you mean #{\(name)}?)",
+                            at: source.location(in: text.text, offset: offset, start: text.location, snippet: snippet)))
+                    }
+                    rest = rest[rest.index(after: close)...]
+                }
+            }
+        }
+        return findings
+    }
+
+    private static func scanTexts(_ element: XMLElementNode, _ body: (XMLText) -> Void) {
+        for child in element.children {
+            switch child {
+            case .text(let t): body(t)
+            case .element(let e): scanTexts(e, body)
+            }
+        }
+    }
+}
+
+/// Walks a method's node tree: which names it reads, `@{}` uses, and names it does not know.
+private struct ReferenceWalker {
+    let context: String
+    /// Arguments and foreach items in scope.
+    var known: Set<String>
+    /// First components of every name read.
+    var used: Set<String> = []
+    var findings: [DAOLintDiagnostic] = []
+    /// Unknown names already reported (once per name).
+    private var reported: Set<String> = []
+
+    init(context: String, known: Set<String>) {
+        self.context = context
+        self.known = known
+    }
+
+    mutating func walk(_ body: DAOMethodBody) {
+        switch body {
+        case .sql(let node): walk(node)
+        case .steps(let steps): for step in steps { walk(step.body) }
+        case .tryExcept(let attempt, let fallback):
+            walk(attempt)
+            walk(fallback)
+        }
+    }
+
+    private mutating func read(_ name: String?, at location: SourceLocation) {
+        guard let name else { return }
+        used.insert(name)
+        if !known.contains(name), reported.insert(name).inserted {
+            findings.append(DAOLintDiagnostic(
+                .warning, "'\(name)' is not an argument of \(context): it reads a global argument, else nil", at: location))
+        }
+    }
+
+    private mutating func read(_ condition: DAOCondition) {
+        for name in condition.expression.referencedNames.sorted() { read(name, at: condition.location) }
+    }
+
+    mutating func walk(_ node: any SQLNode) {
+        switch node {
+        case let n as SequenceNode:
+            for child in n.children { walk(child) }
+        case let n as ReferenceNode:
+            read(n.path.first, at: n.location)
+            if n.mode == .inline {
+                let text = "@{" + n.path.joined(separator: ".") + "}"
+                findings.append(DAOLintDiagnostic(
+                    .warning, "\(text) writes the value into the SQL text; prefer #{\(n.path.joined(separator: "."))}, which binds it",
+                    at: n.location))
+            }
+        case let n as IfNode:
+            read(n.condition)
+            walk(n.body)
+        case let n as ChooseNode:
+            for branch in n.branches {
+                read(branch.condition)
+                walk(branch.body)
+            }
+            if let otherwise = n.otherwise { walk(otherwise) }
+        case let n as ForEachNode:
+            read(n.collection.first, at: n.location)
+            let wasKnown = known.contains(n.item)
+            known.insert(n.item)
+            walk(n.body)
+            if !wasKnown { known.remove(n.item) }
+        case let n as TrimNode:
+            walk(n.body)
+        case let n as FormatNode:
+            read(n.pairs.first, at: n.location)
+        default:
+            break // text and ${T}
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import DatacenterBrowser
+import DatacenterKit
+import Foundation
+
+extension BenchCommand {
+    /// `datacenter bench browse`: the browser's engine and render, off-terminal.
+    struct Browse: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "browse",
+            abstract: "Browser scenarios: browse-first-screen, browse-last-page, browse-keypress.",
+            discussion: """
+                Opens the table, renders the first screen (120×40), jumps to the last page, and moves down row by row, \
+                all off-terminal, against raw SQLite reading the same pages. Without --db, builds a messages table of \
+                --rows rows first (the shape of the comparison's big.db).
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "One JSON object per scenario per line.") var json = false
+        @Option(help: ArgumentHelp("An existing SQLite file to browse.", valueName: "path")) var db: String?
+        @Option(help: ArgumentHelp("The table to open (default: messages).", valueName: "name")) var table = "messages"
+        @Option(help: "Rows of the generated table when no --db is given.") var rows = 2_000_000
+        @Option(help: ArgumentHelp("Scratch folder (removed afterwards).", valueName: "path")) var folder: String?
+
+        func run() throws {
+            let scratch = folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
+            var path = db.map(expandTilde) ?? ""
+            if db == nil {
+                try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+                path = scratch + "/big.db"
+                if !json { Output.line("building \(rows) rows in \(path) …") }
+                try BrowserBenchmark.makeMessages(at: path, rows: rows)
+            }
+            defer { if db == nil { try? FileManager.default.removeItem(atPath: scratch) } }
+            BenchCommand.printHeader(json: json)
+            try BrowserBenchmark.run(path: path, table: table) { BenchCommand.print($0, json: json) }
+        }
+    }
+}

@@ -1,0 +1,341 @@
+import ArgumentParser
+import DatacenterDAO
+import DatacenterKit
+import Foundation
+
+/// `datacenter dao`: list, render, call and lint the methods of DAO configs.
+struct DAOCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dao",
+        abstract: "Work with DAO configs (XML of dynamic SQL): list, render, call and lint their methods.",
+        subcommands: [Methods.self, Render.self, Call.self, Lint.self])
+
+    struct Methods: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List every method with its arguments, result and kind.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
+        @Flag(help: "Print a JSON array of {id, kind, arguments, result, foreach, parallel, location}.") var json = false
+
+        func run() throws {
+            let loaded = try DAOCommand.load(config)
+            if json {
+                try Output.json(loaded.methods.map { $0.summary.jsonObject })
+                return
+            }
+            for method in loaded.methods { Output.line(method.signature) }
+        }
+    }
+
+    struct Render: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Render a call into SQL without running it (no database is touched).",
+            discussion: """
+                With --json: {"sql", "bindings", "preview"} for a method of one statement; {"skipped": true} when \
+                onVoid="quit" applies; {"statements": [...]} for steps, try/except and method-level foreach.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
+        @Argument(help: ArgumentHelp("The method's id.", valueName: "method")) var method: String
+        @Option(help: ArgumentHelp("The arguments as a JSON array.", valueName: "json-array")) var args = "[]"
+        @Option(name: .customLong("global"), help: ArgumentHelp("Global arguments as a JSON object.", valueName: "json-object"))
+        var globals: String?
+        @Option(help: ArgumentHelp("The table ${T} names (default: the module's tableName).", valueName: "name")) var table: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let loaded = try DAOCommand.load(config)
+            let arguments = try DAOCommand.parseArguments(args)
+            let globalArguments = try DAOCommand.parseGlobals(globals)
+            let call = try DAOCommand.daoErrors(config) {
+                try loaded.render(method, arguments: arguments, globals: globalArguments, tableName: table)
+            }
+            let single = DAOCommand.singleStatement(call)
+            if json {
+                if let single {
+                    try Output.json(DAOCommand.statementJSON(single))
+                } else {
+                    try Output.json(["statements": DAOCommand.statementsJSON(call)])
+                }
+                return
+            }
+            let items = single.map { [(part: "statement", run: 0, statement: $0)] } ?? DAOCommand.flatten(call)
+            if items.isEmpty { Output.line("-- nothing to run (the foreach collection is empty)") }
+            for item in items {
+                if single == nil { Output.line("-- \(item.part)" + (call.isForEach ? ", element \(item.run)" : "")) }
+                if item.statement.skipped {
+                    Output.line("-- skipped (onVoid=\"quit\"): nothing runs")
+                    continue
+                }
+                Output.line(item.statement.sql)
+                Output.line("-- bindings: " + item.statement.bindings.map(\.description).joined(separator: ", "))
+                Output.line("-- preview: " + item.statement.preview)
+            }
+        }
+    }
+
+    struct Call: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Call a method on a store (the initializer and upgrades run first).",
+            discussion: """
+                Runs on the common store unless --user ID or --db PATH is given. With --json, a select prints its \
+                result as JSON; insert/update/delete print {"ok": true, "changes": N, "lastInsertRowId": N}.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
+        @Argument(help: ArgumentHelp("The method's id.", valueName: "method")) var method: String
+        @Option(help: ArgumentHelp("The arguments as a JSON array.", valueName: "json-array")) var args = "[]"
+        @Flag(help: "Run on the common store (the default).") var common = false
+        @Option(help: ArgumentHelp("Run on this user's store.", valueName: "id")) var user: String?
+        @Option(help: ArgumentHelp("Run on this SQLite file (created when missing).", valueName: "path")) var db: String?
+        @Option(help: ArgumentHelp("The table ${T} names (default: the module's tableName).", valueName: "name")) var table: String?
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        func validate() throws {
+            if [common, user != nil, db != nil].filter({ $0 }).count > 1 {
+                throw ValidationError("give at most one of --common, --user and --db")
+            }
+        }
+
+        func run() throws {
+            let loaded = try DAOCommand.load(config)
+            let arguments = try DAOCommand.parseArguments(args)
+            let dao: DAOObject
+            if let db {
+                let path = expandTilde(db)
+                dao = try DAOCommand.daoErrors(config) { try DAOObject(config: loaded, path: path, crypt: global.keyRing()) }
+            } else {
+                let center = try global.openDataCenter()
+                let store = try user.map { try center.store(forUser: $0) } ?? center.commonStore()
+                dao = DAOObject(config: loaded, store: store)
+            }
+            if let table { dao.tableName = table }
+            let target = try DAOCommand.daoErrors(config) { try loaded.method(method, arity: arguments.count) }
+            let result = try DAOCommand.daoErrors(config) { try dao.call(method, arguments) }
+            let isQuery = target.kind == .select || target.result != nil
+            if json {
+                if isQuery {
+                    try Output.json(DAOCommand.jsonValue(result.value))
+                } else {
+                    var object: [String: Any] = ["ok": true, "changes": result.changes, "lastInsertRowId": result.lastInsertRowID]
+                    if result.skipped { object["skipped"] = true }
+                    try Output.json(object)
+                }
+                return
+            }
+            if isQuery {
+                DAOCommand.printValue(result.value)
+            } else if result.skipped {
+                Output.line("skipped (onVoid=\"quit\"): nothing ran")
+            } else {
+                Output.line("ok: \(result.changes) change(s), last insert rowid \(result.lastInsertRowID)")
+            }
+        }
+    }
+
+    struct Lint: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check configs: load errors, and warnings for likely mistakes.",
+            discussion: """
+                Prints one `file:line:column: error|warning: message` line per finding, then a summary. Exit status 1 \
+                when a config has an error (it does not load), else 0.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The config files.", valueName: "config")) var configs: [String]
+        @Option(help: ArgumentHelp("A model type the app registers (repeatable): results naming it are not reported.",
+                                   valueName: "name"))
+        var model: [String] = []
+
+        func validate() throws {
+            if configs.isEmpty { throw ValidationError("give at least one config file") }
+        }
+
+        func run() throws {
+            var errors = 0, warnings = 0
+            for path in configs {
+                for finding in DAOLinter.lint(file: expandTilde(path), registeredModels: Set(model)) {
+                    Output.line(Output.safe(finding.description, limit: 400))
+                    if finding.severity == .error { errors += 1 } else { warnings += 1 }
+                }
+            }
+            Output.line("\(errors) error(s), \(warnings) warning(s) in \(configs.count) config(s)")
+            if errors > 0 { throw CLIError("\(errors) error(s) found") }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Loads a config; a missing file is a CLI error, a faulty one prints `file:line:column: error: …`.
+    static func load(_ path: String) throws -> DAOConfig {
+        let expanded = expandTilde(path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: expanded, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw CLIError("no config file at \(path)")
+        }
+        do {
+            return try DAOConfig(contentsOfFile: expanded)
+        } catch let error as DAOConfigError {
+            Output.error(error.description)
+            throw ExitCode(1)
+        }
+    }
+
+    /// Runs `body`, turning `DAOError`s into CLI errors that name the config; render and
+    /// expression errors print as `file:line:column: error: …`.
+    static func daoErrors<T>(_ config: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DAOError {
+            switch error {
+            case .render, .expression:
+                Output.error(error.description)
+                throw ExitCode(1)
+            default:
+                throw CLIError("\(config): \(error)")
+            }
+        } catch let error as DatabaseError {
+            throw CLIError("\(config): \(error)")
+        }
+    }
+
+    /// `--args`: a JSON array of values; `{"$blob": base64}` is data, `{"$date": ISO 8601}` a date,
+    /// `{"$model": "Type", …}` a model of that type (so `<crypt>` rules apply to it).
+    static func parseArguments(_ text: String) throws -> [DAOValue] {
+        let value: DAOValue
+        do { value = try DAOValue(parsingJSON: text) } catch {
+            throw CLIError("--args is not valid JSON: \(Output.safe(text, limit: 60))")
+        }
+        guard case .array(let elements) = value else {
+            throw CLIError("--args must be a JSON array, such as '[1, \"ann\"]'")
+        }
+        return try elements.map(resolveMarkers)
+    }
+
+    /// `--global`: a JSON object of names to values (markers as in `--args`).
+    static func parseGlobals(_ text: String?) throws -> [String: DAOValue] {
+        guard let text else { return [:] }
+        let value: DAOValue
+        do { value = try DAOValue(parsingJSON: text) } catch {
+            throw CLIError("--global is not valid JSON: \(Output.safe(text, limit: 60))")
+        }
+        guard case .dictionary(let fields) = value else {
+            throw CLIError("--global must be a JSON object, such as '{\"userId\": 7}'")
+        }
+        return try fields.mapValues(resolveMarkers)
+    }
+
+    /// Replaces the `$blob`, `$date` and `$model` objects by the values they stand for.
+    static func resolveMarkers(_ value: DAOValue) throws -> DAOValue {
+        switch value {
+        case .array(let a): return .array(try a.map(resolveMarkers))
+        case .dictionary(let d):
+            if d.count == 1, let text = d["$blob"] {
+                guard let base64 = text.stringValue, let data = Data(base64Encoded: base64) else {
+                    throw CLIError("{\"$blob\": …} needs a base64 string")
+                }
+                return .data(data)
+            }
+            if d.count == 1, let text = d["$date"] {
+                guard let iso = text.stringValue, let date = ISO8601DateFormatter().date(from: iso) else {
+                    throw CLIError("{\"$date\": …} needs an ISO 8601 date such as 2026-01-01T00:00:00Z")
+                }
+                return .date(date)
+            }
+            if let type = d["$model"] {
+                guard let name = type.stringValue, !name.isEmpty else { throw CLIError("\"$model\" needs a type name") }
+                var fields = d
+                fields["$model"] = nil
+                return .model(name, try fields.mapValues(resolveMarkers))
+            }
+            return .dictionary(try d.mapValues(resolveMarkers))
+        default:
+            return value
+        }
+    }
+
+    /// The call's statement when it is exactly one (no method-level foreach, one statement body).
+    static func singleStatement(_ call: RenderedCall) -> RenderedSQL? {
+        guard !call.isForEach, call.runs.count == 1, case .statement(let s) = call.runs[0] else { return nil }
+        return s
+    }
+
+    /// Every statement of a call with its part (`statement`, `step`, `resumable step`, `try`,
+    /// `except`) and run (the foreach element's index, else 0).
+    static func flatten(_ call: RenderedCall) -> [(part: String, run: Int, statement: RenderedSQL)] {
+        var items: [(part: String, run: Int, statement: RenderedSQL)] = []
+        func add(_ body: RenderedBody, run: Int, branch: String?) {
+            switch body {
+            case .statement(let s): items.append((branch ?? "statement", run, s))
+            case .steps(let steps):
+                for step in steps {
+                    let part = (step.resumable ? "resumable step" : "step")
+                    items.append((branch.map { "\($0) \(part)" } ?? part, run, step.statement))
+                }
+            case .tryExcept(let attempt, let fallback):
+                add(attempt, run: run, branch: "try")
+                add(fallback, run: run, branch: "except")
+            }
+        }
+        for (index, run) in call.runs.enumerated() { add(run, run: index, branch: nil) }
+        return items
+    }
+
+    /// `{"sql", "bindings", "preview"}`, or `{"skipped": true}`.
+    static func statementJSON(_ s: RenderedSQL) -> [String: Any] {
+        if s.skipped { return ["skipped": true] }
+        return ["sql": s.sql, "bindings": s.bindings.map(Output.jsonValue), "preview": s.preview]
+    }
+
+    /// The statements of a multi-statement call, each `statementJSON` plus `part` and `run`.
+    static func statementsJSON(_ call: RenderedCall) -> [[String: Any]] {
+        flatten(call).map { item in
+            var object = statementJSON(item.statement)
+            object["part"] = item.part
+            object["run"] = item.run
+            return object
+        }
+    }
+
+    /// A result value as JSON: data as `{"$blob": base64}`, dates as `{"$date": ISO 8601}`,
+    /// models as their fields.
+    static func jsonValue(_ value: DAOValue) -> Any {
+        switch value {
+        case .nil: return NSNull()
+        case .bool(let b): return b
+        case .integer(let i): return i
+        case .double(let d): return d.isFinite ? d : NSNull()
+        case .string(let s): return s
+        case .data(let d): return ["$blob": d.base64EncodedString()]
+        case .date(let d): return ["$date": ISO8601DateFormatter().string(from: d)]
+        case .array(let a): return a.map(jsonValue)
+        case .dictionary(let d), .model(_, let d): return d.mapValues(jsonValue)
+        }
+    }
+
+    /// Prints a select's result: scalars plainly, rows as a table.
+    static func printValue(_ value: DAOValue) {
+        switch value {
+        case .array(let rows) where rows.allSatisfy({ $0.fields != nil }) && !rows.isEmpty:
+            printRows(rows.compactMap(\.fields))
+        case .array(let items):
+            for item in items { printValue(item) }
+        case .dictionary(let fields), .model(_, let fields):
+            printRows([fields])
+        default:
+            Output.line(display(value))
+        }
+    }
+
+    private static func printRows(_ rows: [[String: DAOValue]]) {
+        let columns = Array(Set(rows.flatMap(\.keys))).sorted()
+        Output.table(columns, rows.map { row in columns.map { display(row[$0] ?? .nil) } })
+    }
+
+    private static func display(_ value: DAOValue) -> String {
+        switch value {
+        case .nil: return "NULL"
+        case .string(let s): return Output.safe(s)
+        case .data(let d): return "<\(d.count) bytes>"
+        default: return Output.safe(value.jsonText)
+        }
+    }
+}

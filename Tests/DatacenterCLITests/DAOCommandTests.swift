@@ -1,0 +1,308 @@
+import DatacenterDAO
+import Foundation
+import Testing
+
+/// The repository's `examples/` folder.
+private let examplesFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples").path
+
+private func example(_ name: String) -> String { examplesFolder + "/" + name }
+
+/// A small config written into a scratch folder.
+private func writeConfig(_ scratch: Scratch, _ xml: String, name: String = "t.xml") throws -> String {
+    let path = scratch.file(name)
+    try xml.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+private let itemsXML = """
+    <module name="Items" initializer="createTable" tableName="items" version="1.0">
+      <update id="createTable">create table if not exists ${T} (id integer primary key, name text, data blob)</update>
+      <insert id="add" arguments="name, data">insert into ${T} (name, data) values (#{name}, #{data})</insert>
+      <insert id="addAll" arguments="names" foreach="names.n">insert into ${T} (name) values (#{n})</insert>
+      <select id="get" arguments="$id" result="{}">select id, name, data from ${T} where id = #{id}</select>
+      <select id="names" result="[string]">select name from ${T} order by id</select>
+      <update id="rename" arguments="$id, name">
+        update ${T} <set onVoid="quit"><if true="name != nil">name = #{name},</if></set> where id = #{id}
+      </update>
+    </module>
+    """
+
+@Suite struct DAOCommandTests {
+    // MARK: methods
+
+    @Test func methodsListsSignaturesAndJSON() throws {
+        let text = try CLI.run(["dao", "methods", example("messages.xml")])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("select listMessages(conversation, senders, unreadOnly, limit) -> [:message]\n"))
+        #expect(text.stdout.contains("insert insertMessages(list) foreach list.m\n"))
+
+        let json = try CLI.run(["dao", "methods", example("messages.xml"), "--json"])
+        let methods = try #require(try CLI.json(json.stdout) as? [[String: Any]])
+        let get = try #require(methods.first { $0["id"] as? String == "getMessage" })
+        #expect(get["kind"] as? String == "select")
+        #expect(get["result"] as? String == ":message")
+        let arguments = try #require(get["arguments"] as? [[String: Any]])
+        #expect(arguments.count == 1)
+        #expect(arguments.first?["name"] as? String == "id")
+        #expect(arguments.first?["required"] as? Bool == true)
+        #expect(methods.compactMap { $0["id"] as? String }.contains("createTable"))
+    }
+
+    // MARK: render
+
+    @Test func renderPrintsExactlySQLBindingsAndPreview() throws {
+        let scratch = Scratch()
+        let config = try writeConfig(scratch, itemsXML)
+        let result = try CLI.run(["dao", "render", config, "add", "--args", #"["ann", {"$blob": "AP8="}]"#, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try CLI.json(result.stdout) as? [String: Any])
+        #expect(Set(object.keys) == ["sql", "bindings", "preview"])
+        #expect(object["sql"] as? String == "insert into items (name, data) values (?, ?)")
+        let bindings = try #require(object["bindings"] as? [Any])
+        #expect(bindings.first as? String == "ann")
+        #expect((bindings.last as? [String: String])?["$blob"] == "AP8=")
+        #expect(object["preview"] as? String == "insert into items (name, data) values ('ann', X'00FF')")
+        // No database was touched.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["t.xml"])
+    }
+
+    @Test func renderReportsSkippedWhenOnVoidQuitApplies() throws {
+        let result = try CLI.run(["dao", "render", example("messages.xml"), "updateFlags", "--args", "[1, null, null]", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "{\"skipped\":true}\n")
+    }
+
+    @Test func renderOfSeveralStatementsListsThem() throws {
+        let result = try CLI.run(["dao", "render", example("templates.xml"), "saveTemplate",
+                                  "--args", #"["hi", "en", "Hello", 5]"#, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try CLI.json(result.stdout) as? [String: Any])
+        #expect(Set(object.keys) == ["statements"])
+        let statements = try #require(object["statements"] as? [[String: Any]])
+        #expect(statements.map { $0["part"] as? String } == ["try", "except"])
+        #expect((statements[0]["sql"] as? String)?.hasPrefix("insert into templates") == true)
+        #expect((statements[1]["sql"] as? String)?.hasPrefix("update templates") == true)
+
+        let foreach = try CLI.run(["dao", "render", example("conversation.xml"), "appendAll", "--table", "c1",
+                                   "--args", #"[[{"sender": "a", "text": "x", "sent": 1}, {"sender": "b", "text": "y", "sent": 2}]]"#, "--json"])
+        let runs = try #require((try CLI.json(foreach.stdout) as? [String: Any])?["statements"] as? [[String: Any]])
+        #expect(runs.map { $0["run"] as? Int } == [0, 1])
+        #expect(runs.map { ($0["bindings"] as? [Any])?.first as? String } == ["a", "b"])
+        #expect((runs[0]["sql"] as? String)?.contains("insert into c1 ") == true)
+    }
+
+    @Test func renderErrorsExitOneNamingTheThing() throws {
+        let scratch = Scratch()
+        let config = try writeConfig(scratch, itemsXML)
+        let unknown = try CLI.run(["dao", "render", config, "gett", "--args", "[1]"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.hasPrefix("error: "))
+        #expect(unknown.stderr.contains("unknown method 'gett'") && unknown.stderr.contains("did you mean 'get'"))
+
+        let arity = try CLI.run(["dao", "render", config, "get", "--args", "[1, 2]"])
+        #expect(arity.status == 1)
+        #expect(arity.stderr.contains("method 'get' takes 1 argument(s), 2 given"))
+
+        let badJSON = try CLI.run(["dao", "render", config, "get", "--args", "[1,"])
+        #expect(badJSON.status == 1)
+        #expect(badJSON.stderr.contains("--args is not valid JSON"))
+
+        let notArray = try CLI.run(["dao", "render", config, "get", "--args", "{}"])
+        #expect(notArray.status == 1)
+        #expect(notArray.stderr.contains("--args must be a JSON array"))
+
+        let missing = try CLI.run(["dao", "render", scratch.file("nope.xml"), "get"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "error: no config file at \(scratch.file("nope.xml"))\n")
+
+        let broken = try writeConfig(scratch, "<module name=\"m\">\n  <select id=\"a\"><fi true=\"x\">1</fi></select>\n</module>\n", name: "bad.xml")
+        let faulty = try CLI.run(["dao", "render", broken, "a"])
+        #expect(faulty.status == 1)
+        #expect(faulty.stderr.hasPrefix("\(broken):2:18: error: unknown element <fi>"), "\(faulty.stderr)")
+
+        let usage = try CLI.run(["dao", "render", config])
+        #expect(usage.status == 2)
+    }
+
+    // MARK: call
+
+    @Test func callRunsOnTheCommonStoreAndPrintsJSON() throws {
+        let scratch = Scratch()
+        let config = try writeConfig(scratch, itemsXML)
+        let root = scratch.file("root")
+        let add = try CLI.run(["dao", "call", config, "add", "--args", #"["ann", {"$blob": "AP8="}]"#, "--json", "--root", root])
+        #expect(add.status == 0, "\(add.stderr)")
+        let written = try #require(try CLI.json(add.stdout) as? [String: Any])
+        #expect(Set(written.keys) == ["ok", "changes", "lastInsertRowId"])
+        #expect(written["ok"] as? Bool == true)
+        #expect(written["changes"] as? Int == 1)
+        #expect(written["lastInsertRowId"] as? Int == 1)
+
+        let get = try CLI.run(["dao", "call", config, "get", "--args", "[1]", "--json", "--root", root])
+        let row = try #require(try CLI.json(get.stdout) as? [String: Any])
+        #expect(row["name"] as? String == "ann")
+        #expect((row["data"] as? [String: String])?["$blob"] == "AP8=")
+        #expect(row["id"] as? Int == 1)
+
+        let many = try CLI.run(["dao", "call", config, "addAll", "--args", #"[["b", "c"]]"#, "--json", "--root", root, "--common"])
+        #expect((try CLI.json(many.stdout) as? [String: Any])?["changes"] as? Int == 2)
+        let names = try CLI.run(["dao", "call", config, "names", "--json", "--root", root])
+        #expect(try CLI.json(names.stdout) as? [String] == ["ann", "b", "c"])
+
+        let skipped = try CLI.run(["dao", "call", config, "rename", "--args", "[1, null]", "--json", "--root", root])
+        let skippedObject = try #require(try CLI.json(skipped.stdout) as? [String: Any])
+        #expect(skippedObject["skipped"] as? Bool == true)
+        #expect(skippedObject["changes"] as? Int == 0)
+
+        let missingRow = try CLI.run(["dao", "call", config, "get", "--args", "[99]", "--json", "--root", root])
+        #expect(missingRow.stdout == "null\n")
+    }
+
+    @Test func callSelectsTheStore() throws {
+        let scratch = Scratch()
+        let config = try writeConfig(scratch, itemsXML)
+        let root = scratch.file("root")
+        let db = scratch.file("other.sqlite")
+        #expect(try CLI.run(["dao", "call", config, "add", "--args", #"["u", null]"#, "--user", "ann", "--root", root]).status == 0)
+        #expect(try CLI.run(["dao", "call", config, "add", "--args", #"["d", null]"#, "--db", db]).status == 0)
+        let user = try CLI.run(["dao", "call", config, "names", "--json", "--user", "ann", "--root", root])
+        #expect(try CLI.json(user.stdout) as? [String] == ["u"])
+        let common = try CLI.run(["dao", "call", config, "names", "--json", "--root", root])
+        #expect(try CLI.json(common.stdout) as? [String] == [])
+        let file = try CLI.run(["dao", "call", config, "names", "--json", "--db", db])
+        #expect(try CLI.json(file.stdout) as? [String] == ["d"])
+        let both = try CLI.run(["dao", "call", config, "names", "--db", db, "--user", "ann"])
+        #expect(both.status == 2)
+    }
+
+    @Test func callEncryptsModelsAndUsesTheTableOption() throws {
+        let scratch = Scratch()
+        let db = scratch.file("m.sqlite")
+        let message = #"[{"$model": "MessageModel", "conversation": "c", "sender": "s", "time": 1, "content": "secret text"}]"#
+        let insert = try CLI.run(["dao", "call", example("messages.xml"), "insertMessage", "--args", message, "--db", db,
+                                  "--key", TestKeys.first])
+        #expect(insert.status == 0, "\(insert.stderr)")
+        let stored = try CLI.run(["sql", db, "select typeof(content) as t, instr(content, 'secret') as found from messages", "--json"])
+        let row = try #require((try CLI.json(stored.stdout) as? [[String: Any]])?.first)
+        #expect(row["t"] as? String == "blob")
+        #expect(row["found"] as? Int == 0)
+        let read = try CLI.run(["dao", "call", example("messages.xml"), "getMessage", "--args", "[1]", "--json", "--db", db,
+                                "--key", TestKeys.first])
+        #expect((try CLI.json(read.stdout) as? [String: Any])?["content"] as? String == "secret text")
+
+        let noTable = try CLI.run(["dao", "call", example("conversation.xml"), "count", "--db", db])
+        #expect(noTable.status == 1)
+        #expect(noTable.stderr.contains("no table name"))
+        #expect(try CLI.run(["dao", "call", example("conversation.xml"), "append", "--args", #"["a", "x", 1]"#,
+                             "--db", db, "--table", "chat_1"]).status == 0)
+        let count = try CLI.run(["dao", "call", example("conversation.xml"), "count", "--db", db, "--table", "chat_1"])
+        #expect(count.stdout == "1\n")
+    }
+
+    @Test func callFailuresExitOne() throws {
+        let scratch = Scratch()
+        let config = try writeConfig(scratch, itemsXML)
+        let root = scratch.file("root")
+        let nilArgument = try CLI.run(["dao", "call", config, "get", "--args", "[null]", "--root", root])
+        #expect(nilArgument.status == 1)
+        #expect(nilArgument.stderr.contains("argument '$id' must not be nil"))
+        let unknown = try CLI.run(["dao", "call", config, "nope", "--root", root])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("unknown method 'nope'") && unknown.stderr.contains(config))
+    }
+
+    // MARK: lint
+
+    @Test func lintOfTheExamplesIsClean() throws {
+        let result = try CLI.run(["dao", "lint", example("messages.xml"), example("templates.xml"), example("conversation.xml")])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout == "0 error(s), 0 warning(s) in 3 config(s)\n")
+    }
+
+    @Test func lintReportsWarningsWithLocations() throws {
+        let scratch = Scratch()
+        let config = try writeConfig(scratch, """
+            <module name="w" tableName="t">
+              <const id="7"/>
+              <select id="a" arguments="id, unused" result="Thing">select * from ${T} where id = ${id}</select>
+              <select id="b" arguments="name">select * from ${T} where name = @{name} and x = #{other}</select>
+              <select id="c" arguments="k" result="[Thing]">select * from ${T} where k = #{k}</select>
+            </module>
+            """)
+        let result = try CLI.run(["dao", "lint", config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("\(config):3:3: warning: argument 'unused' of method 'a' is never used"))
+        #expect(lines.contains("\(config):3:3: warning: argument 'id' of method 'a' is never used"))
+        #expect(lines.contains { $0.hasPrefix("\(config):3:3: warning: result type 'Thing' of method 'a' is not registered") })
+        #expect(lines.contains { $0.hasPrefix("\(config):3:") && $0.contains("warning: ${id} splices the const 'id'") && $0.contains("#{id}") })
+        #expect(lines.contains { $0.hasPrefix("\(config):4:") && $0.contains("warning: @{name} writes the value into the SQL text") })
+        #expect(lines.contains { $0.hasPrefix("\(config):4:") && $0.contains("warning: 'other' is not an argument of method 'b'") })
+        #expect(lines.last == "0 error(s), 7 warning(s) in 1 config(s)")
+
+        let registered = try CLI.run(["dao", "lint", config, "--model", "Thing"])
+        #expect(!registered.stdout.contains("result type"))
+        #expect(registered.stdout.hasSuffix("0 error(s), 5 warning(s) in 1 config(s)\n"))
+    }
+
+    @Test func lintErrorsExitOne() throws {
+        let scratch = Scratch()
+        let bad = try writeConfig(scratch, "<module name=\"m\">\n  <select id=\"a\">select ${nope}</select>\n</module>\n", name: "bad.xml")
+        let result = try CLI.run(["dao", "lint", bad, example("templates.xml")])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("\(bad):2:25: error: unknown name ${nope}"), "\(result.stdout)")
+        #expect(result.stdout.contains("1 error(s), 0 warning(s) in 2 config(s)"))
+        #expect(result.stderr.hasPrefix("error: "))
+    }
+
+    // MARK: examples and demo
+
+    @Test func embeddedExamplesEqualTheFiles() throws {
+        #expect(DAOExamples.all.map(\.name).sorted()
+                == (try FileManager.default.contentsOfDirectory(atPath: examplesFolder)).filter { $0.hasSuffix(".xml") }.sorted())
+        for (name, xml) in DAOExamples.all {
+            let file = try String(contentsOfFile: example(name), encoding: .utf8)
+            #expect(file == xml, "examples/\(name) differs from DAOExamples")
+        }
+    }
+
+    @Test func demoHasDAOTablesWithTheirConfigs() throws {
+        let scratch = Scratch()
+        let root = scratch.file("demo")
+        let built = try CLI.run(["demo", root])
+        #expect(built.status == 0, "\(built.stderr)")
+        let alice = root + "/users/alice/user.sqlite"
+        let meta = try CLI.run(["sql", alice, "select table_name, config_path, encrypted_columns from datacenter_dao_tables order by table_name", "--json"])
+        let rows = try #require(try CLI.json(meta.stdout) as? [[String: Any]])
+        #expect(rows.compactMap { $0["table_name"] as? String } == ["conversation_bob", "conversation_team", "messages"])
+        for row in rows {
+            let path = try #require(row["config_path"] as? String)
+            #expect(path.hasPrefix(root + "/examples/"))
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+        #expect(rows.last?["encrypted_columns"] as? String == #"["content"]"#)
+        let content = try CLI.run(["sql", alice, "select count(*) as n from messages where typeof(content) = 'blob'", "--json"])
+        #expect((try CLI.json(content.stdout) as? [[String: Any]])?.first?["n"] as? Int == 5)
+        let withKey = try CLI.run(["dao", "call", root + "/examples/messages.xml", "getMessage", "--args", "[4]", "--user", "alice",
+                                   "--json", "--root", root, "--key", "64336d305a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"])
+        let message = try #require(try CLI.json(withKey.stdout) as? [String: Any])
+        #expect(message["content"] as? String == "Lunch tomorrow?")
+        #expect(message["starred"] as? Int == 1)
+        let templates = try CLI.run(["dao", "call", root + "/examples/templates.xml", "getTemplate", "--args", #"["welcome", "de"]"#,
+                                     "--root", root])
+        #expect(templates.stdout == "Willkommen, {name}!\n")
+    }
+
+    @Test func benchDAOQuickPrintsEveryScenario() throws {
+        let scratch = Scratch()
+        let result = try CLI.run(["bench", "dao", "--quick", "--json", "--folder", scratch.file("bench")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let objects = try result.stdout.split(separator: "\n").map { try #require(try CLI.json(String($0)) as? [String: Any]) }
+        #expect(objects.compactMap { $0["scenario"] as? String } == ["dao-insert-foreach", "dao-select-pk", "dao-render"])
+        for object in objects {
+            #expect(Set(object.keys) == ["scenario", "engine_ns", "baseline_ns", "ratio"])
+            #expect((object["engine_ns"] as? Double ?? 0) > 0)
+        }
+    }
+}

@@ -1,0 +1,301 @@
+import Foundation
+import Testing
+@testable import DatacenterKit
+
+private struct Note: Codable, Equatable, Sendable {
+    var title: String
+    var pages: Int
+}
+
+/// Waits for `group`, recording an issue when it does not finish in a generous time.
+private func waitFor(_ group: DispatchGroup, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let finished = group.wait(timeout: .now() + 60) == .success
+    #expect(finished, "\(what): not every completion arrived", sourceLocation: sourceLocation)
+}
+
+/// The stored bytes of every row of a file service's table.
+private func storedRows(_ service: FileArrayService, in store: Store) throws -> [String: Data] {
+    try store.queue.read { db in
+        var rows: [String: Data] = [:]
+        for row in try db.query("SELECT name, data FROM \(Database.quoteIdentifier(service.tableName))") {
+            rows[row[0].stringValue ?? ""] = row[1].dataValue
+        }
+        return rows
+    }
+}
+
+/// `FileArrayService` and `ObjectArrayService`.
+@Suite struct ArrayServiceTests {
+    let folder = TemporaryFolder()
+    let key = EncryptionKey.random()
+
+    func store(_ name: String = "s.sqlite", crypt: KeyRing? = nil) throws -> Store {
+        try Store(path: folder.file(name), crypt: crypt ?? KeyRing([key]))
+    }
+
+    // MARK: Files
+
+    @Test func everyCompletionArrivesInTheOrderAsked() throws {
+        let service = try FileArrayService(name: "files", store: try store())
+        let group = DispatchGroup()
+        let log = Locked<[String]>([])
+        let n = 300
+        for i in 0..<n {
+            group.enter()
+            let done: @Sendable (String) -> Void = { text in
+                log.withLock { $0.append("\(i) \(text)") }
+                group.leave()
+            }
+            let text: @Sendable (Result<Data?, Error>) -> String = { result in
+                (try? result.get()).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } ?? "nil"
+            }
+            switch i % 5 {
+            case 0: service.write(Data("v\(i)".utf8), to: "f\(i)") { done("write \($0 == nil)") }
+            case 1: service.read("f\(i - 1)") { done("read " + text($0)) }
+            case 2: service.rename("f\(i - 2)", to: "r\(i)") { done("rename \($0 == nil)") }
+            case 3: service.read("r\(i - 1)") { done("read " + text($0)) }
+            default: service.remove("r\(i - 2)") { done("remove \($0 == nil)") }
+            }
+        }
+        waitFor(group, "\(n) operations")
+        let entries = log.current
+        #expect(entries.count == n)
+        #expect(entries.map { Int($0.split(separator: " ")[0])! } == Array(0..<n), "completions out of order")
+        // Each read saw the operations asked before it; every operation succeeded.
+        for i in stride(from: 1, to: n, by: 5) { #expect(entries[i] == "\(i) read v\(i - 1)") }
+        for i in stride(from: 3, to: n, by: 5) { #expect(entries[i] == "\(i) read v\(i - 3)") }
+        #expect(entries.allSatisfy { !$0.hasSuffix("false") })
+        #expect(try service.count() == 0, "every written file was renamed, then removed")
+    }
+
+    @Test func aSynchronousReadWaitsForEarlierAsynchronousWrites() throws {
+        let service = try FileArrayService(name: "sync", store: try store())
+        for i in 0..<100 {
+            service.write(Data("\(i)".utf8), to: "k")
+            #expect(try service.read("k") == Data("\(i)".utf8))
+        }
+        service.write(Data("a".utf8), to: "one")
+        service.write(Data("b".utf8), to: "two")
+        #expect(try service.exists("one"))
+        #expect(try service.allNames() == ["k", "one", "two"])
+        #expect(try service.count() == 3)
+        service.rename("one", to: "uno")
+        #expect(try service.read("uno") == Data("a".utf8))
+        #expect(try service.read("one") == nil)
+        service.remove("two")
+        #expect(try !service.exists("two"))
+        #expect(try service.read(like: "%o") == ["uno": Data("a".utf8)])
+        service.write(Data(), to: "empty")
+        #expect(try service.read("empty") == Data())
+        service.waitForPendingOperations()
+    }
+
+    @Test func renameAndRemoveEdgeCases() throws {
+        let service = try FileArrayService(name: "edges", store: try store())
+        let group = DispatchGroup()
+        let outcome = Locked<[String: String]>([:])
+        service.write(Data("A".utf8), to: "a")
+        service.write(Data("B".utf8), to: "b")
+        group.enter()
+        service.rename("missing", to: "x") { error in
+            outcome.withLock { $0["missing"] = error.map { "\($0)" } ?? "ok" }
+            group.leave()
+        }
+        group.enter()
+        service.rename("a", to: "b") { error in
+            outcome.withLock { $0["replace"] = error.map { "\($0)" } ?? "ok" }
+            group.leave()
+        }
+        group.enter()
+        service.remove("nothing") { error in
+            outcome.withLock { $0["remove"] = error.map { "\($0)" } ?? "ok" }
+            group.leave()
+        }
+        waitFor(group, "edge cases")
+        #expect(outcome.current["missing"] != "ok")
+        #expect(outcome.current["replace"] == "ok")
+        #expect(outcome.current["remove"] == "ok")
+        #expect(try service.read("b") == Data("A".utf8))
+        #expect(try service.allNames() == ["b"])
+        #expect(try service.read("x") == nil)
+        #expect(throws: CacheError.self) { try FileArrayService(name: "", store: try store()) }
+    }
+
+    @Test func readAndRemoveLike() throws {
+        let service = try FileArrayService(name: "like", store: try store())
+        for name in ["img-1", "img-2", "img_3", "doc-1", "IMG-4"] { service.write(Data(name.utf8), to: name) }
+        let images = try service.read(like: "img-%")
+        #expect(Set(images.keys) == ["img-1", "img-2", "IMG-4"], "SQL LIKE is case-insensitive for ASCII")
+        #expect(images["img-2"] == Data("img-2".utf8))
+        #expect(try service.remove(like: "doc%") == 1)
+        #expect(try service.remove(like: "nomatch%") == 0)
+        #expect(try service.allNames() == ["IMG-4", "img-1", "img-2", "img_3"])
+        try service.removeAll()
+        #expect(try service.count() == 0)
+    }
+
+    @Test func capacityDropsTheOldestFiles() throws {
+        let service = try FileArrayService(name: "capped", store: try store(), capacity: 3)
+        // Names in reverse order, so age and not name decides.
+        for name in ["z", "y", "x", "w", "v"] { service.write(Data(name.utf8), to: name) }
+        #expect(try service.allNames() == ["v", "w", "x"])
+        // Rewriting the oldest makes it the newest.
+        service.write(Data("x2".utf8), to: "x")
+        service.write(Data("u".utf8), to: "u")
+        #expect(try service.allNames() == ["u", "v", "x"])
+        #expect(try service.read("x") == Data("x2".utf8))
+        let unlimited = try FileArrayService(name: "all", store: try store())
+        for i in 0..<50 { unlimited.write(Data(), to: "f\(i)") }
+        #expect(try unlimited.count() == 50)
+    }
+
+    @Test func encryptedFilesHoldNoPlaintextAndNeedTheKey() throws {
+        let s = try store()
+        let secret = Data("the launch codes are 0000".utf8)
+        let crypted = try FileArrayService(name: "vault", store: s, encrypted: true)
+        let plain = try FileArrayService(name: "open", store: s)
+        crypted.write(secret, to: "codes")
+        plain.write(secret, to: "codes")
+        #expect(try crypted.read("codes") == secret)
+        let cryptedRow = try #require(try storedRows(crypted, in: s)["codes"])
+        #expect(cryptedRow.range(of: secret) == nil)
+        #expect(try storedRows(plain, in: s)["codes"] == secret)
+        #expect(try crypted.read(like: "%") == ["codes": secret])
+
+        // The same file opened with another key.
+        let other = try Store(path: folder.file("s.sqlite"), crypt: KeyRing([EncryptionKey.random()]))
+        let wrong = try FileArrayService(name: "vault", store: other, encrypted: true)
+        do {
+            _ = try wrong.read("codes")
+            Issue.record("a wrong key read the file")
+        } catch let CacheError.cannotDecrypt(cache, key, _) {
+            #expect(cache == "vault" && key == "codes")
+        }
+        let group = DispatchGroup()
+        let failed = Locked(false)
+        group.enter()
+        wrong.read("codes") { result in
+            if case .failure(let error) = result, error is CacheError { failed.withLock { $0 = true } }
+            group.leave()
+        }
+        // With no key, writes fail in their completion.
+        let keyless = try FileArrayService(name: "vault", store: try Store(path: folder.file("s.sqlite")), encrypted: true)
+        let writeError = Locked<Error?>(nil)
+        group.enter()
+        keyless.write(secret, to: "more") { error in
+            writeError.withLock { $0 = error }
+            group.leave()
+        }
+        waitFor(group, "failing operations")
+        #expect(failed.current)
+        #expect(writeError.current is CacheError)
+        #expect(try !crypted.exists("more"))
+    }
+
+    // MARK: Objects
+
+    @Test func objectsRoundTripAndCompletionsArriveInOrder() throws {
+        let s = try store()
+        let service = try ObjectArrayService<Note>(name: "notes", store: s)
+        let group = DispatchGroup()
+        let log = Locked<[String]>([])
+        for i in 0..<100 {
+            group.enter()
+            service.set(Note(title: "n\(i)", pages: i), forKey: "k\(i % 10)") { error in
+                log.withLock { $0.append("set \(i) \(error == nil)") }
+                group.leave()
+            }
+            group.enter()
+            service.object(forKey: "k\(i % 10)") { result in
+                let note = (try? result.get()).flatMap { $0 }
+                log.withLock { $0.append("get \(i) \(note?.pages ?? -1)") }
+                group.leave()
+            }
+        }
+        group.enter()
+        service.remove(forKey: "k0") { error in
+            log.withLock { $0.append("remove \(error == nil)") }
+            group.leave()
+        }
+        waitFor(group, "object operations")
+        var expected: [String] = []
+        for i in 0..<100 { expected += ["set \(i) true", "get \(i) \(i)"] }
+        expected.append("remove true")
+        #expect(log.current == expected)
+
+        #expect(try service.object(forKey: "k0") == nil)
+        #expect(try service.object(forKey: "k9") == Note(title: "n99", pages: 99))
+        #expect(try service.allKeys() == (1..<10).map { "k\($0)" })
+        #expect(try service.count() == 9)
+        #expect(try service.exists("k5"))
+
+        // Another instance reads from the store.
+        let reopened = try ObjectArrayService<Note>(name: "notes", store: s)
+        #expect(try reopened.object(forKey: "k5") == Note(title: "n95", pages: 95))
+        #expect(try reopened.objects(like: "k_").count == 9)
+        service.set(nil, forKey: "k5")
+        #expect(try service.object(forKey: "k5") == nil)
+        #expect(try service.remove(like: "k%") == 8)
+        #expect(try service.object(forKey: "k9") == nil, "remove(like:) left a cached object")
+        service.set(Note(title: "t", pages: 1), forKey: "last")
+        try service.removeAll()
+        #expect(try service.object(forKey: "last") == nil)
+        #expect(try service.count() == 0)
+    }
+
+    @Test func theMemoryCacheServesReadsWithoutTheStore() throws {
+        let s = try store()
+        let service = try ObjectArrayService<Note>(name: "cached", store: s, memoryCapacity: 2)
+        service.set(Note(title: "a", pages: 1), forKey: "a")
+        service.waitForPendingOperations()
+        // Change the stored file behind the service's back: the cached object is still served.
+        let other = try ObjectArrayService<Note>(name: "cached", store: s)
+        other.set(Note(title: "changed", pages: 2), forKey: "a")
+        other.waitForPendingOperations()
+        #expect(try service.object(forKey: "a")?.title == "a")
+        #expect(try other.object(forKey: "a")?.title == "changed")
+        // Two newer objects push "a" out of the two-entry memory cache: now it is read again.
+        service.set(Note(title: "b", pages: 1), forKey: "b")
+        service.set(Note(title: "c", pages: 1), forKey: "c")
+        #expect(try service.object(forKey: "a")?.title == "changed")
+        // A bad stored value is reported as a decoding error.
+        service.files.write(Data("not an archive".utf8), to: "bad")
+        #expect(throws: CacheError.self) { try service.object(forKey: "bad") }
+    }
+
+    @Test func aCappedObjectServiceNeverServesAnEvictedObject() throws {
+        let service = try ObjectArrayService<Note>(name: "capped", store: try store(), capacity: 2)
+        service.set(Note(title: "a", pages: 1), forKey: "a")
+        #expect(try service.object(forKey: "a")?.title == "a")
+        service.set(Note(title: "b", pages: 1), forKey: "b")
+        service.set(Note(title: "c", pages: 1), forKey: "c")
+        #expect(try !service.exists("a"))
+        #expect(try service.object(forKey: "a") == nil, "an object dropped for capacity came from the memory cache")
+        #expect(try service.allKeys() == ["b", "c"])
+    }
+
+    @Test func encryptedObjects() throws {
+        let s = try store()
+        let service = try ObjectArrayService<Note>(name: "secret", store: s, encrypted: true)
+        service.set(Note(title: "classified title", pages: 3), forKey: "n")
+        service.waitForPendingOperations()
+        let row = try #require(try storedRows(service.files, in: s)["n"])
+        #expect(row.range(of: Data("classified title".utf8)) == nil)
+        let reopened = try ObjectArrayService<Note>(name: "secret", store: s, encrypted: true)
+        #expect(try reopened.object(forKey: "n")?.title == "classified title")
+    }
+
+    @Test func servicesInACustomStorage() throws {
+        let center = try DataCenter(rootPath: folder.file("root"), crypt: KeyRing([key]))
+        let storage = center.customStorage(atPath: folder.file("custom"))
+        #expect(try FileArrayService(name: "u", storage: storage, userDependent: true) == nil, "no user, no service")
+        #expect(try ObjectArrayService<Note>(name: "u", storage: storage, userDependent: true) == nil)
+        let common = try #require(try FileArrayService(name: "c", storage: storage))
+        common.write(Data("x".utf8), to: "f")
+        #expect(try common.read("f") == Data("x".utf8))
+        try center.setCurrentUserId("ann")
+        let mine = try #require(try ObjectArrayService<Note>(name: "u", storage: storage, userDependent: true))
+        mine.set(Note(title: "ann's", pages: 1), forKey: "n")
+        #expect(try mine.object(forKey: "n")?.title == "ann's")
+    }
+}

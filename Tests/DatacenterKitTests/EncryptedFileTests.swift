@@ -1,0 +1,280 @@
+import Foundation
+import Testing
+@testable import DatacenterKit
+
+/// `EncryptedFile`, `EncryptedFileWriter` and `EncryptedFileReader`.
+@Suite struct EncryptedFileTests {
+    static let header = 12
+    static let overhead = 28   // nonce + tag per chunk
+
+    let folder = TemporaryFolder()
+    let key = EncryptionKey.random()
+
+    /// Writes `plain` to a file, encrypts it with `chunkSize`, and returns the encrypted path.
+    func encrypted(_ plain: Data, chunkSize: Int, name: String = "file") throws -> String {
+        let input = folder.file(name + ".plain")
+        let output = folder.file(name + ".enc")
+        #expect(FileManager.default.createFile(atPath: input, contents: plain))
+        try EncryptedFile.encrypt(from: input, to: output, key: key, chunkSize: chunkSize)
+        return output
+    }
+
+    /// Decrypts `path` with `keys` into a fresh output path; returns the plaintext.
+    func decrypt(_ path: String, keys: KeyRing? = nil) throws -> Data {
+        let output = path + ".out"
+        try EncryptedFile.decrypt(from: path, to: output, keys: keys ?? KeyRing([key]))
+        return fileBytes(output)
+    }
+
+    /// Replaces the file's bytes by `change(bytes)`.
+    func edit(_ path: String, _ change: (inout Data) -> Void) {
+        var bytes = fileBytes(path)
+        change(&bytes)
+        #expect(FileManager.default.createFile(atPath: path, contents: bytes))
+    }
+
+    /// Expects decrypting `path` to throw `expected` (or any `EncryptedFileError` when nil) and to
+    /// leave neither the output nor a partial file behind.
+    func expectRefused(_ path: String, _ expected: EncryptedFileError?, sourceLocation: SourceLocation = #_sourceLocation) {
+        let output = path + ".out"
+        do {
+            try EncryptedFile.decrypt(from: path, to: output, keys: KeyRing([key]))
+            Issue.record("a damaged file decrypted", sourceLocation: sourceLocation)
+        } catch let error as EncryptedFileError {
+            if let expected { #expect(error == expected, sourceLocation: sourceLocation) }
+        } catch {
+            Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+        }
+        #expect(!FileManager.default.fileExists(atPath: output), "output left behind", sourceLocation: sourceLocation)
+        let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.contains(".partial") }
+        #expect(leftovers.isEmpty, "partial files left: \(leftovers)", sourceLocation: sourceLocation)
+    }
+
+    // MARK: Round trips and layout
+
+    @Test func anEmptyFileIsAHeaderAndOneEmptyChunk() throws {
+        let path = try encrypted(Data(), chunkSize: 16)
+        #expect(fileBytes(path).count == Self.header + Self.overhead)
+        #expect(Array(fileBytes(path).prefix(4)) == Array("DCEF".utf8))
+        #expect(EncryptedFile.isEncrypted(atPath: path))
+        #expect(try decrypt(path) == Data())
+        let output = path + ".out"
+        #expect(FileManager.default.fileExists(atPath: output), "an empty plaintext still gives an output file")
+    }
+
+    @Test func exactlyOneChunk() throws {
+        let plain = Data((0..<16).map { UInt8($0) })
+        let path = try encrypted(plain, chunkSize: 16)
+        // A full chunk, then the empty last chunk that marks the end.
+        #expect(fileBytes(path).count == Self.header + (16 + Self.overhead) + Self.overhead)
+        #expect(try decrypt(path) == plain)
+        let shorter = try encrypted(plain.prefix(15), chunkSize: 16, name: "shorter")
+        #expect(fileBytes(shorter).count == Self.header + 15 + Self.overhead)
+        #expect(try decrypt(shorter) == plain.prefix(15))
+    }
+
+    @Test(arguments: [1, 7, 64, 1000])
+    func manyChunksWithASmallChunkSize(chunkSize: Int) throws {
+        var rng = SplitMix64(seed: UInt64(chunkSize))
+        let plain = rng.bytes(3_333)
+        let path = try encrypted(plain, chunkSize: chunkSize)
+        let chunks = plain.count / chunkSize + 1
+        #expect(fileBytes(path).count == Self.header + plain.count + chunks * Self.overhead)
+        #expect(try decrypt(path) == plain)
+        // The chunk reader gives chunkSize bytes at a time, then the rest.
+        let reader = try EncryptedFileReader(path: path, keys: KeyRing([key]))
+        var sizes: [Int] = []
+        while let chunk = try reader.readChunk() { sizes.append(chunk.count) }
+        #expect(sizes.count == chunks)
+        #expect(sizes.dropLast().allSatisfy { $0 == chunkSize })
+        #expect(sizes.last == plain.count % chunkSize)
+        #expect(try reader.readChunk() == nil)
+    }
+
+    @Test func aMegabyteRoundTripsAndHoldsNoPlaintext() throws {
+        var rng = SplitMix64(seed: 7)
+        var plain = rng.bytes(1 << 20)
+        let marker = Data("PLAINTEXT-MARKER-PLAINTEXT-MARKER".utf8)
+        plain.replaceSubrange(5000..<(5000 + marker.count), with: marker)
+        let path = try encrypted(plain, chunkSize: EncryptedFile.defaultChunkSize)
+        #expect(fileBytes(path).range(of: marker) == nil)
+        #expect(try decrypt(path) == plain)
+        // Two encryptions of the same file differ (fresh nonces).
+        let again = try encrypted(plain, chunkSize: EncryptedFile.defaultChunkSize, name: "again")
+        #expect(fileBytes(again) != fileBytes(path))
+    }
+
+    @Test func theWriterTakesWritesOfAnySize() throws {
+        var rng = SplitMix64(seed: 3)
+        let plain = rng.bytes(1000)
+        let path = folder.file("w.enc")
+        let writer = try EncryptedFileWriter(path: path, key: key, chunkSize: 64)
+        var offset = 0
+        for size in [0, 1, 63, 64, 65, 200, 607] {
+            try writer.write(plain.subdata(in: offset..<(offset + size)))
+            offset += size
+        }
+        #expect(offset == plain.count)
+        try writer.finish()
+        try writer.finish()   // a second finish does nothing
+        #expect(throws: EncryptedFileError.self) { try writer.write(Data([1])) }
+        let reader = try EncryptedFileReader(path: path, keys: KeyRing([key]))
+        #expect(try reader.readAll() == plain)
+        #expect(throws: EncryptedFileError.self) { try EncryptedFileWriter(path: folder.file("bad"), key: key, chunkSize: 0) }
+    }
+
+    @Test func anUnfinishedFileIsRefusedAsTruncated() throws {
+        let path = folder.file("unfinished.enc")
+        do {
+            let writer = try EncryptedFileWriter(path: path, key: key, chunkSize: 8)
+            try writer.write(Data(count: 24))   // three full chunks, no last chunk
+        }
+        expectRefused(path, .truncated(path))
+    }
+
+    @Test func isEncryptedLooksAtTheHeader() throws {
+        let plain = folder.file("plain.txt")
+        #expect(FileManager.default.createFile(atPath: plain, contents: Data("DCE".utf8)))
+        #expect(!EncryptedFile.isEncrypted(atPath: plain))
+        #expect(!EncryptedFile.isEncrypted(atPath: folder.file("missing")))
+        #expect(throws: EncryptedFileError.notEncrypted(plain)) { try EncryptedFileReader(path: plain, keys: KeyRing([key])) }
+        #expect(throws: EncryptedFileError.self) { try EncryptedFile.decrypt(from: folder.file("missing"), to: folder.file("o"), keys: KeyRing([key])) }
+        #expect(throws: EncryptedFileError.self) {
+            try EncryptedFile.encrypt(from: folder.file("missing"), to: folder.file("o"), key: key)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("o")))
+    }
+
+    // MARK: Keys
+
+    @Test func aWrongKeyIsRefused() throws {
+        let path = try encrypted(Data("secret".utf8), chunkSize: 4)
+        let other = KeyRing([EncryptionKey.random(), EncryptionKey.random()])
+        #expect(throws: EncryptedFileError.wrongKey(path, keysTried: 2)) { try decrypt(path, keys: other) }
+        #expect(!FileManager.default.fileExists(atPath: path + ".out"))
+        #expect(throws: CryptError.noKey) { try decrypt(path, keys: .empty) }
+    }
+
+    @Test func keyRotationReadsFilesWrittenUnderAnOlderKey() throws {
+        let plain = Data(repeating: 0x42, count: 100)
+        let path = try encrypted(plain, chunkSize: 32)
+        let newer = EncryptionKey.random()
+        #expect(try decrypt(path, keys: KeyRing([newer, key])) == plain)
+        #expect(throws: EncryptedFileError.wrongKey(path, keysTried: 1)) { try decrypt(path, keys: KeyRing([newer])) }
+        // Re-encrypting under the new key: the old key alone no longer opens it.
+        let rotated = folder.file("rotated.enc")
+        try EncryptedFile.encrypt(from: path + ".out", to: rotated, key: newer, chunkSize: 32)
+        #expect(try decrypt(rotated, keys: KeyRing([newer])) == plain)
+        #expect(throws: EncryptedFileError.self) { try decrypt(rotated, keys: KeyRing([key])) }
+    }
+
+    // MARK: Tampering
+
+    /// 100 bytes in chunks of 16: six full chunks of 44 bytes and a last one of 4 + 28.
+    func sixChunkFile(_ name: String = "t") throws -> (path: String, plain: Data) {
+        var rng = SplitMix64(seed: 11)
+        let plain = rng.bytes(100)
+        return (try encrypted(plain, chunkSize: 16, name: name), plain)
+    }
+    static let fullChunk = 16 + overhead
+    static func chunkStart(_ i: Int) -> Int { header + i * fullChunk }
+
+    @Test func flippingAHeaderByteIsRefused() throws {
+        for (offset, expectation) in [(0, "notEncrypted"), (4, "version"), (6, "aad"), (11, "size")] {
+            let (path, _) = try sixChunkFile("h\(offset)")
+            edit(path) { $0[offset] ^= 0x01 }
+            switch expectation {
+            case "notEncrypted": expectRefused(path, .notEncrypted(path))
+            case "version": expectRefused(path, .unsupportedVersion(path, 0))
+            case "aad": expectRefused(path, .wrongKey(path, keysTried: 1))
+            default: expectRefused(path, nil)
+            }
+        }
+    }
+
+    @Test func flippingAByteInAnyChunkIsRefused() throws {
+        let size = try fileBytes(sixChunkFile("size").path).count
+        // Every byte of the first chunk, and bytes spread over the others (nonce, body, tag).
+        var offsets = Array(Self.chunkStart(0)..<Self.chunkStart(1))
+        offsets += stride(from: Self.chunkStart(1), to: size, by: 5).map { $0 }
+        offsets.append(size - 1)
+        for offset in offsets {
+            let (path, _) = try sixChunkFile("b\(offset)")
+            edit(path) { $0[offset] ^= 0x80 }
+            let chunk = UInt64((offset - Self.header) / Self.fullChunk)
+            let expected: EncryptedFileError = chunk == 0 ? .wrongKey(path, keysTried: 1)
+                : chunk == 6 ? .truncated(path) : .tampered(path, chunk: chunk)
+            expectRefused(path, expected)
+        }
+    }
+
+    @Test func truncationIsRefused() throws {
+        let (probe, _) = try sixChunkFile("probe")
+        let size = fileBytes(probe).count
+        // At each chunk boundary after the first chunk, and in the middle of chunks.
+        let cuts = (1...6).map(Self.chunkStart) + [Self.chunkStart(2) + 20, Self.chunkStart(5) + 1, size - 1]
+        for cut in cuts {
+            let (path, _) = try sixChunkFile("c\(cut)")
+            edit(path) { $0 = $0.prefix(cut) }
+            expectRefused(path, .truncated(path))
+        }
+        // Cut inside the first chunk: nothing opens, which reads as a wrong key.
+        let (early, _) = try sixChunkFile("early")
+        edit(early) { $0 = $0.prefix(Self.header + 10) }
+        expectRefused(early, nil)
+        let (bare, _) = try sixChunkFile("bare")
+        edit(bare) { $0 = $0.prefix(Self.header) }
+        expectRefused(bare, .truncated(bare))
+    }
+
+    @Test func swappingChunksIsRefused() throws {
+        func swap(_ a: Int, _ b: Int) throws -> String {
+            let (path, _) = try sixChunkFile("s\(a)\(b)")
+            edit(path) { bytes in
+                let first = bytes.subdata(in: Self.chunkStart(a)..<Self.chunkStart(a + 1))
+                let second = bytes.subdata(in: Self.chunkStart(b)..<Self.chunkStart(b + 1))
+                bytes.replaceSubrange(Self.chunkStart(b)..<Self.chunkStart(b + 1), with: first)
+                bytes.replaceSubrange(Self.chunkStart(a)..<Self.chunkStart(a + 1), with: second)
+            }
+            return path
+        }
+        let middle = try swap(2, 4)
+        expectRefused(middle, .tampered(middle, chunk: 2))
+        let first = try swap(0, 1)
+        expectRefused(first, .wrongKey(first, keysTried: 1))
+        // Moving the last chunk forward: its "last" flag no longer matches its place.
+        let (moved, _) = try sixChunkFile("moved")
+        edit(moved) { bytes in
+            let last = bytes.suffix(4 + Self.overhead)
+            bytes = bytes.prefix(Self.chunkStart(1)) + last + bytes.subdata(in: Self.chunkStart(1)..<Self.chunkStart(6))
+        }
+        expectRefused(moved, nil)
+    }
+
+    @Test func appendedGarbageIsRefused() throws {
+        for extra in [1, 27, 28, 44, 45, 500] {
+            let (path, _) = try sixChunkFile("g\(extra)")
+            edit(path) { $0.append(Data(repeating: 0x5A, count: extra)) }
+            expectRefused(path, nil)
+        }
+        // After an exact multiple of the chunk size, too.
+        let path = try encrypted(Data(count: 32), chunkSize: 16, name: "exact")
+        edit(path) { $0.append(0) }
+        expectRefused(path, nil)
+        // A copy of the last chunk appended.
+        let (dup, _) = try sixChunkFile("dup")
+        edit(dup) { bytes in bytes.append(bytes.suffix(4 + Self.overhead)) }
+        expectRefused(dup, nil)
+    }
+
+    @Test func aFailedDecryptLeavesAnExistingOutputAlone() throws {
+        let (path, _) = try sixChunkFile()
+        edit(path) { $0[Self.chunkStart(3) + 20] ^= 1 }
+        let output = path + ".out"
+        #expect(FileManager.default.createFile(atPath: output, contents: Data("previous".utf8)))
+        #expect(throws: EncryptedFileError.tampered(path, chunk: 3)) {
+            try EncryptedFile.decrypt(from: path, to: output, keys: KeyRing([key]))
+        }
+        #expect(fileBytes(output) == Data("previous".utf8))
+    }
+}
