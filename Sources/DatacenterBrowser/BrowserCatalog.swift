@@ -9,7 +9,7 @@ public struct TreeNode: Sendable, Equatable {
         case store(path: String)
         case group
         case kvBusiness(store: String, business: String)
-        case daoTable(store: String, table: String, encryptedColumns: [String])
+        case daoTable(store: String, table: String, encryptedColumns: [String], module: String, configPath: String)
         case cache(store: String, name: String)
         case table(store: String, name: String)
     }
@@ -42,9 +42,12 @@ public final class BrowserCatalog: @unchecked Sendable {
     public let title: String
     /// The keys tried on encrypted values.
     public let keys: KeyRing
+    /// False to refuse even confirmed DAO writes (`browse --read-only`).
+    public var allowsWrites = true
     /// The top-level nodes.
     public private(set) var roots: [TreeNode] = []
     private var stores: [String: Store] = [:]
+    private var configs: [String: DAOConfig] = [:]     // by module name
     private let lock = NSLock()
     private let center: DataCenter?
 
@@ -95,12 +98,43 @@ public final class BrowserCatalog: @unchecked Sendable {
         }
     }
 
+    /// Loads DAO configs given with `--config` (an XML file or a folder of them); each is
+    /// used for the tables of its module. Returns the errors of configs that did not load.
+    @discardableResult
+    public func loadConfigs(at path: String) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return ["\(path) does not exist"] }
+        let files = isDirectory.boolValue
+            ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".xml") }.sorted().map { path + "/" + $0 }
+            : [path]
+        var errors: [String] = []
+        for file in files {
+            do {
+                let config = try DAOConfig(contentsOfFile: file)
+                lock.withLock { configs[config.module.name] = config }
+            } catch { errors.append("\(error)") }
+        }
+        return errors
+    }
+
+    /// The DAO config of `module`: one given with `--config`, else the one the store's
+    /// metadata records (when that file exists).
+    public func config(module: String, recordedPath: String) throws -> DAOConfig {
+        if let config = lock.withLock({ configs[module] }) { return config }
+        guard FileManager.default.fileExists(atPath: recordedPath) else {
+            throw BrowserOpenError(description: "the config of module \(module) is not at its recorded path \(recordedPath); pass it with --config")
+        }
+        let config = try DAOConfig(contentsOfFile: recordedPath)
+        lock.withLock { configs[module] = config }
+        return config
+    }
+
     /// The grid source a leaf node shows.
     public func source(for kind: TreeNode.Kind) throws -> GridSource? {
         switch kind {
         case .store, .group: return nil
         case let .kvBusiness(path, business): return KVBusinessSource(store: try store(at: path).kv, business: business)
-        case let .daoTable(path, table, encrypted):
+        case let .daoTable(path, table, encrypted, _, _):
             return try TableSource(store: try store(at: path), table: table, encryptedColumns: Set(encrypted), crypt: keys)
         case let .cache(path, name):
             let store = try store(at: path)
@@ -128,7 +162,8 @@ public final class BrowserCatalog: @unchecked Sendable {
             groups.append(TreeNode(id: path + "#dao", label: "DAO tables", detail: "\(daoTables.count)", kind: .group, children: daoTables.map { e in
                 TreeNode(id: path + "#dao#" + e.tableName, label: e.tableName,
                          detail: e.module + (e.version.map { " v" + $0 } ?? "") + (e.encryptedColumns.isEmpty ? "" : " [crypt: " + e.encryptedColumns.joined(separator: ", ") + "]"),
-                         kind: .daoTable(store: path, table: e.tableName, encryptedColumns: e.encryptedColumns), children: [])
+                         kind: .daoTable(store: path, table: e.tableName, encryptedColumns: e.encryptedColumns,
+                                         module: e.module, configPath: e.configPath), children: [])
             }))
         }
         var cacheNodes: [TreeNode] = []

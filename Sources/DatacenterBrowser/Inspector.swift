@@ -113,6 +113,29 @@ public struct Inspector: Sendable {
         return lines
     }
 
+    /// Splits text into lines of at most `width` columns at spaces where it can (a word longer
+    /// than a line is cut), control characters made visible: for SQL and other prose.
+    static func wrapWords(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in TerminalText.visible(text).split(separator: " ", omittingEmptySubsequences: false) {
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if TerminalText.width(of: candidate) <= width {
+                line = candidate
+                continue
+            }
+            if !line.isEmpty { lines.append(line) }
+            line = String(word)
+            while TerminalText.width(of: line) > width {
+                let head = wrap(line, width: width)
+                lines.append(head[0])
+                line = String(line.dropFirst(head[0].count))
+            }
+        }
+        lines.append(line)
+        return lines
+    }
+
     /// `offset  hex bytes  ascii`, as many bytes per line as fit (8 or 16).
     static func hexDump(_ data: Data, width: Int) -> [String] {
         let perLine = width >= 76 ? 16 : 8

@@ -2,32 +2,77 @@
 /// DAO object's global arguments.
 ///
 /// For example: `DAOScope(["id": 1], globals: ["uid": "u1"]).lookup(["uid"])` is `"u1"`.
+///
+/// A call's arguments are kept as the method's names beside the values as passed, and loop
+/// items on a small stack, so rendering a call builds no dictionary: a method has few
+/// arguments, and comparing a handful of short names beats hashing them.
 public struct DAOScope: Sendable {
-    /// Arguments by name, and loop items bound while rendering.
-    public private(set) var locals: [String: DAOValue]
+    /// Names given as a dictionary (`init(_:globals:)`).
+    private var named: [String: DAOValue]
+    /// A method's argument names and the values passed, in call order (a later duplicate
+    /// name wins, as it did when they were put into a dictionary in order).
+    private var argumentNames: [String] = []
+    private var argumentValues: [DAOValue] = []
+    /// Loop items bound while rendering, innermost last; each shadows everything else.
+    private var items: [(name: String, value: DAOValue)] = []
     /// The DAO object's global arguments, read when no local has the name.
     public let globals: [String: DAOValue]
 
     public init(_ locals: [String: DAOValue] = [:], globals: [String: DAOValue] = [:]) {
-        self.locals = locals
+        self.named = locals
         self.globals = globals
+    }
+
+    /// A scope holding a method's arguments: `names[i]` is `values[i]`.
+    init(names: [String], values: [DAOValue], globals: [String: DAOValue]) {
+        self.named = [:]
+        self.argumentNames = names
+        self.argumentValues = values
+        self.globals = globals
+    }
+
+    /// Arguments by name, and loop items bound while rendering.
+    public var locals: [String: DAOValue] {
+        var all = named
+        for (name, value) in zip(argumentNames, argumentValues) { all[name] = value }
+        for item in items { all[item.name] = item.value }
+        return all
+    }
+
+    /// The value bound to `name` in this scope (items, arguments, then globals), or nil.
+    private func root(_ name: String) -> DAOValue? {
+        for item in items.reversed() where item.name == name { return item.value }
+        var i = argumentNames.count - 1
+        while i >= 0 {
+            if argumentNames[i] == name { return argumentValues[i] }
+            i -= 1
+        }
+        if !named.isEmpty, let value = named[name] { return value }
+        return globals.isEmpty ? nil : globals[name]
     }
 
     /// The value of a chained access such as `["model", "content"]`; nil when unknown.
     public func lookup(_ path: [String]) -> DAOValue {
         guard var name = path.first else { return .nil }
-        if name.hasPrefix("$") { name.removeFirst() }
-        let root = locals[name] ?? globals[name] ?? .nil
-        return root.value(at: path.dropFirst())
+        // The byte test is a quick filter; `hasPrefix` decides, as it always did.
+        if name.utf8.first == UInt8(ascii: "$"), name.hasPrefix("$") { name.removeFirst() }
+        let root = self.root(name) ?? .nil
+        return path.count == 1 ? root : root.value(at: path.dropFirst())
     }
 
     /// True when `name` is an argument, a loop item or a global.
-    public func contains(_ name: String) -> Bool { locals[name] != nil || globals[name] != nil }
+    public func contains(_ name: String) -> Bool { root(name) != nil }
 
     /// A copy with `name` bound to `value` (a loop item), shadowing anything of that name.
     public func binding(_ name: String, to value: DAOValue) -> DAOScope {
         var copy = self
-        copy.locals[name] = value
+        copy.push(name, value)
         return copy
     }
+
+    /// Binds `name` to `value` (a loop item) until the matching `pop`.
+    mutating func push(_ name: String, _ value: DAOValue) { items.append((name, value)) }
+
+    /// Unbinds the item bound last.
+    mutating func pop() { items.removeLast() }
 }

@@ -17,8 +17,9 @@ struct BrowseCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("A data-center root folder or a SQLite file.", valueName: "path")) var path: String?
     @Option(help: ArgumentHelp("Open straight onto this table, KV business or cache.", valueName: "name")) var table: String?
+    @Option(help: ArgumentHelp("DAO configs to load: an XML file or a folder of them.", valueName: "dir-or-xml")) var config: String?
     @Option(help: ArgumentHelp("A theme from themes/ (default, light, high-contrast, …).", valueName: "name")) var theme: String?
-    @Flag(help: "Open read-only (the browser never writes in this version; kept for scripts).") var readOnly = false
+    @Flag(help: "Refuse DAO write methods too (the browser otherwise only writes what you confirm).") var readOnly = false
 
     func run() throws {
         var keys = try global.keyRing()
@@ -34,6 +35,11 @@ struct BrowseCommand: ParsableCommand {
         do { catalog = try BrowserCatalog(path: target, keys: keys) } catch {
             throw CLIError("\(error)")
         }
+        if let config {
+            let errors = catalog.loadConfigs(at: expandTilde(config))
+            if let first = errors.first { throw CLIError(first) }
+        }
+        catalog.allowsWrites = !readOnly
         let (themes, themeErrors) = Theme.load(directory: BrowseCommand.themesDirectory())
         for error in themeErrors { Output.error("warning: \(error)") }
         if let theme, !themes.contains(where: { $0.name == theme }) {

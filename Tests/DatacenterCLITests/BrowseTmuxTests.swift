@@ -101,3 +101,26 @@ import Testing
         #expect(result.stderr.contains("needs a terminal"))
     }
 }
+
+extension BrowseTmuxTests {
+    @Test func fillADAOMethodFormSeeTheSQLAndRunIt() throws {
+        let scratch = Scratch()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table messages --key \(Self.demoKey)", width: 140)
+        try session.waitFor("conversation")
+        try session.send("d")
+        try session.waitFor("listMessages(")
+        // listMessages is the fifth method: createTable, insertMessage, insertMessages, getMessage, listMessages.
+        try session.send("Down", "Down", "Down", "Down", "Enter")
+        try session.waitFor("conversation :")
+        try session.send("\"team\"")
+        let preview = try session.waitFor("bindings   'team'")
+        #expect(preview.contains("conversation = 'team'"))
+        #expect(preview.contains("plan"))
+        try session.send("Enter")
+        let result = try session.waitFor("row(s)")
+        #expect(result.contains("I'll bring the slides"))
+        try session.send("Escape", "Escape", "q")
+    }
+}

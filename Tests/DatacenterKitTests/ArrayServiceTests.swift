@@ -156,6 +156,7 @@ private func storedRows(_ service: FileArrayService, in store: Store) throws -> 
         let plain = try FileArrayService(name: "open", store: s)
         crypted.write(secret, to: "codes")
         plain.write(secret, to: "codes")
+        plain.waitForPendingOperations()   // the raw reads below bypass the services' queues
         #expect(try crypted.read("codes") == secret)
         let cryptedRow = try #require(try storedRows(crypted, in: s)["codes"])
         #expect(cryptedRow.range(of: secret) == nil)

@@ -1,0 +1,104 @@
+import DatacenterDAO
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterBrowser
+
+@Suite struct DAOPanelTests {
+    /// The demo open on alice's messages table with the DAO panel's method `id` chosen.
+    func form(_ method: String, keys: KeyRing = KeyRing([DemoStore.key])) throws -> (Browser, Folder) {
+        let folder = Folder()
+        let b = try browser(try makeDemo(folder), keys: keys, width: 130, height: 40)
+        b.openNode(named: "messages")
+        b.press(.character("d"))
+        #expect(b.focus == .dao)
+        let index = try #require(b.daoPanel?.config.methods.firstIndex { $0.id == method })
+        b.press(.down, times: index)
+        b.press(.enter)
+        #expect(b.daoPanel?.stage == .form)
+        return (b, folder)
+    }
+
+    func type(_ text: String, into b: Browser) {
+        for c in text { b.press(.character(c)) }
+    }
+
+    @Test func theFormPreviewsExactlyTheRenderedSQLWithBindingsAndPlan() throws {
+        let (b, _) = try form("listMessages")
+        type("\"team\"", into: b)
+        b.press(.down, times: 3)
+        type("2", into: b)
+        let panel = try #require(b.daoPanel)
+        let expected = try panel.config.render("listMessages", arguments: [.string("team"), .nil, .nil, .integer(2)], globals: [:], tableName: "messages")
+        #expect(panel.previews.map(\.sql) == expected.statements.map(\.sql))
+        #expect(panel.previews.first?.bindings == "'team', 2")
+        #expect(panel.previews.first?.plan.first?.contains("messages_by_conversation") == true)
+        let screen = b.screenText
+        #expect(screen.contains("conversation = 'team'"))
+        #expect(screen.contains("bindings   'team', 2"))
+        try assertSnapshot(b.render(), named: "dao-form-preview")
+    }
+
+    @Test func runningASelectShowsItsRowsDecrypted() throws {
+        let (b, _) = try form("listMessages")
+        type("\"team\"", into: b)
+        b.press(.enter)
+        let screen = b.screenText
+        #expect(screen.contains("3 row(s)"))
+        #expect(screen.contains("I'll bring the slides"))
+        #expect(!screen.contains("[locked"))
+    }
+
+    @Test func withoutTheKeyResultsStayLocked() throws {
+        let (b, _) = try form("listMessages", keys: .empty)
+        type("\"team\"", into: b)
+        b.press(.enter)
+        #expect(b.screenText.contains("[locked: no key]"))
+        #expect(!b.screenText.contains("I'll bring the slides"))
+    }
+
+    @Test func requiredArgumentsRefuseNil() throws {
+        let (b, _) = try form("getMessage")
+        b.press(.character("\u{e}"))
+        #expect(b.screenText.contains("$id must not be nil"))
+        #expect(b.daoPanel?.fields.first?.isNil == false)
+    }
+
+    @Test func aWriteAsksForConfirmationThenRunsAndTheGridShowsIt() throws {
+        let (b, folder) = try form("updateFlags")
+        type("3", into: b)              // message 3 is unread in the demo
+        b.press(.down)
+        b.press(.character("\u{e}"))  // read: no longer nil…
+        type("1", into: b)              // …set to 1
+        b.press(.enter)
+        #expect(b.daoPanel?.stage == .confirm)
+        #expect(b.screenText.contains("It writes to the file. (y/n)"))
+        b.press(.character("n"))
+        #expect(b.daoPanel?.stage == .form)
+        let store = folder.path + "/demo/users/alice/user.sqlite"
+        #expect(try Database(path: store, mode: .readOnly).scalar("SELECT read FROM messages WHERE id = 3")?.int64Value == 0)
+        b.press(.enter)
+        b.press(.character("y"))
+        #expect(b.screenText.contains("ok · 1 change(s)"))
+        #expect(try Database(path: store, mode: .readOnly).scalar("SELECT read FROM messages WHERE id = 3")?.int64Value == 1)
+    }
+
+    @Test func renderErrorsAreShownInPlace() throws {
+        let (b, _) = try form("listMessages")
+        b.press(.down, times: 3)
+        type("\"ten\"", into: b)   // `limit > 0` compares a string with a number
+        #expect(b.daoPanel?.renderError != nil)
+        #expect(b.render().cells.contains { $0.role == .error })
+        b.press(.enter)
+        #expect(b.screenText.contains("cannot run:"))
+    }
+
+    @Test func dOutsideADAOTableSaysWhatItNeeds() throws {
+        let folder = Folder()
+        let b = try browser(try makeDemo(folder))
+        b.openNode(named: "settings")
+        b.press(.character("d"))
+        #expect(b.focus == .grid)
+        #expect(b.screenText.contains("d opens the methods of a DAO table"))
+    }
+}
