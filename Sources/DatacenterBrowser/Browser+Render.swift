@@ -19,6 +19,7 @@ extension Browser {
         for y in 1..<(height - 1) { screen.write("│", x: treeWidth, y: y, maxWidth: 1, role: .tree) }
         if showHelp { renderHelp(&screen) }
         else if focus == .dao, let daoPanel { renderDAOPanel(daoPanel, &screen) }
+        else if focus == .console, let console { renderConsole(console, &screen) }
         else if let inspector { renderInspector(inspector, &screen) }
         else if let grid { renderGrid(grid, &screen) }
         else { screen.write("Select a business, table or cache on the left (Enter).", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
@@ -172,6 +173,24 @@ extension Browser {
         }
     }
 
+    private func renderConsole(_ console: SQLConsole, _ screen: inout ScreenGrid) {
+        let left = treeWidth + 1
+        let paneWidth = width - left
+        screen.fill(x: left, y: 1, count: paneWidth, role: .gridHeader)
+        screen.write("SQL · " + (console.storePath as NSString).lastPathComponent + " (read-only)", x: left, y: 1, maxWidth: paneWidth, role: .gridHeader)
+        let inputLine = height - 2
+        let outputLines = console.output.dropFirst(console.scroll).flatMap { Inspector.wrap($0, width: paneWidth) }
+        for (offset, text) in outputLines.prefix(max(0, inputLine - 2)).enumerated() {
+            let role: StyleRole = console.outputIsError && offset > 0 ? .error : .grid
+            screen.write(text, x: left, y: 2 + offset, maxWidth: paneWidth, role: role)
+        }
+        screen.fill(x: left, y: inputLine, count: paneWidth, role: .dialog)
+        let text = "sql> " + console.input
+        // Keep the end of a long input line in view.
+        let visible = TerminalText.width(of: text) + 1 > paneWidth ? "…" + String(text.suffix(max(1, paneWidth - 3))) : text
+        screen.write(visible + "▏", x: left, y: inputLine, maxWidth: paneWidth, role: .dialog)
+    }
+
     /// The key help, shown with `?`.
     public static let helpLines = [
         "Keys",
@@ -180,6 +199,8 @@ extension Browser {
         "  g G Home End   first / last    ← → h l    column",
         "  Enter          open / inspect  Tab Esc    switch pane",
         "  m              inspector view: text, json, hex",
+        "  /  n           search the grid (streams, Esc cancels), next",
+        "  :              SQL console on the current store (read-only)",
         "  t              next theme      ?          this help",
         "  d              DAO methods of a DAO table: form, SQL preview, run",
         "  q  Ctrl-C      quit            mouse      click, wheel",
@@ -199,6 +220,18 @@ extension Browser {
 
     private func renderStatus(_ screen: inout ScreenGrid) {
         let y = height - 1
+        if let prompt {
+            screen.fill(x: 0, y: y, count: width, role: .dialog)
+            screen.write(prompt.label + prompt.text + "▏", x: 0, y: y, maxWidth: width, role: .dialog)
+            return
+        }
+        if let search {
+            let total = grid?.total.map { " of " + Browser.grouped($0) } ?? ""
+            screen.fill(x: 0, y: y, count: width, role: .status)
+            screen.write(" searching \"\(search.query)\"… \(Browser.grouped(search.scanned))\(total) rows scanned · Esc cancels",
+                         x: 0, y: y, maxWidth: width, role: .status)
+            return
+        }
         if let message {
             screen.fill(x: 0, y: y, count: width, role: message.isError ? .error : .status)
             screen.write(" " + message.text, x: 0, y: y, maxWidth: width, role: message.isError ? .error : .status)
@@ -208,8 +241,9 @@ extension Browser {
         let hints: String
         switch focus {
         case .tree: hints = " ↑↓ move  Enter open  Tab grid  ? help  t theme  q quit"
-        case .grid: hints = " ↑↓ PgUp PgDn g G move  ←→ column  Enter inspect  d DAO methods  Tab tree  ? help  q quit"
+        case .grid: hints = " ↑↓ PgUp PgDn g G move  ←→ column  Enter inspect  / search  d DAO  Tab tree  ? help  q quit"
         case .inspector: hints = " ↑↓ scroll  m view  Esc back  ? help"
+        case .console: hints = " Enter run  ↑↓ history  PgUp PgDn scroll  Esc close"
         case .dao:
             switch daoPanel?.stage {
             case .form?: hints = " type a value (JSON or text)  ↑↓ Tab field  Ctrl-N nil  Enter run  Esc methods"

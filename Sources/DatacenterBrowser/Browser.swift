@@ -6,7 +6,7 @@ import Foundation
 /// resizes into `BrowserEvent`s, runs the `BrowserCommand`s it asks for, and draws the grid.
 public final class Browser {
     /// Which pane takes the keys.
-    public enum Focus: Sendable { case tree, grid, inspector, dao }
+    public enum Focus: Sendable { case tree, grid, inspector, dao, console }
 
     /// The grid over one source: a window of rows around the cursor, never the whole table.
     struct GridView {
@@ -35,12 +35,19 @@ public final class Browser {
     var grid: GridView?
     var inspector: Inspector?
     var daoPanel: DAOPanel?
+    var console: SQLConsole?
     /// The tree node the grid shows.
     var gridNode: TreeNode?
     var showHelp = false
+    /// The line being typed at the bottom (`/` search), if any.
+    var prompt: Prompt?
+    /// The search running in the background, if any.
+    var search: (id: Int, query: String, scanned: Int, cancel: CancellationFlag)?
+    var lastQuery: String?
+    private var nextSearchID = 0
     var message: (text: String, isError: Bool)?
     private var nextGridID = 0
-    private var commands: [BrowserCommand] = []
+    var commands: [BrowserCommand] = []
 
     /// A browser over `catalog` on a `width` × `height` screen.
     public init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil) {
@@ -96,6 +103,21 @@ public final class Browser {
             refillGrid()
         case let .rowCount(id, count):
             if grid?.id == id { grid?.total = count }
+        case let .searchProgress(id, scanned):
+            if search?.id == id { search?.scanned += scanned }
+        case let .searchFinished(id, match, error):
+            guard let current = search, current.id == id else { return }
+            search = nil
+            if let error { message = (error == "cancelled" ? "search cancelled" : "search failed: \(error)", error != "cancelled"); return }
+            guard let match, var view = grid else {
+                message = ("not found: \(current.query) (after \(Browser.grouped(current.scanned)) rows; g goes back to the top)", true)
+                return
+            }
+            view.rows = match
+            view.cursor = 0
+            view.top = 0
+            grid = view
+            message = ("found \(current.query) · n: next", false)
         case let .click(x, y): click(x: x, y: y)
         case let .wheel(x, _, delta):
             let key: Key = delta < 0 ? .up : .down
@@ -107,16 +129,31 @@ public final class Browser {
 
     private func handleKey(_ key: Key) {
         if key == .character("\u{3}") { isFinished = true; return }
+        if let current = search {
+            // While a search runs, Esc cancels it; other keys wait.
+            if key == .escape {
+                current.cancel.cancel()
+                search = nil
+                message = ("search cancelled after \(Browser.grouped(current.scanned)) rows", false)
+            }
+            return
+        }
+        if prompt != nil { promptKey(key); return }
         if showHelp {
             if key == .escape || key == .character("?") || key == .character("q") || key == .enter { showHelp = false }
             return
         }
+        // Shortcuts apply where keys are not text being typed (console, DAO form).
+        let navigating = focus == .tree || focus == .grid || (focus == .dao && daoPanel?.stage == .methods)
         switch key {
-        case .character("?"): showHelp = true; return
+        case .character("?") where navigating || focus == .inspector: showHelp = true; return
         case .character("d") where focus == .tree || focus == .grid:
             openDAOPanel()
             return
-        case .character("t") where focus != .inspector && focus != .dao:
+        case .character(":") where focus == .tree || focus == .grid:
+            openConsole()
+            return
+        case .character("t") where navigating:
             themeIndex = (themeIndex + 1) % themes.count
             message = ("theme: \(theme.name)", false)
             return
@@ -128,6 +165,7 @@ public final class Browser {
         case .grid: gridKey(key)
         case .inspector: inspectorKey(key)
         case .dao: daoKey(key)
+        case .console: consoleKey(key)
         }
     }
 
@@ -212,6 +250,9 @@ public final class Browser {
                     focus = .inspector
                 }
             case .tab, .escape, .backTab: focus = .tree
+            case .character("/"): prompt = Prompt(label: "/", text: lastQuery ?? "")
+            case .character("n"):
+                if let query = lastQuery { startSearch(query, in: view, fromCursor: true) }
             case .character("q"): isFinished = true
             default: break
             }
@@ -422,6 +463,94 @@ extension Browser {
             case .character("n"), .character("N"), .escape: panel.stage = .form
             default: break
             }
+        }
+    }
+}
+
+/// A line typed at the bottom of the screen.
+struct Prompt {
+    let label: String
+    var text: String
+}
+
+extension Browser {
+    func promptKey(_ key: Key) {
+        guard var current = prompt else { return }
+        switch key {
+        case .escape: prompt = nil; return
+        case .enter:
+            prompt = nil
+            guard !current.text.isEmpty, let view = grid else { return }
+            lastQuery = current.text
+            startSearch(current.text, in: view, fromCursor: true)
+            return
+        case .backspace: _ = current.text.popLast()
+        case .character(let c) where !c.unicodeScalars.contains(where: { $0.value < 0x20 }): current.text.append(c)
+        default: break
+        }
+        prompt = current
+    }
+
+    /// Starts a background search after the cursor row: its progress shows in the status
+    /// line and Esc cancels it.
+    func startSearch(_ query: String, in view: GridView, fromCursor: Bool) {
+        // Rows already on hand first: no need to go to the file for a match in the window.
+        let needle = query.lowercased()
+        let from = fromCursor ? view.cursor + 1 : 0
+        if from < view.rows.count, let index = view.rows[from...].firstIndex(where: { $0.cells.contains { $0.text.lowercased().contains(needle) } }) {
+            var moved = view
+            moved.cursor = index
+            if index >= moved.top + visibleRowCount || index < moved.top { moved.top = max(0, index - visibleRowCount / 2) }
+            grid = moved
+            message = ("found \(query) · n: next", false)
+            return
+        }
+        nextSearchID += 1
+        let cancel = CancellationFlag()
+        search = (nextSearchID, query, 0, cancel)
+        commands.append(.search(searchID: nextSearchID, source: view.source, start: view.rows.last, query: query, cancel: cancel))
+    }
+}
+
+extension Browser {
+    /// The store file of the node under the tree cursor (or of the grid's node).
+    var currentStorePath: String? {
+        let nodes = visibleTree
+        guard !nodes.isEmpty else { return nil }
+        var index = min(treeCursor, nodes.count - 1)
+        if focus == .grid, let node = gridNode, let gridIndex = nodes.firstIndex(where: { $0.node.id == node.id }) { index = gridIndex }
+        // Walk up to the enclosing store node.
+        while index >= 0 {
+            if case .store(let path) = nodes[index].node.kind { return path }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// Opens the SQL console on the current store (keeping its history across openings).
+    func openConsole() {
+        guard let path = currentStorePath else { message = ("select a store first", true); return }
+        if console?.storePath != path {
+            var fresh = SQLConsole(storePath: path)
+            fresh.history = console?.history ?? []
+            console = fresh
+        }
+        focus = .console
+    }
+
+    func consoleKey(_ key: Key) {
+        guard var current = console else { focus = .tree; return }
+        defer { console = current }
+        switch key {
+        case .escape: focus = grid == nil ? .tree : .grid
+        case .enter: current.run(catalog: catalog)
+        case .up: current.historyBack()
+        case .down: current.historyForward()
+        case .pageUp: current.scroll = max(0, current.scroll - (bodyHeight - 3))
+        case .pageDown: current.scroll = min(max(0, current.output.count - 1), current.scroll + (bodyHeight - 3))
+        case .backspace: _ = current.input.popLast()
+        case .character(let c) where !c.unicodeScalars.contains(where: { $0.value < 0x20 }): current.input.append(c)
+        default: break
         }
     }
 }

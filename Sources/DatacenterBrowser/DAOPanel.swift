@@ -122,7 +122,7 @@ struct DAOPanel {
             var lines: [String] = []
             for statement in call.statements where !statement.skipped {
                 let rows = try store.queue.read { db in try db.makeStatement(statement.sql).fetchAll(StatementArguments(statement.bindings)) }
-                lines += layOut(rows, crypt: catalog.keys)
+                lines += RowsLayout.lines(rows, encryptedColumns: encryptedColumns, crypt: catalog.keys)
             }
             resultLines = lines.isEmpty ? ["(no rows)"] : lines
             resultIsError = false
@@ -147,22 +147,5 @@ struct DAOPanel {
             resultLines = ["\(error)"]
             resultIsError = true
         }
-    }
-
-    /// Rows as aligned text lines with a header; crypt columns decrypted with `crypt`.
-    private func layOut(_ rows: [Row], crypt: any DataCrypt) -> [String] {
-        guard let first = rows.first else { return ["(no rows)"] }
-        let columns = first.columnNames
-        let cells: [[String]] = rows.prefix(200).map { row in
-            row.values.enumerated().map { index, value in
-                let cell = encryptedColumns.contains(columns[index]) ? ValueFormatter.encryptedCell(value, crypt: crypt) : ValueFormatter.cell(value)
-                return TerminalText.visible(cell.text, limit: 40)
-            }
-        }
-        let widths = columns.indices.map { i in ([columns[i]] + cells.map { $0[i] }).map(TerminalText.width(of:)).max() ?? 0 }
-        func line(_ values: [String]) -> String {
-            values.enumerated().map { i, v in v + String(repeating: " ", count: max(0, widths[i] - TerminalText.width(of: v))) }.joined(separator: " ")
-        }
-        return ["\(rows.count) row(s)" + (rows.count > 200 ? ", first 200 shown" : ""), line(columns)] + cells.map(line)
     }
 }

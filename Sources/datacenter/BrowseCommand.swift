@@ -62,7 +62,7 @@ struct BrowseCommand: ParsableCommand {
         terminal.draw(browser.render(), theme: browser.theme)
         while !browser.isFinished {
             for command in browser.takeCommands() {
-                DispatchQueue.global(qos: .userInitiated).async { results.post(command.perform()) }
+                DispatchQueue.global(qos: .userInitiated).async { results.post(command.perform(post: results.post)) }
             }
             var changed = false
             if let event = terminal.nextEvent(timeout: 50) {

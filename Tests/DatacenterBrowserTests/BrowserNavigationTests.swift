@@ -153,3 +153,88 @@ import Testing
         #expect(try Database(path: db, mode: .readOnly).scalar("PRAGMA journal_mode")?.stringValue == "delete")
     }
 }
+
+@Suite struct BrowserSearchTests {
+    @Test func searchFindsARowFarDownTheTableAndNextFindsTheFollowingOne() throws {
+        let folder = Folder()
+        let db = folder.file("rows.db")
+        try makeNumbersTable(at: db, rows: 3_000)
+        let b = try browser(db, keys: .empty, width: 80, height: 20)
+        b.openTreeNode("numbers")
+        b.press(.character("/"))
+        for c in "row 2500" { b.press(.character(c)) }
+        #expect(b.screenText.contains("/row 2500"))
+        b.press(.enter)
+        #expect(b.grid.map { $0.rows[$0.cursor].key.first?.int64Value } == 2500)
+        #expect(b.screenText.contains("found row 2500"))
+        b.press(.character("n"))   // "row 25000" does not exist: no further match
+        #expect(b.screenText.contains("not found"))
+    }
+
+    @Test func searchMatchesDecryptedTextCaseInsensitively() throws {
+        let folder = Folder()
+        let b = try browser(try makeDemo(folder))
+        b.openTreeNode("session")
+        b.press(.character("/"))
+        for c in "SK_LIVE" { b.press(.character(c)) }
+        b.press(.enter)
+        #expect(b.grid.map { $0.rows[$0.cursor].key.first?.stringValue } == "apiToken")
+    }
+
+    @Test func aRunningSearchShowsProgressAndEscCancelsIt() throws {
+        let folder = Folder()
+        let db = folder.file("rows.db")
+        try makeNumbersTable(at: db, rows: 2_000)
+        let b = try browser(db, keys: .empty, width: 100, height: 20)
+        b.openTreeNode("numbers")
+        b.press(.character("/"))
+        for c in "zzz" { b.press(.character(c)) }
+        b.handle(.key(.enter))          // start, but do not run the command yet
+        let commands = b.takeCommands()
+        #expect(commands.count == 1)
+        #expect(b.screenText.contains("searching \"zzz\""))
+        b.handle(.key(.escape))
+        #expect(b.screenText.contains("search cancelled"))
+        // The command, run late, sees the flag and stops; its result is ignored.
+        for command in commands { b.handle(command.perform()) }
+        #expect(b.screenText.contains("search cancelled"))
+    }
+}
+
+@Suite struct SQLConsoleTests {
+    @Test func theConsoleRunsQueriesReadOnlyAndRemembersThem() throws {
+        let folder = Folder()
+        let root = try makeDemo(folder)
+        let b = try browser(root, width: 110, height: 30)
+        b.press(.character(":"))
+        #expect(b.focus == .console)
+        for c in "SELECT title FROM notes ORDER BY id" { b.press(.character(c)) }
+        b.press(.enter)
+        var screen = b.screenText
+        #expect(screen.contains("3 row(s)"))
+        #expect(screen.contains("Welcome"))
+        for c in "DELETE FROM notes" { b.press(.character(c)) }
+        b.press(.enter)
+        screen = b.screenText
+        #expect(screen.contains("read-only") || screen.contains("readonly"))
+        #expect(try Database(path: root + "/common.sqlite", mode: .readOnly).scalar("SELECT count(*) FROM notes")?.int64Value == 3)
+        b.press(.up)
+        #expect(b.console?.input == "DELETE FROM notes")
+        b.press(.up)
+        #expect(b.console?.input == "SELECT title FROM notes ORDER BY id")
+        b.press(.down, times: 2)
+        #expect(b.console?.input == "")
+        b.press(.escape)
+        #expect(b.focus == .tree)
+    }
+
+    @Test func errorsShowInTheConsole() throws {
+        let folder = Folder()
+        let b = try browser(try makeDemo(folder), width: 110, height: 30)
+        b.press(.character(":"))
+        for c in "SELECT * FROM nowhere" { b.press(.character(c)) }
+        b.press(.enter)
+        #expect(b.screenText.contains("no such table: nowhere"))
+        #expect(b.render().cells.contains { $0.role == .error })
+    }
+}

@@ -33,7 +33,7 @@ extension Browser {
     func press(_ keys: Key...) {
         for key in keys {
             handle(.key(key))
-            for command in takeCommands() { handle(command.perform()) }
+            for command in takeCommands() { handle(command.perform(post: { self.handle($0) })) }
         }
     }
 

@@ -57,6 +57,14 @@ import Testing
         #expect(!b.screenText.contains("I'll bring the slides"))
     }
 
+    @Test func shortcutKeysAreTextInsideAField() throws {
+        let (b, _) = try form("listMessages")
+        type("\"what? t d :\"", into: b)
+        #expect(b.daoPanel?.fields.first?.text == "\"what? t d :\"")
+        #expect(b.focus == .dao)
+        #expect(!b.showHelp)
+    }
+
     @Test func requiredArgumentsRefuseNil() throws {
         let (b, _) = try form("getMessage")
         b.press(.character("\u{e}"))
