@@ -20,6 +20,7 @@ extension Browser {
         if showHelp { renderHelp(&screen) }
         else if focus == .dao, let daoPanel { renderDAOPanel(daoPanel, &screen) }
         else if focus == .console, let console { renderConsole(console, &screen) }
+        else if focus == .review { renderReview(&screen) }
         else if let inspector { renderInspector(inspector, &screen) }
         else if let grid { renderGrid(grid, &screen) }
         else { screen.write("Select a business, table or cache on the left (Enter).", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
@@ -191,6 +192,22 @@ extension Browser {
         screen.write(visible + "▏", x: left, y: inputLine, maxWidth: paneWidth, role: .dialog)
     }
 
+    private func renderReview(_ screen: inout ScreenGrid) {
+        let left = treeWidth + 1
+        let paneWidth = width - left
+        screen.fill(x: left, y: 1, count: paneWidth, role: .gridHeader)
+        screen.write("Staged edits (\(staged.count)): the SQL they run, one transaction per store", x: left, y: 1, maxWidth: paneWidth, role: .gridHeader)
+        var y = 2
+        for (index, edit) in staged.enumerated() {
+            let role: StyleRole = index == reviewCursor ? .gridSelected : .staged
+            for (i, part) in Inspector.wrapWords(edit.preview, width: max(8, paneWidth - 4)).enumerated() where y < height - 1 {
+                screen.fill(x: left, y: y, count: paneWidth, role: role)
+                screen.write((i == 0 ? "\(index + 1). " : "   ") + part, x: left + 1, y: y, maxWidth: paneWidth - 1, role: role)
+                y += 1
+            }
+        }
+    }
+
     /// The key help, shown with `?`.
     public static let helpLines = [
         "Keys",
@@ -201,13 +218,16 @@ extension Browser {
         "  m              inspector view: text, json, hex",
         "  /  n           search the grid (streams, Esc cancels), next",
         "  :              SQL console on the current store (read-only)",
+        "  e  x  o        edit cell, delete row, insert row (staged)",
+        "  w              review staged edits: c commit, u discard",
         "  t              next theme      ?          this help",
         "  d              DAO methods of a DAO table: form, SQL preview, run",
         "  q  Ctrl-C      quit            mouse      click, wheel",
         "",
         "Encrypted values show decrypted (green) when a --key opens",
         "them, else as [locked: reason]; never as ciphertext.",
-        "The browser only reads, except a DAO write you confirm.",
+        "The browser writes nothing until you commit staged edits",
+        "or confirm a DAO write.",
     ]
 
     private func renderHelp(_ screen: inout ScreenGrid) {
@@ -241,9 +261,10 @@ extension Browser {
         let hints: String
         switch focus {
         case .tree: hints = " ↑↓ move  Enter open  Tab grid  ? help  t theme  q quit"
-        case .grid: hints = " ↑↓ PgUp PgDn g G move  ←→ column  Enter inspect  / search  d DAO  Tab tree  ? help  q quit"
+        case .grid: hints = (staged.isEmpty ? "" : " \(staged.count) staged · w review ·") + " ↑↓ g G move  ←→ column  Enter inspect  / search  e edit  x delete  o insert  d DAO  : SQL  ? help  q quit"
         case .inspector: hints = " ↑↓ scroll  m view  Esc back  ? help"
         case .console: hints = " Enter run  ↑↓ history  PgUp PgDn scroll  Esc close"
+        case .review: hints = " c commit all  u discard all  x drop one  Esc back"
         case .dao:
             switch daoPanel?.stage {
             case .form?: hints = " type a value (JSON or text)  ↑↓ Tab field  Ctrl-N nil  Enter run  Esc methods"

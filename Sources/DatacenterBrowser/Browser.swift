@@ -6,7 +6,7 @@ import Foundation
 /// resizes into `BrowserEvent`s, runs the `BrowserCommand`s it asks for, and draws the grid.
 public final class Browser {
     /// Which pane takes the keys.
-    public enum Focus: Sendable { case tree, grid, inspector, dao, console }
+    public enum Focus: Sendable { case tree, grid, inspector, dao, console, review }
 
     /// The grid over one source: a window of rows around the cursor, never the whole table.
     struct GridView {
@@ -36,6 +36,9 @@ public final class Browser {
     var inspector: Inspector?
     var daoPanel: DAOPanel?
     var console: SQLConsole?
+    /// Edits waiting to be committed, in the order made.
+    var staged: [StagedEdit] = []
+    var reviewCursor = 0
     /// The tree node the grid shows.
     var gridNode: TreeNode?
     var showHelp = false
@@ -144,7 +147,7 @@ public final class Browser {
             return
         }
         // Shortcuts apply where keys are not text being typed (console, DAO form).
-        let navigating = focus == .tree || focus == .grid || (focus == .dao && daoPanel?.stage == .methods)
+        let navigating = focus == .tree || focus == .grid || focus == .review || (focus == .dao && daoPanel?.stage == .methods)
         switch key {
         case .character("?") where navigating || focus == .inspector: showHelp = true; return
         case .character("d") where focus == .tree || focus == .grid:
@@ -152,6 +155,10 @@ public final class Browser {
             return
         case .character(":") where focus == .tree || focus == .grid:
             openConsole()
+            return
+        case .character("w") where (focus == .tree || focus == .grid) && !staged.isEmpty:
+            focus = .review
+            reviewCursor = 0
             return
         case .character("t") where navigating:
             themeIndex = (themeIndex + 1) % themes.count
@@ -166,6 +173,7 @@ public final class Browser {
         case .inspector: inspectorKey(key)
         case .dao: daoKey(key)
         case .console: consoleKey(key)
+        case .review: reviewKey(key)
         }
     }
 
@@ -250,7 +258,18 @@ public final class Browser {
                     focus = .inspector
                 }
             case .tab, .escape, .backTab: focus = .tree
-            case .character("/"): prompt = Prompt(label: "/", text: lastQuery ?? "")
+            case .character("/"): prompt = Prompt(label: "/", text: lastQuery ?? "", purpose: .search)
+            case .character("e"):
+                guard view.rows.indices.contains(view.cursor), view.rows[view.cursor].cells.indices.contains(view.column),
+                      view.source is EditableSource else { message = ("this grid cannot be edited", true); break }
+                let name = view.source.columns[view.column]
+                prompt = Prompt(label: "edit \(name): ", text: Browser.editText(view.rows[view.cursor].cells[view.column]), purpose: .edit)
+            case .character("o"):
+                guard view.source is EditableSource else { message = ("this grid cannot be edited", true); break }
+                prompt = Prompt(label: "insert (JSON object of columns): ", text: "{}", purpose: .insert)
+            case .character("x"):
+                guard let source = view.source as? EditableSource, view.rows.indices.contains(view.cursor) else { break }
+                stage { try source.stageDelete(row: view.rows[view.cursor]) }
             case .character("n"):
                 if let query = lastQuery { startSearch(query, in: view, fromCursor: true) }
             case .character("q"): isFinished = true
@@ -469,8 +488,10 @@ extension Browser {
 
 /// A line typed at the bottom of the screen.
 struct Prompt {
+    enum Purpose { case search, edit, insert }
     let label: String
     var text: String
+    let purpose: Purpose
 }
 
 extension Browser {
@@ -480,9 +501,21 @@ extension Browser {
         case .escape: prompt = nil; return
         case .enter:
             prompt = nil
-            guard !current.text.isEmpty, let view = grid else { return }
-            lastQuery = current.text
-            startSearch(current.text, in: view, fromCursor: true)
+            guard let view = grid else { return }
+            switch current.purpose {
+            case .search:
+                guard !current.text.isEmpty else { return }
+                lastQuery = current.text
+                startSearch(current.text, in: view, fromCursor: true)
+            case .edit:
+                guard let source = view.source as? EditableSource, view.rows.indices.contains(view.cursor) else { return }
+                let keys = catalog.keys
+                stage { try source.stageUpdate(row: view.rows[view.cursor], column: view.column, text: current.text, keys: keys) }
+            case .insert:
+                guard let source = view.source as? EditableSource else { return }
+                let keys = catalog.keys
+                stage { try source.stageInsert(text: current.text, keys: keys) }
+            }
             return
         case .backspace: _ = current.text.popLast()
         case .character(let c) where !c.unicodeScalars.contains(where: { $0.value < 0x20 }): current.text.append(c)
@@ -551,6 +584,96 @@ extension Browser {
         case .backspace: _ = current.input.popLast()
         case .character(let c) where !c.unicodeScalars.contains(where: { $0.value < 0x20 }): current.input.append(c)
         default: break
+        }
+    }
+}
+
+extension Browser {
+    /// The text an edit starts from: the whole value, not the cut grid text.
+    static func editText(_ cell: GridCell) -> String {
+        switch cell.content {
+        case .database(.null): return "NULL"
+        case .database(.text(let s)): return s
+        case .database(.blob(let d)): return "X'" + d.map { String(format: "%02x", $0) }.joined() + "'"
+        case .database(let v): return v.description
+        case .kv(.string(let s)): return s
+        case .kv(let v): return v.displayString
+        default: return cell.text
+        }
+    }
+
+    /// Stages the edit `make` builds, or says why it cannot be made.
+    func stage(_ make: () throws -> StagedEdit) {
+        do {
+            let edit = try make()
+            staged.append(edit)
+            message = ("staged (\(staged.count)): \(edit.preview) · w review, c commit", false)
+        } catch {
+            message = ("\(error)", true)
+        }
+    }
+
+    func reviewKey(_ key: Key) {
+        switch key {
+        case .up, .character("k"): reviewCursor = max(0, reviewCursor - 1)
+        case .down, .character("j"): reviewCursor = min(max(0, staged.count - 1), reviewCursor + 1)
+        case .character("x"), .backspace:
+            if staged.indices.contains(reviewCursor) { staged.remove(at: reviewCursor) }
+            reviewCursor = min(reviewCursor, max(0, staged.count - 1))
+            if staged.isEmpty { focus = grid == nil ? .tree : .grid }
+        case .character("u"):
+            message = ("discarded \(staged.count) edit(s); nothing was written", false)
+            staged.removeAll()
+            focus = grid == nil ? .tree : .grid
+        case .character("c"): commitStaged()
+        case .escape, .tab: focus = grid == nil ? .tree : .grid
+        default: break
+        }
+    }
+
+    /// Writes every staged edit: one transaction per store, in the order they were made. A
+    /// store whose transaction fails is rolled back whole and its edits stay staged.
+    func commitStaged() {
+        guard catalog.allowsWrites else {
+            message = ("--read-only: edits are not written", true)
+            return
+        }
+        var remaining: [StagedEdit] = []
+        var committed = 0
+        var failure: String?
+        var order: [String] = []
+        for edit in staged where !order.contains(edit.storePath) { order.append(edit.storePath) }
+        for path in order {
+            let edits = staged.filter { $0.storePath == path }
+            guard failure == nil else { remaining += edits; continue }
+            do {
+                let store = try Store(path: path, crypt: catalog.keys)
+                try store.queue.inTransaction { db in
+                    for edit in edits { try edit.apply(to: store, in: db) }
+                }
+                committed += edits.count
+            } catch {
+                failure = "\(error)"
+                remaining += edits
+            }
+        }
+        staged = remaining
+        if let failure {
+            message = ("commit failed, that store is unchanged: \(failure)", true)
+        } else {
+            message = ("committed \(committed) edit(s)", false)
+            focus = grid == nil ? .tree : .grid
+        }
+        if let node = gridNode {
+            let keep = grid.map { ($0.cursor, $0.top, $0.column) }
+            open(node)
+            if let keep, var view = grid {
+                view.cursor = min(keep.0, max(0, view.rows.count - 1))
+                view.top = min(keep.1, view.cursor)
+                view.column = keep.2
+                grid = view
+            }
+            if failure != nil || !staged.isEmpty { focus = .review }
         }
     }
 }

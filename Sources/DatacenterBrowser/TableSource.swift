@@ -6,12 +6,12 @@ import Foundation
 public final class TableSource: GridSource, @unchecked Sendable {
     public let title: String
     public let columns: [String]
-    private let store: Store
-    private let table: String
-    private let keyColumns: [String]
-    private let usesOffset: Bool
-    private let encryptedColumns: Set<String>
-    private let crypt: any DataCrypt
+    let store: Store
+    let table: String
+    let keyColumns: [String]
+    let usesOffset: Bool
+    let encryptedColumns: Set<String>
+    let crypt: any DataCrypt
     private let selectList: String
 
     /// Reads `table` of `store`; values of `encryptedColumns` are decrypted with `crypt`.
@@ -122,8 +122,8 @@ public final class KVBusinessSource: GridSource, @unchecked Sendable {
     public let title: String
     public let columns = ["KEY", "TYPE", "FLAGS", "SIZE", "VALUE"]
     public var initialColumn: Int { 4 }
-    private let store: KVStore
-    private let business: String
+    let store: KVStore
+    let business: String
 
     public init(store: KVStore, business: String) {
         self.store = store
@@ -163,7 +163,7 @@ public final class CacheSource: GridSource, @unchecked Sendable {
     public let title: String
     public let columns = ["KEY", "EXPIRES", "SIZE", "VALUE"]
     public var initialColumn: Int { 3 }
-    private let store: Store
+    let store: Store
     private let info: CacheInfo
 
     public init(store: Store, info: CacheInfo) {

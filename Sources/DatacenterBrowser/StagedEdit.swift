@@ -1,0 +1,99 @@
+import DatacenterKit
+import Foundation
+
+/// One change the user asked for, not yet written: shown as the SQL it will run, committed
+/// with the others in one transaction per store, or discarded.
+public struct StagedEdit: Sendable {
+    /// What to do.
+    enum Action: Sendable {
+        case execute(sql: String, arguments: [DatabaseValue])
+        case setKV(business: String, key: String, value: KVValue, encryption: KVEncryptionChoice, options: KVOptions)
+        case removeKV(business: String, key: String)
+    }
+
+    /// Encryption to keep when a KV value is rewritten.
+    enum KVEncryptionChoice: Sendable { case none, `default` }
+
+    let storePath: String
+    let action: Action
+    /// The SQL shown for review (values inlined, encrypted ones as a placeholder).
+    public let preview: String
+    /// The table (or KV business) it changes, to refresh the grid afterwards.
+    let target: String
+
+    /// Applies the edit inside the caller's transaction on `store`.
+    func apply(to store: Store, in db: Database) throws {
+        switch action {
+        case let .execute(sql, arguments):
+            try db.execute(sql, StatementArguments(arguments))
+            if db.changes == 0 { throw BrowserEditError(message: "no row matched: \(preview)") }
+        case let .setKV(business, key, value, encryption, options):
+            try store.kv.set(value, forKey: key, business: business, encryption: encryption == .default ? .default : .none, options: options)
+        case let .removeKV(business, key):
+            guard try store.kv.removeValue(forKey: key, business: business) else {
+                throw BrowserEditError(message: "the key \(key) is gone from \(business)")
+            }
+        }
+    }
+}
+
+/// Why an edit could not be staged or committed, in words.
+public struct BrowserEditError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// Sources whose rows can be edited.
+protocol EditableSource: GridSource {
+    /// The edit that sets `column` of `row` to what `text` says.
+    func stageUpdate(row: GridRow, column: Int, text: String, keys: KeyRing) throws -> StagedEdit
+    /// The edit that deletes `row`.
+    func stageDelete(row: GridRow) throws -> StagedEdit
+    /// The edit that inserts a row described by `text` (a JSON object of column values).
+    func stageInsert(text: String, keys: KeyRing) throws -> StagedEdit
+}
+
+/// How typed text becomes a database value: `NULL` is null; a whole number an integer; a
+/// decimal number a real; `X'00ff'` a blob; anything else text.
+enum TypedValue {
+    static func parse(_ text: String) -> DatabaseValue {
+        if text == "NULL" { return .null }
+        if let i = Int64(text) { return .integer(i) }
+        if let d = Double(text), text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return .real(d) }
+        if text.hasPrefix("X'") || text.hasPrefix("x'"), text.hasSuffix("'"), let bytes = EncryptionKeyHex.bytes(String(text.dropFirst(2).dropLast())) {
+            return .blob(Data(bytes))
+        }
+        return .text(text)
+    }
+
+    /// A value of a JSON object (for inserts).
+    static func fromJSON(_ object: Any) -> DatabaseValue {
+        switch object {
+        case is NSNull: return .null
+        case let n as NSNumber:
+            if String(cString: n.objCType) == "c" { return .integer(n.boolValue ? 1 : 0) }
+            let d = n.doubleValue
+            return d.rounded() == d && abs(d) < 9e15 ? .integer(n.int64Value) : .real(d)
+        case let s as String: return .text(s)
+        default:
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            return .text(String(decoding: data, as: UTF8.self))
+        }
+    }
+}
+
+/// Hex digits to bytes (even length, 0-9 a-f A-F), or nil.
+enum EncryptionKeyHex {
+    static func bytes(_ text: String) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            out.append(byte)
+            index = next
+        }
+        return out
+    }
+}

@@ -1,0 +1,142 @@
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterBrowser
+
+@Suite struct EditingTests {
+    func type(_ text: String, into b: Browser) {
+        for c in text { b.press(.character(c)) }
+    }
+
+    /// Replaces the prompt's prefilled text with `text` and presses Enter.
+    func answer(_ text: String, in b: Browser) {
+        while !(b.prompt?.text.isEmpty ?? true) { b.press(.backspace) }
+        type(text, into: b)
+        b.press(.enter)
+    }
+
+    @Test func aCellEditIsStagedAsSQLAndWrittenOnlyOnCommit() throws {
+        let folder = Folder()
+        let root = try makeDemo(folder)
+        let common = root + "/common.sqlite"
+        let b = try browser(root, width: 120, height: 30)
+        b.openNode(named: "notes")
+        b.press(.right)                       // the title column
+        b.press(.character("e"))
+        #expect(b.prompt?.text == "Welcome")
+        answer("Hello again", in: b)
+        #expect(b.staged.count == 1)
+        #expect(b.staged[0].preview == "UPDATE \"notes\" SET \"title\" = 'Hello again' WHERE \"_rowid_\" = 1")
+        #expect(try Database(path: common, mode: .readOnly).scalar("SELECT title FROM notes WHERE id = 1")?.stringValue == "Welcome")
+        b.press(.character("w"))
+        #expect(b.focus == .review)
+        try assertSnapshot(b.render(), named: "staged-edits")
+        b.press(.character("c"))
+        #expect(b.staged.isEmpty)
+        #expect(try Database(path: common, mode: .readOnly).scalar("SELECT title FROM notes WHERE id = 1")?.stringValue == "Hello again")
+        #expect(b.screenText.contains("Hello again"))
+        #expect(b.screenText.contains("committed 1 edit(s)"))
+    }
+
+    @Test func discardWritesNothing() throws {
+        let folder = Folder()
+        let root = try makeDemo(folder)
+        let before = try Data(contentsOf: URL(fileURLWithPath: root + "/common.sqlite"))
+        let b = try browser(root)
+        b.openNode(named: "notes")
+        b.press(.character("x"))
+        #expect(b.staged.first?.preview == "DELETE FROM \"notes\" WHERE \"_rowid_\" = 1")
+        b.press(.character("w"))
+        b.press(.character("u"))
+        #expect(b.staged.isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: root + "/common.sqlite")) == before)
+    }
+
+    @Test func editsOfAStoreCommitTogetherOrNotAtAll() throws {
+        let folder = Folder()
+        let root = try makeDemo(folder)
+        let common = root + "/common.sqlite"
+        let b = try browser(root)
+        b.openNode(named: "notes")
+        b.press(.character("x"))                                  // delete note 1
+        b.press(.character("o"))
+        answer("{\"title\": null, \"body\": \"no title\"}", in: b)  // violates NOT NULL at commit
+        #expect(b.staged.count == 2)
+        b.press(.character("w"))
+        b.press(.character("c"))
+        #expect(b.screenText.contains("commit failed"))
+        #expect(b.staged.count == 2)
+        #expect(try Database(path: common, mode: .readOnly).scalar("SELECT count(*) FROM notes")?.int64Value == 3)
+        b.press(.down)
+        b.press(.character("x"))                                  // drop the bad insert
+        b.press(.character("c"))
+        #expect(try Database(path: common, mode: .readOnly).scalar("SELECT count(*) FROM notes")?.int64Value == 2)
+    }
+
+    @Test func insertsNameUnknownColumns() throws {
+        let folder = Folder()
+        let b = try browser(try makeDemo(folder))
+        b.openNode(named: "notes")
+        b.press(.character("o"))
+        answer("{\"titel\": \"x\"}", in: b)
+        #expect(b.staged.isEmpty)
+        #expect(b.screenText.contains("notes has no column titel"))
+    }
+
+    @Test func anEncryptedKVValueStaysEncryptedWithItsType() throws {
+        let folder = Folder()
+        let root = try makeDemo(folder)
+        let b = try browser(root)
+        b.openNode(named: "session")
+        b.press(.character("e"))
+        #expect(b.prompt?.text == "sk_live_51Hdemo-secret-token")
+        answer("sk_live_new", in: b)
+        #expect(b.staged.first?.preview.contains("<encrypted string>") == true)
+        #expect(b.staged.first?.preview.contains("sk_live_new") == false)
+        b.press(.character("w"))
+        b.press(.character("c"))
+        let store = try Store(path: root + "/common.sqlite", crypt: KeyRing([DemoStore.key]))
+        #expect(try store.kv.string(forKey: "apiToken", business: "session") == "sk_live_new")
+        let entry = try #require(try store.kv.entry(forKey: "apiToken", business: "session"))
+        #expect(entry.options.contains(.defaultEncrypted))
+        #expect(entry.stored.dataValue.map { $0.range(of: Data("sk_live_new".utf8)) == nil } == true)
+    }
+
+    @Test func aKVValueMustKeepItsType() throws {
+        let folder = Folder()
+        let b = try browser(try makeDemo(folder))
+        b.openNode(named: "settings")
+        b.press(.character("e"))          // fontSize, an int
+        answer("big", in: b)
+        #expect(b.staged.isEmpty)
+        #expect(b.screenText.contains("holds an int"))
+    }
+
+    @Test func editingEncryptedDataNeedsAKey() throws {
+        let folder = Folder()
+        let b = try browser(try makeDemo(folder), keys: .empty)
+        b.openNode(named: "session")
+        b.press(.character("e"))
+        answer("x", in: b)
+        #expect(b.staged.isEmpty)
+        #expect(b.screenText.contains("needs a --key"))
+    }
+
+    @Test func aCryptColumnEditIsEncrypted() throws {
+        let folder = Folder()
+        let root = try makeDemo(folder)
+        let b = try browser(root, width: 140, height: 30)
+        b.openNode(named: "messages")
+        let column = try #require(b.grid?.source.columns.firstIndex(of: "content"))
+        b.press(.right, times: column)
+        b.press(.character("e"))
+        answer("rewritten", in: b)
+        b.press(.character("w"))
+        b.press(.character("c"))
+        let db = try Database(path: root + "/users/alice/user.sqlite", mode: .readOnly)
+        let stored = try #require(try db.scalar("SELECT content FROM messages WHERE id = 1")?.dataValue)
+        #expect(stored.range(of: Data("rewritten".utf8)) == nil)
+        #expect(try KeyRing([DemoStore.key]).decrypt(stored) == Data("rewritten".utf8))
+        #expect(b.screenText.contains("rewritten"))
+    }
+}
