@@ -91,7 +91,8 @@ extension Browser {
 
     /// Draws text in a cell of `width` columns, ending in a `…` marker when cut.
     private func drawCell(_ text: String, x: Int, y: Int, width: Int, role: StyleRole, _ screen: inout ScreenGrid) {
-        let visible = TerminalText.visible(text)
+        // Only what can show is escaped and measured (a cell may hold 256 characters).
+        let visible = TerminalText.visible(text, limit: width + 1)
         if TerminalText.width(of: visible) <= width {
             screen.write(visible, x: x, y: y, maxWidth: width, role: role)
         } else {

@@ -15,8 +15,8 @@ public enum BrowserBenchmark {
             let insert = try db.cachedStatement("INSERT INTO messages VALUES (?, ?, ?, ?, ?)")
             for i in 1...rows {
                 var content = ""
-                var j = i
-                while content.utf8.count < 100 { content += words[j % words.count] + " "; j = j &* 31 &+ 7 }
+                var j = UInt(i)
+                while content.utf8.count < 100 { content += words[Int(j % UInt(words.count))] + " "; j = j &* 31 &+ 7 }
                 try insert.execute([.integer(Int64(i)), .integer(Int64(100_000 + i * 37 % 900_000)), .integer(Int64(1_600_000_000 + i * 7)),
                                     .text(String(content.prefix(100))), .integer(Int64(i % 2))])
             }

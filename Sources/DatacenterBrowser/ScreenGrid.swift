@@ -48,8 +48,17 @@ public struct ScreenGrid: Equatable, Sendable {
     /// that would not fit whole is replaced by a space.
     @discardableResult
     public mutating func write(_ text: String, x: Int, y: Int, maxWidth: Int, role: StyleRole) -> Int {
-        guard y >= 0, y < height, x < width else { return 0 }
+        guard y >= 0, y < height, x < width, x >= 0 else { return 0 }
         let limit = min(maxWidth, width - x)
+        // Printable ASCII, the common case: one cell a byte, no grapheme work.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            var column = 0
+            for byte in text.utf8 where column < limit {
+                self[x + column, y] = Cell(String(Unicode.Scalar(byte)), role: role)
+                column += 1
+            }
+            return column
+        }
         var column = 0
         for character in text {
             let pieces: [Character] = TerminalText.escaped(character).map { Array($0) } ?? [character]

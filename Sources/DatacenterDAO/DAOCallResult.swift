@@ -14,6 +14,38 @@ public struct DAOCallResult: Sendable {
     public let lastInsertRowID: Int64
     /// True when `onVoid="quit"` skipped every statement.
     public let skipped: Bool
-    /// The statements that ran, as rendered (a browser's history).
-    public let statements: [RenderedSQL]
+    /// The statements that ran, as rendered (a browser's history). A call that ran many
+    /// statements of one shape (a foreach insert) builds them only when this is read.
+    public var statements: [RenderedSQL] { history.statements }
+
+    let history: History
+
+    /// The statements that ran, or how to build them.
+    enum History: Sendable {
+        /// The statements, as rendered.
+        case list([RenderedSQL])
+        /// Built on demand (rendering is pure, so they are what the call ran).
+        case deferred(@Sendable () -> [RenderedSQL])
+
+        var statements: [RenderedSQL] {
+            switch self {
+            case .list(let statements): return statements
+            case .deferred(let build): return build()
+            }
+        }
+    }
+
+    init(value: DAOValue, objects: [any Sendable], changes: Int, lastInsertRowID: Int64, skipped: Bool, history: History) {
+        self.value = value
+        self.objects = objects
+        self.changes = changes
+        self.lastInsertRowID = lastInsertRowID
+        self.skipped = skipped
+        self.history = history
+    }
+
+    init(value: DAOValue, objects: [any Sendable], changes: Int, lastInsertRowID: Int64, skipped: Bool, statements: [RenderedSQL]) {
+        self.init(value: value, objects: objects, changes: changes, lastInsertRowID: lastInsertRowID, skipped: skipped,
+                  history: .list(statements))
+    }
 }

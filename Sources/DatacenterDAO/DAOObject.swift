@@ -133,31 +133,64 @@ public final class DAOObject: @unchecked Sendable {
     public func call(_ id: String, _ arguments: [DAOValue] = []) throws -> DAOCallResult {
         let method = try config.method(id, arity: arguments.count)
         let (table, globals, encryptor, decryptor) = withState { ($0.tableName, $0.globals, $0.encryptor, $0.decryptor) }
-        let rendered = try Renderer.render(method, arguments: arguments, globals: globals, tableName: table,
-                                           cryptRules: config.cryptRules)
+        let work: CallWork
+        if let batch = try StaticForEachCall(method: method, arguments: arguments, globals: globals, tableName: table,
+                                             cryptRules: config.cryptRules) {
+            work = .staticForEach(batch)
+        } else {
+            work = .rendered(try Renderer.render(method, arguments: arguments, globals: globals, tableName: table,
+                                                 cryptRules: config.cryptRules))
+        }
+        let mapsResults = method.kind == .select || method.result != nil
         let mapper = ResultMapper(config: config, decryptor: decryptor, registry: models)
 
+        /// Runs every statement (the caller provides the transaction).
         func execute(_ db: Database) throws -> DAOCallResult {
-            let executor = Executor(db: db, encryptor: encryptor)
             let before = db.totalChanges
-            var ran: [RenderedSQL] = []
-            var skipped = 0
-            var results: [DAOValue] = []
-            var objects: [any Sendable] = []
-            for run in rendered.runs {
-                var outcome = Executor.Outcome()
-                try executor.run(run, into: &outcome)
-                ran += outcome.ran
-                skipped += outcome.skipped
-                if method.kind == .select || method.result != nil {
-                    let (value, decoded) = try mapper.map(outcome.rows ?? [], as: method.result)
-                    results.append(value)
-                    objects += decoded
+            switch work {
+            case .staticForEach(let batch):
+                let (results, objects) = try batch.run(on: db, mapper: mapsResults ? mapper : nil, as: method.result)
+                return DAOCallResult(value: .array(results), objects: objects, changes: db.totalChanges - before,
+                                     lastInsertRowID: db.lastInsertRowID, skipped: false,
+                                     history: .deferred { batch.renderedStatements() })
+            case .rendered(let rendered):
+                let executor = Executor(db: db, encryptor: encryptor)
+                var ran: [RenderedSQL] = []
+                var skipped = 0
+                var results: [DAOValue] = []
+                var objects: [any Sendable] = []
+                for run in rendered.runs {
+                    var outcome = Executor.Outcome()
+                    try executor.run(run, into: &outcome)
+                    ran += outcome.ran
+                    skipped += outcome.skipped
+                    if mapsResults {
+                        let (value, decoded) = try mapper.map(outcome.rows ?? [], as: method.result)
+                        results.append(value)
+                        objects += decoded
+                    }
+                }
+                let value: DAOValue = rendered.isForEach ? .array(results) : (results.first ?? .nil)
+                return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before, lastInsertRowID: db.lastInsertRowID,
+                                     skipped: ran.isEmpty && skipped > 0, statements: ran)
+            }
+        }
+
+        /// Runs the call in one transaction, except a call of one read-only statement, which
+        /// SQLite runs atomically by itself (a transaction around it would add two statements).
+        func executeAtomically(_ db: Database) throws -> DAOCallResult {
+            if case .rendered(let rendered) = work, !rendered.isForEach, rendered.runs.count == 1,
+               case .statement(let sql) = rendered.runs[0] {
+                let executor = Executor(db: db, encryptor: encryptor)
+                if let statement = try executor.soleReadOnlyStatement(sql) {
+                    let before = db.totalChanges
+                    let rows = try executor.run(sql, on: statement)
+                    let (value, objects) = mapsResults ? try mapper.map(rows ?? [], as: method.result) : (.nil, [])
+                    return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before,
+                                         lastInsertRowID: db.lastInsertRowID, skipped: false, statements: [sql])
                 }
             }
-            let value: DAOValue = rendered.isForEach ? .array(results) : (results.first ?? .nil)
-            return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before, lastInsertRowID: db.lastInsertRowID,
-                                 skipped: ran.isEmpty && skipped > 0, statements: ran)
+            return try db.inTransaction(method.kind == .select ? .deferred : .immediate) { try execute(db) }
         }
 
         let result: DAOCallResult
@@ -170,7 +203,7 @@ public final class DAOObject: @unchecked Sendable {
             result = try mapDatabaseErrors {
                 try queue.write { db in
                     try prepare(table, globals: globals, encryptor: encryptor, db: db)
-                    return try db.inTransaction(method.kind == .select ? .deferred : .immediate) { try execute(db) }
+                    return try executeAtomically(db)
                 }
             }
         }
@@ -179,6 +212,12 @@ public final class DAOObject: @unchecked Sendable {
             $0.lastChanges = result.changes
         }
         return result
+    }
+
+    /// What a call runs: rendered statements, or a static foreach bound element by element.
+    private enum CallWork {
+        case rendered(RenderedCall)
+        case staticForEach(StaticForEachCall)
     }
 
     /// Calls a select and decodes its result as `T` (each row for an array result).

@@ -11,7 +11,7 @@ public struct DAOScope: Sendable {
     private var named: [String: DAOValue]
     /// A method's argument names and the values passed, in call order (a later duplicate
     /// name wins, as it did when they were put into a dictionary in order).
-    private var argumentNames: [String] = []
+    private var argumentNames: [DAOArgumentSpec] = []
     private var argumentValues: [DAOValue] = []
     /// Loop items bound while rendering, innermost last; each shadows everything else.
     private var items: [(name: String, value: DAOValue)] = []
@@ -23,8 +23,8 @@ public struct DAOScope: Sendable {
         self.globals = globals
     }
 
-    /// A scope holding a method's arguments: `names[i]` is `values[i]`.
-    init(names: [String], values: [DAOValue], globals: [String: DAOValue]) {
+    /// A scope holding a method's arguments: `names[i].name` is `values[i]`.
+    init(names: [DAOArgumentSpec], values: [DAOValue], globals: [String: DAOValue]) {
         self.named = [:]
         self.argumentNames = names
         self.argumentValues = values
@@ -34,7 +34,7 @@ public struct DAOScope: Sendable {
     /// Arguments by name, and loop items bound while rendering.
     public var locals: [String: DAOValue] {
         var all = named
-        for (name, value) in zip(argumentNames, argumentValues) { all[name] = value }
+        for (spec, value) in zip(argumentNames, argumentValues) { all[spec.name] = value }
         for item in items { all[item.name] = item.value }
         return all
     }
@@ -44,7 +44,7 @@ public struct DAOScope: Sendable {
         for item in items.reversed() where item.name == name { return item.value }
         var i = argumentNames.count - 1
         while i >= 0 {
-            if argumentNames[i] == name { return argumentValues[i] }
+            if argumentNames[i].name == name { return argumentValues[i] }
             i -= 1
         }
         if !named.isEmpty, let value = named[name] { return value }
@@ -72,6 +72,9 @@ public struct DAOScope: Sendable {
 
     /// Binds `name` to `value` (a loop item) until the matching `pop`.
     mutating func push(_ name: String, _ value: DAOValue) { items.append((name, value)) }
+
+    /// Rebinds the item bound last to `value` (the next element of a loop).
+    mutating func rebindLast(_ value: DAOValue) { items[items.count - 1].value = value }
 
     /// Unbinds the item bound last.
     mutating func pop() { items.removeLast() }

@@ -51,25 +51,58 @@ struct Executor {
     func run(_ sql: RenderedSQL, into outcome: inout Outcome) throws {
         if sql.skipped { outcome.skipped += 1; return }
         guard !sql.sql.isEmpty else { return }
-        var bindings = sql.bindings
-        for index in sql.encryptedBindings where bindings.indices.contains(index) {
-            bindings[index] = try CryptColumn.encrypt(bindings[index], with: encryptor)
-        }
+        let bindings = try encryptedBindings(of: sql)
         do {
             if Executor.holdsSeveralStatements(sql.sql) {
                 try db.execute(sql.sql, StatementArguments(bindings))
             } else {
-                let statement = try db.cachedStatement(sql.sql)
-                if statement.columnCount > 0 {
-                    outcome.rows = try statement.fetchAll(StatementArguments(bindings))
-                } else {
-                    try statement.execute(StatementArguments(bindings))
-                }
+                outcome.rows = try run(try db.cachedStatement(sql.sql), bindings) ?? outcome.rows
             }
         } catch let error as DatabaseError {
             throw DAOError.database(error)
         }
         outcome.ran.append(sql)
+    }
+
+    /// The prepared statement of `sql` when it is one read-only statement that runs: a call
+    /// made of it alone needs no transaction (SQLite runs one statement atomically, and a
+    /// read leaves nothing to undo). nil otherwise.
+    func soleReadOnlyStatement(_ sql: RenderedSQL) throws -> Statement? {
+        guard !sql.skipped, !sql.sql.isEmpty, !Executor.holdsSeveralStatements(sql.sql) else { return nil }
+        do {
+            let statement = try db.cachedStatement(sql.sql)
+            return statement.isReadOnly ? statement : nil
+        } catch let error as DatabaseError {
+            throw DAOError.database(error)
+        }
+    }
+
+    /// Runs `sql` on its prepared `statement` (from `soleReadOnlyStatement`); the rows, or nil
+    /// when the statement returns no columns.
+    func run(_ sql: RenderedSQL, on statement: Statement) throws -> [Row]? {
+        let bindings = try encryptedBindings(of: sql)
+        do {
+            return try run(statement, bindings)
+        } catch let error as DatabaseError {
+            throw DAOError.database(error)
+        }
+    }
+
+    /// Runs `statement`; its rows, or nil when it returns no columns.
+    private func run(_ statement: Statement, _ bindings: [DatabaseValue]) throws -> [Row]? {
+        if statement.columnCount > 0 { return try statement.fetchAll(StatementArguments(bindings)) }
+        try statement.execute(StatementArguments(bindings))
+        return nil
+    }
+
+    /// The bindings of `sql`, the ones a crypt rule covers encrypted.
+    private func encryptedBindings(of sql: RenderedSQL) throws -> [DatabaseValue] {
+        guard !sql.encryptedBindings.isEmpty else { return sql.bindings }
+        var bindings = sql.bindings
+        for index in sql.encryptedBindings where bindings.indices.contains(index) {
+            bindings[index] = try CryptColumn.encrypt(bindings[index], with: encryptor)
+        }
+        return bindings
     }
 
     /// True when `sql` has a `;` followed by more SQL outside quotes and comments.

@@ -1,106 +1,237 @@
 import DatacenterKit
 
-/// SQL under construction: template text, bound values and inlined values, kept apart until
-/// `finish` so that `trim` can inspect the text, inlined values are never re-read as
-/// template (their quotes cannot confuse anything), and the preview can mark them.
+/// SQL under construction for one statement: template text, bound values and inlined
+/// values, kept apart until `finish` so that `trim` can inspect the text, inlined values are
+/// never re-read as template (their quotes cannot confuse anything), and the preview can
+/// mark them.
+///
+/// One buffer serves the whole statement. Text is appended to one byte store and text pieces
+/// name ranges of it, so rendering does not build a string per node. The nodes that rework
+/// what their body rendered (`trim`, `foreach`) open a *region* over the pieces the body
+/// adds, rework it in place, then close or drop it. Inside a region consecutive text is one
+/// piece, exactly as if the region were a buffer of its own, and closing it joins its text
+/// to the text around it.
 struct RenderBuffer: Sendable {
     enum Piece: Sendable, Equatable {
-        /// Template text from the config.
-        case text(String)
+        /// Template text from the config: a range of `bytes`.
+        case text(Range<Int>)
         /// A `#{}` value, bound as `?`; `encrypted` when a crypt rule covers it.
         case bound(DAOValue, encrypted: Bool)
-        /// A `@{}` value formatted into the SQL.
-        case inlined(String)
+        /// A `@{}` value formatted into the SQL: a range of `bytes`.
+        case inlined(Range<Int>)
     }
 
+    /// An open region: where it starts, and what to restore when it closes or is dropped.
+    struct Region {
+        fileprivate let start: Int
+        fileprivate let byteCount: Int
+        fileprivate let floor: Int
+        fileprivate let quote: UInt8
+    }
+
+    /// The bytes of every text and inlined piece (and leftovers of reworked ones).
+    private(set) var bytes: [UInt8] = []
     private(set) var pieces: [Piece] = []
-    /// The quote the template text is inside of (`'` or `"`), if any: a `@{}` inside a quoted
-    /// template literal is not quoted again.
-    private(set) var openQuote: Character?
+    /// The quote the template text is inside of (`'` or `"`), 0 when none: a `@{}` inside a
+    /// quoted template literal is not quoted again.
+    private var openQuote: UInt8 = 0
+    /// The first piece of the innermost open region: text never merges into a piece below.
+    private var floor = 0
 
-    init(openQuote: Character? = nil) { self.openQuote = openQuote }
+    init() {
+        bytes.reserveCapacity(512)
+        pieces.reserveCapacity(32)
+    }
 
-    mutating func append(text: String) {
+    /// True when the template text so far leaves a `'…'` literal open.
+    var isInsideSingleQuotes: Bool { openQuote == UInt8(ascii: "'") }
+
+    // MARK: Appending
+
+    /// Appends template text. `scanQuotes: false` is for text known to hold no quote.
+    mutating func append(text: String, scanQuotes: Bool = true) {
+        var text = text
+        text.withUTF8 { append(textBytes: $0, scanQuotes: scanQuotes) }
+    }
+
+    private mutating func append(textBytes text: UnsafeBufferPointer<UInt8>, scanQuotes: Bool) {
         guard !text.isEmpty else { return }
-        for byte in text.utf8 where byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
-            let c = Character(Unicode.Scalar(byte))
-            if openQuote == nil { openQuote = c } else if openQuote == c { openQuote = nil }
-        }
-        if case .text(let previous)? = pieces.last {
-            pieces[pieces.count - 1] = .text(previous + text)
+        if scanQuotes { openQuote = RenderBuffer.quote(after: text, from: openQuote) }
+        if pieces.count > floor, case .text(var range) = pieces[pieces.count - 1] {
+            if range.upperBound != bytes.count { range = copyToEnd(range) }
+            bytes.append(contentsOf: text)
+            pieces[pieces.count - 1] = .text(range.lowerBound..<bytes.count)
         } else {
-            pieces.append(.text(text))
+            let start = bytes.count
+            bytes.append(contentsOf: text)
+            pieces.append(.text(start..<bytes.count))
         }
     }
 
     mutating func append(bound value: DAOValue, encrypted: Bool) { pieces.append(.bound(value, encrypted: encrypted)) }
-    mutating func append(inlined text: String) { pieces.append(.inlined(text)) }
 
-    mutating func append(_ other: RenderBuffer) {
-        for piece in other.pieces {
-            switch piece {
-            case .text(let t): append(text: t)
-            default: pieces.append(piece)
+    mutating func append(inlined text: String) {
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        pieces.append(.inlined(start..<bytes.count))
+    }
+
+    /// Copies the bytes of `range` to the end of the store (so text can be appended to them)
+    /// and returns their new range.
+    private mutating func copyToEnd(_ range: Range<Int>) -> Range<Int> {
+        let start = bytes.count
+        bytes.reserveCapacity(start + range.count)
+        for i in range { bytes.append(bytes[i]) }
+        return start..<bytes.count
+    }
+
+    /// Replaces the text piece at `index` with `text` (removing it when `text` is empty).
+    private mutating func replaceText(at index: Int, with text: String) {
+        if text.isEmpty { pieces.remove(at: index); return }
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        pieces[index] = .text(start..<bytes.count)
+    }
+
+    /// The quote state after `text`, starting in `quote`.
+    private static func quote(after text: UnsafeBufferPointer<UInt8>, from quote: UInt8) -> UInt8 {
+        var quote = quote
+        for byte in text where byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
+            if quote == 0 { quote = byte } else if quote == byte { quote = 0 }
+        }
+        return quote
+    }
+
+    // MARK: Regions
+
+    /// Opens a region over the pieces appended from now on.
+    mutating func openRegion() -> Region {
+        let region = Region(start: pieces.count, byteCount: bytes.count, floor: floor, quote: openQuote)
+        floor = pieces.count
+        return region
+    }
+
+    /// Restarts the quote state as it was when `region` opened (each `foreach` iteration
+    /// renders as if it were the first).
+    mutating func restartQuotes(of region: Region) { openQuote = region.quote }
+
+    /// Drops everything `region` holds and restores the state from before it.
+    mutating func drop(_ region: Region) {
+        pieces.removeSubrange(region.start...)
+        bytes.removeSubrange(region.byteCount...)
+        floor = region.floor
+        openQuote = region.quote
+    }
+
+    /// Closes `region`, writing `prefix` before what it holds, and joins its text to the text
+    /// before it. The quote state is that of the text written, after what preceded the region.
+    mutating func close(_ region: Region, prefix: String = "") {
+        if !prefix.isEmpty {
+            let start = bytes.count
+            bytes.append(contentsOf: prefix.utf8)
+            pieces.insert(.text(start..<bytes.count), at: region.start)
+        }
+        var quote = region.quote
+        bytes.withUnsafeBufferPointer { store in
+            for case .text(let range) in pieces[region.start...] {
+                quote = RenderBuffer.quote(after: UnsafeBufferPointer(rebasing: store[range]), from: quote)
+            }
+        }
+        openQuote = quote
+        floor = region.floor
+        if !prefix.isEmpty { joinText(at: region.start + 1) }
+        joinText(at: region.start)
+    }
+
+    /// Merges the piece at `index` into the one before it when both are text (and the one
+    /// before is inside the current region).
+    private mutating func joinText(at index: Int) {
+        guard index > floor, index < pieces.count,
+              case .text(var first) = pieces[index - 1], case .text(let second) = pieces[index] else { return }
+        if first.upperBound != second.lowerBound {
+            first = copyToEnd(first)
+            _ = copyToEnd(second)
+        }
+        pieces[index - 1] = .text(first.lowerBound..<(first.lowerBound + first.count + second.count))
+        pieces.remove(at: index)
+    }
+
+    // MARK: Reworking a region
+
+    /// True when `region` holds nothing but whitespace text.
+    func isBlank(_ region: Region) -> Bool {
+        bytes.withUnsafeBufferPointer { store in
+            pieces[region.start...].allSatisfy { piece in
+                guard case .text(let range) = piece else { return false }
+                return TextScan.isBlank(UnsafeBufferPointer(rebasing: store[range]))
             }
         }
     }
 
-    /// True when nothing but whitespace was rendered.
-    var isBlank: Bool {
-        pieces.allSatisfy { if case .text(let t) = $0 { return TextScan.isBlank(t) } else { return false } }
-    }
-
-    /// Removes surrounding whitespace (used for each `foreach` iteration).
-    mutating func trimWhitespace() {
-        if case .text(let t)? = pieces.first, let trimmed = TextScan.droppingLeadingWhitespace(t) {
-            if trimmed.isEmpty { pieces.removeFirst() } else { pieces[0] = .text(trimmed) }
-        }
-        if case .text(let t)? = pieces.last, let trimmed = TextScan.droppingTrailingWhitespace(t) {
-            if trimmed.isEmpty { pieces.removeLast() } else { pieces[pieces.count - 1] = .text(trimmed) }
-        }
-    }
-
-    /// Strips the first matching override from the start of the text (`AND `, `OR `, …).
-    ///
-    /// An override written with trailing whitespace matches its word followed by any
-    /// whitespace or `(`, case-insensitively; one without matches its characters exactly
-    /// (case-insensitively).
-    mutating func stripPrefix(_ overrides: [String]) {
-        trimWhitespace()
-        guard case .text(let t)? = pieces.first else { return }
-        for override in overrides {
-            let word = override.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !word.isEmpty, t.count >= word.count else { continue }
-            let head = t.prefix(word.count)
-            guard head.lowercased() == word.lowercased() else { continue }
-            let rest = t.dropFirst(word.count)
-            if override.last?.isWhitespace == true {
-                guard let next = rest.first else {
-                    // The word ends this piece: a value follows it directly, as in `AND#{x}`.
-                    if pieces.count == 1 { pieces.removeFirst(); return }
-                    continue
-                }
-                guard next.isWhitespace || next == "(" else { continue }
+    /// Removes the whitespace around what `region` holds (used for each `foreach` iteration).
+    mutating func trimWhitespace(_ region: Region) {
+        if region.start < pieces.count, case .text(let range) = pieces[region.start] {
+            switch bytes.withUnsafeBufferPointer({ TextScan.leadingWhitespace(UnsafeBufferPointer(rebasing: $0[range])) }) {
+            case .bytes(0): break
+            case .bytes(let n): if n == range.count { pieces.remove(at: region.start) } else { pieces[region.start] = .text(range.dropFirst(n)) }
+            case .characters:
+                if let trimmed = TextScan.droppingLeadingWhitespace(text(range)) { replaceText(at: region.start, with: trimmed) }
             }
-            if rest.isEmpty { pieces.removeFirst() } else { pieces[0] = .text(String(rest)) }
+        }
+        if region.start < pieces.count, case .text(let range) = pieces[pieces.count - 1] {
+            let last = pieces.count - 1
+            switch bytes.withUnsafeBufferPointer({ TextScan.trailingWhitespace(UnsafeBufferPointer(rebasing: $0[range])) }) {
+            case .bytes(0): break
+            case .bytes(let n): if n == range.count { pieces.remove(at: last) } else { pieces[last] = .text(range.dropLast(n)) }
+            case .characters:
+                if let trimmed = TextScan.droppingTrailingWhitespace(text(range)) { replaceText(at: last, with: trimmed) }
+            }
+        }
+    }
+
+    /// Strips the first matching override from the start of what `region` holds, after
+    /// trimming its whitespace (`AND `, `OR `; see `TrimOverride.matchPrefix`).
+    mutating func stripPrefix(_ overrides: [TrimOverride], in region: Region) {
+        trimWhitespace(region)
+        guard !overrides.isEmpty, region.start < pieces.count, case .text(let range) = pieces[region.start] else { return }
+        let isOnly = pieces.count - region.start == 1
+        for override in overrides {
+            let strip = bytes.withUnsafeBufferPointer { store in
+                override.matchPrefix(UnsafeBufferPointer(rebasing: store[range]), isOnlyPiece: isOnly)
+            }
+            switch strip {
+            case .noMatch: continue
+            case .removePiece: pieces.remove(at: region.start)
+            case .dropBytes(let n): pieces[region.start] = .text(range.dropFirst(n))
+            case .replace(let rest): replaceText(at: region.start, with: rest)
+            }
             return
         }
     }
 
-    /// Strips the first matching override from the end of the text (`,` for `set`).
-    mutating func stripSuffix(_ overrides: [String]) {
-        trimWhitespace()
-        guard case .text(let t)? = pieces.last else { return }
+    /// Strips the first matching override from the end of what `region` holds, after
+    /// trimming its whitespace (`,` for `set`; see `TrimOverride.matchSuffix`).
+    mutating func stripSuffix(_ overrides: [TrimOverride], in region: Region) {
+        trimWhitespace(region)
+        guard !overrides.isEmpty, region.start < pieces.count, case .text(let range) = pieces[pieces.count - 1] else { return }
+        let last = pieces.count - 1
         for override in overrides {
-            let word = override.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !word.isEmpty, t.count >= word.count else { continue }
-            guard t.suffix(word.count).lowercased() == word.lowercased() else { continue }
-            let rest = t.dropLast(word.count)
-            if override.first?.isWhitespace == true, let before = rest.last, !before.isWhitespace, before != ")" { continue }
-            if rest.isEmpty { pieces.removeLast() } else { pieces[pieces.count - 1] = .text(String(rest)) }
+            let strip = bytes.withUnsafeBufferPointer { store in
+                override.matchSuffix(UnsafeBufferPointer(rebasing: store[range]))
+            }
+            switch strip {
+            case .noMatch: continue
+            case .removePiece: pieces.remove(at: last)
+            case .dropBytes(let n): pieces[last] = .text(range.dropLast(n))
+            case .replace(let rest): replaceText(at: last, with: rest)
+            }
             return
         }
     }
+
+    private func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+
+    // MARK: Finishing
 
     /// The SQL text, bindings and preview.
     ///
@@ -111,21 +242,21 @@ struct RenderBuffer: Sendable {
     /// Works on UTF-8 bytes (every character the rules look at is ASCII); a non-ASCII
     /// whitespace character counts as whitespace, as `Character.isWhitespace` says.
     func finish(location: SourceLocation?) -> RenderedSQL {
-        var writer = SQLWriter()
+        var writer = SQLWriter(capacity: bytes.count)
         var bindings: [DatabaseValue] = []
         var encrypted: [Int] = []
-        for piece in pieces {
-            switch piece {
-            case .text(let text):
-                var text = text
-                text.withUTF8 { writer.template($0) }
-            case .bound(let value, let isEncrypted):
-                if isEncrypted { encrypted.append(bindings.count) }
-                bindings.append(value.databaseValue)
-                writer.placeholder()
-            case .inlined(let text):
-                var text = text
-                text.withUTF8 { writer.inlined($0) }
+        bytes.withUnsafeBufferPointer { store in
+            for piece in pieces {
+                switch piece {
+                case .text(let range):
+                    writer.template(UnsafeBufferPointer(rebasing: store[range]))
+                case .bound(let value, let isEncrypted):
+                    if isEncrypted { encrypted.append(bindings.count) }
+                    bindings.append(value.databaseValue)
+                    writer.placeholder()
+                case .inlined(let range):
+                    writer.inlined(UnsafeBufferPointer(rebasing: store[range]))
+                }
             }
         }
         return RenderedSQL(sql: String(decoding: writer.sql, as: UTF8.self), bindings: bindings, marks: writer.marks,
@@ -142,7 +273,7 @@ struct SQLWriter {
     private var inComment = false
     private var previous: UInt8 = 0x20
 
-    init() { sql.reserveCapacity(128) }
+    init(capacity: Int = 128) { sql.reserveCapacity(capacity) }
 
     private mutating func separate() {
         if pendingSpace && !sql.isEmpty && sql.last != UInt8(ascii: "\n") { sql.append(UInt8(ascii: " ")) }
@@ -222,6 +353,44 @@ enum TextScan {
     static func isWhitespaceScalar(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         guard let scalar = String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self).unicodeScalars.first else { return false }
         return Character(scalar).isWhitespace
+    }
+
+    /// How much whitespace starts or ends some text: a number of bytes when it was decided
+    /// on ASCII alone, `characters` when a non-ASCII character makes the `String` rules decide.
+    enum WhitespaceRun: Equatable {
+        case bytes(Int)
+        case characters
+    }
+
+    /// The whitespace `text` starts with (see `droppingLeadingWhitespace`).
+    static func leadingWhitespace(_ text: UnsafeBufferPointer<UInt8>) -> WhitespaceRun {
+        var count = 0
+        for b in text {
+            if b >= 0x80 { return .characters }
+            if !isASCIIWhitespace(b) { break }
+            count += 1
+        }
+        return .bytes(count)
+    }
+
+    /// The whitespace `text` ends with (see `droppingTrailingWhitespace`).
+    static func trailingWhitespace(_ text: UnsafeBufferPointer<UInt8>) -> WhitespaceRun {
+        var count = 0
+        for b in text.reversed() {
+            if b >= 0x80 { return .characters }
+            if !isASCIIWhitespace(b) { break }
+            count += 1
+        }
+        return .bytes(count)
+    }
+
+    /// True when the UTF-8 `text` is empty or whitespace only.
+    static func isBlank(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        for b in text {
+            if b >= 0x80 { return String(decoding: text, as: UTF8.self).allSatisfy(\.isWhitespace) }
+            if !isASCIIWhitespace(b) { return false }
+        }
+        return true
     }
 
     /// True when `text` is empty or whitespace only.

@@ -21,12 +21,10 @@ public enum Renderer {
         guard arguments.count == method.arity else {
             throw DAOError.wrongArgumentCount(method: method.id, given: arguments.count, accepted: [method.arity])
         }
-        var locals: [String: DAOValue] = [:]
-        for (spec, value) in zip(method.arguments, arguments) {
-            if spec.isRequired && value.isNil { throw DAOError.nilArgument(method: method.id, argument: spec.name) }
-            locals[spec.name] = value
+        for (spec, value) in zip(method.arguments, arguments) where spec.isRequired && value.isNil {
+            throw DAOError.nilArgument(method: method.id, argument: spec.name)
         }
-        let scope = DAOScope(locals, globals: globals)
+        let scope = DAOScope(names: method.arguments, values: arguments, globals: globals)
         guard let forEach = method.forEach else {
             let body = try render(method.body, scope: scope, tableName: tableName, cryptRules: cryptRules)
             return RenderedCall(methodID: method.id, kind: method.kind, runs: [body], isForEach: false)

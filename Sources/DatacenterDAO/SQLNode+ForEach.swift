@@ -43,19 +43,27 @@ public struct ForEachNode: SQLNode {
                                   at: location)
         }
         if reverse { elements.reverse() }
-        var rendered: [RenderBuffer] = []
+        // The whole output is one region; each iteration is a region inside it, rendered as
+        // if it were the first (same quote state), trimmed, and dropped when blank.
+        let output = context.buffer.openRegion()
+        var wroteAny = false
         for element in elements {
-            var piece = try context.renderDetached(body, scope: context.scope.binding(item, to: element))
-            piece.trimWhitespace()
-            if !piece.isBlank { rendered.append(piece) }
+            let iteration = context.buffer.openRegion()
+            context.buffer.restartQuotes(of: output)
+            context.scope.push(item, element)
+            defer { context.scope.pop() }
+            try body.render(into: &context)
+            context.buffer.trimWhitespace(iteration)
+            if context.buffer.isBlank(iteration) {
+                context.buffer.drop(iteration)
+            } else {
+                context.buffer.close(iteration, prefix: wroteAny ? separator : open)
+                wroteAny = true
+            }
             if context.halt != nil { break }
         }
-        guard !rendered.isEmpty else { return }
-        context.buffer.append(text: open)
-        for (index, piece) in rendered.enumerated() {
-            if index > 0 { context.buffer.append(text: separator) }
-            context.buffer.append(piece)
-        }
+        guard wroteAny else { context.buffer.drop(output); return }
         context.buffer.append(text: close)
+        context.buffer.close(output)
     }
 }

@@ -6,14 +6,17 @@ public struct TextNode: SQLNode {
     /// The text.
     public let text: String
     public let location: SourceLocation
+    /// False when the text holds no quote, so appending it need not track quotes.
+    private let holdsQuotes: Bool
 
     public init(_ text: String, location: SourceLocation) {
         self.text = text
         self.location = location
+        self.holdsQuotes = text.utf8.contains { $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\"") }
     }
 
     public func render(into context: inout RenderContext) throws {
-        context.buffer.append(text: text)
+        context.buffer.append(text: text, scanQuotes: holdsQuotes)
     }
 }
 
@@ -34,8 +37,11 @@ public struct TableNameNode: SQLNode {
 
     /// `name` as it appears in SQL.
     public static func sqlName(_ name: String) -> String {
-        let plain = name.first.map { $0.isLetter || $0 == "_" } == true
-            && name.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" }
+        // An ASCII letter or `_`, then ASCII letters, digits and `_`: the same test as
+        // `Character.isLetter`/`isNumber` restricted to ASCII, done on bytes.
+        func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") }
+        func isWordByte(_ b: UInt8) -> Bool { isLetter(b) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "_") }
+        let plain = name.utf8.first.map { isLetter($0) || $0 == UInt8(ascii: "_") } == true && name.utf8.allSatisfy(isWordByte)
         return plain ? name : Database.quoteIdentifier(name)
     }
 }
@@ -71,7 +77,7 @@ public struct ReferenceNode: SQLNode {
             context.buffer.append(bound: value, encrypted: encrypted && !value.isNil)
             return
         }
-        context.buffer.append(inlined: ReferenceNode.inline(value, raw: raw, insideQuotes: context.buffer.openQuote == "'"))
+        context.buffer.append(inlined: ReferenceNode.inline(value, raw: raw, insideQuotes: context.buffer.isInsideSingleQuotes))
     }
 
     /// How `@{}` writes a value into SQL.

@@ -50,21 +50,6 @@ public struct RenderContext: Sendable {
         self.buffer = buffer
     }
 
-    /// Renders `node` into a fresh buffer that starts in this buffer's quote state, and
-    /// returns that buffer; the scope and halt are shared with this context.
-    mutating func renderDetached(_ node: any SQLNode, scope: DAOScope? = nil) throws -> RenderBuffer {
-        let savedBuffer = buffer
-        let savedScope = self.scope
-        buffer = RenderBuffer(openQuote: savedBuffer.openQuote)
-        if let scope { self.scope = scope }
-        defer {
-            buffer = savedBuffer
-            self.scope = savedScope
-        }
-        try node.render(into: &self)
-        return buffer
-    }
-
     /// True when a `<crypt>` rule covers the value at `path` (its holder is a model of the
     /// rule's class and the last step is the rule's property).
     func isEncrypted(_ path: [String]) -> Bool {

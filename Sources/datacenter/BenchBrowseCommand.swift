@@ -16,14 +16,14 @@ extension BenchCommand {
                 """)
 
         @OptionGroup var global: GlobalOptions
-        @Flag(help: "One JSON object per scenario per line.") var json = false
+        @OptionGroup var options: BenchOptions
         @Option(help: ArgumentHelp("An existing SQLite file to browse.", valueName: "path")) var db: String?
         @Option(help: ArgumentHelp("The table to open (default: messages).", valueName: "name")) var table = "messages"
         @Option(help: "Rows of the generated table when no --db is given.") var rows = 2_000_000
-        @Option(help: ArgumentHelp("Scratch folder (removed afterwards).", valueName: "path")) var folder: String?
 
         func run() throws {
-            let scratch = folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
+            let (scratch, json) = (options.scratch, options.json)
+            let rows = options.quick ? min(self.rows, 50_000) : self.rows
             var path = db.map(expandTilde) ?? ""
             if db == nil {
                 try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)

@@ -3,6 +3,19 @@ import DatacenterDAO
 import DatacenterKit
 import Foundation
 
+/// The options every benchmark takes.
+struct BenchOptions: ParsableArguments {
+    @Flag(help: "One JSON object per scenario per line.") var json = false
+    @Flag(help: "Smaller runs, for a smoke test.") var quick = false
+    @Option(help: ArgumentHelp("Scratch folder for the benchmark files (removed afterwards).", valueName: "path"))
+    var folder: String?
+
+    /// The scratch folder: `--folder`, or a new one under the temporary folder.
+    var scratch: String {
+        folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
+    }
+}
+
 /// `datacenter bench`: measure the engine against raw SQLite.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,13 +30,10 @@ struct BenchCommand: ParsableCommand {
             discussion: "With --json, one object per scenario and line: {\"scenario\",\"engine_ns\",\"baseline_ns\",\"ratio\"} (ratio = engine/baseline, nanoseconds per operation). Build with -c release for meaningful figures.")
 
         @OptionGroup var global: GlobalOptions
-        @Flag(help: "One JSON object per scenario per line.") var json = false
-        @Flag(help: "Smaller runs, for a smoke test.") var quick = false
-        @Option(help: ArgumentHelp("Scratch folder for the benchmark files (removed afterwards).", valueName: "path"))
-        var folder: String?
+        @OptionGroup var options: BenchOptions
 
         func run() throws {
-            let scratch = folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
+            let (scratch, json, quick) = (options.scratch, options.json, options.quick)
             BenchCommand.printHeader(json: json)
             try KVBenchmark.run(in: scratch, scale: quick ? .quick : .standard) { BenchCommand.print($0, json: json) }
         }
@@ -36,13 +46,10 @@ struct BenchCommand: ParsableCommand {
             discussion: "Same output as `bench kv`. Baselines: a dictionary behind a lock (memory), one thread (4 threads), raw SQLite on a table of the same shape (disk).")
 
         @OptionGroup var global: GlobalOptions
-        @Flag(help: "One JSON object per scenario per line.") var json = false
-        @Flag(help: "Smaller runs, for a smoke test.") var quick = false
-        @Option(help: ArgumentHelp("Scratch folder for the benchmark files (removed afterwards).", valueName: "path"))
-        var folder: String?
+        @OptionGroup var options: BenchOptions
 
         func run() throws {
-            let scratch = folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
+            let (scratch, json, quick) = (options.scratch, options.json, options.quick)
             BenchCommand.printHeader(json: json)
             try LRUBenchmark.run(in: scratch, quick: quick) { BenchCommand.print($0, json: json) }
         }
@@ -55,13 +62,10 @@ struct BenchCommand: ParsableCommand {
             discussion: "Same output as `bench kv`. Baselines: raw inserts with a reused statement in one transaction, a raw point select with a reused statement, the same SQL built by hand (render).")
 
         @OptionGroup var global: GlobalOptions
-        @Flag(help: "One JSON object per scenario per line.") var json = false
-        @Flag(help: "Smaller runs, for a smoke test.") var quick = false
-        @Option(help: ArgumentHelp("Scratch folder for the benchmark files (removed afterwards).", valueName: "path"))
-        var folder: String?
+        @OptionGroup var options: BenchOptions
 
         func run() throws {
-            let scratch = folder.map(expandTilde) ?? NSTemporaryDirectory() + "datacenter-bench-\(ProcessInfo.processInfo.processIdentifier)"
+            let (scratch, json, quick) = (options.scratch, options.json, options.quick)
             BenchCommand.printHeader(json: json)
             try DAOBenchmark.run(in: scratch, scale: quick ? .quick : .standard) { BenchCommand.print($0, json: json) }
         }

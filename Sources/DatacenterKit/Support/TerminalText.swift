@@ -6,6 +6,7 @@ public enum TerminalText {
     /// Columns a character takes: 0 (combining marks, joiners, variation selectors),
     /// 2 (CJK, Hangul, full-width forms, emoji), else 1.
     public static func width(of character: Character) -> Int {
+        if let ascii = character.asciiValue { return ascii >= 0x20 && ascii < 0x7F ? 1 : 0 }
         var columns = 0
         for scalar in character.unicodeScalars {
             // An emoji presentation selector widens the character it follows.
@@ -18,7 +19,7 @@ public enum TerminalText {
     /// Columns a single scalar takes (0, 1 or 2).
     public static func width(of scalar: Unicode.Scalar) -> Int {
         let v = scalar.value
-        if v == 0 { return 0 }
+        if v < 0x7F { return v >= 0x20 ? 1 : 0 }   // ASCII: no table lookups
         if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .enclosingMark
             || v == 0x200B || v == 0x200C || v == 0x200D || (0xFE00...0xFE0F).contains(v) { return 0 }
         let wide = (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v) || (0x3041...0x33FF).contains(v)
@@ -31,13 +32,18 @@ public enum TerminalText {
 
     /// Columns `text` takes.
     public static func width(of text: String) -> Int {
-        text.reduce(0) { $0 + width(of: $1) }
+        // Printable ASCII (the common case) is one column a byte.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
+        return text.reduce(0) { $0 + width(of: $1) }
     }
 
     /// `text` made safe for one terminal line: newlines, tabs and other control characters
     /// (escape sequences included) are shown as `\n`, `\t`, `\u{1b}`…, never sent to the
     /// terminal. Cut to `limit` columns with a trailing `…` when longer.
     public static func visible(_ text: String, limit: Int = .max) -> String {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return text.utf8.count <= limit ? text : String(text.prefix(limit)) + "…"
+        }
         var out = ""
         var columns = 0
         for character in text {
@@ -52,6 +58,7 @@ public enum TerminalText {
 
     /// The escaped form of a control character, or nil for a printable one.
     public static func escaped(_ character: Character) -> String? {
+        if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F { return nil }
         guard character.unicodeScalars.contains(where: isControl) else { return nil }
         var out = ""
         for scalar in character.unicodeScalars {

@@ -1,0 +1,112 @@
+import DatacenterKit
+
+/// A call of a method-level foreach whose body is one static statement (text, `${T}` and
+/// `#{}` only, no crypt rule in play), such as a batch insert.
+///
+/// Every element runs the same SQL, so the statement is looked up once and each element's
+/// values are looked up and bound straight to it: no `RenderedSQL`, scope copy or binding
+/// array is built per element. It runs exactly what `Renderer.render` would render, in the
+/// same transaction; the rendered statements are built only if the result's `statements`
+/// are read (rendering is pure, so they are the ones that ran).
+struct StaticForEachCall: Sendable {
+    let method: DAOMethod
+    let plan: StaticStatementPlan
+    /// The name each element is bound to.
+    let item: String
+    let elements: [DAOValue]
+    /// The call's arguments and globals.
+    let scope: DAOScope
+    /// The SQL; nil when there are no elements (nothing renders, not even `${T}`).
+    let sql: String?
+    let placeholders: [Int]
+    let location: SourceLocation
+
+    /// The call, or nil when the method does not qualify. Throws what `Renderer.render`
+    /// throws, checked in the same order.
+    init?(method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue], tableName: String,
+          cryptRules: Set<DAOCryptRule>) throws {
+        guard let forEach = method.forEach, case .sql(let node) = method.body, let sequence = node as? SequenceNode,
+              let plan = sequence.staticPlan,
+              cryptRules.isEmpty || plan.references.allSatisfy({ $0.path.count < 2 }) // nothing can be encrypted
+        else { return nil }
+        guard arguments.count == method.arity else {
+            throw DAOError.wrongArgumentCount(method: method.id, given: arguments.count, accepted: [method.arity])
+        }
+        for (spec, value) in zip(method.arguments, arguments) where spec.isRequired && value.isNil {
+            throw DAOError.nilArgument(method: method.id, argument: spec.name)
+        }
+        let scope = DAOScope(names: method.arguments, values: arguments, globals: globals)
+        let collection = scope.lookup([forEach.collection])
+        switch collection {
+        case .nil: elements = []
+        case .array(let a): elements = a
+        default:
+            throw DAOError.render("foreach collection '\(forEach.collection)' is a \(collection.kindName), not an array", at: method.location)
+        }
+        if elements.isEmpty {
+            sql = nil
+            placeholders = []
+        } else {
+            let (text, marks) = try plan.sql(forTable: tableName)
+            guard !text.isEmpty, !Executor.holdsSeveralStatements(text) else { return nil }
+            sql = text
+            placeholders = marks
+        }
+        self.method = method
+        self.plan = plan
+        self.item = forEach.item
+        self.scope = scope
+        self.location = sequence.location
+    }
+
+    /// The value bound for `reference` (as `Renderer.renderStatic` binds it).
+    private static func value(of reference: ReferenceNode, in scope: DAOScope) -> DAOValue {
+        let value = scope.lookup(reference.path)
+        return value.isNil && reference.nilAsEmpty ? .string("") : value
+    }
+
+    /// Runs the statement once per element on `db` (inside the caller's transaction) and
+    /// returns each element's mapped result when `mapper` is given.
+    func run(on db: Database, mapper: ResultMapper?, as result: DAOResultType?) throws -> (results: [DAOValue], objects: [any Sendable]) {
+        guard let sql else { return ([], []) }
+        var results: [DAOValue] = []
+        var objects: [any Sendable] = []
+        do {
+            let statement = try db.cachedStatement(sql)
+            let returnsRows = statement.columnCount > 0
+            var scope = self.scope
+            scope.push(item, .nil)
+            var bindings: [DatabaseValue] = []
+            bindings.reserveCapacity(plan.references.count)
+            for element in elements {
+                scope.rebindLast(element)
+                bindings.removeAll(keepingCapacity: true)
+                for reference in plan.references { bindings.append(Self.value(of: reference, in: scope).databaseValue) }
+                var rows: [Row] = []
+                if returnsRows {
+                    rows = try statement.fetchAll(StatementArguments(bindings))
+                } else {
+                    try statement.execute(StatementArguments(bindings))
+                }
+                if let mapper {
+                    let (value, decoded) = try mapper.map(rows, as: result)
+                    results.append(value)
+                    objects += decoded
+                }
+            }
+        } catch let error as DatabaseError {
+            throw DAOError.database(error)
+        }
+        return (results, objects)
+    }
+
+    /// The statements the call ran, one per element, as `Renderer.render` renders them.
+    func renderedStatements() -> [RenderedSQL] {
+        guard let sql else { return [] }
+        return elements.map { element in
+            let scope = self.scope.binding(item, to: element)
+            return RenderedSQL(sql: sql, bindings: plan.references.map { Self.value(of: $0, in: scope).databaseValue },
+                               marks: PreviewMarks(placeholders: placeholders, inlined: []), encryptedBindings: [], location: location)
+        }
+    }
+}

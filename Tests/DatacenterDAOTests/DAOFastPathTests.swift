@@ -1,0 +1,63 @@
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterDAO
+
+/// The fast paths of `DAOObject.call`: a static method-level foreach bound element by element,
+/// and a sole read-only statement run without a transaction. They must behave as the general path.
+private let fastXML = """
+    <module name="Fast" initializer="create" tableName="items" version="1.0">
+      <update id="create">create table if not exists ${T} (id integer primary key, name text not null unique, score real)</update>
+      <insert id="addAll" arguments="rows" foreach="rows.r">insert into ${T} (name, score) values (#{r.name}, #{r.score})</insert>
+      <select id="scores" arguments="names" foreach="names.n" result="double">select score from ${T} where name = #{n}</select>
+      <select id="get" arguments="id" result="{}">select id, name, score from ${T} where id = #{id}</select>
+      <select id="count" result="int">select count(*) from ${T}</select>
+    </module>
+    """
+
+@Suite struct DAOFastPathTests {
+    private func makeDAO() throws -> DAOObject {
+        let config = try DAOConfig(xml: fastXML, file: "fast.xml")
+        return DAOObject(config: config, queue: DatabaseQueue(database: try Database.inMemory()))
+    }
+
+    @Test func aFailingForEachElementRollsBackEveryElement() throws {
+        let dao = try makeDAO()
+        try dao.call("addAll", [.array([["name": "seed", "score": 1]])])
+        let rows: DAOValue = .array([["name": "x", "score": 1], ["name": "y", "score": 2], ["name": "seed", "score": 3], ["name": "z"]])
+        #expect(throws: DAOError.self) { try dao.call("addAll", [rows]) }
+        #expect(try dao.call("count").value == 1)
+        #expect(try dao.call("get", [2]).value == .nil)
+    }
+
+    @Test func forEachStatementsAreTheRenderedOnes() throws {
+        let dao = try makeDAO()
+        let rows: DAOValue = .array([["name": "a", "score": 1.5], ["name": "b"]])
+        let result = try dao.call("addAll", [rows])
+        #expect(result.changes == 2)
+        #expect(result.value == .array([]))
+        let rendered = try dao.config.render("addAll", arguments: [rows])
+        #expect(result.statements == rendered.statements)
+        #expect(result.statements.map(\.bindings) == [[.text("a"), .real(1.5)], [.text("b"), .null]])
+        #expect(try dao.call("addAll", [.array([])]).statements.isEmpty)
+    }
+
+    @Test func forEachSelectMapsOneResultPerElement() throws {
+        let dao = try makeDAO()
+        try dao.call("addAll", [.array([["name": "a", "score": 1.5], ["name": "b", "score": 2]])])
+        #expect(try dao.call("scores", [.array(["b", "missing", "a"])]).value == .array([2.0, .nil, 1.5]))
+    }
+
+    @Test func aSoleSelectRunsWithoutATransactionAndInsideOne() throws {
+        let dao = try makeDAO()
+        try dao.call("addAll", [.array([["name": "a", "score": 1]])])
+        let row = try dao.call("get", [1])
+        #expect(row.value == ["id": 1, "name": "a", "score": 1.0])
+        #expect(row.statements.count == 1)
+        try dao.beginTransaction() // fails if the select left a transaction open
+        try dao.call("addAll", [.array([["name": "b", "score": 2]])])
+        #expect(try dao.call("get", [2]).value.fields?["name"] == "b") // sees the open transaction
+        try dao.rollback()
+        #expect(try dao.call("get", [2]).value == .nil)
+    }
+}
