@@ -68,6 +68,8 @@ struct BrowseCommand: ParsableCommand {
             if let event = terminal.nextEvent(timeout: 50) {
                 browser.handle(event)
                 changed = true
+            } else if terminal.hasHungUp {
+                return
             }
             for event in results.take() {
                 browser.handle(event)

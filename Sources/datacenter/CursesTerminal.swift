@@ -37,6 +37,14 @@ final class CursesTerminal {
 
     var size: (width: Int, height: Int) { (Int(dc_cols()), Int(dc_lines())) }
 
+    /// True once the terminal has hung up (its window closed, its session killed): input
+    /// then reads as end-of-file at once, and the loop must end rather than spin.
+    var hasHungUp: Bool {
+        var descriptor = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) >= 0 else { return false }
+        return descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+    }
+
     /// Draws the grid in the theme's colours and shows it.
     func draw(_ grid: ScreenGrid, theme: Theme) {
         var wide = [wchar_t](repeating: 0, count: 8)

@@ -32,17 +32,29 @@ import Testing
             return last
         }
 
+        /// Runs a tmux command with `posix_spawn` and `waitpid`. Its output goes through a
+        /// file, not a pipe, and it is waited for directly: the first command forks the tmux
+        /// server, which keeps the descriptors it inherited open (a pipe would never reach its
+        /// end) and which Foundation's `Process` was seen to wait on forever.
         static func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["tmux"] + arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            let outputPath = NSTemporaryDirectory() + "dc-tmux-\(UUID().uuidString).out"
+            defer { try? FileManager.default.removeItem(atPath: outputPath) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            let argv = (["tmux"] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)
+            guard spawned == 0 else { return (127, "cannot start tmux: error \(spawned)") }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            let data = FileManager.default.contents(atPath: outputPath) ?? Data()
+            let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            return (exitStatus, String(decoding: data, as: UTF8.self))
         }
     }
 
@@ -122,5 +134,29 @@ extension BrowseTmuxTests {
         let result = try session.waitFor("row(s)")
         #expect(result.contains("I'll bring the slides"))
         try session.send("Escape", "Escape", "q")
+    }
+}
+
+extension BrowseTmuxTests {
+    @Test func theBrowserEndsWhenItsTerminalGoesAway() throws {
+        let scratch = Scratch()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        var session: Session? = try Session(command: "exec \(CLI.binaryPath) browse \(root)")
+        try session!.waitFor("KV businesses")
+        let pid = try #require(Int32(try Session.tmux(["list-panes", "-t", session!.name, "-F", "#{pane_pid}"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        session = nil   // kills the tmux session: the terminal hangs up
+        let deadline = Date().addingTimeInterval(5)
+        while Self.isRunning(pid) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!Self.isRunning(pid), "the browser kept running without its terminal")
+    }
+
+    /// True while `pid` runs: it exists and is not a zombie waiting to be reaped.
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(close, offsetBy: 2)]
+        return state != "Z" && state != "X"
     }
 }
