@@ -236,12 +236,14 @@ public final class LRUDiskCache: @unchecked Sendable {
     private func enqueue(_ operation: Operation, key: String?, store given: Store? = nil) throws {
         guard let store = try given ?? resolveStore() else { return }
         let schedule: Bool = lock.withLock {
-            // Mutated in place: copying a batch per write would make a burst quadratic.
+            // Taken out and put back, so it is changed in place (two lookups, no copy: copying a
+            // batch per write would make a burst quadratic).
             let id = ObjectIdentifier(store)
-            if batches[id] == nil { batches[id] = PendingBatch(store: store) }
-            batches[id]!.operations.append(operation)
-            if let key { batches[id]!.pendingKeys[key, default: 0] += 1 } else { batches[id]!.hasBulkOperation = true }
-            if case .set = operation { batches[id]!.insertsSinceCount += 1 }
+            var batch = batches.removeValue(forKey: id) ?? PendingBatch(store: store)
+            batch.operations.append(operation)
+            if let key { batch.pendingKeys[key, default: 0] += 1 } else { batch.hasBulkOperation = true }
+            if case .set = operation { batch.insertsSinceCount += 1 }
+            batches[id] = batch
             defer { flushScheduled = true }
             return !flushScheduled
         }
@@ -378,9 +380,10 @@ public final class LRUDiskCache: @unchecked Sendable {
         let tick = nextTick()
         let schedule: Bool = lock.withLock {
             let id = ObjectIdentifier(store)
-            if batches[id] == nil { batches[id] = PendingBatch(store: store) }
-            batches[id]!.touches[key] = tick
-            let due = batches[id]!.touches.count >= 1024 && !flushScheduled
+            var batch = batches.removeValue(forKey: id) ?? PendingBatch(store: store)
+            batch.touches[key] = tick
+            let due = batch.touches.count >= 1024 && !flushScheduled
+            batches[id] = batch
             if due { flushScheduled = true }
             return due
         }

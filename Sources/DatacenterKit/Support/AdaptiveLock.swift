@@ -1,39 +1,36 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
-/// A mutual-exclusion lock that spins briefly before sleeping (glibc's adaptive mutex).
-///
-/// For very short critical sections under contention — a cache hit — sleeping and waking
-/// costs far more than the work; spinning a little keeps throughput with several threads
-/// at least that of one. Not recursive.
+/// A mutual-exclusion lock for very short critical sections (a cache hit): it spins on an
+/// atomic flag, yielding the processor between attempts, instead of sleeping in the kernel.
+/// Sleeping and waking costs far more than the work it guards; with more threads than cores
+/// a spinner that yields lets the holder finish. Not recursive.
 final class AdaptiveLock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let locked = Atomic<Bool>(false)
 
-    init() {
-        mutex = .allocate(capacity: 1)
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        #if canImport(Glibc)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
-        #endif
-        pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
+    init() {}
+
+    @inline(__always) func lock() {
+        var spins = 0
+        while true {
+            if !locked.load(ordering: .relaxed),
+               locked.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged { return }
+            // A holder on the other core is usually done within a few hundred cycles; past
+            // that it is probably not running, so give it the processor.
+            spins += 1
+            if spins < 100 { continue }
+            spins = 0
+            sched_yield()
+        }
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    @inline(__always) func lock() { pthread_mutex_lock(mutex) }
-    @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+    @inline(__always) func unlock() { locked.store(false, ordering: .releasing) }
 
     @inline(__always) func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        lock()
+        defer { unlock() }
         return try body()
     }
 }
