@@ -71,12 +71,20 @@ public enum KVBenchmark {
         report(BenchmarkResult(scenario: "kv-get-cached", engineNanoseconds: cached.engine, baselineNanoseconds: cached.baseline,
                                target: "engine_ns <= 1000", meetsTarget: cached.engine <= 1000))
 
-        // kv-set-encrypted: the engine's encrypted writes against its plain writes.
-        let encrypted = try Stopwatch.interleaved(rounds: scale.rounds, operations: n, engine: { round in
-            for i in 0..<n { try store.kv.setString(value, forKey: "e\(round)-\(i)", business: "enc", encryption: .default) }
-        }, baseline: { round in
-            for i in 0..<n { try store.kv.setString(value, forKey: "p\(round)-\(i)", business: "plain") }
-        })
+        // kv-set-encrypted: the engine's encrypted writes against its plain writes, one of each
+        // in turn, each timed alone: both see the same state of the disk and the log, and the
+        // medians leave out the writes that happened to wait on the file system. Each kind
+        // has a store of its own, so both append at the end of their table (rows inserted in
+        // the middle of a B-tree split pages more often, which is not the cost measured here).
+        let encryptedStore = try Store(path: folder + "/encrypted.sqlite", crypt: KeyRing([key]))
+        let plainStore = try Store(path: folder + "/plain.sqlite", crypt: KeyRing([key]))
+        var encryptedTimes: [Double] = [], plainTimes: [Double] = []
+        for i in 0..<(n * scale.rounds) {
+            let k = "k-" + String(i).leftPadded(to: 8)
+            encryptedTimes.append(try Stopwatch.time { try encryptedStore.kv.setString(value, forKey: k, business: "bench", encryption: .default) })
+            plainTimes.append(try Stopwatch.time { try plainStore.kv.setString(value, forKey: k, business: "bench") })
+        }
+        let encrypted = (engine: Stopwatch.median(encryptedTimes), baseline: Stopwatch.median(plainTimes))
         report(BenchmarkResult(scenario: "kv-set-encrypted", engineNanoseconds: encrypted.engine, baselineNanoseconds: encrypted.baseline,
                                target: "ratio <= 1.1 (baseline: engine kv-set)", meetsTarget: encrypted.engine / encrypted.baseline <= 1.1))
 
