@@ -14,26 +14,13 @@ public indirect enum PropertyListValue: Sendable, Hashable {
 
     /// Encodes as a binary property list, the format `setObject` writes.
     public func binaryPropertyList() throws -> Data {
-        try PropertyListSerialization.data(fromPropertyList: foundationObject, format: .binary, options: 0)
+        BinaryPropertyListWriter.data(for: self)
     }
 
     /// Decodes a property list in any of its formats (binary, XML).
     public init(propertyList data: Data) throws {
         let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         try self.init(foundationObject: object)
-    }
-
-    var foundationObject: Any {
-        switch self {
-        case .integer(let v): return NSNumber(value: v)
-        case .real(let d): return NSNumber(value: d)
-        case .bool(let b): return NSNumber(value: b)
-        case .string(let s): return s
-        case .data(let d): return d
-        case .date(let d): return d
-        case .array(let a): return a.map(\.foundationObject)
-        case .dictionary(let d): return d.mapValues(\.foundationObject)
-        }
     }
 
     init(foundationObject object: Any) throws {
