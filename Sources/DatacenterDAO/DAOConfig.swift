@@ -70,6 +70,9 @@ public struct DAOConfig: Sendable {
     public let upgrades: [DAOUpgrade]
     /// Every method in file order.
     public let methods: [DAOMethod]
+    /// The overloads of each method id, in file order: built once at load so a call finds
+    /// its method without filtering `methods`.
+    private let overloadsByID: [String: [DAOMethod]]
 
     /// Loads and compiles the config at `path`.
     /// - throws: `DAOConfigError` naming `file:line:column` and the fault.
@@ -98,10 +101,11 @@ public struct DAOConfig: Sendable {
         self.cryptRules = cryptRules
         self.upgrades = upgrades
         self.methods = methods
+        self.overloadsByID = Dictionary(grouping: methods, by: \.id)
     }
 
-    /// The methods named `id` (one per arity).
-    public func overloads(of id: String) -> [DAOMethod] { methods.filter { $0.id == id } }
+    /// The methods named `id` (one per arity), in file order.
+    public func overloads(of id: String) -> [DAOMethod] { overloadsByID[id] ?? [] }
 
     /// The method named `id` taking `arity` arguments.
     /// - throws: `DAOError.unknownMethod` (with a suggestion) or `.wrongArgumentCount`.

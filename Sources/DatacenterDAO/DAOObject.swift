@@ -184,6 +184,12 @@ public final class DAOObject: @unchecked Sendable {
                 let executor = Executor(db: db, encryptor: encryptor)
                 if let statement = try executor.soleReadOnlyStatement(sql) {
                     let before = db.totalChanges
+                    if mapsResults, let type = method.result, ResultMapper.readsFirstRowDirectly(type), statement.columnCount > 0 {
+                        // One value from the first row: read straight from the statement, no rows built.
+                        let value = try executor.runReadingFirstRow(sql, on: statement) { mapper.mapFirstRow(of: $0, as: type) }
+                        return DAOCallResult(value: value ?? .nil, objects: [], changes: db.totalChanges - before,
+                                             lastInsertRowID: db.lastInsertRowID, skipped: false, statements: [sql])
+                    }
                     let rows = try executor.run(sql, on: statement)
                     let (value, objects) = mapsResults ? try mapper.map(rows ?? [], as: method.result) : (.nil, [])
                     return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before,

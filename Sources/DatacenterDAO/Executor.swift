@@ -90,9 +90,30 @@ struct Executor {
 
     /// Runs `statement`; its rows, or nil when it returns no columns.
     private func run(_ statement: Statement, _ bindings: [DatabaseValue]) throws -> [Row]? {
-        if statement.columnCount > 0 { return try statement.fetchAll(StatementArguments(bindings)) }
-        try statement.execute(StatementArguments(bindings))
+        if statement.columnCount > 0 {
+            var rows: [Row] = []
+            try statement.forEachRow(values: bindings) { rows.append($0.row()); return true }
+            return rows
+        }
+        try statement.execute(values: bindings)
         return nil
+    }
+
+    /// Runs `sql` on its prepared `statement` (from `soleReadOnlyStatement`, returning
+    /// columns) and reads only its first row, with `read` while the statement is on it; the
+    /// remaining rows are stepped through (as `run` does) but not read. nil when no row.
+    func runReadingFirstRow<T>(_ sql: RenderedSQL, on statement: Statement, _ read: (Statement) throws -> T) throws -> T? {
+        let bindings = try encryptedBindings(of: sql)
+        var first: T?
+        do {
+            try statement.forEachRow(values: bindings) { row in
+                if first == nil { first = try read(row) }
+                return true
+            }
+        } catch let error as DatabaseError {
+            throw DAOError.database(error)
+        }
+        return first
     }
 
     /// The bindings of `sql`, the ones a crypt rule covers encrypted.

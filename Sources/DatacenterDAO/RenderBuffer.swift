@@ -38,7 +38,10 @@ struct RenderBuffer: Sendable {
     /// The first piece of the innermost open region: text never merges into a piece below.
     private var floor = 0
 
-    init() {
+    /// An empty buffer with room reserved for a typical statement; `reserving: false` reserves
+    /// nothing (for a context whose statement is static and never writes the buffer).
+    init(reserving: Bool = true) {
+        guard reserving else { return }
         bytes.reserveCapacity(512)
         pieces.reserveCapacity(32)
     }
@@ -80,8 +83,13 @@ struct RenderBuffer: Sendable {
     /// and returns their new range.
     private mutating func copyToEnd(_ range: Range<Int>) -> Range<Int> {
         let start = bytes.count
-        bytes.reserveCapacity(start + range.count)
-        for i in range { bytes.append(bytes[i]) }
+        guard !range.isEmpty else { return start..<start }
+        // Grow by the run's size, then copy it in one go (the source lies before `start`).
+        bytes.append(contentsOf: repeatElement(0, count: range.count))
+        bytes.withUnsafeMutableBufferPointer { store in
+            let base = store.baseAddress!
+            (base + start).update(from: base + range.lowerBound, count: range.count)
+        }
         return start..<bytes.count
     }
 
@@ -301,7 +309,25 @@ struct SQLWriter {
                 continue
             }
             if c < 0x80 {
-                if TextScan.isASCIIWhitespace(c) { pendingSpace = true; previous = c; i += 1; continue }
+                if TextScan.isASCIIWhitespace(c) {
+                    // A run of ASCII whitespace collapses to one pending space.
+                    i += 1
+                    while i < n, TextScan.isASCIIWhitespace(bytes[i]) { i += 1 }
+                    pendingSpace = true
+                    previous = bytes[i - 1]
+                    continue
+                }
+                // A run of plain ASCII (no whitespace, quote or `-`) is copied in one go:
+                // byte by byte it would do the same, one separator before its first byte.
+                var end = i
+                while end < n, SQLWriter.isPlain(bytes[end]) { end += 1 }
+                if end - i > 1 {
+                    separate()
+                    sql.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<end]))
+                    previous = bytes[end - 1]
+                    i = end
+                    continue
+                }
                 if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") { quote = c }
                 if c == UInt8(ascii: "-") && previous == UInt8(ascii: "-") && !pendingSpace { inComment = true }
                 separate()
@@ -317,6 +343,12 @@ struct SQLWriter {
             previous = bytes[end - 1]
             i = end
         }
+    }
+
+    /// True for an ASCII byte template text copies as is: not whitespace, not a quote, not
+    /// `-` (which may start a comment), and not a UTF-8 lead or continuation byte.
+    @inline(__always) private static func isPlain(_ c: UInt8) -> Bool {
+        c > 0x20 && c < 0x80 && c != UInt8(ascii: "'") && c != UInt8(ascii: "\"") && c != UInt8(ascii: "-")
     }
 
     /// A `?` for a bound value.

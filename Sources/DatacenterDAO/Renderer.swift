@@ -63,10 +63,13 @@ public enum Renderer {
     /// Renders one SQL template into one statement.
     public static func render(_ node: any SQLNode, scope: DAOScope, tableName: String,
                               cryptRules: Set<DAOCryptRule> = []) throws -> RenderedSQL {
-        var context = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules)
         if let plan = (node as? SequenceNode)?.staticPlan {
+            // A static statement is not written to the buffer: reserve no room for it.
+            let context = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules,
+                                        buffer: RenderBuffer(reserving: false))
             return try renderStatic(plan, context: context, location: node.location)
         }
+        var context = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules)
         try node.render(into: &context)
         if context.halt == .quit { return .skipped(at: node.location) }
         return context.buffer.finish(location: node.location)

@@ -4,9 +4,46 @@ import Foundation
 /// Turns a select's rows into its `result`: scalars, dictionaries, models and maps, with
 /// `<crypt>` columns decrypted for the class the rows become.
 struct ResultMapper {
-    let config: DAOConfig
+    /// The config's `<map>`s by id.
+    let maps: [String: DAOMap]
+    /// The config's `<crypt>` rules.
+    let cryptRules: Set<DAOCryptRule>
     let decryptor: any DataCrypt
     let registry: DAOModelRegistry
+
+    /// A mapper for `config`'s maps and crypt rules (only those are kept, not the whole config).
+    init(config: DAOConfig, decryptor: any DataCrypt, registry: DAOModelRegistry) {
+        self.maps = config.maps
+        self.cryptRules = config.cryptRules
+        self.decryptor = decryptor
+        self.registry = registry
+    }
+
+    /// True when `type` is one value read from the first row that `mapFirstRow(of:as:)` builds
+    /// straight from the statement: a scalar or a dictionary (nothing to decrypt or decode,
+    /// and nothing that can fail).
+    static func readsFirstRowDirectly(_ type: DAOResultType) -> Bool {
+        guard !type.isArray else { return false }
+        switch type.element {
+        case .model, .map: return false
+        default: return true
+        }
+    }
+
+    /// The value of a `readsFirstRowDirectly` type for the row `statement` is on: what `map`
+    /// returns for that row, without building the row first.
+    func mapFirstRow(of statement: Statement, as type: DAOResultType) -> DAOValue {
+        switch type.element {
+        case .dictionary:
+            let names = statement.columnNames
+            var fields: [String: DAOValue] = Dictionary(minimumCapacity: names.count)
+            for (index, name) in names.enumerated() { fields[name] = DAOValue(statement.value(at: index)) } // a later duplicate wins
+            return .dictionary(fields)
+        default:
+            let row = Row(columnNames: [], values: [statement.columnCount > 0 ? statement.value(at: 0) : .null])
+            return (try? map(row, type.element)) ?? .nil // scalars never throw
+        }
+    }
 
     /// The mapped value, and decoded objects when the type is registered.
     func map(_ rows: [Row], as type: DAOResultType?) throws -> (DAOValue, [any Sendable]) {
@@ -67,7 +104,7 @@ struct ResultMapper {
             }
             return .model(className, fields)
         case .map(let id):
-            guard let map = config.maps[id] else { throw DAOError.resultMapping("no map '\(id)'") }
+            guard let map = maps[id] else { throw DAOError.resultMapping("no map '\(id)'") }
             var fields: [String: DAOValue] = [:]
             for (column, value) in zip(row.columnNames, row.values) {
                 let property = map.property(forColumn: column)
@@ -78,7 +115,7 @@ struct ResultMapper {
     }
 
     private func decryptIfNeeded(_ value: DatabaseValue, className: String, property: String) throws -> DAOValue {
-        guard config.cryptRules.contains(DAOCryptRule(className: className, property: property)),
+        guard cryptRules.contains(DAOCryptRule(className: className, property: property)),
               case .blob(let ciphertext) = value else { return DAOValue(value) }
         return try CryptColumn.decrypt(ciphertext, with: decryptor)
     }

@@ -78,15 +78,24 @@ struct StaticForEachCall: Sendable {
             scope.push(item, .nil)
             var bindings: [DatabaseValue] = []
             bindings.reserveCapacity(plan.references.count)
+            // `#{item.member}` reads the element's member directly: the item shadows every other
+            // name, so this is what the scope lookup finds (a `$` name goes through the scope).
+            let itemMembers: [String?] = plan.references.map { reference in
+                reference.path.count == 2 && reference.path[0] == item && !item.hasPrefix("$") ? reference.path[1] : nil
+            }
             for element in elements {
                 scope.rebindLast(element)
                 bindings.removeAll(keepingCapacity: true)
-                for reference in plan.references { bindings.append(Self.value(of: reference, in: scope).databaseValue) }
+                for (reference, member) in zip(plan.references, itemMembers) {
+                    guard let member else { bindings.append(Self.value(of: reference, in: scope).databaseValue); continue }
+                    let value = element.member(member)
+                    bindings.append((value.isNil && reference.nilAsEmpty ? .string("") : value).databaseValue)
+                }
                 var rows: [Row] = []
                 if returnsRows {
-                    rows = try statement.fetchAll(StatementArguments(bindings))
+                    try statement.forEachRow(values: bindings) { rows.append($0.row()); return true }
                 } else {
-                    try statement.execute(StatementArguments(bindings))
+                    try statement.execute(values: bindings)
                 }
                 if let mapper {
                     let (value, decoded) = try mapper.map(rows, as: result)

@@ -60,4 +60,36 @@ private let fastXML = """
         try dao.rollback()
         #expect(try dao.call("get", [2]).value == .nil)
     }
+
+    /// One scalar or dictionary read straight from the statement equals the general mapping.
+    @Test func aSingleRowResultReadFromTheStatementMatchesTheGeneralMapping() throws {
+        let xml = """
+            <module name="Direct" tableName="t">
+              <update id="create">create table ${T} (a integer, b text)</update>
+              <insert id="add" arguments="a, b">insert into ${T} (a, b) values (#{a}, #{b})</insert>
+              <select id="dup" result="{}">select a as x, b as x from ${T} order by a</select>
+              <select id="first" result="string">select b from ${T} order by a</select>
+              <select id="none" result="{}">select a from ${T} where a &lt; 0</select>
+              <select id="noneInt" result="int">select a from ${T} where a &lt; 0</select>
+            </module>
+            """
+        let config = try DAOConfig(xml: xml, file: "direct.xml")
+        let dao = DAOObject(config: config, queue: DatabaseQueue(database: try Database.inMemory()))
+        try dao.call("create")
+        try dao.call("add", [2, "two"])
+        try dao.call("add", [1, "one"])
+        #expect(try dao.call("dup").value == ["x": "one"]) // a later duplicate column wins
+        #expect(try dao.call("first").value == "one")
+        #expect(try dao.call("none").value == .nil)
+        #expect(try dao.call("noneInt").value == .nil)
+    }
+
+    @Test func bindValuesChecksTheParameterCount() throws {
+        let db = try Database.inMemory()
+        let statement = try db.cachedStatement("select ? + ?")
+        #expect(throws: DatabaseError.self) { try statement.bind(values: [.integer(1)]) }
+        var sum: DatabaseValue = .null
+        try statement.forEachRow(values: [.integer(1), .integer(2)]) { sum = $0.value(at: 0); return false }
+        #expect(sum == .integer(3))
+    }
 }

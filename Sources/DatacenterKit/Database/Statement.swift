@@ -72,6 +72,38 @@ public final class Statement {
         }
     }
 
+    /// Resets the statement and binds `values` to its parameters in order: the same as
+    /// `bind(StatementArguments(values))`, without building the arguments (the fast path for
+    /// callers that hold positional values, such as the DAO engine binding a row per element).
+    ///
+    /// - throws: `DatabaseError` with `SQLITE_RANGE` when the value count differs from the
+    ///   parameter count.
+    public func bind(values: [DatabaseValue]) throws {
+        sqlite3_reset(handle)
+        let count = Int(sqlite3_bind_parameter_count(handle))
+        guard values.count == count else {
+            throw bindingError("statement has \(count) parameter(s), \(values.count) value(s) given")
+        }
+        for index in 0..<count { try bind(values[index], at: Int32(index + 1)) }
+    }
+
+    /// Binds `values` (see `bind(values:)`) and runs the statement to completion, ignoring rows.
+    public func execute(values: [DatabaseValue]) throws {
+        try bind(values: values)
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    /// Binds `values` (see `bind(values:)`), then calls `body` for each row; stop early by
+    /// returning false.
+    public func forEachRow(values: [DatabaseValue], _ body: (Statement) throws -> Bool) throws {
+        try bind(values: values)
+        defer { sqlite3_reset(handle) }
+        while try step() {
+            if try !body(self) { break }
+        }
+    }
+
     private func bindingError(_ message: String) -> DatabaseError {
         DatabaseError(extendedCode: SQLITE_RANGE, message: message, sql: sql, path: path)
     }
