@@ -88,12 +88,23 @@ public final class Database {
 
     /// Switches the file to WAL mode with `synchronous=NORMAL`, so readers never wait for the
     /// writer. Does nothing for read-only connections and in-memory databases.
-    public func enableWAL() throws {
+    ///
+    /// Switching needs the file to itself, and SQLite reports `SQLITE_BUSY` at once (without
+    /// the busy handler) while another connection is opening it too: the switch is retried
+    /// for up to `busyTimeout`. A file already in WAL mode is left as it is.
+    public func enableWAL(busyTimeout: TimeInterval = 5) throws {
         guard !isReadOnly, !path.isEmpty, path != ":memory:" else { return }
-        let mode = try scalar("PRAGMA journal_mode=WAL", cached: false)
-        if mode?.stringValue?.lowercased() != "wal" {
-            throw DatabaseError(extendedCode: SQLITE_ERROR, message: "could not switch to WAL mode",
-                                path: path)
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        var mode = try scalar("PRAGMA journal_mode", cached: false)?.stringValue?.lowercased()
+        while mode != "wal" {
+            do {
+                mode = try scalar("PRAGMA journal_mode=WAL", cached: false)?.stringValue?.lowercased()
+                if mode != "wal" {
+                    throw DatabaseError(extendedCode: SQLITE_ERROR, message: "could not switch to WAL mode", path: path)
+                }
+            } catch let error as DatabaseError where error.isBusy && Date() < deadline {
+                usleep(2_000)
+            }
         }
         try execute("PRAGMA synchronous=NORMAL")
     }
