@@ -138,50 +138,20 @@ public enum DAOBenchmark {
 /// The baseline of the DAO benchmarks: the same table, with raw SQLite C calls and reused
 /// prepared statements.
 final class RawItemsBaseline {
-    private var db: OpaquePointer?
-    private var insert: OpaquePointer?
-    private var select: OpaquePointer?
+    private let raw: RawSQLite
+    private let insert: OpaquePointer?
+    private let select: OpaquePointer?
+    private var db: OpaquePointer? { raw.handle }
 
     init(path: String) throws {
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
-            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "cannot open baseline database", path: path)
-        }
-        sqlite3_busy_timeout(db, 5000)
-        try exec("PRAGMA journal_mode=WAL")
-        try exec("PRAGMA synchronous=NORMAL")
-        try exec("create table if not exists items (id integer primary key, name text not null, score real, tag text)")
-        insert = try prepare("insert into items (name, score, tag) values (?, ?, ?)")
-        select = try prepare("select id, name, score, tag from items where id = ?")
+        raw = try RawSQLite(path: path)
+        try raw.exec("create table if not exists items (id integer primary key, name text not null, score real, tag text)")
+        insert = try raw.prepare("insert into items (name, score, tag) values (?, ?, ?)")
+        select = try raw.prepare("select id, name, score, tag from items where id = ?")
     }
 
-    deinit {
-        sqlite3_finalize(insert)
-        sqlite3_finalize(select)
-        sqlite3_close_v2(db)
-    }
-
-    private func exec(_ sql: String) throws {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw DatabaseError(extendedCode: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)), sql: sql)
-        }
-    }
-
-    private func prepare(_ sql: String) throws -> OpaquePointer? {
-        var s: OpaquePointer?
-        guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &s, nil) == SQLITE_OK else {
-            throw DatabaseError(extendedCode: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)), sql: sql)
-        }
-        return s
-    }
-
-    private func bindText(_ s: OpaquePointer?, _ index: Int32, _ text: String) {
-        var text = text
-        text.withUTF8 { buf in
-            buf.withMemoryRebound(to: CChar.self) { chars in
-                _ = sqlite3_bind_text(s, index, chars.baseAddress, Int32(chars.count), dc_sqlite_transient())
-            }
-        }
-    }
+    private func exec(_ sql: String) throws { try raw.exec(sql) }
+    private func bindText(_ s: OpaquePointer?, _ index: Int32, _ text: String) { raw.bindText(s, index, text) }
 
     /// Inserts every row in one transaction.
     func insertAll(_ rows: [(String, Double, String)]) throws {

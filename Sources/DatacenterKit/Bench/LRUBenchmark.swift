@@ -90,34 +90,22 @@ final class LockedDictionary<Key: Hashable, Value>: @unchecked Sendable {
 
 /// Raw SQLite on a table shaped like a disk cache's: the disk cache's baseline.
 final class RawCacheBaseline {
-    private var db: OpaquePointer?
-    private var upsertStatement: OpaquePointer?
-    private var selectStatement: OpaquePointer?
+    private let raw: RawSQLite
+    private let upsertStatement: OpaquePointer?
+    private let selectStatement: OpaquePointer?
 
     init(path: String) throws {
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
-            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "cannot open baseline database", path: path)
-        }
-        for sql in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
-                    "CREATE TABLE c(key TEXT PRIMARY KEY, value BLOB NOT NULL, encoding TEXT NOT NULL, expires REAL, accessed INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID",
-                    "CREATE INDEX c_accessed ON c(accessed)"] {
-            sqlite3_exec(db, sql, nil, nil, nil)
-        }
-        sqlite3_prepare_v3(db, "INSERT OR REPLACE INTO c(key, value, encoding, expires, accessed, size) VALUES (?, ?, 'data', NULL, ?, ?)",
-                           -1, UInt32(SQLITE_PREPARE_PERSISTENT), &upsertStatement, nil)
-        sqlite3_prepare_v3(db, "SELECT value, encoding, expires FROM c WHERE key = ?", -1, UInt32(SQLITE_PREPARE_PERSISTENT), &selectStatement, nil)
-    }
-
-    deinit {
-        sqlite3_finalize(upsertStatement)
-        sqlite3_finalize(selectStatement)
-        sqlite3_close_v2(db)
+        raw = try RawSQLite(path: path)
+        try raw.exec("CREATE TABLE c(key TEXT PRIMARY KEY, value BLOB NOT NULL, encoding TEXT NOT NULL, expires REAL, accessed INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID")
+        try raw.exec("CREATE INDEX c_accessed ON c(accessed)")
+        upsertStatement = try raw.prepare("INSERT OR REPLACE INTO c(key, value, encoding, expires, accessed, size) VALUES (?, ?, 'data', NULL, ?, ?)")
+        selectStatement = try raw.prepare("SELECT value, encoding, expires FROM c WHERE key = ?")
     }
 
     func transaction(_ body: () throws -> Void) throws {
-        sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil)
+        try raw.exec("BEGIN IMMEDIATE")
         try body()
-        sqlite3_exec(db, "COMMIT", nil, nil, nil)
+        try raw.exec("COMMIT")
     }
 
     func upsert(key: String, value: Data) throws {
@@ -127,7 +115,7 @@ final class RawCacheBaseline {
         sqlite3_bind_int64(upsertStatement, 4, Int64(value.count))
         let rc = sqlite3_step(upsertStatement)
         sqlite3_reset(upsertStatement)
-        guard rc == SQLITE_DONE else { throw DatabaseError(extendedCode: rc, message: String(cString: sqlite3_errmsg(db))) }
+        guard rc == SQLITE_DONE else { throw raw.lastError() }
     }
 
     func read(key: String) -> Data? {
@@ -139,10 +127,5 @@ final class RawCacheBaseline {
         return Data(bytes: p, count: Int(sqlite3_column_bytes(selectStatement, 0)))
     }
 
-    private func bind(_ statement: OpaquePointer?, _ key: String) {
-        var key = key
-        key.withUTF8 { buf in
-            buf.withMemoryRebound(to: CChar.self) { _ = sqlite3_bind_text(statement, 1, $0.baseAddress, Int32($0.count), dc_sqlite_transient()) }
-        }
-    }
+    private func bind(_ statement: OpaquePointer?, _ key: String) { raw.bindText(statement, 1, key) }
 }

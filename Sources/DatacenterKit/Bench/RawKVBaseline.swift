@@ -4,60 +4,27 @@ import Foundation
 /// The same key-value work as `KVStore`, done with raw SQLite C calls: the benchmarks'
 /// baseline. Same schema, same pragmas, prepared statements reused.
 final class RawKVBaseline {
-    private var db: OpaquePointer?
-    private var upsert: OpaquePointer?
-    private var select: OpaquePointer?
-    private var begin: OpaquePointer?
-    private var commit: OpaquePointer?
+    private let raw: RawSQLite
+    private let upsert: OpaquePointer?
+    private let select: OpaquePointer?
+    private let begin: OpaquePointer?
+    private let commit: OpaquePointer?
 
     init(path: String) throws {
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
-            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "cannot open baseline database", path: path)
-        }
-        sqlite3_busy_timeout(db, 5000)
-        try exec("PRAGMA journal_mode=WAL")
-        try exec("PRAGMA synchronous=NORMAL")
-        try exec(KVStore.schema)
-        upsert = try prepare(KVStore.upsertSQL)
-        select = try prepare(KVStore.selectSQL)
-        begin = try prepare("BEGIN IMMEDIATE")
-        commit = try prepare("COMMIT")
+        raw = try RawSQLite(path: path)
+        try raw.exec(KVStore.schema)
+        upsert = try raw.prepare(KVStore.upsertSQL)
+        select = try raw.prepare(KVStore.selectSQL)
+        begin = try raw.prepare("BEGIN IMMEDIATE")
+        commit = try raw.prepare("COMMIT")
     }
 
-    deinit {
-        for s in [upsert, select, begin, commit] { sqlite3_finalize(s) }
-        sqlite3_close_v2(db)
-    }
-
-    private func exec(_ sql: String) throws {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw DatabaseError(extendedCode: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)), sql: sql)
-        }
-    }
-
-    private func prepare(_ sql: String) throws -> OpaquePointer? {
-        var s: OpaquePointer?
-        guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &s, nil) == SQLITE_OK else {
-            throw DatabaseError(extendedCode: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)), sql: sql)
-        }
-        return s
-    }
-
-    private func bindText(_ s: OpaquePointer?, _ index: Int32, _ text: String) {
-        var text = text
-        text.withUTF8 { buf in
-            buf.withMemoryRebound(to: CChar.self) { chars in
-                _ = sqlite3_bind_text(s, index, chars.baseAddress, Int32(chars.count), dc_sqlite_transient())
-            }
-        }
-    }
+    private func bindText(_ s: OpaquePointer?, _ index: Int32, _ text: String) { raw.bindText(s, index, text) }
 
     private func step(_ s: OpaquePointer?) throws {
         let rc = sqlite3_step(s)
         sqlite3_reset(s)
-        guard rc == SQLITE_DONE || rc == SQLITE_ROW else {
-            throw DatabaseError(extendedCode: rc, message: String(cString: sqlite3_errmsg(db)))
-        }
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw raw.lastError() }
     }
 
     /// Stores a string value, autocommitted unless inside `transaction`.
