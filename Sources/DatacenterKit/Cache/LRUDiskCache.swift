@@ -44,7 +44,7 @@ public final class LRUDiskCache: @unchecked Sendable {
     public let location: Location
 
     /// How long queued writes wait for more before they are committed together.
-    public static let coalescingDelay: DispatchTimeInterval = .milliseconds(2)
+    public static let coalescingDelay: DispatchTimeInterval = .milliseconds(20)
 
     /// How long a read leaves an entry's recency alone after it was last refreshed.
     public static let recencyInterval: TimeInterval = 60
