@@ -120,15 +120,35 @@ struct DAOPanel {
             let call = try config.render(method.id, arguments: fields.map(\.value), globals: [:], tableName: table)
             let store = try catalog.store(at: storePath)
             var lines: [String] = []
+            var lastRows: [Row] = []
             for statement in call.statements where !statement.skipped {
                 let rows = try store.queue.read { db in try db.makeStatement(statement.sql).fetchAll(StatementArguments(statement.bindings)) }
+                lastRows = rows
                 lines += RowsLayout.lines(rows, encryptedColumns: encryptedColumns, crypt: catalog.keys)
             }
-            resultLines = lines.isEmpty ? ["(no rows)"] : lines
+            resultLines = DAOPanel.resultSummary(method.result, rows: lastRows, crypt: catalog.keys, encryptedColumns: encryptedColumns)
+                + (lines.isEmpty ? ["(no rows)"] : lines)
             resultIsError = false
         } catch {
             resultLines = ["\(error)"]
             resultIsError = true
+        }
+    }
+
+    /// The first line of a select's result, per the method's `result` type: the value for a
+    /// scalar result (the first column of the first row, or nil), the shape for the others.
+    static func resultSummary(_ type: DAOResultType?, rows: [Row], crypt: any DataCrypt, encryptedColumns: Set<String>) -> [String] {
+        guard let type else { return ["result: none declared (success only); the rows:"] }
+        switch type.element {
+        case .int, .longLong, .bool, .double, .string, .binary:
+            if type.isArray { return ["result \(type): \(rows.count) value(s), the first column of each row:"] }
+            guard let row = rows.first, !row.values.isEmpty else { return ["result \(type): nil (no row)"] }
+            let column = row.columnNames[0]
+            let cell = encryptedColumns.contains(column) ? ValueFormatter.encryptedCell(row.values[0], crypt: crypt) : ValueFormatter.cell(row.values[0])
+            return ["result \(type): \(TerminalText.visible(cell.text, limit: 200))"]
+        case .dictionary, .model, .map:
+            if type.isArray { return ["result \(type): \(rows.count) row(s), each mapped:"] }
+            return [rows.isEmpty ? "result \(type): nil (no row)" : "result \(type): the first row, mapped:"]
         }
     }
 

@@ -49,6 +49,16 @@ import Testing
         #expect(!screen.contains("[locked"))
     }
 
+    @Test func scalarResultsShowTheirValue() throws {
+        let (b, folder) = try form("countUnread")
+        type("\"team\"", into: b)
+        b.press(.enter)
+        let expected = try Database(path: b.daoPanel!.storePath, mode: .readOnly)
+            .scalar("SELECT count(*) FROM messages WHERE read = 0 AND conversation = 'team'")?.int64Value
+        #expect(b.screenText.contains("result int: \(expected ?? -1)"))
+        withExtendedLifetime(folder) {}
+    }
+
     @Test func withoutTheKeyResultsStayLocked() throws {
         let (b, _) = try form("listMessages", keys: .empty)
         type("\"team\"", into: b)
