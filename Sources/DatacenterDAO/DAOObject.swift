@@ -296,6 +296,12 @@ public final class DAOObject: @unchecked Sendable {
     public func deleteTable() throws {
         let table = tableName
         guard !table.isEmpty else { throw DAOError.noTableName }
+        try drop(table)
+    }
+
+    /// Drops `table` and its recorded version in one transaction, forgets that it was set up,
+    /// and announces `tableDeleted`.
+    private func drop(_ table: String) throws {
         try mapDatabaseErrors {
             try queue.write { db in
                 try db.inTransaction {
@@ -330,16 +336,7 @@ public final class DAOObject: @unchecked Sendable {
             !protected.contains(name) && regex.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil
         }
         for (index, name) in names.enumerated() {
-            try mapDatabaseErrors {
-                try queue.write { db in
-                    try db.inTransaction {
-                        try db.execute("DROP TABLE IF EXISTS \(Database.quoteIdentifier(name))")
-                        try TableVersions.forget(name, in: db)
-                    }
-                }
-            }
-            withState { _ = $0.preparedTables.remove(name) }
-            emit(.tableDeleted, ["table": .string(name)])
+            try drop(name)
             progress?(Double(index + 1) / Double(names.count))
         }
         if vacuum { try vacuumDatabase() }
