@@ -23,6 +23,7 @@ extension BenchCommand {
 
         func run() throws {
             let (scratch, json) = (options.scratch, options.json)
+            let selection = try options.selection(of: BrowserBenchmark.scenarios)
             let rows = options.quick ? min(self.rows, 50_000) : self.rows
             var path = db.map(expandTilde) ?? ""
             if db == nil {
@@ -33,7 +34,7 @@ extension BenchCommand {
             }
             defer { if db == nil { try? FileManager.default.removeItem(atPath: scratch) } }
             BenchCommand.printHeader(json: json)
-            try BrowserBenchmark.run(path: path, table: table) { BenchCommand.print($0, json: json) }
+            try BrowserBenchmark.run(path: path, table: table, selection: selection) { BenchCommand.print($0, json: json) }
         }
     }
 }

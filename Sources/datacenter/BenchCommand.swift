@@ -9,6 +9,18 @@ struct BenchOptions: ParsableArguments {
     @Flag(help: "Smaller runs, for a smoke test.") var quick = false
     @Option(help: ArgumentHelp("Scratch folder for the benchmark files (removed afterwards).", valueName: "path"))
     var folder: String?
+    @Option(name: .customLong("scenario"), help: ArgumentHelp("Measure only this scenario (repeatable); what it reads is still set up, untimed.", valueName: "name"))
+    var scenarios: [String] = []
+
+    /// The scenarios chosen with `--scenario`, checked against those `known`.
+    func selection(of known: [String]) throws -> BenchmarkSelection {
+        let selection = BenchmarkSelection(scenarios)
+        let unknown = selection.unknown(among: known)
+        guard unknown.isEmpty else {
+            throw ValidationError("unknown scenario \(unknown.joined(separator: ", ")); the scenarios are \(known.joined(separator: ", "))")
+        }
+        return selection
+    }
 
     /// The scratch folder: `--folder`, or a new one under the temporary folder.
     var scratch: String {
@@ -34,8 +46,9 @@ struct BenchCommand: ParsableCommand {
 
         func run() throws {
             let (scratch, json, quick) = (options.scratch, options.json, options.quick)
+            let selection = try options.selection(of: KVBenchmark.scenarios)
             BenchCommand.printHeader(json: json)
-            try KVBenchmark.run(in: scratch, scale: quick ? .quick : .standard) { BenchCommand.print($0, json: json) }
+            try KVBenchmark.run(in: scratch, scale: quick ? .quick : .standard, selection: selection) { BenchCommand.print($0, json: json) }
         }
     }
 
@@ -50,8 +63,9 @@ struct BenchCommand: ParsableCommand {
 
         func run() throws {
             let (scratch, json, quick) = (options.scratch, options.json, options.quick)
+            let selection = try options.selection(of: LRUBenchmark.scenarios)
             BenchCommand.printHeader(json: json)
-            try LRUBenchmark.run(in: scratch, quick: quick) { BenchCommand.print($0, json: json) }
+            try LRUBenchmark.run(in: scratch, quick: quick, selection: selection) { BenchCommand.print($0, json: json) }
         }
     }
 
@@ -66,8 +80,9 @@ struct BenchCommand: ParsableCommand {
 
         func run() throws {
             let (scratch, json, quick) = (options.scratch, options.json, options.quick)
+            let selection = try options.selection(of: DAOBenchmark.scenarios)
             BenchCommand.printHeader(json: json)
-            try DAOBenchmark.run(in: scratch, scale: quick ? .quick : .standard) { BenchCommand.print($0, json: json) }
+            try DAOBenchmark.run(in: scratch, scale: quick ? .quick : .standard, selection: selection) { BenchCommand.print($0, json: json) }
         }
     }
 

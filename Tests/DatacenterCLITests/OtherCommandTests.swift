@@ -155,4 +155,29 @@ import Testing
         }
         #expect(Array(scenarios.prefix(5)) == ["kv-set", "kv-set-batch", "kv-get", "kv-get-cached", "kv-set-encrypted"])
     }
+
+    @Test func benchScenarioMeasuresOnlyTheNamedScenarios() throws {
+        let scratch = Scratch()
+        // kv-get reads rows another scenario writes: they are set up even though it is left out.
+        let result = try CLI.run(["bench", "kv", "--quick", "--json", "--folder", scratch.file("bench"),
+                                  "--scenario", "kv-get", "--scenario", "kv-get-cached"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let scenarios = try result.stdout.split(separator: "\n").map { line in
+            try #require((try CLI.json(String(line)) as? [String: Any])?["scenario"] as? String)
+        }
+        #expect(scenarios == ["kv-get", "kv-get-cached"])
+
+        let lru = try CLI.run(["bench", "lru", "--quick", "--json", "--folder", scratch.file("lru"), "--scenario", "lru-disk-get"])
+        #expect(lru.status == 0, "\(lru.stderr)")
+        let object = try #require(try CLI.json(lru.stdout) as? [String: Any])
+        #expect(object["scenario"] as? String == "lru-disk-get")
+    }
+
+    @Test func benchUnknownScenarioExits2AndListsTheScenarios() throws {
+        let result = try CLI.run(["bench", "dao", "--scenario", "dao-selct-pk"])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("unknown scenario dao-selct-pk"))
+        #expect(result.stderr.contains("dao-insert-foreach, dao-select-pk, dao-render"))
+    }
 }

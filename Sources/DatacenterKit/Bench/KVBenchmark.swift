@@ -15,9 +15,12 @@ public enum KVBenchmark {
         public static let quick = Scale(singleWrites: 50, batchWrites: 2_000, reads: 2_000, rounds: 3, importRounds: 1)
     }
 
-    /// Runs every scenario in `folder` (created if needed, files removed afterwards) and
-    /// reports each result as soon as it is measured.
-    public static func run(in folder: String, scale: Scale = .standard,
+    /// The scenarios, in the order they run.
+    public static let scenarios = ["kv-set", "kv-set-batch", "kv-get", "kv-get-cached", "kv-set-encrypted", "import"]
+
+    /// Runs the selected scenarios in `folder` (created if needed, files removed afterwards)
+    /// and reports each result as soon as it is measured.
+    public static func run(in folder: String, scale: Scale = .standard, selection: BenchmarkSelection = .all,
                            report: (BenchmarkResult) -> Void) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -29,66 +32,81 @@ public enum KVBenchmark {
         let store = try Store(path: folder + "/engine.sqlite", crypt: KeyRing([key]))
         let raw = try RawKVBaseline(path: folder + "/baseline.sqlite")
         let n = scale.singleWrites
-        let set = try Stopwatch.interleaved(rounds: scale.rounds, operations: n, engine: { round in
-            for i in 0..<n { try store.kv.setString(value, forKey: "k\(round)-\(i)", business: "bench") }
-        }, baseline: { round in
-            for i in 0..<n { try raw.setString(value, key: "k\(round)-\(i)", business: "bench") }
-        })
-        report(BenchmarkResult(scenario: "kv-set", engineNanoseconds: set.engine, baselineNanoseconds: set.baseline,
-                               target: "ratio <= 1.15", meetsTarget: set.engine / set.baseline <= 1.15))
+        if selection.includes("kv-set") {
+            let set = try Stopwatch.interleaved(rounds: scale.rounds, operations: n, engine: { round in
+                for i in 0..<n { try store.kv.setString(value, forKey: "k\(round)-\(i)", business: "bench") }
+            }, baseline: { round in
+                for i in 0..<n { try raw.setString(value, key: "k\(round)-\(i)", business: "bench") }
+            })
+            report(BenchmarkResult(scenario: "kv-set", engineNanoseconds: set.engine, baselineNanoseconds: set.baseline,
+                                   target: "ratio <= 1.15", meetsTarget: set.engine / set.baseline <= 1.15))
+        }
 
         // kv-set-batch: many writes in one transaction.
         let m = scale.batchWrites
-        let batch = try Stopwatch.interleaved(rounds: max(3, scale.rounds / 3), operations: m, engine: { round in
+        let writeBatch = { (round: Int) in
             try store.kv.batch { for i in 0..<m { try store.kv.setString(value, forKey: "b\(round)-\(i)", business: "batch") } }
-        }, baseline: { round in
+        }
+        let writeRawBatch = { (round: Int) in
             try raw.transaction { for i in 0..<m { try raw.setString(value, key: "b\(round)-\(i)", business: "batch") } }
-        })
-        report(BenchmarkResult(scenario: "kv-set-batch", engineNanoseconds: batch.engine, baselineNanoseconds: batch.baseline,
-                               target: "ratio <= 1.3", meetsTarget: batch.engine / batch.baseline <= 1.3))
+        }
+        if selection.includes("kv-set-batch") {
+            let batch = try Stopwatch.interleaved(rounds: max(3, scale.rounds / 3), operations: m, engine: writeBatch, baseline: writeRawBatch)
+            report(BenchmarkResult(scenario: "kv-set-batch", engineNanoseconds: batch.engine, baselineNanoseconds: batch.baseline,
+                                   target: "ratio <= 1.3", meetsTarget: batch.engine / batch.baseline <= 1.3))
+        } else if selection.includesAny("kv-get", "kv-get-cached") {
+            try writeBatch(0) // the rows the reads read
+            try writeRawBatch(0)
+        }
 
         // kv-get: point reads that miss the memory cache.
         let uncached = try Store(path: folder + "/engine.sqlite", crypt: KeyRing([key]), cacheCapacity: 0)
         let keys = (0..<m).map { "b0-\($0)" }
         let reads = scale.reads
         var sink = 0
-        let get = try Stopwatch.interleaved(rounds: scale.rounds, operations: reads, engine: { round in
-            for i in 0..<reads { sink &+= try uncached.kv.string(forKey: keys[(i &* 7919 &+ round) % m], business: "batch")?.utf8.count ?? 0 }
-        }, baseline: { round in
-            for i in 0..<reads { sink &+= raw.string(key: keys[(i &* 7919 &+ round) % m], business: "batch")?.utf8.count ?? 0 }
-        })
-        report(BenchmarkResult(scenario: "kv-get", engineNanoseconds: get.engine, baselineNanoseconds: get.baseline,
-                               target: "ratio <= 1.3", meetsTarget: get.engine / get.baseline <= 1.3))
+        if selection.includes("kv-get") {
+            let get = try Stopwatch.interleaved(rounds: scale.rounds, operations: reads, engine: { round in
+                for i in 0..<reads { sink &+= try uncached.kv.string(forKey: keys[(i &* 7919 &+ round) % m], business: "batch")?.utf8.count ?? 0 }
+            }, baseline: { round in
+                for i in 0..<reads { sink &+= raw.string(key: keys[(i &* 7919 &+ round) % m], business: "batch")?.utf8.count ?? 0 }
+            })
+            report(BenchmarkResult(scenario: "kv-get", engineNanoseconds: get.engine, baselineNanoseconds: get.baseline,
+                                   target: "ratio <= 1.3", meetsTarget: get.engine / get.baseline <= 1.3))
+        }
 
         // kv-get-cached: repeated reads served by the memory cache.
-        let hot = Array(keys.prefix(512))
-        for k in hot { _ = try store.kv.string(forKey: k, business: "batch") }
-        let cached = try Stopwatch.interleaved(rounds: scale.rounds, operations: reads, engine: { round in
-            for i in 0..<reads { sink &+= try store.kv.string(forKey: hot[(i &+ round) % hot.count], business: "batch")?.utf8.count ?? 0 }
-        }, baseline: { round in
-            for i in 0..<reads { sink &+= raw.string(key: hot[(i &+ round) % hot.count], business: "batch")?.utf8.count ?? 0 }
-        })
-        report(BenchmarkResult(scenario: "kv-get-cached", engineNanoseconds: cached.engine, baselineNanoseconds: cached.baseline,
-                               target: "engine_ns <= 1000", meetsTarget: cached.engine <= 1000))
+        if selection.includes("kv-get-cached") {
+            let hot = Array(keys.prefix(512))
+            for k in hot { _ = try store.kv.string(forKey: k, business: "batch") }
+            let cached = try Stopwatch.interleaved(rounds: scale.rounds, operations: reads, engine: { round in
+                for i in 0..<reads { sink &+= try store.kv.string(forKey: hot[(i &+ round) % hot.count], business: "batch")?.utf8.count ?? 0 }
+            }, baseline: { round in
+                for i in 0..<reads { sink &+= raw.string(key: hot[(i &+ round) % hot.count], business: "batch")?.utf8.count ?? 0 }
+            })
+            report(BenchmarkResult(scenario: "kv-get-cached", engineNanoseconds: cached.engine, baselineNanoseconds: cached.baseline,
+                                   target: "engine_ns <= 1000", meetsTarget: cached.engine <= 1000))
+        }
 
         // kv-set-encrypted: the engine's encrypted writes against its plain writes, one of each
         // in turn, each timed alone: both see the same state of the disk and the log, and the
         // medians leave out the writes that happened to wait on the file system. Each kind
         // has a store of its own, so both append at the end of their table (rows inserted in
         // the middle of a B-tree split pages more often, which is not the cost measured here).
-        let encryptedStore = try Store(path: folder + "/encrypted.sqlite", crypt: KeyRing([key]))
-        let plainStore = try Store(path: folder + "/plain.sqlite", crypt: KeyRing([key]))
-        var encryptedTimes: [Double] = [], plainTimes: [Double] = []
-        for i in 0..<(n * scale.rounds) {
-            let k = "k-" + String(i).leftPadded(to: 8)
-            encryptedTimes.append(try Stopwatch.time { try encryptedStore.kv.setString(value, forKey: k, business: "bench", encryption: .default) })
-            plainTimes.append(try Stopwatch.time { try plainStore.kv.setString(value, forKey: k, business: "bench") })
+        if selection.includes("kv-set-encrypted") {
+            let encryptedStore = try Store(path: folder + "/encrypted.sqlite", crypt: KeyRing([key]))
+            let plainStore = try Store(path: folder + "/plain.sqlite", crypt: KeyRing([key]))
+            var encryptedTimes: [Double] = [], plainTimes: [Double] = []
+            for i in 0..<(n * scale.rounds) {
+                let k = "k-" + String(i).leftPadded(to: 8)
+                encryptedTimes.append(try Stopwatch.time { try encryptedStore.kv.setString(value, forKey: k, business: "bench", encryption: .default) })
+                plainTimes.append(try Stopwatch.time { try plainStore.kv.setString(value, forKey: k, business: "bench") })
+            }
+            let encrypted = (engine: Stopwatch.median(encryptedTimes), baseline: Stopwatch.median(plainTimes))
+            report(BenchmarkResult(scenario: "kv-set-encrypted", engineNanoseconds: encrypted.engine, baselineNanoseconds: encrypted.baseline,
+                                   target: "ratio <= 1.1 (baseline: engine kv-set)", meetsTarget: encrypted.engine / encrypted.baseline <= 1.1))
         }
-        let encrypted = (engine: Stopwatch.median(encryptedTimes), baseline: Stopwatch.median(plainTimes))
-        report(BenchmarkResult(scenario: "kv-set-encrypted", engineNanoseconds: encrypted.engine, baselineNanoseconds: encrypted.baseline,
-                               target: "ratio <= 1.1 (baseline: engine kv-set)", meetsTarget: encrypted.engine / encrypted.baseline <= 1.1))
 
-        if let result = try importScenario(folder: folder, rounds: scale.importRounds) { report(result) }
+        if selection.includes("import"), let result = try importScenario(folder: folder, rounds: scale.importRounds) { report(result) }
         if sink == 42 { print("") } // keeps the reads from being optimized away
     }
 
