@@ -24,12 +24,15 @@ public struct DAOCallResult: Sendable {
     enum History: Sendable {
         /// The statements, as rendered.
         case list([RenderedSQL])
+        /// The one statement of the call (no array built).
+        case one(RenderedSQL)
         /// Built on demand (rendering is pure, so they are what the call ran).
         case deferred(@Sendable () -> [RenderedSQL])
 
         var statements: [RenderedSQL] {
             switch self {
             case .list(let statements): return statements
+            case .one(let statement): return [statement]
             case .deferred(let build): return build()
             }
         }

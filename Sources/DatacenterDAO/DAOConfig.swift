@@ -111,13 +111,11 @@ public struct DAOConfig: Sendable {
     /// - throws: `DAOError.unknownMethod` (with a suggestion) or `.wrongArgumentCount`.
     public func method(_ id: String, arity: Int) throws -> DAOMethod {
         let candidates = overloads(of: id)
+        for candidate in candidates where candidate.arity == arity { return candidate }
         guard !candidates.isEmpty else {
             throw DAOError.unknownMethod(id, suggestion: DidYouMean.suggest(id, among: Set(methods.map(\.id))))
         }
-        guard let match = candidates.first(where: { $0.arity == arity }) else {
-            throw DAOError.wrongArgumentCount(method: id, given: arity, accepted: candidates.map(\.arity).sorted())
-        }
-        return match
+        throw DAOError.wrongArgumentCount(method: id, given: arity, accepted: candidates.map(\.arity).sorted())
     }
 
     /// The method ids in file order, each once (`allMethodsList`).

@@ -42,7 +42,9 @@ public indirect enum DAOMethodBody: Sendable {
 
 /// A method of a config: a select, insert, update or delete with its arguments, result and
 /// compiled body. Immutable; rendered per call by `Renderer`.
-public struct DAOMethod: Sendable {
+///
+/// A class, so the many calls of a method share it instead of copying its fields.
+public final class DAOMethod: Sendable {
     /// The tag.
     public let kind: DAOMethodKind
     /// The method name.
@@ -59,9 +61,41 @@ public struct DAOMethod: Sendable {
     public let body: DAOMethodBody
     /// Where the method's element is.
     public let location: SourceLocation
+    /// Set when the body is one statement without dynamic parts (text, `${T}` and `#{}`
+    /// only): its SQL is then the same for every call on a table.
+    let staticPlan: StaticStatementPlan?
+
+    init(kind: DAOMethodKind, id: String, arguments: [DAOArgumentSpec], result: DAOResultType?, forEach: DAOForEachSpec?,
+         isParallel: Bool, body: DAOMethodBody, location: SourceLocation) {
+        self.kind = kind
+        self.id = id
+        self.arguments = arguments
+        self.result = result
+        self.forEach = forEach
+        self.isParallel = isParallel
+        self.body = body
+        self.location = location
+        if case .sql(let node) = body, let sequence = node as? SequenceNode {
+            staticPlan = sequence.staticPlan
+        } else {
+            staticPlan = nil
+        }
+    }
 
     /// The number of arguments a call passes (overloads differ in it).
     public var arity: Int { arguments.count }
+
+    /// Checks a call's arguments as every call does first: their count, then that no `$`
+    /// argument is nil.
+    /// - throws: `DAOError.wrongArgumentCount`, `.nilArgument`.
+    func checkArguments(_ values: [DAOValue]) throws {
+        guard values.count == arity else {
+            throw DAOError.wrongArgumentCount(method: id, given: values.count, accepted: [arity])
+        }
+        for (spec, value) in zip(arguments, values) where spec.isRequired && value.isNil {
+            throw DAOError.nilArgument(method: id, argument: spec.name)
+        }
+    }
 
     /// `find(id, $time) -> :messageModelMap`, for listings.
     public var signature: String {

@@ -132,11 +132,30 @@ public final class DAOObject: @unchecked Sendable {
     @discardableResult
     public func call(_ id: String, _ arguments: [DAOValue] = []) throws -> DAOCallResult {
         let method = try config.method(id, arity: arguments.count)
-        let (table, globals, encryptor, decryptor) = withState { ($0.tableName, $0.globals, $0.encryptor, $0.decryptor) }
+        let (table, globals, encryptor, decryptor, isPrepared) = withState {
+            ($0.tableName, $0.globals, $0.encryptor, $0.decryptor, $0.preparedTables.contains($0.tableName))
+        }
+        if let plan = method.staticPlan, method.forEach == nil, let type = method.result, ResultMapper.readsFirstRowDirectly(type),
+           isPrepared, !method.isParallel || pool == nil {
+            try method.checkArguments(arguments)
+            let sql = try Renderer.renderStatic(plan, scope: DAOScope(names: method.arguments, values: arguments, globals: globals),
+                                                tableName: table, cryptRules: config.cryptRules)
+            if let result = try readFirstRow(sql, as: type) {
+                withState {
+                    $0.lastInsertRowID = result.lastInsertRowID
+                    $0.lastChanges = 0
+                }
+                return result
+            }
+        }
         let work: CallWork
         if let batch = try StaticForEachCall(method: method, arguments: arguments, globals: globals, tableName: table,
                                              cryptRules: config.cryptRules) {
             work = .staticForEach(batch)
+        } else if method.forEach == nil, let plan = method.staticPlan {
+            try method.checkArguments(arguments)
+            work = .statement(try Renderer.renderStatic(plan, scope: DAOScope(names: method.arguments, values: arguments, globals: globals),
+                                                        tableName: table, cryptRules: config.cryptRules))
         } else {
             work = .rendered(try Renderer.render(method, arguments: arguments, globals: globals, tableName: table,
                                                  cryptRules: config.cryptRules))
@@ -146,54 +165,63 @@ public final class DAOObject: @unchecked Sendable {
 
         /// Runs every statement (the caller provides the transaction).
         func execute(_ db: Database) throws -> DAOCallResult {
-            let before = db.totalChanges
             switch work {
             case .staticForEach(let batch):
+                let before = db.totalChanges
                 let (results, objects) = try batch.run(on: db, mapper: mapsResults ? mapper : nil, as: method.result)
                 return DAOCallResult(value: .array(results), objects: objects, changes: db.totalChanges - before,
                                      lastInsertRowID: db.lastInsertRowID, skipped: false,
                                      history: .deferred { batch.renderedStatements() })
+            case .statement(let sql):
+                return try execute([.statement(sql)], isForEach: false, db)
             case .rendered(let rendered):
-                let executor = Executor(db: db, encryptor: encryptor)
-                var ran: [RenderedSQL] = []
-                var skipped = 0
-                var results: [DAOValue] = []
-                var objects: [any Sendable] = []
-                for run in rendered.runs {
-                    var outcome = Executor.Outcome()
-                    try executor.run(run, into: &outcome)
-                    ran += outcome.ran
-                    skipped += outcome.skipped
-                    if mapsResults {
-                        let (value, decoded) = try mapper.map(outcome.rows ?? [], as: method.result)
-                        results.append(value)
-                        objects += decoded
-                    }
-                }
-                let value: DAOValue = rendered.isForEach ? .array(results) : (results.first ?? .nil)
-                return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before, lastInsertRowID: db.lastInsertRowID,
-                                     skipped: ran.isEmpty && skipped > 0, statements: ran)
+                return try execute(rendered.runs, isForEach: rendered.isForEach, db)
             }
+        }
+
+        /// Runs rendered bodies (the caller provides the transaction).
+        func execute(_ runs: [RenderedBody], isForEach: Bool, _ db: Database) throws -> DAOCallResult {
+            let before = db.totalChanges
+            let executor = Executor(db: db, encryptor: encryptor)
+            var ran: [RenderedSQL] = []
+            var skipped = 0
+            var results: [DAOValue] = []
+            var objects: [any Sendable] = []
+            for run in runs {
+                var outcome = Executor.Outcome()
+                try executor.run(run, into: &outcome)
+                ran += outcome.ran
+                skipped += outcome.skipped
+                if mapsResults {
+                    let (value, decoded) = try mapper.map(outcome.rows ?? [], as: method.result)
+                    results.append(value)
+                    objects += decoded
+                }
+            }
+            let value: DAOValue = isForEach ? .array(results) : (results.first ?? .nil)
+            return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before, lastInsertRowID: db.lastInsertRowID,
+                                 skipped: ran.isEmpty && skipped > 0, statements: ran)
         }
 
         /// Runs the call in one transaction, except a call of one read-only statement, which
         /// SQLite runs atomically by itself (a transaction around it would add two statements).
         func executeAtomically(_ db: Database) throws -> DAOCallResult {
-            if case .rendered(let rendered) = work, !rendered.isForEach, rendered.runs.count == 1,
-               case .statement(let sql) = rendered.runs[0] {
+            if let sql = work.soleStatement {
                 let executor = Executor(db: db, encryptor: encryptor)
                 if let statement = try executor.soleReadOnlyStatement(sql) {
                     let before = db.totalChanges
                     if mapsResults, let type = method.result, ResultMapper.readsFirstRowDirectly(type), statement.columnCount > 0 {
                         // One value from the first row: read straight from the statement, no rows built.
-                        let value = try executor.runReadingFirstRow(sql, on: statement) { mapper.mapFirstRow(of: $0, as: type) }
+                        let value = try executor.runReadingFirstRow(sql, on: statement) {
+                            ResultMapper.mapFirstRow(of: $0, as: type)
+                        }
                         return DAOCallResult(value: value ?? .nil, objects: [], changes: db.totalChanges - before,
-                                             lastInsertRowID: db.lastInsertRowID, skipped: false, statements: [sql])
+                                             lastInsertRowID: db.lastInsertRowID, skipped: false, history: .one(sql))
                     }
                     let rows = try executor.run(sql, on: statement)
                     let (value, objects) = mapsResults ? try mapper.map(rows ?? [], as: method.result) : (.nil, [])
                     return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before,
-                                         lastInsertRowID: db.lastInsertRowID, skipped: false, statements: [sql])
+                                         lastInsertRowID: db.lastInsertRowID, skipped: false, history: .one(sql))
                 }
             }
             return try db.inTransaction(method.kind == .select ? .deferred : .immediate) { try execute(db) }
@@ -203,12 +231,12 @@ public final class DAOObject: @unchecked Sendable {
         if method.isParallel, method.kind == .select, let pool, !withState({ $0.explicitTransaction }),
            !databasePath.isEmpty, databasePath != ":memory:" {
             // Only an unprepared table takes the writer: a prepared one never waits for a write transaction.
-            if !withState({ $0.preparedTables.contains(table) }) { try prepareTable(table, globals: globals) }
+            if !isPrepared { try prepareTable(table, globals: globals) }
             result = try mapDatabaseErrors { try pool.read { db in try execute(db) } }
         } else {
             result = try mapDatabaseErrors {
                 try queue.write { db in
-                    try prepare(table, globals: globals, encryptor: encryptor, db: db)
+                    if !isPrepared { try prepare(table, globals: globals, encryptor: encryptor, db: db) }
                     return try executeAtomically(db)
                 }
             }
@@ -220,10 +248,45 @@ public final class DAOObject: @unchecked Sendable {
         return result
     }
 
-    /// What a call runs: rendered statements, or a static foreach bound element by element.
+    /// What a call runs: one static statement, rendered statements, or a static foreach
+    /// bound element by element.
     private enum CallWork {
+        case statement(RenderedSQL)
         case rendered(RenderedCall)
         case staticForEach(StaticForEachCall)
+
+        /// The statement when the call is exactly one (no foreach, steps or try).
+        var soleStatement: RenderedSQL? {
+            switch self {
+            case .statement(let sql): return sql
+            case .rendered(let call):
+                guard !call.isForEach, call.runs.count == 1, case .statement(let sql) = call.runs[0] else { return nil }
+                return sql
+            case .staticForEach: return nil
+            }
+        }
+    }
+
+    /// The commonest call made lean: one static statement that only reads, whose result is
+    /// one value of its first row (a select by key). It runs on its cached statement with
+    /// no transaction (SQLite runs one statement atomically) and builds no rendered call.
+    /// nil when the statement writes or a crypt rule covers a binding: the general path
+    /// runs it then.
+    private func readFirstRow(_ sql: RenderedSQL, as type: DAOResultType) throws -> DAOCallResult? {
+        guard sql.encryptedBindings.isEmpty, !sql.holdsSeveralStatements else { return nil }
+        return try mapDatabaseErrors {
+            try queue.write { db -> DAOCallResult? in
+                let statement = try db.cachedStatement(sql.sql)
+                guard statement.isReadOnly, statement.columnCount > 0 else { return nil }
+                var value = DAOValue.nil
+                try statement.forEachRow(values: sql.bindings) { row in
+                    value = ResultMapper.mapFirstRow(of: row, as: type)
+                    return false // the rest of the rows of a read change nothing
+                }
+                return DAOCallResult(value: value, objects: [], changes: 0, lastInsertRowID: db.lastInsertRowID, skipped: false,
+                                     history: .one(sql))
+            }
+        }
     }
 
     /// Calls a select and decodes its result as `T` (each row for an array result).

@@ -53,7 +53,7 @@ struct Executor {
         guard !sql.sql.isEmpty else { return }
         let bindings = try encryptedBindings(of: sql)
         do {
-            if Executor.holdsSeveralStatements(sql.sql) {
+            if sql.holdsSeveralStatements {
                 try db.execute(sql.sql, StatementArguments(bindings))
             } else {
                 outcome.rows = try run(try db.cachedStatement(sql.sql), bindings) ?? outcome.rows
@@ -68,7 +68,7 @@ struct Executor {
     /// made of it alone needs no transaction (SQLite runs one statement atomically, and a
     /// read leaves nothing to undo). nil otherwise.
     func soleReadOnlyStatement(_ sql: RenderedSQL) throws -> Statement? {
-        guard !sql.skipped, !sql.sql.isEmpty, !Executor.holdsSeveralStatements(sql.sql) else { return nil }
+        guard !sql.skipped, !sql.sql.isEmpty, !sql.holdsSeveralStatements else { return nil }
         do {
             let statement = try db.cachedStatement(sql.sql)
             return statement.isReadOnly ? statement : nil
@@ -100,15 +100,16 @@ struct Executor {
     }
 
     /// Runs `sql` on its prepared `statement` (from `soleReadOnlyStatement`, returning
-    /// columns) and reads only its first row, with `read` while the statement is on it; the
-    /// remaining rows are stepped through (as `run` does) but not read. nil when no row.
+    /// columns) and reads only its first row, with `read` while the statement is on it; nil
+    /// when there is no row. The statement only reads, so it is not stepped further: the rest
+    /// of its rows could change nothing.
     func runReadingFirstRow<T>(_ sql: RenderedSQL, on statement: Statement, _ read: (Statement) throws -> T) throws -> T? {
         let bindings = try encryptedBindings(of: sql)
         var first: T?
         do {
             try statement.forEachRow(values: bindings) { row in
-                if first == nil { first = try read(row) }
-                return true
+                first = try read(row)
+                return false
             }
         } catch let error as DatabaseError {
             throw DAOError.database(error)

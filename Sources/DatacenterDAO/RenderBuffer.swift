@@ -38,10 +38,8 @@ struct RenderBuffer: Sendable {
     /// The first piece of the innermost open region: text never merges into a piece below.
     private var floor = 0
 
-    /// An empty buffer with room reserved for a typical statement; `reserving: false` reserves
-    /// nothing (for a context whose statement is static and never writes the buffer).
-    init(reserving: Bool = true) {
-        guard reserving else { return }
+    /// An empty buffer with room reserved for a typical statement.
+    init() {
         bytes.reserveCapacity(512)
         pieces.reserveCapacity(32)
     }

@@ -18,14 +18,13 @@ public enum Renderer {
     /// - throws: `DAOError` (`.wrongArgumentCount`, `.nilArgument`, `.render`, `.expression`).
     public static func render(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue] = [:],
                               tableName: String, cryptRules: Set<DAOCryptRule> = []) throws -> RenderedCall {
-        guard arguments.count == method.arity else {
-            throw DAOError.wrongArgumentCount(method: method.id, given: arguments.count, accepted: [method.arity])
-        }
-        for (spec, value) in zip(method.arguments, arguments) where spec.isRequired && value.isNil {
-            throw DAOError.nilArgument(method: method.id, argument: spec.name)
-        }
+        try method.checkArguments(arguments)
         let scope = DAOScope(names: method.arguments, values: arguments, globals: globals)
         guard let forEach = method.forEach else {
+            if let plan = method.staticPlan {
+                let statement = try renderStatic(plan, scope: scope, tableName: tableName, cryptRules: cryptRules)
+                return RenderedCall(methodID: method.id, kind: method.kind, runs: [.statement(statement)], isForEach: false)
+            }
             let body = try render(method.body, scope: scope, tableName: tableName, cryptRules: cryptRules)
             return RenderedCall(methodID: method.id, kind: method.kind, runs: [body], isForEach: false)
         }
@@ -64,10 +63,7 @@ public enum Renderer {
     public static func render(_ node: any SQLNode, scope: DAOScope, tableName: String,
                               cryptRules: Set<DAOCryptRule> = []) throws -> RenderedSQL {
         if let plan = (node as? SequenceNode)?.staticPlan {
-            // A static statement is not written to the buffer: reserve no room for it.
-            let context = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules,
-                                        buffer: RenderBuffer(reserving: false))
-            return try renderStatic(plan, context: context, location: node.location)
+            return try renderStatic(plan, scope: scope, tableName: tableName, cryptRules: cryptRules)
         }
         var context = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules)
         try node.render(into: &context)
@@ -78,19 +74,20 @@ public enum Renderer {
 
 extension Renderer {
     /// A statement without dynamic parts: the cached SQL, and the values looked up.
-    static func renderStatic(_ plan: StaticStatementPlan, context: RenderContext, location: SourceLocation) throws -> RenderedSQL {
-        let (sql, placeholders) = try plan.sql(forTable: context.tableName)
+    static func renderStatic(_ plan: StaticStatementPlan, scope: DAOScope, tableName: String,
+                             cryptRules: Set<DAOCryptRule>) throws -> RenderedSQL {
+        let statement = try plan.statement(forTable: tableName)
         var bindings: [DatabaseValue] = []
         bindings.reserveCapacity(plan.references.count)
         var encrypted: [Int] = []
         for (index, reference) in plan.references.enumerated() {
-            var value = context.scope.lookup(reference.path)
+            var value = scope.lookup(reference.path)
             if value.isNil && reference.nilAsEmpty { value = .string("") }
-            if !value.isNil, context.isEncrypted(reference.path) { encrypted.append(index) }
+            if !value.isNil, scope.isEncrypted(reference.path, by: cryptRules) { encrypted.append(index) }
             bindings.append(value.databaseValue)
         }
-        return RenderedSQL(sql: sql, bindings: bindings, marks: PreviewMarks(placeholders: placeholders, inlined: []),
-                           encryptedBindings: encrypted, location: location)
+        return RenderedSQL(sql: statement.sql, bindings: bindings, marks: PreviewMarks(placeholders: statement.placeholders, inlined: []),
+                           encryptedBindings: encrypted, location: plan.location, isSingleStatement: statement.isSingleStatement)
     }
 }
 

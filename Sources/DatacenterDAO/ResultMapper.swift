@@ -31,17 +31,15 @@ struct ResultMapper {
     }
 
     /// The value of a `readsFirstRowDirectly` type for the row `statement` is on: what `map`
-    /// returns for that row, without building the row first.
-    func mapFirstRow(of statement: Statement, as type: DAOResultType) -> DAOValue {
+    /// returns for that row, without building the row first (no crypt rule or map is read,
+    /// so no mapper is needed).
+    static func mapFirstRow(of statement: Statement, as type: DAOResultType) -> DAOValue {
         switch type.element {
         case .dictionary:
-            let names = statement.columnNames
-            var fields: [String: DAOValue] = Dictionary(minimumCapacity: names.count)
-            for (index, name) in names.enumerated() { fields[name] = DAOValue(statement.value(at: index)) } // a later duplicate wins
-            return .dictionary(fields)
+            return .dictionary(RowDictionaryTemplates.dictionary(ofRowOf: statement))
         default:
             let row = Row(columnNames: [], values: [statement.columnCount > 0 ? statement.value(at: 0) : .null])
-            return (try? map(row, type.element)) ?? .nil // scalars never throw
+            return mapPlain(row, type.element) ?? .nil
         }
     }
 
@@ -61,6 +59,29 @@ struct ResultMapper {
     }
 
     private func map(_ row: Row, _ element: DAOResultType.Element) throws -> DAOValue {
+        switch element {
+        case .model(let className):
+            var fields: [String: DAOValue] = [:]
+            for (column, value) in zip(row.columnNames, row.values) {
+                fields[column] = try decryptIfNeeded(value, className: className, property: column)
+            }
+            return .model(className, fields)
+        case .map(let id):
+            guard let map = maps[id] else { throw DAOError.resultMapping("no map '\(id)'") }
+            var fields: [String: DAOValue] = [:]
+            for (column, value) in zip(row.columnNames, row.values) {
+                let property = map.property(forColumn: column)
+                fields[property] = try decryptIfNeeded(value, className: map.className, property: property)
+            }
+            return .model(map.className, fields)
+        default:
+            return Self.mapPlain(row, element) ?? .nil
+        }
+    }
+
+    /// The value of a scalar or `{}` result for `row`; nil for models and maps, which need
+    /// the config's maps and crypt rules.
+    static func mapPlain(_ row: Row, _ element: DAOResultType.Element) -> DAOValue? {
         let first = row.values.first ?? .null
         switch element {
         case .int, .longLong:
@@ -97,20 +118,8 @@ struct ResultMapper {
             }
         case .dictionary:
             return .dictionary(Dictionary(zip(row.columnNames, row.values.map(DAOValue.init)), uniquingKeysWith: { _, last in last }))
-        case .model(let className):
-            var fields: [String: DAOValue] = [:]
-            for (column, value) in zip(row.columnNames, row.values) {
-                fields[column] = try decryptIfNeeded(value, className: className, property: column)
-            }
-            return .model(className, fields)
-        case .map(let id):
-            guard let map = maps[id] else { throw DAOError.resultMapping("no map '\(id)'") }
-            var fields: [String: DAOValue] = [:]
-            for (column, value) in zip(row.columnNames, row.values) {
-                let property = map.property(forColumn: column)
-                fields[property] = try decryptIfNeeded(value, className: map.className, property: property)
-            }
-            return .model(map.className, fields)
+        case .model, .map:
+            return nil
         }
     }
 

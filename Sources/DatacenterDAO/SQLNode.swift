@@ -50,14 +50,19 @@ public struct RenderContext: Sendable {
         self.buffer = buffer
     }
 
-    /// True when a `<crypt>` rule covers the value at `path` (its holder is a model of the
-    /// rule's class and the last step is the rule's property).
-    func isEncrypted(_ path: [String]) -> Bool {
-        guard path.count >= 2, !cryptRules.isEmpty, let property = path.last,
-              let className = scope.lookup(Array(path.dropLast())).modelTypeName else { return false }
-        return cryptRules.contains(DAOCryptRule(className: className, property: property))
-            || cryptRules.contains(DAOCryptRule(className: className.split(separator: ".").last.map(String.init) ?? className,
-                                                property: property))
+    /// True when a `<crypt>` rule covers the value at `path` (see `DAOScope.isEncrypted`).
+    func isEncrypted(_ path: [String]) -> Bool { scope.isEncrypted(path, by: cryptRules) }
+}
+
+extension DAOScope {
+    /// True when one of `rules` covers the value at `path`: its holder is a model of the
+    /// rule's class and the last step is the rule's property.
+    func isEncrypted(_ path: [String], by rules: Set<DAOCryptRule>) -> Bool {
+        guard path.count >= 2, !rules.isEmpty, let property = path.last,
+              let className = lookup(Array(path.dropLast())).modelTypeName else { return false }
+        return rules.contains(DAOCryptRule(className: className, property: property))
+            || rules.contains(DAOCryptRule(className: className.split(separator: ".").last.map(String.init) ?? className,
+                                           property: property))
     }
 }
 
@@ -74,7 +79,7 @@ public struct SequenceNode: SQLNode {
     public init(_ children: [any SQLNode], location: SourceLocation) {
         self.children = children
         self.location = location
-        self.staticPlan = StaticStatementPlan(children)
+        self.staticPlan = StaticStatementPlan(children, location: location)
     }
 
     public func render(into context: inout RenderContext) throws {
@@ -97,11 +102,24 @@ final class StaticStatementPlan: @unchecked Sendable {
     private let template: [UInt8]
     /// The offsets of the placeholders in `template`.
     private let templatePlaceholders: [Int]
+    /// Where the statement starts in the config.
+    let location: SourceLocation
     private let lock = NSLock()
-    private var cached: (table: String, sql: String, placeholders: [Int])?
+    private var cached: (table: String, statement: StaticStatement)?
+
+    /// The statement for one table name.
+    struct StaticStatement {
+        /// The SQL, with `?` for each reference.
+        let sql: String
+        /// The UTF-8 offsets of the placeholders in `sql`.
+        let placeholders: [Int]
+        /// False when `sql` holds several statements (a `;` followed by more SQL), which
+        /// the executor runs as a script; decided once here, not per call.
+        let isSingleStatement: Bool
+    }
 
     /// nil when some child is dynamic.
-    init?(_ children: [any SQLNode]) {
+    init?(_ children: [any SQLNode], location: SourceLocation) {
         var writer = SQLWriter()
         var references: [ReferenceNode] = []
         var tableLocation: SourceLocation?
@@ -125,14 +143,16 @@ final class StaticStatementPlan: @unchecked Sendable {
         self.tableLocation = tableLocation
         self.template = writer.sql
         self.templatePlaceholders = writer.marks.placeholders
+        self.location = location
     }
 
-    /// The SQL for `table` and the offsets of its placeholders.
-    func sql(forTable table: String) throws -> (sql: String, placeholders: [Int]) {
+    /// The statement for `table`.
+    /// - throws: `DAOError.render` when the SQL uses `${T}` and `table` is empty.
+    func statement(forTable table: String) throws -> StaticStatement {
         lock.lock()
         if let cached, cached.table == table {
             lock.unlock()
-            return (cached.sql, cached.placeholders)
+            return cached.statement
         }
         lock.unlock()
         if let tableLocation, table.isEmpty { throw DAOError.render("${T} used but no table name is set", at: tableLocation) }
@@ -149,9 +169,10 @@ final class StaticStatementPlan: @unchecked Sendable {
             if byte == 0 { bytes += name } else { bytes.append(byte) }
         }
         let sql = String(decoding: bytes, as: UTF8.self)
+        let statement = StaticStatement(sql: sql, placeholders: placeholders, isSingleStatement: !Executor.holdsSeveralStatements(sql))
         lock.lock()
-        cached = (table, sql, placeholders)
+        cached = (table, statement)
         lock.unlock()
-        return (sql, placeholders)
+        return statement
     }
 }

@@ -25,16 +25,10 @@ struct StaticForEachCall: Sendable {
     /// throws, checked in the same order.
     init?(method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue], tableName: String,
           cryptRules: Set<DAOCryptRule>) throws {
-        guard let forEach = method.forEach, case .sql(let node) = method.body, let sequence = node as? SequenceNode,
-              let plan = sequence.staticPlan,
+        guard let forEach = method.forEach, let plan = method.staticPlan,
               cryptRules.isEmpty || plan.references.allSatisfy({ $0.path.count < 2 }) // nothing can be encrypted
         else { return nil }
-        guard arguments.count == method.arity else {
-            throw DAOError.wrongArgumentCount(method: method.id, given: arguments.count, accepted: [method.arity])
-        }
-        for (spec, value) in zip(method.arguments, arguments) where spec.isRequired && value.isNil {
-            throw DAOError.nilArgument(method: method.id, argument: spec.name)
-        }
+        try method.checkArguments(arguments)
         let scope = DAOScope(names: method.arguments, values: arguments, globals: globals)
         let collection = scope.lookup([forEach.collection])
         switch collection {
@@ -47,16 +41,16 @@ struct StaticForEachCall: Sendable {
             sql = nil
             placeholders = []
         } else {
-            let (text, marks) = try plan.sql(forTable: tableName)
-            guard !text.isEmpty, !Executor.holdsSeveralStatements(text) else { return nil }
-            sql = text
-            placeholders = marks
+            let statement = try plan.statement(forTable: tableName)
+            guard !statement.sql.isEmpty, statement.isSingleStatement else { return nil }
+            sql = statement.sql
+            placeholders = statement.placeholders
         }
         self.method = method
         self.plan = plan
         self.item = forEach.item
         self.scope = scope
-        self.location = sequence.location
+        self.location = plan.location
     }
 
     /// The value bound for `reference` (as `Renderer.renderStatic` binds it).
@@ -115,7 +109,8 @@ struct StaticForEachCall: Sendable {
         return elements.map { element in
             let scope = self.scope.binding(item, to: element)
             return RenderedSQL(sql: sql, bindings: plan.references.map { Self.value(of: $0, in: scope).databaseValue },
-                               marks: PreviewMarks(placeholders: placeholders, inlined: []), encryptedBindings: [], location: location)
+                               marks: PreviewMarks(placeholders: placeholders, inlined: []), encryptedBindings: [], location: location,
+                               isSingleStatement: true)
         }
     }
 }

@@ -92,4 +92,48 @@ private let fastXML = """
         try statement.forEachRow(values: [.integer(1), .integer(2)]) { sum = $0.value(at: 0); return false }
         #expect(sum == .integer(3))
     }
+
+    /// A `{}` row is built from a template kept with the statement: a schema change that
+    /// gives `select *` other columns must show in the next row, and a dictionary result of a
+    /// renamed column must not keep the old name.
+    @Test func aRowTemplateFollowsASchemaChange() throws {
+        let xml = """
+            <module name="Alter" tableName="t">
+              <update id="create">create table ${T} (a integer, b text)</update>
+              <insert id="add" arguments="a, b">insert into ${T} (a, b) values (#{a}, #{b})</insert>
+              <select id="all" result="{}">select * from ${T} order by a</select>
+              <update id="addColumn">alter table ${T} add column c text default 'new'</update>
+              <update id="rename">alter table ${T} rename column b to bee</update>
+            </module>
+            """
+        let dao = DAOObject(config: try DAOConfig(xml: xml, file: "alter.xml"), queue: DatabaseQueue(database: try Database.inMemory()))
+        try dao.call("create")
+        try dao.call("add", [1, "one"])
+        #expect(try dao.call("all").value == ["a": 1, "b": "one"])
+        try dao.call("addColumn")
+        #expect(try dao.call("all").value == ["a": 1, "b": "one", "c": "new"])
+        try dao.call("rename")
+        #expect(try dao.call("all").value == ["a": 1, "bee": "one", "c": "new"])
+    }
+
+    /// A select method whose one static statement writes is not read as a sole read: it runs
+    /// in a transaction and reports its changes.
+    @Test func aSelectThatWritesRunsAsAWrite() throws {
+        let xml = """
+            <module name="W" tableName="t">
+              <update id="create">create table ${T} (a integer primary key, b text)</update>
+              <select id="addReturning" arguments="b" result="{}">insert into ${T} (b) values (#{b}) returning a, b</select>
+              <select id="count" result="int">select count(*) from ${T}</select>
+            </module>
+            """
+        let dao = DAOObject(config: try DAOConfig(xml: xml, file: "w.xml"), queue: DatabaseQueue(database: try Database.inMemory()))
+        try dao.call("create")
+        let added = try dao.call("addReturning", ["x"])
+        #expect(added.value == ["a": 1, "b": "x"])
+        #expect(added.changes == 1)
+        #expect(dao.lastChanges == 1)
+        #expect(try dao.call("count").value == 1)
+        #expect(dao.lastChanges == 0) // a read changes nothing
+        #expect(dao.lastInsertRowID == 1) // and leaves the connection's last rowid as it was
+    }
 }

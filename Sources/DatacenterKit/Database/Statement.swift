@@ -12,6 +12,13 @@ public final class Statement {
     private let path: String?
     private unowned(unsafe) let database: Database
     private var cachedColumnNames: [String]?
+    private var cachedColumnNamesGeneration: Int32 = 0
+
+    /// Something a layer above derives from this statement and keeps with it, such as how
+    /// its rows are turned into values (the DAO engine's row templates). Lives as long as
+    /// the statement; used, like the statement, by one thread at a time. Check
+    /// `preparedGeneration` before trusting what depends on the columns.
+    public var attachment: AnyObject?
 
     init(handle: OpaquePointer, sql: String, database: Database) {
         self.handle = handle
@@ -30,11 +37,17 @@ public final class Statement {
 
     /// The names of the result columns.
     public var columnNames: [String] {
-        if let names = cachedColumnNames { return names }
+        let generation = preparedGeneration
+        if let names = cachedColumnNames, cachedColumnNamesGeneration == generation { return names }
         let names = (0..<Int32(columnCount)).map { String(cString: sqlite3_column_name(handle, $0)) }
         cachedColumnNames = names
+        cachedColumnNamesGeneration = generation
         return names
     }
+
+    /// How many times SQLite has prepared this statement again (after a schema change, its
+    /// columns may differ): what is derived from the columns is valid while this is unchanged.
+    public var preparedGeneration: Int32 { sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0) }
 
     /// True when the statement does not write (SELECT, read-only PRAGMA, EXPLAIN).
     public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
