@@ -72,18 +72,18 @@ struct StaticForEachCall: Sendable {
             scope.push(item, .nil)
             var bindings: [DatabaseValue] = []
             bindings.reserveCapacity(plan.references.count)
-            // `#{item.member}` reads the element's member directly: the item shadows every other
-            // name, so this is what the scope lookup finds (a `$` name goes through the scope).
-            let itemMembers: [String?] = plan.references.map { reference in
-                reference.path.count == 2 && reference.path[0] == item && !item.hasPrefix("$") ? reference.path[1] : nil
-            }
+            let sources = plan.references.map { BindingSource($0, item: item) }
+            let readsScope = sources.contains { if case .scope = $0.kind { return true } else { return false } }
             for element in elements {
-                scope.rebindLast(element)
+                if readsScope { scope.rebindLast(element) }
                 bindings.removeAll(keepingCapacity: true)
-                for (reference, member) in zip(plan.references, itemMembers) {
-                    guard let member else { bindings.append(Self.value(of: reference, in: scope).databaseValue); continue }
-                    let value = element.member(member)
-                    bindings.append((value.isNil && reference.nilAsEmpty ? .string("") : value).databaseValue)
+                for source in sources {
+                    let value: DAOValue
+                    switch source.kind {
+                    case .member(let name): value = element.member(name)
+                    case .scope(let path): value = scope.lookup(path)
+                    }
+                    bindings.append((value.isNil && source.nilAsEmpty ? .string("") : value).databaseValue)
                 }
                 var rows: [Row] = []
                 if returnsRows {
@@ -101,6 +101,26 @@ struct StaticForEachCall: Sendable {
             throw DAOError.database(error)
         }
         return (results, objects)
+    }
+
+    /// Where one binding's value comes from for an element.
+    private struct BindingSource {
+        enum Kind {
+            /// `#{item.member}`: the element's member, read directly (the item shadows every
+            /// other name, so this is what the scope lookup finds).
+            case member(String)
+            /// Any other reference (a `$` name included): looked up in the scope.
+            case scope([String])
+        }
+        let kind: Kind
+        /// `or ""`.
+        let nilAsEmpty: Bool
+
+        init(_ reference: ReferenceNode, item: String) {
+            let path = reference.path
+            kind = path.count == 2 && path[0] == item && !item.hasPrefix("$") ? .member(path[1]) : .scope(path)
+            nilAsEmpty = reference.nilAsEmpty
+        }
     }
 
     /// The statements the call ran, one per element, as `Renderer.render` renders them.
