@@ -42,8 +42,8 @@ indirect enum ExpressionNode: Sendable, Equatable {
     case literal(DAOValue)
     /// A name with its chained members, and the 1-based position of the name.
     case path([String], position: Int)
-    case unary(String, ExpressionNode, position: Int)
-    case binary(String, ExpressionNode, ExpressionNode, position: Int)
+    case unary(UnaryOperator, ExpressionNode, position: Int)
+    case binary(BinaryOperator, ExpressionNode, ExpressionNode, position: Int)
 
     var names: Set<String> {
         switch self {
@@ -51,6 +51,35 @@ indirect enum ExpressionNode: Sendable, Equatable {
         case .path(let parts, _): return parts.first.map { [$0] } ?? []
         case .unary(_, let e, _): return e.names
         case .binary(_, let l, let r, _): return l.names.union(r.names)
+        }
+    }
+}
+
+/// A prefix operator, decided when the expression compiles (not compared as text per call).
+enum UnaryOperator: String, Sendable, Equatable {
+    case not
+    case plus = "+"
+    case minus = "-"
+}
+
+/// An infix operator, decided when the expression compiles (not compared as text per call).
+enum BinaryOperator: String, Sendable, Equatable {
+    case or, xor, and
+    case equal = "==", notEqual = "!="
+    case less = "<", greater = ">", lessOrEqual = "<=", greaterOrEqual = ">="
+    case plus = "+", minus = "-"
+    case times = "*", divide = "/", integerDivide = "\\", remainder = "%"
+
+    /// How tightly the operator binds: `or` loosest, `* / \ %` tightest.
+    var bindingPower: Int {
+        switch self {
+        case .or: return 1
+        case .xor: return 2
+        case .and: return 3
+        case .equal, .notEqual: return 5
+        case .less, .greater, .lessOrEqual, .greaterOrEqual: return 6
+        case .plus, .minus: return 7
+        case .times, .divide, .integerDivide, .remainder: return 8
         }
     }
 }
@@ -65,19 +94,6 @@ struct ExpressionParser {
     init(text: String, tokens: [ExpressionToken]) {
         self.text = text
         self.tokens = tokens
-    }
-
-    static func bindingPower(_ op: String) -> Int? {
-        switch op {
-        case "or": return 1
-        case "xor": return 2
-        case "and": return 3
-        case "==", "!=": return 5
-        case "<", ">", "<=", ">=": return 6
-        case "+", "-": return 7
-        case "*", "/", "\\", "%": return 8
-        default: return nil
-        }
     }
 
     private var current: ExpressionToken { tokens[min(index, tokens.count - 1)] }
@@ -109,10 +125,10 @@ struct ExpressionParser {
 
     mutating func parse(minimumPower: Int) throws -> ExpressionNode {
         var left = try parsePrefix()
-        while case .op(let op) = current.kind, let power = Self.bindingPower(op), power > minimumPower {
+        while case .op(let text) = current.kind, let op = BinaryOperator(rawValue: text), op.bindingPower > minimumPower {
             let token = current
             index += 1
-            let right = try parse(minimumPower: power)
+            let right = try parse(minimumPower: op.bindingPower)
             left = .binary(op, left, right, position: token.position)
         }
         return left
@@ -135,10 +151,11 @@ struct ExpressionParser {
             index += 1
             return inner
         case .op("not"):
-            return .unary("not", try parse(minimumPower: 4), position: token.position)
-        case .op("-"), .op("+"):
-            guard case .op(let op) = token.kind else { break }
-            return .unary(op, try parse(minimumPower: 8), position: token.position)
+            return .unary(.not, try parse(minimumPower: 4), position: token.position)
+        case .op("-"):
+            return .unary(.minus, try parse(minimumPower: 8), position: token.position)
+        case .op("+"):
+            return .unary(.plus, try parse(minimumPower: 8), position: token.position)
         default: break
         }
         index -= 1
@@ -182,38 +199,37 @@ struct ExpressionEvaluator {
         case .unary(let op, let operand, let position):
             let v = try evaluate(operand)
             switch op {
-            case "not": return .bool(!Self.truthy(v))
-            case "+", "-":
+            case .not: return .bool(!Self.truthy(v))
+            case .plus, .minus:
                 switch v {
                 case .nil: return .nil
                 case .integer(let i):
-                    if op == "+" { return v }
+                    if op == .plus { return v }
                     guard i != .min else { throw fail("integer overflow", position) }
                     return .integer(-i)
-                case .double(let d): return .double(op == "-" ? -d : d)
-                case .bool(let b): return .integer(op == "-" ? (b ? -1 : 0) : (b ? 1 : 0))
-                default: throw fail("cannot apply unary '\(op)' to a \(v.kindName)", position)
+                case .double(let d): return .double(op == .minus ? -d : d)
+                case .bool(let b): return .integer(op == .minus ? (b ? -1 : 0) : (b ? 1 : 0))
+                default: throw fail("cannot apply unary '\(op.rawValue)' to a \(v.kindName)", position)
                 }
-            default: throw fail("unknown operator '\(op)'", position)
             }
         case .binary(let op, let lhs, let rhs, let position):
             switch op {
-            case "and":
+            case .and:
                 guard Self.truthy(try evaluate(lhs)) else { return .bool(false) }
                 return .bool(Self.truthy(try evaluate(rhs)))
-            case "or":
+            case .or:
                 if Self.truthy(try evaluate(lhs)) { return .bool(true) }
                 return .bool(Self.truthy(try evaluate(rhs)))
-            case "xor":
+            case .xor:
                 return .bool(Self.truthy(try evaluate(lhs)) != Self.truthy(try evaluate(rhs)))
             default: break
             }
             let l = try evaluate(lhs)
             let r = try evaluate(rhs)
             switch op {
-            case "==": return .bool(Self.equal(l, r))
-            case "!=": return .bool(!Self.equal(l, r))
-            case "<", ">", "<=", ">=": return .bool(try compare(op, l, r, position))
+            case .equal: return .bool(Self.equal(l, r))
+            case .notEqual: return .bool(!Self.equal(l, r))
+            case .less, .greater, .lessOrEqual, .greaterOrEqual: return .bool(try compare(op, l, r, position))
             default: return try arithmetic(op, l, r, position)
             }
         }
@@ -240,7 +256,7 @@ struct ExpressionEvaluator {
         }
     }
 
-    private func compare(_ op: String, _ l: DAOValue, _ r: DAOValue, _ position: Int) throws -> Bool {
+    private func compare(_ op: BinaryOperator, _ l: DAOValue, _ r: DAOValue, _ position: Int) throws -> Bool {
         if l.isNil || r.isNil { return false }
         let order: Int
         switch (l, r) {
@@ -249,23 +265,23 @@ struct ExpressionEvaluator {
         case (.date(let a), .date(let b)): order = a < b ? -1 : (a == b ? 0 : 1)
         default:
             guard let a = Self.numeric(l), let b = Self.numeric(r) else {
-                throw fail("cannot compare a \(l.kindName) with a \(r.kindName) using '\(op)'", position)
+                throw fail("cannot compare a \(l.kindName) with a \(r.kindName) using '\(op.rawValue)'", position)
             }
             order = a < b ? -1 : (a == b ? 0 : 1)
         }
         switch op {
-        case "<": return order < 0
-        case ">": return order > 0
-        case "<=": return order <= 0
+        case .less: return order < 0
+        case .greater: return order > 0
+        case .lessOrEqual: return order <= 0
         default: return order >= 0
         }
     }
 
-    private func arithmetic(_ op: String, _ l: DAOValue, _ r: DAOValue, _ position: Int) throws -> DAOValue {
+    private func arithmetic(_ op: BinaryOperator, _ l: DAOValue, _ r: DAOValue, _ position: Int) throws -> DAOValue {
         if l.isNil || r.isNil { return .nil }
-        if op == "+", case .string(let a) = l, case .string(let b) = r { return .string(a + b) }
+        if op == .plus, case .string(let a) = l, case .string(let b) = r { return .string(a + b) }
         guard let ld = Self.numeric(l), let rd = Self.numeric(r) else {
-            throw fail("cannot apply '\(op)' to a \(l.kindName) and a \(r.kindName)", position)
+            throw fail("cannot apply '\(op.rawValue)' to a \(l.kindName) and a \(r.kindName)", position)
         }
         let li = l.int64Value, ri = r.int64Value
         let bothIntegers: Bool
@@ -276,34 +292,34 @@ struct ExpressionEvaluator {
         if bothIntegers, let a = li, let b = ri {
             let result: (Int64, Bool)
             switch op {
-            case "+": result = a.addingReportingOverflow(b)
-            case "-": result = a.subtractingReportingOverflow(b)
-            case "*": result = a.multipliedReportingOverflow(by: b)
-            case "\\", "%", "/":
+            case .plus: result = a.addingReportingOverflow(b)
+            case .minus: result = a.subtractingReportingOverflow(b)
+            case .times: result = a.multipliedReportingOverflow(by: b)
+            case .integerDivide, .remainder, .divide:
                 guard b != 0 else { throw fail("division by zero", position) }
-                if op == "/" && a % b != 0 { return .double(Double(a) / Double(b)) }
-                result = op == "%" ? a.remainderReportingOverflow(dividingBy: b) : a.dividedReportingOverflow(by: b)
-            default: throw fail("unknown operator '\(op)'", position)
+                if op == .divide && a % b != 0 { return .double(Double(a) / Double(b)) }
+                result = op == .remainder ? a.remainderReportingOverflow(dividingBy: b) : a.dividedReportingOverflow(by: b)
+            default: throw fail("unknown operator '\(op.rawValue)'", position)
             }
             guard !result.1 else { throw fail("integer overflow", position) }
             return .integer(result.0)
         }
         switch op {
-        case "+": return .double(ld + rd)
-        case "-": return .double(ld - rd)
-        case "*": return .double(ld * rd)
-        case "/":
+        case .plus: return .double(ld + rd)
+        case .minus: return .double(ld - rd)
+        case .times: return .double(ld * rd)
+        case .divide:
             guard rd != 0 else { throw fail("division by zero", position) }
             return .double(ld / rd)
-        case "\\":
+        case .integerDivide:
             guard rd != 0 else { throw fail("division by zero", position) }
             let q = (ld / rd).rounded(.towardZero)
             guard let i = Int64(exactly: q) else { throw fail("integer overflow", position) }
             return .integer(i)
-        case "%":
+        case .remainder:
             guard rd != 0 else { throw fail("division by zero", position) }
             return .double(ld.truncatingRemainder(dividingBy: rd))
-        default: throw fail("unknown operator '\(op)'", position)
+        default: throw fail("unknown operator '\(op.rawValue)'", position)
         }
     }
 }

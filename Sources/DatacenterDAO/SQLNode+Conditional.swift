@@ -24,7 +24,7 @@ public struct DAOCondition: Sendable {
 }
 
 /// `<if true|false="expr">`: the body renders when the test holds.
-public struct IfNode: SQLNode {
+public final class IfNode: SQLNode {
     /// The test.
     public let condition: DAOCondition
     /// The body.
@@ -43,7 +43,7 @@ public struct IfNode: SQLNode {
 }
 
 /// `<choose>`: the first `<when>` whose test holds renders, else `<otherwise>` if any.
-public struct ChooseNode: SQLNode {
+public final class ChooseNode: SQLNode {
     /// The `<when>` branches in order.
     public let branches: [(condition: DAOCondition, body: any SQLNode)]
     /// The `<otherwise>` body.

@@ -3,7 +3,7 @@
 /// Each iteration's output is trimmed of surrounding whitespace, and iterations that render
 /// nothing are left out (with their separator). **Decision**: an empty or nil collection
 /// renders nothing, not even `open`/`close`.
-public struct ForEachNode: SQLNode {
+public final class ForEachNode: SQLNode {
     /// The name each element is bound to.
     public let item: String
     /// The chained access of the collection.
@@ -19,6 +19,11 @@ public struct ForEachNode: SQLNode {
     /// The body.
     public let body: any SQLNode
     public let location: SourceLocation
+    /// Set when the body is one `#{}` reference (blank text around it aside) and `open`,
+    /// `separator` and `close` hold no quote: every iteration then renders exactly one bound
+    /// value, never blank, so the loop writes them straight, without a region per iteration
+    /// (the commonest foreach: `in (#{id}, …)`).
+    private let soleBoundReference: ReferenceNode?
 
     public init(item: String, collection: [String], open: String, separator: String, close: String,
                 reverse: Bool, body: any SQLNode, location: SourceLocation) {
@@ -30,6 +35,20 @@ public struct ForEachNode: SQLNode {
         self.reverse = reverse
         self.body = body
         self.location = location
+        let quoteFree = [open, separator, close].allSatisfy { !$0.utf8.contains { $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\"") } }
+        self.soleBoundReference = quoteFree ? ForEachNode.soleBoundReference(of: body) : nil
+    }
+
+    private static func soleBoundReference(of body: any SQLNode) -> ReferenceNode? {
+        if let reference = body as? ReferenceNode { return reference.mode == .bind ? reference : nil }
+        guard let sequence = body as? SequenceNode else { return nil }
+        var found: ReferenceNode?
+        for child in sequence.children {
+            if let text = child as? TextNode, TextScan.isBlank(text.text) { continue }
+            guard found == nil, let reference = child as? ReferenceNode, reference.mode == .bind else { return nil }
+            found = reference
+        }
+        return found
     }
 
     public func render(into context: inout RenderContext) throws {
@@ -43,6 +62,18 @@ public struct ForEachNode: SQLNode {
                                   at: location)
         }
         if reverse { elements.reverse() }
+        if let reference = soleBoundReference {
+            guard !elements.isEmpty else { return }
+            context.buffer.append(text: open, scanQuotes: false)
+            for (index, element) in elements.enumerated() {
+                if index > 0 { context.buffer.append(text: separator, scanQuotes: false) }
+                context.scope.push(item, element)
+                defer { context.scope.pop() }
+                try reference.render(into: &context)
+            }
+            context.buffer.append(text: close, scanQuotes: false)
+            return
+        }
         // The whole output is one region; each iteration is a region inside it, rendered as
         // if it were the first (same quote state), trimmed, and dropped when blank.
         let output = context.buffer.openRegion()

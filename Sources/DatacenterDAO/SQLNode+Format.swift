@@ -4,7 +4,7 @@
 /// **Decision**: keys in sorted order, so the SQL is stable and its statement is cached; a
 /// key must be a plain identifier (it is written into the SQL); an empty or nil dictionary
 /// renders nothing, not even the prefix.
-public struct FormatNode: SQLNode {
+public final class FormatNode: SQLNode {
     /// Written before the pairs.
     public let prefix: String
     /// The chained access of the dictionary.

@@ -2,7 +2,7 @@ import DatacenterKit
 import Foundation
 
 /// Literal SQL text from the config (consts and fragments already spliced in).
-public struct TextNode: SQLNode {
+public final class TextNode: SQLNode {
     /// The text.
     public let text: String
     public let location: SourceLocation
@@ -24,7 +24,7 @@ public struct TextNode: SQLNode {
 ///
 /// **Decision**: a name that is a plain identifier is written as is; any other name is
 /// quoted as an identifier, so a run-time table name cannot inject SQL.
-public struct TableNameNode: SQLNode {
+public final class TableNameNode: SQLNode {
     public let location: SourceLocation
 
     public init(location: SourceLocation) { self.location = location }
@@ -47,7 +47,7 @@ public struct TableNameNode: SQLNode {
 }
 
 /// `#{path}` (bound as `?`) or `@{path}` (formatted into the SQL), with `or ""` and `no ""`.
-public struct ReferenceNode: SQLNode {
+public final class ReferenceNode: SQLNode {
     /// `#` binds, `@` inlines.
     public enum Mode: Sendable, Equatable { case bind, inline }
     /// Which reference.

@@ -3,7 +3,7 @@ import Foundation
 /// `<trim prefix prefixOverrides suffixOverrides onVoid>`, and its presets `<where>` and
 /// `<set>`: renders the body, strips one leading and one trailing override, and writes
 /// `prefix` before it; renders nothing when the body is empty.
-public struct TrimNode: SQLNode {
+public final class TrimNode: SQLNode {
     /// What to do when the body renders empty.
     public enum OnVoid: String, Sendable, Equatable {
         /// Run nothing; the call succeeds.

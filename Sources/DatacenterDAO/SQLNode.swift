@@ -67,7 +67,7 @@ extension DAOScope {
 }
 
 /// A list of nodes rendered in order (MyBatis's mixed node); stops when a trim halts.
-public struct SequenceNode: SQLNode {
+public final class SequenceNode: SQLNode {
     /// The children.
     public let children: [any SQLNode]
     public let location: SourceLocation

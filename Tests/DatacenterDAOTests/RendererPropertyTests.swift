@@ -103,3 +103,35 @@ private func randomCase(seed: UInt64) throws -> (sql: RenderedSQL, xml: String) 
 @Test func placeholderCounterIgnoresQuotedQuestionMarks() {
     #expect(placeholderCount("a = ? and b = '?' and c = \"?\" and d = ?") == 2)
 }
+
+/// A foreach whose body is one `#{}` reference is written without a region per iteration;
+/// it must render exactly as the general loop does (the same body behind an `<if>` that
+/// always holds takes the general path), whatever the elements, open, separator and close.
+@Test func aForEachOfOneBoundValueRendersAsTheGeneralLoop() throws {
+    let base = UInt64(Date().timeIntervalSince1970)
+    let shapes = [("(", ",", ")"), ("", ", ", ""), (" (", " OR ", ") "), ("", "", "")]
+    for offset in 0..<200 {
+        let seed = base &+ UInt64(offset)
+        var rng = SeededGenerator(seed: seed)
+        let (open, separator, close) = shapes.randomElement(using: &rng) ?? ("(", ",", ")")
+        let reverse = Bool.random(using: &rng)
+        let padding = ["", " ", "\n    "].randomElement(using: &rng) ?? ""
+        let attributes = "item=\"i\" collection=\"list\" open=\"\(open)\" separator=\"\(separator)\" close=\"\(close)\" reverse=\"\(reverse)\""
+        let xml = """
+            <module name="p" tableName="t">
+            <select id="fast" arguments="list, tail">select * from ${T} where a in <foreach \(attributes)>\(padding)#{i or ""}\(padding)</foreach> and b = #{tail}</select>
+            <select id="general" arguments="list, tail">select * from ${T} where a in <foreach \(attributes)>\(padding)<if true="true">#{i or ""}</if>\(padding)</foreach> and b = #{tail}</select>
+            </module>
+            """
+        let config = try DAOConfig(xml: xml, file: "foreach.xml")
+        let list: DAOValue = Bool.random(using: &rng) && offset % 7 == 0
+            ? .nil
+            : .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in randomValue(&rng) })
+        let arguments: [DAOValue] = [list, "t"]
+        let fast = try config.render("fast", arguments: arguments).statements
+        let general = try config.render("general", arguments: arguments).statements
+        #expect(fast.map(\.sql) == general.map(\.sql), "seed \(seed): \(xml)")
+        #expect(fast.map(\.bindings) == general.map(\.bindings), "seed \(seed)")
+        #expect(fast.map(\.preview) == general.map(\.preview), "seed \(seed)")
+    }
+}
