@@ -41,14 +41,24 @@ public struct DAOScope: Sendable {
 
     /// The value bound to `name` in this scope (items, arguments, then globals), or nil.
     private func root(_ name: String) -> DAOValue? {
-        for item in items.reversed() where item.name == name { return item.value }
-        var i = argumentNames.count - 1
+        var i = items.count - 1
         while i >= 0 {
-            if argumentNames[i].name == name { return argumentValues[i] }
+            if DAOScope.same(items[i].name, name) { return items[i].value }
+            i -= 1
+        }
+        i = argumentNames.count - 1
+        while i >= 0 {
+            if DAOScope.same(argumentNames[i].name, name) { return argumentValues[i] }
             i -= 1
         }
         if !named.isEmpty, let value = named[name] { return value }
         return globals.isEmpty ? nil : globals[name]
+    }
+
+    /// `a == b`, rejecting names of different lengths first (most names differ in length,
+    /// and that test is cheaper than comparing).
+    @inline(__always) private static func same(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a == b
     }
 
     /// The value of a chained access such as `["model", "content"]`; nil when unknown.

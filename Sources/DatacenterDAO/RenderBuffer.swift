@@ -310,6 +310,7 @@ struct SQLWriter {
                 if TextScan.isASCIIWhitespace(c) {
                     // A run of ASCII whitespace collapses to one pending space.
                     i += 1
+                    i = TextScan.endOfSpaces(bytes, from: i)
                     while i < n, TextScan.isASCIIWhitespace(bytes[i]) { i += 1 }
                     pendingSpace = true
                     previous = bytes[i - 1]
@@ -372,6 +373,15 @@ enum TextScan {
     /// Space, tab, newline, vertical tab, form feed, carriage return.
     @inline(__always) static func isASCIIWhitespace(_ b: UInt8) -> Bool {
         b == 0x20 || (b >= 0x09 && b <= 0x0D)
+    }
+
+    /// The end of the run of spaces starting at `start`, skipped eight bytes at a time (the
+    /// indentation of a config is mostly spaces); the rest of the run is left to the caller.
+    @inline(__always) static func endOfSpaces(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        var i = start
+        while i + 8 <= bytes.count, UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { i += 8 }
+        return i
     }
 
     /// The length of the UTF-8 sequence a lead byte starts.

@@ -1,8 +1,9 @@
 import Foundation
 
 /// A node of a compiled SQL template, MyBatis style: each kind of node renders itself into
-/// the call's context. Nodes are immutable and built once when the config loads.
-public protocol SQLNode: Sendable {
+/// the call's context. Nodes are immutable and built once when the config loads; they are
+/// classes, so a tree holds and passes its children by reference, not by copying them.
+public protocol SQLNode: AnyObject, Sendable {
     /// Where the node starts in the config.
     var location: SourceLocation { get }
     /// Appends this node's SQL for the call in `context`.
