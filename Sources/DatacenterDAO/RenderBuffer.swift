@@ -248,8 +248,9 @@ struct RenderBuffer: Sendable {
     /// Works on UTF-8 bytes (every character the rules look at is ASCII); a non-ASCII
     /// whitespace character counts as whitespace, as `Character.isWhitespace` says.
     func finish(location: SourceLocation?) -> RenderedSQL {
-        var writer = SQLWriter(capacity: bytes.count)
+        var writer = SQLWriter(capacity: bytes.count, pieces: pieces.count)
         var bindings: [DatabaseValue] = []
+        bindings.reserveCapacity(pieces.count)
         var encrypted: [Int] = []
         bytes.withUnsafeBufferPointer { store in
             for piece in pieces {
@@ -279,7 +280,11 @@ struct SQLWriter {
     private var inComment = false
     private var previous: UInt8 = 0x20
 
-    init(capacity: Int = 128) { sql.reserveCapacity(capacity) }
+    /// A writer with room for `capacity` bytes and the marks of up to `pieces` values.
+    init(capacity: Int = 128, pieces: Int = 0) {
+        sql.reserveCapacity(capacity)
+        marks.placeholders.reserveCapacity(pieces)
+    }
 
     private mutating func separate() {
         if pendingSpace && !sql.isEmpty && sql.last != UInt8(ascii: "\n") { sql.append(UInt8(ascii: " ")) }
