@@ -206,6 +206,29 @@ private func containsBytes(_ haystack: Data, _ needle: Data) -> Bool { haystack.
         #expect(ordered == ordered.sorted(), "later writes must carry later recency stamps")
     }
 
+    /// A burst longer than `eagerFlushSize` is committed in parts while it is still being
+    /// queued: every write lands, a key rewritten across parts keeps its last value, reads
+    /// in the middle see what was written, and stamps still follow the order of the writes.
+    @Test func aLongBurstCommittedInPartsKeepsEveryWriteInOrder() throws {
+        let f = try CacheFixture()
+        let cache = try LRUDiskCache(name: "long", capacity: 100_000, dataCenter: f.center)
+        let total = LRUDiskCache.eagerFlushSize * 3 + 7
+        for i in 0..<total {
+            try cache.set(i, forKey: "k\(i % (total / 2))") // each key is written twice, far apart
+            if i % 401 == 0 { #expect(try cache.value(Int.self, forKey: "k\(i % (total / 2))") == i) }
+        }
+        try cache.flush()
+        #expect(try cache.count() == total / 2)
+        for key in 0..<(total / 2) {
+            let last = key + (total / 2) * ((total - 1 - key) / (total / 2))
+            #expect(try cache.value(Int.self, forKey: "k\(key)") == last)
+        }
+        let rows = try f.rows("lru_long", in: try f.center.commonStore())
+        let byStamp = rows.sorted { $0.value.accessed < $1.value.accessed }.map { Int($0.key.dropFirst())! }
+        let lastWrite = byStamp.map { key in key + (total / 2) * ((total - 1 - key) / (total / 2)) }
+        #expect(lastWrite == lastWrite.sorted(), "a later write must carry a later recency stamp")
+    }
+
     @Test func readsRefreshOnlyEntriesOlderThanTheRecencyInterval() throws {
         let f = try CacheFixture()
         let cache = try LRUDiskCache(name: "lru", capacity: 10, dataCenter: f.center)

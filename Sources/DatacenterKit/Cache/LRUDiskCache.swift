@@ -53,7 +53,11 @@ public final class LRUDiskCache: @unchecked Sendable {
     private let sql: SQL
     private let writeQueue = DispatchQueue(label: "datacenter.lru-disk-cache")
     private let lock = NSLock()
-    private var batches: [ObjectIdentifier: PendingBatch] = [:]
+    /// Queued writes, one batch per store: usually one (a user-dependent cache has one per
+    /// user it was switched to while writes were queued), so a list searched by identity.
+    private var batches: [PendingBatch] = []
+    /// The number of writes of the largest batch of the last flush.
+    private var lastBatchSize = 0
     private var preparedStores: Set<String> = []
     private var lastTick: Int64 = 0
     private var flushScheduled = false
@@ -72,6 +76,17 @@ public final class LRUDiskCache: @unchecked Sendable {
         var hasBulkOperation = false
         var touches: [String: Int64] = [:]
         var insertsSinceCount = 0
+
+        /// An empty batch with room for `expected` writes (the size of the last burst), so a
+        /// burst like the last one does not grow its lists step by step.
+        init(store: Store, expected: Int = 0) {
+            self.store = store
+            let room = min(expected, PendingBatch.largestReservation)
+            operations.reserveCapacity(room)
+            pendingKeys.reserveCapacity(room)
+        }
+
+        static let largestReservation = 65_536
     }
 
     private enum Operation {
@@ -235,21 +250,29 @@ public final class LRUDiskCache: @unchecked Sendable {
 
     private func enqueue(_ operation: Operation, key: String?, store given: Store? = nil) throws {
         guard let store = try given ?? resolveStore() else { return }
-        let schedule: Bool = lock.withLock {
-            // Taken out and put back, so it is changed in place (two lookups, no copy: copying a
-            // batch per write would make a burst quadratic).
-            let id = ObjectIdentifier(store)
-            var batch = batches.removeValue(forKey: id) ?? PendingBatch(store: store)
-            batch.operations.append(operation)
-            if let key { batch.pendingKeys[key, default: 0] += 1 } else { batch.hasBulkOperation = true }
-            if case .set = operation { batch.insertsSinceCount += 1 }
-            batches[id] = batch
+        let (scheduleDelayed, flushNow): (Bool, Bool) = lock.withLock {
+            let i = batchIndex(for: store)
+            batches[i].operations.append(operation)
+            if let key { batches[i].pendingKeys[key, default: 0] += 1 } else { batches[i].hasBulkOperation = true }
+            if case .set = operation { batches[i].insertsSinceCount += 1 }
             defer { flushScheduled = true }
-            return !flushScheduled
+            return (!flushScheduled, batches[i].operations.count == LRUDiskCache.eagerFlushSize)
         }
         // A short delay lets a burst of writes share one transaction; a read of a pending key
-        // flushes at once, so nothing is ever served stale.
-        if schedule { writeQueue.asyncAfter(deadline: .now() + LRUDiskCache.coalescingDelay) { [self] in flushPending() } }
+        // flushes at once, so nothing is ever served stale. A long burst starts committing
+        // as soon as it is this large, while the rest of it is still being queued.
+        if flushNow { writeQueue.async { [self] in flushPending() } }
+        if scheduleDelayed { writeQueue.asyncAfter(deadline: .now() + LRUDiskCache.coalescingDelay) { [self] in flushPending() } }
+    }
+
+    /// How many queued writes start a commit without waiting for `coalescingDelay`.
+    static let eagerFlushSize = 512
+
+    /// The index in `batches` of `store`'s batch, added when missing. The lock must be held.
+    private func batchIndex(for store: Store) -> Int {
+        if let i = batches.firstIndex(where: { $0.store === store }) { return i }
+        batches.append(PendingBatch(store: store, expected: lastBatchSize))
+        return batches.count - 1
     }
 
     /// A recency stamp (microseconds since 1970, strictly increasing); `reserving` more
@@ -265,15 +288,17 @@ public final class LRUDiskCache: @unchecked Sendable {
 
     /// Commits everything queued, one transaction per store. Runs on `writeQueue`.
     private func flushPending() {
-        let taken: [ObjectIdentifier: PendingBatch] = lock.withLock {
+        let taken: [PendingBatch] = lock.withLock {
             flushScheduled = false
             flushing = !batches.isEmpty
+            if let largest = batches.map(\.operations.count).max() { lastBatchSize = largest }
             defer { batches.removeAll() }
             return batches
         }
         defer { lock.withLock { flushing = false } }
         let slack = max(1, capacity / 10)
-        for (id, batch) in taken where !batch.operations.isEmpty || !batch.touches.isEmpty {
+        for batch in taken where !batch.operations.isEmpty || !batch.touches.isEmpty {
+            let id = ObjectIdentifier(batch.store)
             let checkSize: Bool = lock.withLock {
                 insertsSinceSizeCheck[id, default: 0] += batch.insertsSinceCount
                 guard insertsSinceSizeCheck[id]! >= slack else { return false }
@@ -299,8 +324,8 @@ public final class LRUDiskCache: @unchecked Sendable {
             switch operation {
             case let .set(key, value, encoding, expires):
                 tick += 1
-                try upsert.execute([.text(key), .blob(value), .text(encoding), expires.map(DatabaseValue.real) ?? .null,
-                                    .integer(tick), .integer(Int64(value.count))])
+                try upsert.execute(values: [.text(key), .blob(value), .text(encoding), expires.map(DatabaseValue.real) ?? .null,
+                                            .integer(tick), .integer(Int64(value.count))])
             case .remove(let key): try db.execute(sql.remove, [.text(key)])
             case .removeAll: try db.execute(sql.removeAll)
             case .removeLike(let pattern): try db.execute(sql.removeLike, [.text(pattern)])
@@ -379,11 +404,9 @@ public final class LRUDiskCache: @unchecked Sendable {
     private func touch(_ key: String, store: Store) {
         let tick = nextTick()
         let schedule: Bool = lock.withLock {
-            let id = ObjectIdentifier(store)
-            var batch = batches.removeValue(forKey: id) ?? PendingBatch(store: store)
-            batch.touches[key] = tick
-            let due = batch.touches.count >= 1024 && !flushScheduled
-            batches[id] = batch
+            let i = batchIndex(for: store)
+            batches[i].touches[key] = tick
+            let due = batches[i].touches.count >= 1024 && !flushScheduled
             if due { flushScheduled = true }
             return due
         }
@@ -394,7 +417,7 @@ public final class LRUDiskCache: @unchecked Sendable {
         let pending = lock.withLock {
             // Taken batches are no longer queued but may not be committed yet.
             if flushing { return true }
-            guard let batch = batches[ObjectIdentifier(store)] else { return false }
+            guard let batch = batches.first(where: { $0.store === store }) else { return false }
             return batch.hasBulkOperation || batch.pendingKeys[key] != nil
         }
         if pending { writeQueue.sync { flushPending() } }
