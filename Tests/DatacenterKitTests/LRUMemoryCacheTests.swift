@@ -335,6 +335,31 @@ private struct ReferenceLRU<Key: Equatable> {
         }
     }
 
+    /// Gets record their recency and apply it in batches: long runs of gets (past a batch)
+    /// between sets that evict, with the order checked only now and then, must leave
+    /// exactly the reference model's order and contents.
+    @Test(arguments: [UInt64(5), 77, 0xFACE, 123_456])
+    func longRunsOfGetsKeepTheExactOrder(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let cache = LRUMemoryCache<Int, Int>(capacity: 100)
+        var model = ReferenceLRU<Int>(capacity: 100)
+        for step in 0..<20_000 {
+            let key = Int.random(in: 0..<150, using: &rng)
+            if Int.random(in: 0..<100, using: &rng) < 90 {
+                #expect(cache.get(key) == model.get(key), "seed \(seed), step \(step): get \(key)")
+            } else {
+                let value = Int.random(in: 0..<1000, using: &rng)
+                cache.set(value, for: key)
+                model.set(value, key, expired: false)
+            }
+            if step % 997 == 0 {
+                #expect(cache.peek(150).map(\.key) == model.entries.map(\.key), "seed \(seed), step \(step)")
+                #expect(cache.peek(150, fromTail: true).map(\.key) == model.entries.map(\.key).reversed(), "seed \(seed), step \(step)")
+            }
+        }
+        #expect(cache.peek(150).map(\.key) == model.entries.map(\.key), "seed \(seed), end")
+    }
+
     /// The bulk removals by prefix, suffix and pattern, against the reference model.
     @Test(arguments: [UInt64(3), 17, 99, 0xC0FFEE, 31_337])
     func bulkRemovalsMatchAReferenceModel(seed: UInt64) throws {

@@ -30,11 +30,19 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     private var head: Int32 = -1   // most recently used
     private var tail: Int32 = -1   // least recently used
     private var limit: Int
+    /// Slots `get` has read whose move to the head is pending. They are applied in order,
+    /// all at once, before anything that reads or changes the order or frees a slot, so the
+    /// order is exactly as if each get had moved its entry at once; meanwhile a get writes
+    /// one slot number instead of relinking neighbours, which is what lets readers on
+    /// several cores keep up with one.
+    private var pendingTouches: [Int32] = []
+    private static var touchBatchSize: Int { 64 }
 
     /// Creates a cache holding at most `capacity` entries (0 holds nothing).
     public init(capacity: Int) {
         limit = min(max(0, capacity), Int(Int32.max) - 1)
         index.reserveCapacity(min(limit, 4096))
+        pendingTouches.reserveCapacity(LRUMemoryCache.touchBatchSize)
     }
 
     private var pressureWatcher: MemoryPressureWatcher?
@@ -64,11 +72,15 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         guard let slot = index[key] else { return nil }
         let expiry = nodes[Int(slot)]?.expiry ?? 0
         if expiry != 0, expiry <= Date.timeIntervalSinceReferenceDate {
+            applyTouches()
             unlink(slot)
             release(slot)
             return nil
         }
-        moveToHead(slot)
+        if pendingTouches.last != slot {
+            pendingTouches.append(slot)
+            if pendingTouches.count >= LRUMemoryCache.touchBatchSize { applyTouches() }
+        }
         return nodes[Int(slot)]?.value
     }
 
@@ -80,6 +92,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         defer { lock.unlock() }
         guard let value else { removeLocked(key); return }
         guard limit > 0 else { return }
+        applyTouches()
         let expiry = expiresAt.map { max($0.timeIntervalSinceReferenceDate, .leastNonzeroMagnitude) } ?? 0
         if let slot = index[key] {
             nodes[Int(slot)]?.value = value
@@ -137,6 +150,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     public func removeAll() {
         lock.lock()
         defer { lock.unlock() }
+        pendingTouches.removeAll(keepingCapacity: true)
         index.removeAll(keepingCapacity: true)
         nodes.removeAll(keepingCapacity: true)
         links.removeAll(keepingCapacity: true)
@@ -159,6 +173,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     public func peek(_ n: Int, fromTail: Bool = false) -> [(key: Key, value: Value)] {
         lock.lock()
         defer { lock.unlock() }
+        applyTouches()
         var result: [(key: Key, value: Value)] = []
         var slot = fromTail ? tail : head
         while slot >= 0, result.count < n {
@@ -173,6 +188,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         lock.lock()
         defer { lock.unlock() }
         limit = max(0, capacity)
+        applyTouches()
         while index.count > limit, tail >= 0 {
             let victim = tail
             unlink(victim)
@@ -185,6 +201,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     @discardableResult
     private func removeLocked(_ key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
+        applyTouches()
         let value = nodes[Int(slot)]?.value
         unlink(slot)
         release(slot)
@@ -215,6 +232,13 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         if let key = nodes[Int(slot)]?.key { index[key] = nil }
         nodes[Int(slot)] = nil
         freeSlots.append(slot)
+    }
+
+    /// Moves the slots gets have read to the head, in the order read.
+    private func applyTouches() {
+        guard !pendingTouches.isEmpty else { return }
+        for slot in pendingTouches { moveToHead(slot) }
+        pendingTouches.removeAll(keepingCapacity: true)
     }
 
     private func moveToHead(_ slot: Int32) {
