@@ -141,10 +141,10 @@ enum CryptColumn {
         let plaintext: Data
         switch value {
         case .null: return .null
-        case .text(let s): plaintext = Data(s.utf8)
+        case .text(let s): plaintext = Data(utf8Of: s)
         case .blob(let d): plaintext = d
-        case .integer(let i): plaintext = Data(String(i).utf8)
-        case .real(let d): plaintext = Data(String(d).utf8)
+        case .integer(let i): plaintext = Data(utf8Of: String(i))
+        case .real(let d): plaintext = Data(utf8Of: String(d))
         }
         do {
             return .blob(try crypt.encrypt(plaintext))

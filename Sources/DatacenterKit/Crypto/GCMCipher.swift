@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import Synchronization
 
 /// AES-256-GCM with one key: seal and open byte ranges with a nonce and additional
 /// authenticated data. The contexts are keyed once (the key schedule is the costly part) and
@@ -77,15 +78,18 @@ final class NonceSource {
     private static let batch = 256
     private var buffer = [UInt8](repeating: 0, count: batch * GCMCipher.nonceSize)
     private var used = batch
-    private var owner: pid_t = 0
+    /// The `ForkGeneration` the buffer was filled in.
+    private var filledIn = -1
+
+    init() { ForkGeneration.watch() }
 
     /// Writes the next 12 random bytes at `destination`; false when no randomness was had.
     func next(into destination: UnsafeMutablePointer<UInt8>) -> Bool {
-        let pid = getpid()
-        if used == Self.batch || pid != owner {
+        let generation = ForkGeneration.current
+        if used == Self.batch || generation != filledIn {
             guard RAND_bytes(&buffer, Int32(buffer.count)) == 1 else { return false }
             used = 0
-            owner = pid
+            filledIn = generation
         }
         let start = used * GCMCipher.nonceSize
         buffer.withUnsafeMutableBufferPointer { b in
@@ -95,4 +99,22 @@ final class NonceSource {
         used += 1
         return true
     }
+}
+
+/// How many forks separate this process from the one that loaded the engine: a child's
+/// count is its parent's plus one. Buffered randomness filled in another generation belongs
+/// to another process and must not be used. Reading it is a memory load, where asking for
+/// the process id is a system call on every encryption.
+enum ForkGeneration {
+    private static let count = Atomic<Int>(0)
+    private static let registration: Bool = {
+        pthread_atfork(nil, nil) { ForkGeneration.count.add(1, ordering: .relaxed) }
+        return true
+    }()
+
+    /// The current generation.
+    static var current: Int { count.load(ordering: .relaxed) }
+
+    /// Starts counting forks (once per process; later calls do nothing).
+    static func watch() { _ = registration }
 }

@@ -69,10 +69,10 @@ public enum KVValue: Sendable, Hashable {
     /// The bytes that are encrypted when the value is stored encrypted.
     func plaintextBytes() throws -> Data {
         switch self {
-        case .string(let s): return Data(s.utf8)
-        case .integer(let v): return Data(String(v).utf8)
-        case .double(let d): return Data("\(d)".utf8)
-        case .bool(let b): return Data((b ? "1" : "0").utf8)
+        case .string(let s): return Data(utf8Of: s)
+        case .integer(let v): return Data(utf8Of: String(v))
+        case .double(let d): return Data(utf8Of: "\(d)")
+        case .bool(let b): return Data(utf8Of: b ? "1" : "0")
         case .plist(let p): return try p.binaryPropertyList()
         case .archive(let d), .json(let d): return d
         }
