@@ -135,30 +135,27 @@ public final class DAOObject: @unchecked Sendable {
         let (table, globals, encryptor, decryptor, isPrepared) = withState {
             ($0.tableName, $0.globals, $0.encryptor, $0.decryptor, $0.preparedTables.contains($0.tableName))
         }
-        if let plan = method.staticPlan, method.forEach == nil, let type = method.result, ResultMapper.readsFirstRowDirectly(type),
-           isPrepared, !method.isParallel || pool == nil {
-            try method.checkArguments(arguments)
-            let sql = try Renderer.renderStatic(plan, scope: DAOScope(names: method.arguments, values: arguments, globals: globals),
-                                                tableName: table, cryptRules: config.cryptRules)
-            if let result = try readFirstRow(sql, as: type) {
-                withState {
-                    $0.lastInsertRowID = result.lastInsertRowID
-                    $0.lastChanges = 0
-                }
-                return result
-            }
-        }
         let work: CallWork
-        if let batch = try StaticForEachCall(method: method, arguments: arguments, globals: globals, tableName: table,
-                                             cryptRules: config.cryptRules) {
+        if let statement = try Renderer.renderStaticStatement(method, arguments: arguments, globals: globals, tableName: table,
+                                                              cryptRules: config.cryptRules) {
+            work = .statement(statement)
+        } else if let batch = try StaticForEachCall(method: method, arguments: arguments, globals: globals, tableName: table,
+                                                    cryptRules: config.cryptRules) {
             work = .staticForEach(batch)
-        } else if method.forEach == nil, let plan = method.staticPlan {
-            try method.checkArguments(arguments)
-            work = .statement(try Renderer.renderStatic(plan, scope: DAOScope(names: method.arguments, values: arguments, globals: globals),
-                                                        tableName: table, cryptRules: config.cryptRules))
         } else {
             work = .rendered(try Renderer.render(method, arguments: arguments, globals: globals, tableName: table,
                                                  cryptRules: config.cryptRules))
+        }
+        let runsOnPool = method.isParallel && method.kind == .select && pool != nil && !databasePath.isEmpty
+            && databasePath != ":memory:" && !withState({ $0.explicitTransaction })
+        // The commonest call, a select by key, skips the rest of this function's machinery.
+        if !runsOnPool, let sql = work.soleStatement, let type = method.result, ResultMapper.readsFirstRowDirectly(type),
+           let result = try readFirstRow(sql, as: type, table: table, globals: globals, isPrepared: isPrepared, encryptor: encryptor) {
+            withState {
+                $0.lastInsertRowID = result.lastInsertRowID
+                $0.lastChanges = 0
+            }
+            return result
         }
         let mapsResults = method.kind == .select || method.result != nil
         let mapper = ResultMapper(config: config, decryptor: decryptor, registry: models)
@@ -173,21 +170,21 @@ public final class DAOObject: @unchecked Sendable {
                                      lastInsertRowID: db.lastInsertRowID, skipped: false,
                                      history: .deferred { batch.renderedStatements() })
             case .statement(let sql):
-                return try execute([.statement(sql)], isForEach: false, db)
+                return try execute(RenderedCall(methodID: method.id, kind: method.kind, runs: [.statement(sql)], isForEach: false), db)
             case .rendered(let rendered):
-                return try execute(rendered.runs, isForEach: rendered.isForEach, db)
+                return try execute(rendered, db)
             }
         }
 
         /// Runs rendered bodies (the caller provides the transaction).
-        func execute(_ runs: [RenderedBody], isForEach: Bool, _ db: Database) throws -> DAOCallResult {
+        func execute(_ rendered: RenderedCall, _ db: Database) throws -> DAOCallResult {
             let before = db.totalChanges
             let executor = Executor(db: db, encryptor: encryptor)
             var ran: [RenderedSQL] = []
             var skipped = 0
             var results: [DAOValue] = []
             var objects: [any Sendable] = []
-            for run in runs {
+            for run in rendered.runs {
                 var outcome = Executor.Outcome()
                 try executor.run(run, into: &outcome)
                 ran += outcome.ran
@@ -198,7 +195,7 @@ public final class DAOObject: @unchecked Sendable {
                     objects += decoded
                 }
             }
-            let value: DAOValue = isForEach ? .array(results) : (results.first ?? .nil)
+            let value: DAOValue = rendered.isForEach ? .array(results) : (results.first ?? .nil)
             return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before, lastInsertRowID: db.lastInsertRowID,
                                  skipped: ran.isEmpty && skipped > 0, statements: ran)
         }
@@ -210,14 +207,6 @@ public final class DAOObject: @unchecked Sendable {
                 let executor = Executor(db: db, encryptor: encryptor)
                 if let statement = try executor.soleReadOnlyStatement(sql) {
                     let before = db.totalChanges
-                    if mapsResults, let type = method.result, ResultMapper.readsFirstRowDirectly(type), statement.columnCount > 0 {
-                        // One value from the first row: read straight from the statement, no rows built.
-                        let value = try executor.runReadingFirstRow(sql, on: statement) {
-                            ResultMapper.mapFirstRow(of: $0, as: type)
-                        }
-                        return DAOCallResult(value: value ?? .nil, objects: [], changes: db.totalChanges - before,
-                                             lastInsertRowID: db.lastInsertRowID, skipped: false, history: .one(sql))
-                    }
                     let rows = try executor.run(sql, on: statement)
                     let (value, objects) = mapsResults ? try mapper.map(rows ?? [], as: method.result) : (.nil, [])
                     return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before,
@@ -228,8 +217,7 @@ public final class DAOObject: @unchecked Sendable {
         }
 
         let result: DAOCallResult
-        if method.isParallel, method.kind == .select, let pool, !withState({ $0.explicitTransaction }),
-           !databasePath.isEmpty, databasePath != ":memory:" {
+        if runsOnPool, let pool {
             // Only an unprepared table takes the writer: a prepared one never waits for a write transaction.
             if !isPrepared { try prepareTable(table, globals: globals) }
             result = try mapDatabaseErrors { try pool.read { db in try execute(db) } }
@@ -255,36 +243,31 @@ public final class DAOObject: @unchecked Sendable {
         case rendered(RenderedCall)
         case staticForEach(StaticForEachCall)
 
-        /// The statement when the call is exactly one (no foreach, steps or try).
+        /// The statement, when the call is exactly one.
         var soleStatement: RenderedSQL? {
             switch self {
             case .statement(let sql): return sql
-            case .rendered(let call):
-                guard !call.isForEach, call.runs.count == 1, case .statement(let sql) = call.runs[0] else { return nil }
-                return sql
+            case .rendered(let call): return call.soleStatement
             case .staticForEach: return nil
             }
         }
+
     }
 
-    /// The commonest call made lean: one static statement that only reads, whose result is
-    /// one value of its first row (a select by key). It runs on its cached statement with
-    /// no transaction (SQLite runs one statement atomically) and builds no rendered call.
-    /// nil when the statement writes or a crypt rule covers a binding: the general path
-    /// runs it then.
-    private func readFirstRow(_ sql: RenderedSQL, as type: DAOResultType) throws -> DAOCallResult? {
-        guard sql.encryptedBindings.isEmpty, !sql.holdsSeveralStatements else { return nil }
-        return try mapDatabaseErrors {
+    /// A call of one statement whose result is one value of its first row (a select by key),
+    /// when the statement only reads: it runs on its cached statement with no transaction
+    /// (SQLite runs one statement atomically) and builds no rows. nil when the statement
+    /// writes: the general path runs it then.
+    private func readFirstRow(_ sql: RenderedSQL, as type: DAOResultType, table: String, globals: [String: DAOValue],
+                              isPrepared: Bool, encryptor: any DataCrypt) throws -> DAOCallResult? {
+        try mapDatabaseErrors {
             try queue.write { db -> DAOCallResult? in
-                let statement = try db.cachedStatement(sql.sql)
-                guard statement.isReadOnly, statement.columnCount > 0 else { return nil }
-                var value = DAOValue.nil
-                try statement.forEachRow(values: sql.bindings) { row in
-                    value = ResultMapper.mapFirstRow(of: row, as: type)
-                    return false // the rest of the rows of a read change nothing
-                }
-                return DAOCallResult(value: value, objects: [], changes: 0, lastInsertRowID: db.lastInsertRowID, skipped: false,
-                                     history: .one(sql))
+                if !isPrepared { try prepare(table, globals: globals, encryptor: encryptor, db: db) }
+                let executor = Executor(db: db, encryptor: encryptor)
+                guard let statement = try executor.soleReadOnlyStatement(sql), statement.columnCount > 0 else { return nil }
+                let value = try executor.runReadingFirstRow(sql, on: statement) { ResultMapper.mapFirstRow(of: $0, as: type) }
+                return DAOCallResult(value: value ?? .nil, objects: [], changes: 0, lastInsertRowID: db.lastInsertRowID,
+                                     skipped: false, history: .one(sql))
             }
         }
     }

@@ -114,6 +114,12 @@ public struct RenderedCall: Sendable, Equatable {
 
     /// Every statement of every run, in order.
     public var statements: [RenderedSQL] { runs.flatMap(\.statements) }
+
+    /// The statement, when the call is exactly one (no foreach, steps or try).
+    var soleStatement: RenderedSQL? {
+        guard !isForEach, runs.count == 1, case .statement(let sql) = runs[0] else { return nil }
+        return sql
+    }
 }
 
 /// Where a rendered statement's placeholders and inlined values are (UTF-8 offsets into its

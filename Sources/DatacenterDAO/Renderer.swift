@@ -18,13 +18,13 @@ public enum Renderer {
     /// - throws: `DAOError` (`.wrongArgumentCount`, `.nilArgument`, `.render`, `.expression`).
     public static func render(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue] = [:],
                               tableName: String, cryptRules: Set<DAOCryptRule> = []) throws -> RenderedCall {
+        if let statement = try renderStaticStatement(method, arguments: arguments, globals: globals, tableName: tableName,
+                                                     cryptRules: cryptRules) {
+            return RenderedCall(methodID: method.id, kind: method.kind, runs: [.statement(statement)], isForEach: false)
+        }
         try method.checkArguments(arguments)
         let scope = DAOScope(names: method.arguments, values: arguments, globals: globals)
         guard let forEach = method.forEach else {
-            if let plan = method.staticPlan {
-                let statement = try renderStatic(plan, scope: scope, tableName: tableName, cryptRules: cryptRules)
-                return RenderedCall(methodID: method.id, kind: method.kind, runs: [.statement(statement)], isForEach: false)
-            }
             let body = try render(method.body, scope: scope, tableName: tableName, cryptRules: cryptRules)
             return RenderedCall(methodID: method.id, kind: method.kind, runs: [body], isForEach: false)
         }
@@ -40,6 +40,18 @@ public enum Renderer {
             try render(method.body, scope: scope.binding(forEach.item, to: element), tableName: tableName, cryptRules: cryptRules)
         }
         return RenderedCall(methodID: method.id, kind: method.kind, runs: runs, isForEach: true)
+    }
+
+    /// The one statement of a call of `method` when its body is a static statement (text,
+    /// `${T}` and `#{}` only) and it has no method-level `foreach`: what `render` returns as
+    /// its only run, without building the call around it. nil for any other method.
+    /// - throws: what `render` throws.
+    static func renderStaticStatement(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue],
+                                      tableName: String, cryptRules: Set<DAOCryptRule>) throws -> RenderedSQL? {
+        guard method.forEach == nil, let plan = method.staticPlan else { return nil }
+        try method.checkArguments(arguments)
+        return try renderStatic(plan, scope: DAOScope(names: method.arguments, values: arguments, globals: globals),
+                                tableName: tableName, cryptRules: cryptRules)
     }
 
     /// Renders a body (a method's or an upgrade's) for the names in `scope`.

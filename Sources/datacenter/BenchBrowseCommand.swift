@@ -8,7 +8,7 @@ extension BenchCommand {
     struct Browse: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "browse",
-            abstract: "Browser scenarios: browse-first-screen, browse-last-page, browse-keypress.",
+            abstract: "Browser scenarios: \(BrowserBenchmark.scenarios.joined(separator: ", ")).",
             discussion: """
                 Opens the table, renders the first screen (120×40), jumps to the last page, and moves down row by row, \
                 all off-terminal, against raw SQLite reading the same pages. Without --db, builds a messages table of \

@@ -12,6 +12,15 @@ struct BenchOptions: ParsableArguments {
     @Option(name: .customLong("scenario"), help: ArgumentHelp("Measure only this scenario (repeatable); what it reads is still set up, untimed.", valueName: "name"))
     var scenarios: [String] = []
 
+    /// Checks `--scenario` against `scenarios`, prints the table header (without `--json`),
+    /// then runs `body` with the scenarios chosen and a reporter that prints each result as
+    /// soon as it is measured.
+    func measure(_ scenarios: [String], _ body: (BenchmarkSelection, (BenchmarkResult) -> Void) throws -> Void) throws {
+        let selection = try selection(of: scenarios)
+        BenchCommand.printHeader(json: json)
+        try body(selection) { BenchCommand.print($0, json: json) }
+    }
+
     /// The scenarios chosen with `--scenario`, checked against those `known`.
     func selection(of known: [String]) throws -> BenchmarkSelection {
         let selection = BenchmarkSelection(scenarios)
@@ -38,51 +47,48 @@ struct BenchCommand: ParsableCommand {
     struct KV: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "kv",
-            abstract: "Key-value scenarios: kv-set, kv-set-batch, kv-get, kv-get-cached, kv-set-encrypted, import.",
+            abstract: "Key-value scenarios: \(KVBenchmark.scenarios.joined(separator: ", ")).",
             discussion: "With --json, one object per scenario and line: {\"scenario\",\"engine_ns\",\"baseline_ns\",\"ratio\"} (ratio = engine/baseline, nanoseconds per operation). Build with -c release for meaningful figures.")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: BenchOptions
 
         func run() throws {
-            let (scratch, json, quick) = (options.scratch, options.json, options.quick)
-            let selection = try options.selection(of: KVBenchmark.scenarios)
-            BenchCommand.printHeader(json: json)
-            try KVBenchmark.run(in: scratch, scale: quick ? .quick : .standard, selection: selection) { BenchCommand.print($0, json: json) }
+            try options.measure(KVBenchmark.scenarios) { selection, report in
+                try KVBenchmark.run(in: options.scratch, scale: options.quick ? .quick : .standard, selection: selection, report: report)
+            }
         }
     }
 
     struct LRU: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "lru",
-            abstract: "LRU scenarios: lru-mem-get, lru-mem-set, lru-mem-get-4threads, lru-disk-set, lru-disk-get.",
+            abstract: "LRU scenarios: \(LRUBenchmark.scenarios.joined(separator: ", ")).",
             discussion: "Same output as `bench kv`. Baselines: a dictionary behind a lock (memory), one thread (4 threads), raw SQLite on a table of the same shape (disk).")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: BenchOptions
 
         func run() throws {
-            let (scratch, json, quick) = (options.scratch, options.json, options.quick)
-            let selection = try options.selection(of: LRUBenchmark.scenarios)
-            BenchCommand.printHeader(json: json)
-            try LRUBenchmark.run(in: scratch, quick: quick, selection: selection) { BenchCommand.print($0, json: json) }
+            try options.measure(LRUBenchmark.scenarios) { selection, report in
+                try LRUBenchmark.run(in: options.scratch, quick: options.quick, selection: selection, report: report)
+            }
         }
     }
 
     struct DAO: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "dao",
-            abstract: "DAO scenarios: dao-insert-foreach, dao-select-pk, dao-render.",
+            abstract: "DAO scenarios: \(DAOBenchmark.scenarios.joined(separator: ", ")).",
             discussion: "Same output as `bench kv`. Baselines: raw inserts with a reused statement in one transaction, a raw point select with a reused statement, the same SQL built by hand (render).")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: BenchOptions
 
         func run() throws {
-            let (scratch, json, quick) = (options.scratch, options.json, options.quick)
-            let selection = try options.selection(of: DAOBenchmark.scenarios)
-            BenchCommand.printHeader(json: json)
-            try DAOBenchmark.run(in: scratch, scale: quick ? .quick : .standard, selection: selection) { BenchCommand.print($0, json: json) }
+            try options.measure(DAOBenchmark.scenarios) { selection, report in
+                try DAOBenchmark.run(in: options.scratch, scale: options.quick ? .quick : .standard, selection: selection, report: report)
+            }
         }
     }
 

@@ -86,7 +86,7 @@ public final class LRUDiskCache: @unchecked Sendable {
             pendingKeys.reserveCapacity(room)
         }
 
-        static let largestReservation = 65_536
+        static let largestReservation = 16_384
     }
 
     private enum Operation {
@@ -251,7 +251,7 @@ public final class LRUDiskCache: @unchecked Sendable {
     private func enqueue(_ operation: Operation, key: String?, store given: Store? = nil) throws {
         guard let store = try given ?? resolveStore() else { return }
         let (scheduleDelayed, flushNow): (Bool, Bool) = lock.withLock {
-            let i = batchIndex(for: store)
+            let i = batchIndex(for: store, expectingWrites: true)
             batches[i].operations.append(operation)
             if let key { batches[i].pendingKeys[key, default: 0] += 1 } else { batches[i].hasBulkOperation = true }
             if case .set = operation { batches[i].insertsSinceCount += 1 }
@@ -268,10 +268,11 @@ public final class LRUDiskCache: @unchecked Sendable {
     /// How many queued writes start a commit without waiting for `coalescingDelay`.
     static let eagerFlushSize = 512
 
-    /// The index in `batches` of `store`'s batch, added when missing. The lock must be held.
-    private func batchIndex(for store: Store) -> Int {
+    /// The index in `batches` of `store`'s batch, added when missing (sized like the last
+    /// burst when it is for writes, not for recency touches). The lock must be held.
+    private func batchIndex(for store: Store, expectingWrites: Bool) -> Int {
         if let i = batches.firstIndex(where: { $0.store === store }) { return i }
-        batches.append(PendingBatch(store: store, expected: lastBatchSize))
+        batches.append(PendingBatch(store: store, expected: expectingWrites ? lastBatchSize : 0))
         return batches.count - 1
     }
 
@@ -404,7 +405,7 @@ public final class LRUDiskCache: @unchecked Sendable {
     private func touch(_ key: String, store: Store) {
         let tick = nextTick()
         let schedule: Bool = lock.withLock {
-            let i = batchIndex(for: store)
+            let i = batchIndex(for: store, expectingWrites: false)
             batches[i].touches[key] = tick
             let due = batches[i].touches.count >= 1024 && !flushScheduled
             if due { flushScheduled = true }
