@@ -28,12 +28,15 @@ public struct DAOCallResult: Sendable {
         case one(RenderedSQL)
         /// Built on demand (rendering is pure, so they are what the call ran).
         case deferred(@Sendable () -> [RenderedSQL])
+        /// The statement of a `KeptRead` call, rendered on demand.
+        case keptRead(DAOMethod, [DAOValue], table: String)
 
         var statements: [RenderedSQL] {
             switch self {
             case .list(let statements): return statements
             case .one(let statement): return [statement]
             case .deferred(let build): return build()
+            case .keptRead(let method, let arguments, let table): return KeptRead.rendered(method, arguments: arguments, table: table)
             }
         }
     }

@@ -64,6 +64,9 @@ public final class DAOMethod: Sendable {
     /// Set when the body is one statement without dynamic parts (text, `${T}` and `#{}`
     /// only): its SQL is then the same for every call on a table.
     let staticPlan: StaticStatementPlan?
+    /// Set for a select by key whose calls bind their arguments straight to a statement kept
+    /// by the DAO object (`KeptRead`).
+    let keptReadPlan: KeptReadPlan?
 
     init(kind: DAOMethodKind, id: String, arguments: [DAOArgumentSpec], result: DAOResultType?, forEach: DAOForEachSpec?,
          isParallel: Bool, body: DAOMethodBody, location: SourceLocation) {
@@ -80,6 +83,8 @@ public final class DAOMethod: Sendable {
         } else {
             staticPlan = nil
         }
+        keptReadPlan = KeptReadPlan(arguments: arguments, result: result, forEach: forEach, isParallel: isParallel,
+                                    staticPlan: staticPlan)
     }
 
     /// The number of arguments a call passes (overloads differ in it).

@@ -1,5 +1,6 @@
 import DatacenterKit
 import Foundation
+import Synchronization
 
 /// A DAO object: a config bound to a database, whose methods are called by name with
 /// positional arguments (`APDAOProtocol`).
@@ -24,10 +25,12 @@ public final class DAOObject: @unchecked Sendable {
 
     private let queue: DatabaseQueue
     private let pool: DatabasePool?
-    private let lock = NSLock()
-    private var state: State
+    private let state: Mutex<State>
 
-    private struct State {
+    /// Everything a call reads or changes besides the database, only touched under the
+    /// mutex (`withState`); unchecked because its kept reads hold statements, which are
+    /// used on the connection's queue only.
+    private struct State: @unchecked Sendable {
         var tableName: String
         var globals: [String: DAOValue] = [:]
         var eventHandler: DAOEventHandler?
@@ -35,8 +38,45 @@ public final class DAOObject: @unchecked Sendable {
         var decryptor: any DataCrypt
         var lastInsertRowID: Int64 = 0
         var lastChanges = 0
+        /// Tables whose initializer and upgrades have run.
         var preparedTables: Set<String> = []
         var explicitTransaction = false
+        /// Selects by key ready to run again, on prepared tables only.
+        var keptReads: [KeptRead] = []
+
+        /// The kept read of the method `id` of `arity` arguments on the current table. Found
+        /// without the config's method lookup: the arity and the name's length rule out most
+        /// entries before any name is compared.
+        func keptRead(_ id: String, arity: Int) -> KeptRead? {
+            let length = id.utf8.count
+            for read in keptReads where read.method.arity == arity && read.method.id.utf8.count == length
+                && read.method.id == id && read.table == tableName {
+                return read
+            }
+            return nil
+        }
+
+        /// Keeps `read` while its table is prepared (a table forgotten meanwhile is set up
+        /// again by the next call, which the kept read would skip).
+        mutating func keep(_ read: KeptRead) {
+            guard preparedTables.contains(read.table), !keptReads.contains(where: { $0.method === read.method && $0.table == read.table })
+            else { return }
+            if keptReads.count >= State.keptReadLimit { keptReads.removeAll() }
+            keptReads.append(read)
+        }
+
+        static let keptReadLimit = 32
+
+        /// Forgets that `table` (nil: every table) was set up, and the reads kept on it.
+        mutating func forgetPrepared(_ table: String?) {
+            if let table {
+                preparedTables.remove(table)
+                keptReads.removeAll { $0.table == table }
+            } else {
+                preparedTables.removeAll()
+                keptReads.removeAll()
+            }
+        }
     }
 
     /// A DAO object over a store's file; crypt columns use the store's default crypt.
@@ -60,12 +100,11 @@ public final class DAOObject: @unchecked Sendable {
         self.pool = pool
         self.databasePath = queue.path
         self.models = models
-        self.state = State(tableName: config.module.tableName, encryptor: crypt, decryptor: crypt)
+        self.state = Mutex(State(tableName: config.module.tableName, encryptor: crypt, decryptor: crypt))
     }
 
     private func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
-        lock.lock(); defer { lock.unlock() }
-        return try body(&state)
+        try state.withLock { try body(&$0) }
     }
 
     // MARK: Properties (APDAOProtocol)
@@ -131,6 +170,7 @@ public final class DAOObject: @unchecked Sendable {
     /// - throws: `DAOError`; on a throw nothing of the call is kept.
     @discardableResult
     public func call(_ id: String, _ arguments: [DAOValue] = []) throws -> DAOCallResult {
+        if let result = try callKeptRead(id, arguments) { return result }
         let method = try config.method(id, arity: arguments.count)
         let (table, globals, encryptor, decryptor, isPrepared) = withState {
             ($0.tableName, $0.globals, $0.encryptor, $0.decryptor, $0.preparedTables.contains($0.tableName))
@@ -150,7 +190,8 @@ public final class DAOObject: @unchecked Sendable {
             && databasePath != ":memory:" && !withState({ $0.explicitTransaction })
         // The commonest call, a select by key, skips the rest of this function's machinery.
         if !runsOnPool, let sql = work.soleStatement, let type = method.result, ResultMapper.readsFirstRowDirectly(type),
-           let result = try readFirstRow(sql, as: type, table: table, globals: globals, isPrepared: isPrepared, encryptor: encryptor) {
+           let result = try readFirstRow(sql, of: method, as: type, table: table, globals: globals, isPrepared: isPrepared,
+                                         encryptor: encryptor) {
             withState {
                 $0.lastInsertRowID = result.lastInsertRowID
                 $0.lastChanges = 0
@@ -258,18 +299,43 @@ public final class DAOObject: @unchecked Sendable {
     /// when the statement only reads: it runs on its cached statement with no transaction
     /// (SQLite runs one statement atomically) and builds no rows. nil when the statement
     /// writes: the general path runs it then.
-    private func readFirstRow(_ sql: RenderedSQL, as type: DAOResultType, table: String, globals: [String: DAOValue],
-                              isPrepared: Bool, encryptor: any DataCrypt) throws -> DAOCallResult? {
+    ///
+    /// A method with a `KeptReadPlan` keeps the statement, so its next calls skip rendering
+    /// (`callKeptRead`).
+    private func readFirstRow(_ sql: RenderedSQL, of method: DAOMethod, as type: DAOResultType, table: String,
+                              globals: [String: DAOValue], isPrepared: Bool, encryptor: any DataCrypt) throws -> DAOCallResult? {
         try mapDatabaseErrors {
             try queue.write { db -> DAOCallResult? in
                 if !isPrepared { try prepare(table, globals: globals, encryptor: encryptor, db: db) }
                 let executor = Executor(db: db, encryptor: encryptor)
                 guard let statement = try executor.soleReadOnlyStatement(sql), statement.columnCount > 0 else { return nil }
+                if let plan = method.keptReadPlan, sql.bindings.count == plan.bindings.count,
+                   let read = KeptRead(method: method, plan: plan, table: table, statement: statement) {
+                    withState { $0.keep(read) }
+                }
                 let value = try executor.runReadingFirstRow(sql, on: statement) { ResultMapper.mapFirstRow(of: $0, as: type) }
                 return DAOCallResult(value: value ?? .nil, objects: [], changes: 0, lastInsertRowID: db.lastInsertRowID,
                                      skipped: false, history: .one(sql))
             }
         }
+    }
+
+    /// A call of a select by key whose statement an earlier call kept: its arguments are
+    /// bound straight to it. nil when none is kept (the general path runs the call, and keeps
+    /// the statement for the next one).
+    private func callKeptRead(_ id: String, _ arguments: [DAOValue]) throws -> DAOCallResult? {
+        guard let read = withState({ $0.keptRead(id, arity: arguments.count) }) else { return nil }
+        let method = read.method
+        try method.checkArguments(arguments)
+        let (value, rowID) = try mapDatabaseErrors {
+            try queue.write { db in (try read.run(arguments), db.lastInsertRowID) }
+        }
+        withState {
+            $0.lastInsertRowID = rowID
+            $0.lastChanges = 0
+        }
+        return DAOCallResult(value: value, objects: [], changes: 0, lastInsertRowID: rowID, skipped: false,
+                             history: .keptRead(method, arguments, table: read.table))
     }
 
     /// Calls a select and decodes its result as `T` (each row for an array result).
@@ -307,6 +373,7 @@ public final class DAOObject: @unchecked Sendable {
     private func prepare(_ table: String, globals: [String: DAOValue], encryptor: any DataCrypt, db: Database) throws {
         if table.isEmpty {
             if config.module.initializer != nil { throw DAOError.noTableName }
+            withState { _ = $0.preparedTables.insert(table) } // nothing to set up
             return
         }
         guard !withState({ $0.preparedTables.contains(table) }) else { return }
@@ -356,7 +423,7 @@ public final class DAOObject: @unchecked Sendable {
                 }
             }
         }
-        withState { _ = $0.preparedTables.remove(table) }
+        withState { $0.forgetPrepared(table) }
         emit(.tableDeleted, ["table": .string(table)])
     }
 
@@ -415,7 +482,7 @@ public final class DAOObject: @unchecked Sendable {
         try mapDatabaseErrors { try queue.write { db in try db.rollback() } }
         withState {
             $0.explicitTransaction = false
-            $0.preparedTables.removeAll()
+            $0.forgetPrepared(nil)
         }
     }
 
@@ -427,7 +494,7 @@ public final class DAOObject: @unchecked Sendable {
                 try queue.write { db in try db.inTransaction(.immediate) { try body(self) } }
             }
         } catch {
-            withState { $0.preparedTables.removeAll() }
+            withState { $0.forgetPrepared(nil) }
             throw error
         }
     }

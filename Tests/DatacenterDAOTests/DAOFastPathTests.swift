@@ -136,4 +136,75 @@ private let fastXML = """
         #expect(dao.lastChanges == 0) // a read changes nothing
         #expect(dao.lastInsertRowID == 1) // and leaves the connection's last rowid as it was
     }
+
+    /// A select by key keeps its statement after the first call and later calls bind their
+    /// arguments straight to it: they must read and report what the general path would, for
+    /// every argument, and a table that must be set up again (deleted, created in a rolled
+    /// back transaction, another table name) is set up before the read.
+    @Test func aKeptSelectByKeyReadsWhatTheGeneralPathReads() throws {
+        let xml = """
+            <module name="Kept" initializer="create" tableName="items" version="1.0">
+              <update id="create">create table if not exists ${T} (id integer primary key, name text, tag text)</update>
+              <insert id="add" arguments="name, tag">insert into ${T} (name, tag) values (#{name}, #{tag})</insert>
+              <select id="name" arguments="$id" result="string">select name from ${T} where id = #{id}</select>
+              <select id="get" arguments="id" result="{}">select id, name from ${T} where id = #{$id}</select>
+              <select id="tagged" arguments="tag" result="int">select count(*) from ${T} where tag = #{tag or ""}</select>
+              <select id="mine" result="string">select name from ${T} where tag = #{owner}</select>
+            </module>
+            """
+        let config = try DAOConfig(xml: xml, file: "kept.xml")
+        #expect(try config.method("name", arity: 1).keptReadPlan != nil)
+        #expect(try config.method("mine", arity: 0).keptReadPlan == nil) // reads a global
+        let dao = DAOObject(config: config, queue: DatabaseQueue(database: try Database.inMemory()))
+        try dao.call("add", ["a", ""])
+        try dao.call("add", ["b", "x"])
+        for (id, name) in [(1, "a"), (2, "b"), (3, nil), (1, "a")] as [(Int64, String?)] {
+            let result = try dao.call("name", [.integer(id)])
+            #expect(result.value == (name.map { .string($0) } ?? .nil))
+            #expect(result.statements == (try dao.render("name", [.integer(id)])).statements)
+            #expect(try dao.call("get", [.integer(id)]).value == (name.map { ["id": .integer(id), "name": .string($0)] } ?? .nil))
+        }
+        do {
+            try dao.call("name", [.nil])
+            Issue.record("a nil $ argument must fail")
+        } catch DAOError.nilArgument(let method, let argument) {
+            #expect(method == "name" && argument == "id")
+        }
+        #expect(try dao.call("tagged", [.nil]).value == 1) // or "": nil binds ''
+        #expect(try dao.call("tagged", ["x"]).value == 1)
+        dao.globalArguments = ["owner": "x"]
+        #expect(try dao.call("mine").value == "b")
+        dao.globalArguments = ["owner": ""]
+        #expect(try dao.call("mine").value == "a")
+
+        try dao.deleteTable()
+        #expect(try dao.call("name", [1]).value == .nil) // set up again, not "no such table"
+        try dao.call("add", ["c", nil])
+        dao.tableName = "others"
+        #expect(try dao.call("name", [1]).value == .nil)
+        try dao.call("add", ["d", nil])
+        #expect(try dao.call("name", [1]).value == "d")
+        dao.tableName = "items"
+        #expect(try dao.call("name", [1]).value == "c")
+
+        let fresh = DAOObject(config: config, queue: DatabaseQueue(database: try Database.inMemory()))
+        try fresh.beginTransaction()
+        #expect(try fresh.call("name", [1]).value == .nil) // creates the table, inside the transaction
+        try fresh.rollback()
+        #expect(try fresh.call("name", [1]).value == .nil)
+        #expect(try fresh.tableExists())
+    }
+
+    /// `Statement.firstRow` binds what it is given, checks the parameter count and stops
+    /// at the first row.
+    @Test func firstRowBindsAndReadsOneRow() throws {
+        let db = try Database.inMemory()
+        let statement = try db.cachedStatement("select value from (select ?1 as value union all select ?1 + 1) order by value")
+        #expect(throws: DatabaseError.self) { try statement.firstRow(bindingCount: 2, { _ in .integer(1) }, { _ in }) }
+        var rows: [DatabaseValue] = []
+        #expect(try statement.firstRow(bindingCount: 1, { _ in .integer(7) }, { rows.append($0.value(at: 0)) }))
+        #expect(rows == [.integer(7)])
+        let none = try db.cachedStatement("select 1 where ? = 0")
+        #expect(try !none.firstRow(bindingCount: 1, { _ in .integer(1) }, { _ in Issue.record("no row expected") }))
+    }
 }

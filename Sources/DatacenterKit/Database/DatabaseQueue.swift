@@ -5,8 +5,8 @@ import Foundation
 /// A connection is only reached inside `read` or `write`, so nobody keeps it past its lock.
 /// Calls may nest on the same thread (the lock is recursive).
 public final class DatabaseQueue: @unchecked Sendable {
-    private let lock = NSRecursiveLock()
-    private let database: Database
+    @usableFromInline let lock = NSRecursiveLock()
+    @usableFromInline let database: Database
 
     /// The database file path.
     public let path: String
@@ -29,14 +29,14 @@ public final class DatabaseQueue: @unchecked Sendable {
     public var isReadOnly: Bool { database.isReadOnly }
 
     /// Runs `body` with exclusive use of the connection.
-    public func read<T>(_ body: (Database) throws -> T) rethrows -> T {
+    @inlinable public func read<T>(_ body: (Database) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(database)
     }
 
     /// Runs `body` with exclusive use of the connection (the same as `read`, named for intent).
-    public func write<T>(_ body: (Database) throws -> T) rethrows -> T {
+    @inlinable public func write<T>(_ body: (Database) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(database)

@@ -117,6 +117,27 @@ public final class Statement {
         }
     }
 
+    /// Binds `count` values in order, `value(i)` to parameter `i + 1` (see `bind(values:)`),
+    /// and calls `read` on the first row; returns false when there is none. The statement is
+    /// reset after that row, so a lookup by key never steps further (the fast path for
+    /// callers whose values are not yet in an array, such as the DAO engine's select by key).
+    ///
+    /// - throws: `DatabaseError` with `SQLITE_RANGE` when `count` differs from the
+    ///   parameter count; what stepping or `read` throws.
+    public func firstRow(bindingCount count: Int, _ value: (Int) -> DatabaseValue,
+                         _ read: (Statement) throws -> Void) throws -> Bool {
+        sqlite3_reset(handle)
+        let parameters = Int(sqlite3_bind_parameter_count(handle))
+        guard count == parameters else {
+            throw bindingError("statement has \(parameters) parameter(s), \(count) value(s) given")
+        }
+        for index in 0..<count { try bind(value(index), at: Int32(index + 1)) }
+        defer { sqlite3_reset(handle) }
+        guard try step() else { return false }
+        try read(self)
+        return true
+    }
+
     private func bindingError(_ message: String) -> DatabaseError {
         DatabaseError(extendedCode: SQLITE_RANGE, message: message, sql: sql, path: path)
     }
