@@ -76,7 +76,7 @@ public enum DAOBenchmark {
         let plain: [(String, Double, String)] = (0..<n).map { i in ("item \(i)", Double(i % 100) / 4, "tag\(i % 10)") }
         try dao.call("get", [0]) // creates the table
         if selection.includes("dao-insert-foreach") {
-            let insert = try Stopwatch.interleaved(rounds: max(3, scale.rounds / 2), operations: n, engine: { _ in
+            let insert = try Stopwatch.interleaved(rounds: scale.rounds * 2 + 1, operations: n, engine: { _ in
                 try dao.call("insertAll", [.array(rows)])
             }, baseline: { _ in
                 try raw.insertAll(plain)

@@ -70,26 +70,17 @@ struct StaticForEachCall: Sendable {
             let returnsRows = statement.columnCount > 0
             var scope = self.scope
             scope.push(item, .nil)
-            var bindings: [DatabaseValue] = []
-            bindings.reserveCapacity(plan.references.count)
             let sources = plan.references.map { BindingSource($0, item: item) }
-            let readsScope = sources.contains { if case .scope = $0.kind { return true } else { return false } }
+            try statement.checkParameterCount(sources.count)
+            let readsScope = sources.contains { $0.member == nil }
             for element in elements {
                 if readsScope { scope.rebindLast(element) }
-                bindings.removeAll(keepingCapacity: true)
-                for source in sources {
-                    let value: DAOValue
-                    switch source.kind {
-                    case .member(let name): value = element.member(name)
-                    case .scope(let path): value = scope.lookup(path)
-                    }
-                    bindings.append((value.isNil && source.nilAsEmpty ? .string("") : value).databaseValue)
-                }
+                try BindingSource.bind(sources, for: element, in: scope, to: statement)
                 var rows: [Row] = []
                 if returnsRows {
-                    try statement.forEachRow(values: bindings) { rows.append($0.row()); return true }
+                    try statement.forEachBoundRow { rows.append($0.row()); return true }
                 } else {
-                    try statement.execute(values: bindings)
+                    try statement.executeBound()
                 }
                 if let mapper {
                     let (value, decoded) = try mapper.map(rows, as: result)
@@ -105,21 +96,75 @@ struct StaticForEachCall: Sendable {
 
     /// Where one binding's value comes from for an element.
     private struct BindingSource {
-        enum Kind {
-            /// `#{item.member}`: the element's member, read directly (the item shadows every
-            /// other name, so this is what the scope lookup finds).
-            case member(String)
-            /// Any other reference (a `$` name included): looked up in the scope.
-            case scope([String])
-        }
-        let kind: Kind
+        /// `#{item.member}`: the element's member, read directly (the item shadows every
+        /// other name, so this is what the scope lookup finds). nil for any other reference
+        /// (a `$` name included), which is looked up in the scope.
+        let member: String?
+        /// The member's name ("" for none) and its UTF-8 length (-1 for none), compared with
+        /// an element's keys: the length first, as it rules out most keys.
+        private let memberName: String
+        private let memberLength: Int
+        let path: [String]
         /// `or ""`.
         let nilAsEmpty: Bool
 
         init(_ reference: ReferenceNode, item: String) {
-            let path = reference.path
-            kind = path.count == 2 && path[0] == item && !item.hasPrefix("$") ? .member(path[1]) : .scope(path)
+            path = reference.path
+            member = path.count == 2 && path[0] == item && !item.hasPrefix("$") ? path[1] : nil
+            memberName = member ?? ""
+            memberLength = member?.utf8.count ?? -1
             nilAsEmpty = reference.nilAsEmpty
+        }
+
+        @inline(__always) private func isMember(_ key: String, length: Int) -> Bool {
+            memberLength == length && memberName == key
+        }
+
+        /// The most members an element may have for `values` to find them in one pass over
+        /// it (comparing names) rather than by a hashed lookup per source.
+        static let onePassLimit = 16
+
+        /// Binds to `statement` the value each of `sources` takes for `element` (as
+        /// `Renderer` binds it), every parameter in turn.
+        ///
+        /// A row of a batch is usually a small dictionary: walking its entries once and
+        /// comparing names costs less than hashing a name per source, and finds the same
+        /// values (a member the element lacks is nil, or its member count for `count`, as in
+        /// `DAOValue.member`).
+        static func bind(_ sources: [BindingSource], for element: DAOValue, in scope: DAOScope, to statement: Statement) throws {
+            let fields: [String: DAOValue]?
+            switch element {
+            case .dictionary(let d), .model(_, let d): fields = d.count <= onePassLimit ? d : nil
+            default: fields = nil
+            }
+            guard let fields, sources.count <= 64 else {
+                for (index, source) in sources.enumerated() {
+                    let value = source.member.map { element.member($0) } ?? scope.lookup(source.path)
+                    try statement.bind(bound(value, source), toParameter: index + 1)
+                }
+                return
+            }
+            var unbound: UInt64 = sources.count == 64 ? .max : (1 << UInt64(sources.count)) - 1
+            try sources.withUnsafeBufferPointer { sources in
+                for (key, value) in fields {
+                    let length = key.utf8.count
+                    for index in 0..<sources.count where sources[index].isMember(key, length: length) {
+                        try statement.bind(bound(value, sources[index]), toParameter: index + 1)
+                        unbound &= ~(1 << UInt64(index))
+                    }
+                }
+            }
+            while unbound != 0 {
+                let index = unbound.trailingZeroBitCount
+                unbound &= unbound - 1
+                let source = sources[index]
+                let value = source.member.map { $0 == "count" ? .integer(Int64(fields.count)) : .nil } ?? scope.lookup(source.path)
+                try statement.bind(bound(value, source), toParameter: index + 1)
+            }
+        }
+
+        @inline(__always) private static func bound(_ value: DAOValue, _ source: BindingSource) -> DatabaseValue {
+            value.isNil && source.nilAsEmpty ? .text("") : value.databaseValue
         }
     }
 

@@ -207,4 +207,53 @@ private let fastXML = """
         let none = try db.cachedStatement("select 1 where ? = 0")
         #expect(try !none.firstRow(bindingCount: 1, { _ in .integer(1) }, { _ in Issue.record("no row expected") }))
     }
+
+    /// A static foreach binds each element's members found in one pass over a small
+    /// dictionary (hashed lookups for a large one): every element shape must bind what the
+    /// general rendering binds (missing members, `count`, `or ""`, models, non-dictionaries,
+    /// a name bound twice, an argument beside the members).
+    @Test(arguments: [UInt64(11), 12, 13])
+    func forEachMembersBindAsRendered(seed: UInt64) throws {
+        let xml = """
+            <module name="Members" initializer="create" tableName="t" version="1.0">
+              <update id="create">create table ${T} (seq integer primary key, a, b, c, g, a2)</update>
+              <insert id="addAll" arguments="rows, g" foreach="rows.r">
+                insert into ${T} (a, b, c, g, a2) values (#{r.a}, #{r.b or ""}, #{r.count}, #{g}, #{r.a})
+              </insert>
+            </module>
+            """
+        let dao = DAOObject(config: try DAOConfig(xml: xml, file: "members.xml"), queue: DatabaseQueue(database: try Database.inMemory()))
+        var rng = SeededGenerator(seed: seed)
+        func scalar() -> DAOValue {
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0: return .nil
+            case 1: return .integer(Int64.random(in: -9...9, using: &rng))
+            case 2: return .double(2.5)
+            case 3: return .bool(true)
+            default: return .string(["x", "it's", ""].randomElement(using: &rng)!)
+            }
+        }
+        var elements: [DAOValue] = []
+        for _ in 0..<60 {
+            var fields: [String: DAOValue] = [:]
+            for name in ["a", "b", "count"] where Bool.random(using: &rng) { fields[name] = scalar() }
+            for extra in 0..<[0, 2, 15, 20].randomElement(using: &rng)! { fields["extra\(extra)"] = scalar() }
+            switch Int.random(in: 0..<6, using: &rng) {
+            case 0: elements.append(.model("Row", fields))
+            case 1: elements.append([scalar(), scalar()])
+            case 2: elements.append(.nil)
+            default: elements.append(.dictionary(fields))
+            }
+        }
+        let result = try dao.call("addAll", [.array(elements), scalar()])
+        let rendered = result.statements
+        #expect(rendered.count == elements.count)
+        let rows = try dao.executeQuery(sql: "select a, b, c, g, a2 from t order by seq")
+        #expect(rows.count == elements.count)
+        for (index, (row, statement)) in zip(rows, rendered).enumerated() {
+            let expected = statement.bindings.map(DAOValue.init)
+            let actual = ["a", "b", "c", "g", "a2"].map { row[$0] ?? .nil }
+            #expect(actual == expected, "seed \(seed), element \(index): \(elements[index])")
+        }
+    }
 }

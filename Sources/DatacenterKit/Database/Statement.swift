@@ -93,16 +93,37 @@ public final class Statement {
     ///   parameter count.
     public func bind(values: [DatabaseValue]) throws {
         sqlite3_reset(handle)
-        let count = Int(sqlite3_bind_parameter_count(handle))
-        guard values.count == count else {
-            throw bindingError("statement has \(count) parameter(s), \(values.count) value(s) given")
+        try checkParameterCount(values.count)
+        for index in 0..<values.count { try bind(values[index], at: Int32(index + 1)) }
+    }
+
+    /// Checks that the statement has exactly `count` parameters, as positional binding needs.
+    /// - throws: `DatabaseError` with `SQLITE_RANGE` when it has another number.
+    public func checkParameterCount(_ count: Int) throws {
+        let parameters = Int(sqlite3_bind_parameter_count(handle))
+        guard count == parameters else {
+            throw bindingError("statement has \(parameters) parameter(s), \(count) value(s) given")
         }
-        for index in 0..<count { try bind(values[index], at: Int32(index + 1)) }
+    }
+
+    /// Binds `value` to parameter `index` (from 1), leaving the other parameters' values as
+    /// they are: the lowest-level binding, for callers that bind values as they find them
+    /// (the DAO engine binding a batch's rows). The statement must not be mid-run: it is
+    /// after `reset()` and after every method here that runs it; check the parameter count
+    /// once with `checkParameterCount(_:)`.
+    public func bind(_ value: DatabaseValue, toParameter index: Int) throws {
+        try bind(value, at: Int32(index))
     }
 
     /// Binds `values` (see `bind(values:)`) and runs the statement to completion, ignoring rows.
     public func execute(values: [DatabaseValue]) throws {
         try bind(values: values)
+        try executeBound()
+    }
+
+    /// Runs the statement with the values bound now to completion, ignoring rows, and
+    /// resets it.
+    public func executeBound() throws {
         defer { sqlite3_reset(handle) }
         while try step() {}
     }
@@ -111,6 +132,12 @@ public final class Statement {
     /// returning false.
     public func forEachRow(values: [DatabaseValue], _ body: (Statement) throws -> Bool) throws {
         try bind(values: values)
+        try forEachBoundRow(body)
+    }
+
+    /// Runs the statement with the values bound now, calling `body` for each row (stop early
+    /// by returning false), and resets it.
+    public func forEachBoundRow(_ body: (Statement) throws -> Bool) throws {
         defer { sqlite3_reset(handle) }
         while try step() {
             if try !body(self) { break }
@@ -127,15 +154,15 @@ public final class Statement {
     public func firstRow(bindingCount count: Int, _ value: (Int) -> DatabaseValue,
                          _ read: (Statement) throws -> Void) throws -> Bool {
         sqlite3_reset(handle)
-        let parameters = Int(sqlite3_bind_parameter_count(handle))
-        guard count == parameters else {
-            throw bindingError("statement has \(parameters) parameter(s), \(count) value(s) given")
-        }
+        try checkParameterCount(count)
         for index in 0..<count { try bind(value(index), at: Int32(index + 1)) }
-        defer { sqlite3_reset(handle) }
-        guard try step() else { return false }
-        try read(self)
-        return true
+        var found = false
+        try forEachBoundRow { row in
+            try read(row)
+            found = true
+            return false
+        }
+        return found
     }
 
     private func bindingError(_ message: String) -> DatabaseError {
@@ -209,17 +236,13 @@ public final class Statement {
     /// Binds `arguments` and runs the statement to completion, ignoring rows.
     public func execute(_ arguments: StatementArguments = .none) throws {
         try bind(arguments)
-        defer { sqlite3_reset(handle) }
-        while try step() {}
+        try executeBound()
     }
 
     /// Binds `arguments`, then calls `body` for each row; stop early by returning false.
     public func forEachRow(_ arguments: StatementArguments = .none, _ body: (Statement) throws -> Bool) throws {
         try bind(arguments)
-        defer { sqlite3_reset(handle) }
-        while try step() {
-            if try !body(self) { break }
-        }
+        try forEachBoundRow(body)
     }
 
     /// Binds `arguments` and returns every row.
