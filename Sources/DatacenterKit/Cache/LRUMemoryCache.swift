@@ -1,249 +1,259 @@
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A thread-safe least-recently-used memory cache: `APLRUMemoryCache`.
 ///
-/// `get` and `set` are O(1): a dictionary finds the entry, and a doubly linked list kept in
-/// one array (indices, not references, so no reference counting on the hot path) orders
-/// entries from most to least recently used. The cache never holds more than `capacity`
-/// entries: inserting into a full cache evicts the least recently used one first.
+/// `get` and `set` are O(1): a hash table finds the entry, and a doubly linked list orders
+/// entries from most to least recently used (`LRUTable`). The cache never holds more than
+/// `capacity` entries: inserting into a full cache evicts the least recently used one first.
+///
+/// Gets run side by side: a hit only reads the table and records its use in the calling
+/// thread's `LRUReaderSlot`, a cache line no other core writes, so readers on several cores
+/// keep up with one. A full slot is applied to the list by its own thread. Everything else
+/// (`set`, `remove`, `peek`, an expired entry) takes the cache to itself: it waits for the
+/// gets in progress and applies every recorded use, all slots merged by their `RecencyClock`
+/// stamps, before it reads or changes anything. So, used from one thread, the order is
+/// exactly as if each get had moved its entry at once; used from several, each thread's uses
+/// keep their order, and uses made at the same time on different threads are ordered within
+/// a slot's worth of uses (64) of when they were made.
 public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked Sendable {
-    /// One entry. Links are kept apart (`links`), so reordering never moves a key or value.
-    private struct Node {
-        var key: Key
-        var value: Value
-        /// Seconds since the reference date after which the entry is gone; 0: never.
-        var expiry: Double
-    }
-
-    /// The neighbours of one slot in recency order (-1: none).
-    private struct Link {
-        var previous: Int32
-        var next: Int32
-    }
-
-    private let lock = AdaptiveLock()
-    private var index: [Key: Int32] = [:]
-    /// Entries by slot; nil for a free slot, so a removed value is released at once.
-    private var nodes: [Node?] = []
-    private var links: [Link] = []
-    private var freeSlots: [Int32] = []
-    private var head: Int32 = -1   // most recently used
-    private var tail: Int32 = -1   // least recently used
+    /// Read by gets while no change runs; changed only inside `exclusively`.
+    private var table = LRUTable<Key, Value>()
     private var limit: Int
-    /// Slots `get` has read whose move to the head is pending. They are applied in order,
-    /// all at once, before anything that reads or changes the order or frees a slot, so the
-    /// order is exactly as if each get had moved its entry at once; meanwhile a get writes
-    /// one slot number instead of relinking neighbours, which is what lets readers on
-    /// several cores keep up with one.
-    private var pendingTouches: [Int32] = []
-    private static var touchBatchSize: Int { 64 }
+    /// Serializes changes.
+    private let writer = AdaptiveLock()
+    /// True while a change runs or waits for gets to finish; gets then wait too.
+    private let changing = Atomic<Bool>(false)
+    /// The largest stamp applied, which gets stamp past (`RecencyClock.tick`).
+    private let applied = Atomic<UInt64>(0)
+    private let readers: [LRUReaderSlot]
+    /// The same slots, reached by gets without the reference counting a plain read of the
+    /// array does (every core would write the slot's count, the very sharing slots avoid).
+    private let unmanagedReaders: [Unmanaged<LRUReaderSlot>]
+    private static var readerCount: Int { 16 }
+    private var pressureWatcher: MemoryPressureWatcher?
 
     /// Creates a cache holding at most `capacity` entries (0 holds nothing).
     public init(capacity: Int) {
         limit = min(max(0, capacity), Int(Int32.max) - 1)
-        index.reserveCapacity(min(limit, 4096))
-        pendingTouches.reserveCapacity(LRUMemoryCache.touchBatchSize)
+        readers = (0..<Self.readerCount).map { _ in LRUReaderSlot() }
+        unmanagedReaders = readers.map { Unmanaged.passUnretained($0) }
     }
 
-    private var pressureWatcher: MemoryPressureWatcher?
+    deinit { table.deallocate() }
 
     /// When true, the cache empties itself whenever `MemoryPressure.post()` is called
     /// (the original's `handleMemoryWarning`). Default false.
     public var handlesMemoryPressure: Bool {
-        get { lock.withLock { pressureWatcher != nil } }
+        get { exclusively { pressureWatcher != nil } }
         set {
-            lock.withLock {
+            exclusively {
                 if newValue { pressureWatcher = pressureWatcher ?? MemoryPressureWatcher(clearing: self) } else { pressureWatcher = nil }
             }
         }
     }
 
     /// The most entries the cache holds.
-    public var capacity: Int { lock.withLock { limit } }
+    public var capacity: Int { exclusively { limit } }
 
     /// How many entries the cache holds now.
-    public var count: Int { lock.withLock { index.count } }
+    public var count: Int { exclusively { table.count } }
 
     /// The value for `key`, marking it most recently used; nil when absent or expired
     /// (an expired entry is removed).
     public func get(_ key: Key) -> Value? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let slot = index[key] else { return nil }
-        let expiry = nodes[Int(slot)]?.expiry ?? 0
-        if expiry != 0, expiry <= Date.timeIntervalSinceReferenceDate {
-            applyTouches()
-            unlink(slot)
-            release(slot)
-            return nil
+        let hash = key.hashValue
+        let thread = RecencyClock.current()
+        return unmanagedReaders[thread.pointee.index & (Self.readerCount - 1)]._withUnsafeGuaranteedRef { reader in
+            var attempts = 0
+            while !reader.enter() {
+                // Its uses are being applied (a moment), or another thread shares the slot.
+                attempts += 1
+                if attempts == 64 { return getExclusively(key, hash: hash) }
+                if attempts.isMultiple(of: 8) { sched_yield() }
+            }
+            guard !changing.load(ordering: .sequentiallyConsistent) else {
+                reader.leave()
+                return getExclusively(key, hash: hash)
+            }
+            let slot = table.slot(of: key, hash: hash)
+            guard slot >= 0 else {
+                reader.leave()
+                return nil
+            }
+            guard !table.isExpired(slot), !reader.isFull else {
+                reader.leave()
+                return getExclusively(key, hash: hash)
+            }
+            let value = table.value(at: slot)
+            let full = reader.record(slot, stamp: RecencyClock.tick(thread, after: applied.load(ordering: .relaxed)))
+            reader.leave()
+            if full { applyRecordedUses(of: reader) }
+            return value
         }
-        if pendingTouches.last != slot {
-            pendingTouches.append(slot)
-            if pendingTouches.count >= LRUMemoryCache.touchBatchSize { applyTouches() }
+    }
+
+    /// `get` with the cache to itself: when a change is running, the thread's slot is not
+    /// free, or the entry expired (it is removed).
+    private func getExclusively(_ key: Key, hash: Int) -> Value? {
+        exclusively {
+            let slot = table.slot(of: key, hash: hash)
+            guard slot >= 0 else { return nil }
+            if table.isExpired(slot) {
+                table.remove(slot)
+                return nil
+            }
+            table.moveToHead(slot)
+            return table.value(at: slot)
         }
-        return nodes[Int(slot)]?.value
     }
 
     /// Stores `value` for `key` as the most recently used entry, evicting the least recently
     /// used entry when full. A nil value removes the key. `expiresAt` makes `get` treat the
     /// entry as absent from that time on.
     public func set(_ value: Value?, for key: Key, expiresAt: Date? = nil) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let value else { removeLocked(key); return }
-        guard limit > 0 else { return }
-        applyTouches()
+        guard let value else { remove(key); return }
+        let hash = key.hashValue
         let expiry = expiresAt.map { max($0.timeIntervalSinceReferenceDate, .leastNonzeroMagnitude) } ?? 0
-        if let slot = index[key] {
-            nodes[Int(slot)]?.value = value
-            nodes[Int(slot)]?.expiry = expiry
-            moveToHead(slot)
-            return
+        exclusively {
+            guard limit > 0 else { return }
+            let slot = table.slot(of: key, hash: hash)
+            if slot >= 0 {
+                table.replace(slot, with: value, expiry: expiry)
+                table.moveToHead(slot)
+                return
+            }
+            if table.count >= limit, table.tail >= 0 { table.remove(table.tail) }
+            table.insert(key, value, expiry: expiry, hash: hash)
         }
-        if index.count >= limit, tail >= 0 {
-            let victim = tail
-            unlink(victim)
-            release(victim)
-        }
-        let node = Node(key: key, value: value, expiry: expiry)
-        let slot: Int32
-        if let free = freeSlots.popLast() {
-            nodes[Int(free)] = node
-            slot = free
-        } else {
-            nodes.append(node)
-            links.append(Link(previous: -1, next: -1))
-            slot = Int32(nodes.count - 1)
-        }
-        linkAtHead(slot)
-        index[key] = slot
     }
 
     /// Replaces the value of `key` only when the cache already holds it, without changing
     /// its recency: a write-through that never grows the cache or evicts.
     public func updateIfPresent(_ value: Value, for key: Key) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let slot = index[key] else { return }
-        nodes[Int(slot)]?.value = value
+        let hash = key.hashValue
+        exclusively {
+            let slot = table.slot(of: key, hash: hash)
+            if slot >= 0 { table.replace(slot, with: value) }
+        }
     }
 
     /// Removes `key`; returns its value when it was present.
     @discardableResult
     public func remove(_ key: Key) -> Value? {
-        lock.lock()
-        defer { lock.unlock() }
-        return removeLocked(key)
+        let hash = key.hashValue
+        return exclusively {
+            let slot = table.slot(of: key, hash: hash)
+            return slot >= 0 ? table.remove(slot) : nil
+        }
     }
 
     /// Removes every entry whose key satisfies `predicate`; returns how many.
     @discardableResult
     public func removeAll(where predicate: (Key) -> Bool) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        let victims = index.keys.filter(predicate)
-        for key in victims { removeLocked(key) }
-        return victims.count
+        exclusively { table.removeAll(where: predicate) }
     }
 
     /// Empties the cache.
     public func removeAll() {
-        lock.lock()
-        defer { lock.unlock() }
-        pendingTouches.removeAll(keepingCapacity: true)
-        index.removeAll(keepingCapacity: true)
-        nodes.removeAll(keepingCapacity: true)
-        links.removeAll(keepingCapacity: true)
-        freeSlots.removeAll()
-        head = -1
-        tail = -1
+        exclusively { table.removeAll() }
     }
 
     /// True when `key` is present and not expired; does not change recency.
     public func contains(_ key: Key) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let slot = index[key] else { return false }
-        let expiry = nodes[Int(slot)]?.expiry ?? 0
-        return expiry == 0 || expiry > Date.timeIntervalSinceReferenceDate
+        let hash = key.hashValue
+        return exclusively {
+            let slot = table.slot(of: key, hash: hash)
+            return slot >= 0 && !table.isExpired(slot)
+        }
     }
 
     /// Up to `n` entries from the most recently used end (or, with `fromTail`, the least),
     /// without changing recency.
     public func peek(_ n: Int, fromTail: Bool = false) -> [(key: Key, value: Value)] {
-        lock.lock()
-        defer { lock.unlock() }
-        applyTouches()
-        var result: [(key: Key, value: Value)] = []
-        var slot = fromTail ? tail : head
-        while slot >= 0, result.count < n {
-            if let node = nodes[Int(slot)] { result.append((node.key, node.value)) }
-            slot = fromTail ? links[Int(slot)].previous : links[Int(slot)].next
+        exclusively {
+            var result: [(key: Key, value: Value)] = []
+            var slot = fromTail ? table.tail : table.head
+            while slot >= 0, result.count < n {
+                result.append((table.key(at: slot), table.value(at: slot)))
+                slot = fromTail ? table.newer(than: slot) : table.older(than: slot)
+            }
+            return result
         }
-        return result
     }
 
     /// Changes the capacity; shrinking evicts least recently used entries.
     public func resetCapacity(_ capacity: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        limit = max(0, capacity)
-        applyTouches()
-        while index.count > limit, tail >= 0 {
-            let victim = tail
-            unlink(victim)
-            release(victim)
+        exclusively {
+            limit = min(max(0, capacity), Int(Int32.max) - 1)
+            while table.count > limit, table.tail >= 0 { table.remove(table.tail) }
         }
     }
 
-    // MARK: List maintenance (lock held)
+    // MARK: Changes
 
-    @discardableResult
-    private func removeLocked(_ key: Key) -> Value? {
-        guard let slot = index[key] else { return nil }
-        applyTouches()
-        let value = nodes[Int(slot)]?.value
-        unlink(slot)
-        release(slot)
-        return value
-    }
-
-    private func unlink(_ slot: Int32) {
-        links.withUnsafeMutableBufferPointer { l in
-            let previous = l[Int(slot)].previous, next = l[Int(slot)].next
-            if previous >= 0 { l[Int(previous)].next = next } else { head = next }
-            if next >= 0 { l[Int(next)].previous = previous } else { tail = previous }
-            l[Int(slot)] = Link(previous: -1, next: -1)
+    /// Runs `body` with the cache to itself: no other change, and no get reading, while it
+    /// runs; the uses gets recorded are applied first.
+    private func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        writer.lock()
+        changing.store(true, ordering: .sequentiallyConsistent)
+        defer {
+            changing.store(false, ordering: .releasing)
+            writer.unlock()
         }
-    }
-
-    private func linkAtHead(_ slot: Int32) {
-        links.withUnsafeMutableBufferPointer { l in
-            l[Int(slot)] = Link(previous: -1, next: head)
-            if head >= 0 { l[Int(head)].previous = slot }
+        for reader in readers {
+            var spins = 0
+            while reader.isHeld {
+                spins += 1
+                if spins >= 100 { spins = 0; sched_yield() }
+            }
         }
-        head = slot
-        if tail < 0 { tail = slot }
+        merge(readers.filter { $0.count > 0 })
+        return try body()
     }
 
-    /// Forgets the node in `slot` (already unlinked), releasing its key and value, and
-    /// recycles the slot.
-    private func release(_ slot: Int32) {
-        if let key = nodes[Int(slot)]?.key { index[key] = nil }
-        nodes[Int(slot)] = nil
-        freeSlots.append(slot)
+    /// Applies the uses recorded in `reader` (a full slot), without waiting for gets: only
+    /// the recency list changes, which gets do not read. Other threads' slots are left to
+    /// fill up themselves, so no get ever waits for another thread's uses to be applied; their
+    /// uses are concurrent with these, and land in the order the slots are applied.
+    private func applyRecordedUses(of reader: LRUReaderSlot) {
+        writer.lock()
+        defer { writer.unlock() }
+        // Claimed while applied, in case another thread shares the slot (more threads than slots).
+        guard reader.claim() else { return }
+        var last: UInt64 = 0
+        for index in 0..<reader.count {
+            let use = reader.use(index)
+            table.moveToHead(use.slot)
+            last = use.stamp
+        }
+        reader.clear()
+        if last > applied.load(ordering: .relaxed) { applied.store(last, ordering: .relaxed) }
+        reader.leave()
     }
 
-    /// Moves the slots gets have read to the head, in the order read.
-    private func applyTouches() {
-        guard !pendingTouches.isEmpty else { return }
-        for slot in pendingTouches { moveToHead(slot) }
-        pendingTouches.removeAll(keepingCapacity: true)
-    }
-
-    private func moveToHead(_ slot: Int32) {
-        guard slot != head else { return }
-        unlink(slot)
-        linkAtHead(slot)
+    /// Moves the entries used in `slots` to the head, in stamp order (each slot's uses are
+    /// already in order: a k-way merge), and empties the slots. Hold `writer` and the slots.
+    private func merge(_ slots: [LRUReaderSlot]) {
+        guard !slots.isEmpty else { return }
+        var next = [Int](repeating: 0, count: slots.count)
+        var last = applied.load(ordering: .relaxed)
+        while true {
+            var chosen = -1
+            var chosenStamp = UInt64.max
+            for index in slots.indices where next[index] < slots[index].count {
+                let stamp = slots[index].use(next[index]).stamp
+                if stamp < chosenStamp { (chosen, chosenStamp) = (index, stamp) }
+            }
+            guard chosen >= 0 else { break }
+            table.moveToHead(slots[chosen].use(next[chosen]).slot)
+            next[chosen] += 1
+            last = max(last, chosenStamp)
+        }
+        for slot in slots { slot.clear() }
+        applied.store(last, ordering: .relaxed)
     }
 }

@@ -7,7 +7,10 @@ import Glibc
 /// atomic flag, yielding the processor between attempts, instead of sleeping in the kernel.
 /// Sleeping and waking costs far more than the work it guards; with more threads than cores
 /// a spinner that yields lets the holder finish. Not recursive.
-final class AdaptiveLock: @unchecked Sendable {
+///
+/// A non-copyable value, so it lives inside the object it guards (one cache line with the
+/// data, no separate allocation).
+struct AdaptiveLock: ~Copyable {
     private let locked = Atomic<Bool>(false)
 
     init() {}
