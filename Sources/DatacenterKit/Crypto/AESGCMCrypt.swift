@@ -21,17 +21,19 @@ public struct AESGCMCrypt: DataCrypt {
     }
 
     public func encrypt(_ plaintext: Data) throws -> Data {
+        try plaintext.withUnsafeBytes { try encrypt(bytes: $0) }
+    }
+
+    public func encrypt(bytes plaintext: UnsafeRawBufferPointer) throws -> Data {
         var out = Data(count: Self.overhead + plaintext.count)
         var aad = Self.formatTag
         let ok = out.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) -> Bool in
             let o = buffer.bindMemory(to: UInt8.self).baseAddress!
             o[0] = Self.formatTag
             let body = o + 1 + GCMCipher.nonceSize
-            return plaintext.withUnsafeBytes { p in
-                withUnsafeBytes(of: &aad) { a in
-                    cipher.seal(p.bindMemory(to: UInt8.self).baseAddress, count: plaintext.count, aad: a,
-                                nonce: o + 1, output: body, tag: body + plaintext.count)
-                }
+            return withUnsafeBytes(of: &aad) { a in
+                cipher.seal(plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), count: plaintext.count, aad: a,
+                            nonce: o + 1, output: body, tag: body + plaintext.count)
             }
         }
         guard ok else { throw CryptError.cipherFailure("AES-256-GCM encryption failed") }

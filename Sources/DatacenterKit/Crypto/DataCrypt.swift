@@ -7,8 +7,18 @@ import Foundation
 public protocol DataCrypt: Sendable {
     /// Encrypts `plaintext`.
     func encrypt(_ plaintext: Data) throws -> Data
+    /// Encrypts the bytes in `plaintext`, the same as `encrypt(Data(plaintext))`: lets a
+    /// caller holding bytes elsewhere (a string's UTF-8) skip copying them into `Data` first.
+    /// The default does that copy; implement it when your crypt can read the bytes in place.
+    func encrypt(bytes plaintext: UnsafeRawBufferPointer) throws -> Data
     /// Decrypts what `encrypt` produced; throws `CryptError.wrongKey` when it cannot.
     func decrypt(_ ciphertext: Data) throws -> Data
+}
+
+extension DataCrypt {
+    public func encrypt(bytes plaintext: UnsafeRawBufferPointer) throws -> Data {
+        try encrypt(Data(plaintext))
+    }
 }
 
 /// Why encryption or decryption failed. Messages never include keys or plaintext.

@@ -4,12 +4,12 @@ import Synchronization
 
 /// AES-256-GCM with one key: seal and open byte ranges with a nonce and additional
 /// authenticated data. The contexts are keyed once (the key schedule is the costly part) and
-/// reused under a lock. The building block of `AESGCMCrypt` and the encrypted file streams.
+/// reused under a lock (a spinning one: a value takes well under a microsecond). The building block of `AESGCMCrypt` and the encrypted file streams.
 final class GCMCipher: @unchecked Sendable {
     static let nonceSize = 12
     static let tagSize = 16
 
-    private let lock = NSLock()
+    private let lock = AdaptiveLock()
     private let encryptor: OpaquePointer?
     private let decryptor: OpaquePointer?
     private let nonces = NonceSource()
@@ -76,26 +76,33 @@ final class GCMCipher: @unchecked Sendable {
 /// access.
 final class NonceSource {
     private static let batch = 256
-    private var buffer = [UInt8](repeating: 0, count: batch * GCMCipher.nonceSize)
+    private static var bufferSize: Int { batch * GCMCipher.nonceSize }
+    private let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: NonceSource.bufferSize)
     private var used = batch
     /// The `ForkGeneration` the buffer was filled in.
     private var filledIn = -1
 
-    init() { ForkGeneration.watch() }
+    init() {
+        buffer.initialize(repeating: 0, count: Self.bufferSize)
+        ForkGeneration.watch()
+    }
+
+    deinit {
+        buffer.update(repeating: 0, count: Self.bufferSize)
+        buffer.deallocate()
+    }
 
     /// Writes the next 12 random bytes at `destination`; false when no randomness was had.
     func next(into destination: UnsafeMutablePointer<UInt8>) -> Bool {
         let generation = ForkGeneration.current
         if used == Self.batch || generation != filledIn {
-            guard RAND_bytes(&buffer, Int32(buffer.count)) == 1 else { return false }
+            guard RAND_bytes(buffer, Int32(Self.bufferSize)) == 1 else { return false }
             used = 0
             filledIn = generation
         }
         let start = used * GCMCipher.nonceSize
-        buffer.withUnsafeMutableBufferPointer { b in
-            destination.update(from: b.baseAddress! + start, count: GCMCipher.nonceSize)
-            (b.baseAddress! + start).update(repeating: 0, count: GCMCipher.nonceSize)
-        }
+        destination.update(from: buffer + start, count: GCMCipher.nonceSize)
+        (buffer + start).update(repeating: 0, count: GCMCipher.nonceSize)
         used += 1
         return true
     }

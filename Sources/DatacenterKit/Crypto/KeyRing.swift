@@ -31,6 +31,11 @@ public struct KeyRing: DataCrypt {
         return try newest.encrypt(plaintext)
     }
 
+    public func encrypt(bytes plaintext: UnsafeRawBufferPointer) throws -> Data {
+        guard let newest = crypts.first else { throw CryptError.noKey }
+        return try newest.encrypt(bytes: plaintext)
+    }
+
     public func decrypt(_ ciphertext: Data) throws -> Data {
         try decryptReportingKey(ciphertext).plaintext
     }

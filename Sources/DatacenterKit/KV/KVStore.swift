@@ -95,10 +95,10 @@ public final class KVStore: Sendable {
             case .none: stored = try value.databaseValue()
             case .default:
                 options.insert(.defaultEncrypted)
-                stored = .blob(try defaultCrypt.encrypt(try value.plaintextBytes()))
+                stored = .blob(try value.withPlaintextBytes { try defaultCrypt.encrypt(bytes: $0) })
             case .custom(let crypt):
                 options.insert(.customEncrypted)
-                stored = .blob(try crypt.encrypt(try value.plaintextBytes()))
+                stored = .blob(try value.withPlaintextBytes { try crypt.encrypt(bytes: $0) })
             }
         } catch let error as CryptError {
             throw KVError.cannotDecrypt(business: business, key: key, reason: error)

@@ -78,6 +78,13 @@ public enum KVValue: Sendable, Hashable {
         }
     }
 
+    /// Calls `body` with the bytes `plaintextBytes()` returns, without copying a string's
+    /// UTF-8 into `Data` first (what encrypting a string reads).
+    func withPlaintextBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        if case .string(var s) = self { return try s.withUTF8 { try body(UnsafeRawBufferPointer($0)) } }
+        return try plaintextBytes().withUnsafeBytes(body)
+    }
+
     /// Reads a value stored in the clear.
     init(stored value: DatabaseValue, encoding: KVEncoding) throws {
         switch (encoding, value) {
