@@ -22,7 +22,9 @@ import Glibc
 public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked Sendable {
     /// Read by gets while no change runs; changed only inside `exclusively`.
     private var table = LRUTable<Key, Value>()
-    private var limit: Int
+    /// The capacity; atomic so a cache of capacity 0 (a cache turned off) turns sets away
+    /// without taking the cache.
+    private let limit: Atomic<Int>
     /// Serializes changes.
     private let writer = AdaptiveLock()
     /// True while a change runs or waits for gets to finish; gets then wait too.
@@ -38,7 +40,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
 
     /// Creates a cache holding at most `capacity` entries (0 holds nothing).
     public init(capacity: Int) {
-        limit = min(max(0, capacity), Int(Int32.max) - 1)
+        limit = Atomic(Self.clamped(capacity))
         readers = (0..<Self.readerCount).map { _ in LRUReaderSlot() }
         unmanagedReaders = readers.map { Unmanaged.passUnretained($0) }
     }
@@ -57,7 +59,9 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     }
 
     /// The most entries the cache holds.
-    public var capacity: Int { exclusively { limit } }
+    public var capacity: Int { limit.load(ordering: .relaxed) }
+
+    private static func clamped(_ capacity: Int) -> Int { min(max(0, capacity), Int(Int32.max) - 1) }
 
     /// How many entries the cache holds now.
     public var count: Int { exclusively { table.count } }
@@ -116,9 +120,11 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     /// entry as absent from that time on.
     public func set(_ value: Value?, for key: Key, expiresAt: Date? = nil) {
         guard let value else { remove(key); return }
+        guard limit.load(ordering: .relaxed) > 0 else { return }
         let hash = key.hashValue
         let expiry = expiresAt.map { max($0.timeIntervalSinceReferenceDate, .leastNonzeroMagnitude) } ?? 0
         exclusively {
+            let limit = self.limit.load(ordering: .relaxed)
             guard limit > 0 else { return }
             let slot = table.slot(of: key, hash: hash)
             if slot >= 0 {
@@ -188,8 +194,8 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     /// Changes the capacity; shrinking evicts least recently used entries.
     public func resetCapacity(_ capacity: Int) {
         exclusively {
-            limit = min(max(0, capacity), Int(Int32.max) - 1)
-            while table.count > limit, table.tail >= 0 { table.remove(table.tail) }
+            limit.store(Self.clamped(capacity), ordering: .relaxed)
+            while table.count > Self.clamped(capacity), table.tail >= 0 { table.remove(table.tail) }
         }
     }
 
@@ -204,14 +210,16 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
             changing.store(false, ordering: .releasing)
             writer.unlock()
         }
+        var recorded = false
         for reader in readers {
             var spins = 0
             while reader.isHeld {
                 spins += 1
                 if spins >= 100 { spins = 0; sched_yield() }
             }
+            recorded = recorded || reader.count > 0
         }
-        merge(readers.filter { $0.count > 0 })
+        if recorded { merge(readers.filter { $0.count > 0 }) }
         return try body()
     }
 
