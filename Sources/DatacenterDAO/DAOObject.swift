@@ -26,6 +26,10 @@ public final class DAOObject: @unchecked Sendable {
     private let queue: DatabaseQueue
     private let pool: DatabasePool?
     private let state: Mutex<State>
+    /// What the last call reported (`lastInsertRowID`, `lastChanges`): atomics, so a call
+    /// records them without taking the state's lock again.
+    private let lastRowID = Atomic<Int64>(0)
+    private let lastChangeCount = Atomic<Int>(0)
 
     /// Everything a call reads or changes besides the database, only touched under the
     /// mutex (`withState`); unchecked because its kept reads hold statements, which are
@@ -36,8 +40,6 @@ public final class DAOObject: @unchecked Sendable {
         var eventHandler: DAOEventHandler?
         var encryptor: any DataCrypt
         var decryptor: any DataCrypt
-        var lastInsertRowID: Int64 = 0
-        var lastChanges = 0
         /// Tables whose initializer and upgrades have run.
         var preparedTables: Set<String> = []
         var explicitTransaction = false
@@ -103,6 +105,11 @@ public final class DAOObject: @unchecked Sendable {
         self.state = Mutex(State(tableName: config.module.tableName, encryptor: crypt, decryptor: crypt))
     }
 
+    private func recordOutcome(rowID: Int64, changes: Int) {
+        lastRowID.store(rowID, ordering: .relaxed)
+        lastChangeCount.store(changes, ordering: .relaxed)
+    }
+
     private func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
         try state.withLock { try body(&$0) }
     }
@@ -140,10 +147,10 @@ public final class DAOObject: @unchecked Sendable {
     }
 
     /// `sqlite3_last_insert_rowid()` after the last call.
-    public var lastInsertRowID: Int64 { withState { $0.lastInsertRowID } }
+    public var lastInsertRowID: Int64 { lastRowID.load(ordering: .relaxed) }
 
     /// Rows changed by the last call (all its statements).
-    public var lastChanges: Int { withState { $0.lastChanges } }
+    public var lastChanges: Int { lastChangeCount.load(ordering: .relaxed) }
 
     /// Every method of the config (`allMethodsList`), overloads included.
     public var allMethods: [DAOMethod] { config.methods }
@@ -192,10 +199,7 @@ public final class DAOObject: @unchecked Sendable {
         if !runsOnPool, let sql = work.soleStatement, let type = method.result, ResultMapper.readsFirstRowDirectly(type),
            let result = try readFirstRow(sql, of: method, as: type, table: table, globals: globals, isPrepared: isPrepared,
                                          encryptor: encryptor) {
-            withState {
-                $0.lastInsertRowID = result.lastInsertRowID
-                $0.lastChanges = 0
-            }
+            recordOutcome(rowID: result.lastInsertRowID, changes: 0)
             return result
         }
         let mapsResults = method.kind == .select || method.result != nil
@@ -270,10 +274,7 @@ public final class DAOObject: @unchecked Sendable {
                 }
             }
         }
-        withState {
-            $0.lastInsertRowID = result.lastInsertRowID
-            $0.lastChanges = result.changes
-        }
+        recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
         return result
     }
 
@@ -330,10 +331,7 @@ public final class DAOObject: @unchecked Sendable {
         let (value, rowID) = try mapDatabaseErrors {
             try queue.write { db in (try read.run(arguments), db.lastInsertRowID) }
         }
-        withState {
-            $0.lastInsertRowID = rowID
-            $0.lastChanges = 0
-        }
+        recordOutcome(rowID: rowID, changes: 0)
         return DAOCallResult(value: value, objects: [], changes: 0, lastInsertRowID: rowID, skipped: false,
                              history: .keptRead(method, arguments, table: read.table))
     }
@@ -510,10 +508,7 @@ public final class DAOObject: @unchecked Sendable {
                 return (db.lastInsertRowID, db.totalChanges - before)
             }
         }
-        withState {
-            $0.lastInsertRowID = rowID
-            $0.lastChanges = changes
-        }
+        recordOutcome(rowID: rowID, changes: changes)
     }
 
     /// Runs a query that is not in the config; each row as a column → value dictionary.
