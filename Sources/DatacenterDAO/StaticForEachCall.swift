@@ -73,19 +73,25 @@ struct StaticForEachCall: Sendable {
             let sources = plan.references.map { BindingSource($0, item: item) }
             try statement.checkParameterCount(sources.count)
             let readsScope = sources.contains { $0.member == nil }
-            for element in elements {
-                if readsScope { scope.rebindLast(element) }
-                try BindingSource.bind(sources, for: element, in: scope, to: statement)
-                var rows: [Row] = []
-                if returnsRows {
-                    try statement.forEachBoundRow { rows.append($0.row()); return true }
-                } else {
-                    try statement.executeBound()
-                }
-                if let mapper {
-                    let (value, decoded) = try mapper.map(rows, as: result)
-                    results.append(value)
-                    objects += decoded
+            try sources.withUnsafeBufferPointer { sources in
+                for element in elements {
+                    if readsScope { scope.rebindLast(element) }
+                    try BindingSource.bind(sources, for: element, in: scope, to: statement)
+                    guard returnsRows || mapper != nil else {
+                        try statement.executeBound()
+                        continue
+                    }
+                    var rows: [Row] = []
+                    if returnsRows {
+                        try statement.forEachBoundRow { rows.append($0.row()); return true }
+                    } else {
+                        try statement.executeBound()
+                    }
+                    if let mapper {
+                        let (value, decoded) = try mapper.map(rows, as: result)
+                        results.append(value)
+                        objects += decoded
+                    }
                 }
             }
         } catch let error as DatabaseError {
@@ -131,7 +137,8 @@ struct StaticForEachCall: Sendable {
         /// comparing names costs less than hashing a name per source, and finds the same
         /// values (a member the element lacks is nil, or its member count for `count`, as in
         /// `DAOValue.member`).
-        static func bind(_ sources: [BindingSource], for element: DAOValue, in scope: DAOScope, to statement: Statement) throws {
+        static func bind(_ sources: UnsafeBufferPointer<BindingSource>, for element: DAOValue, in scope: DAOScope,
+                         to statement: Statement) throws {
             let fields: [String: DAOValue]?
             switch element {
             case .dictionary(let d), .model(_, let d): fields = d.count <= onePassLimit ? d : nil
@@ -145,13 +152,11 @@ struct StaticForEachCall: Sendable {
                 return
             }
             var unbound: UInt64 = sources.count == 64 ? .max : (1 << UInt64(sources.count)) - 1
-            try sources.withUnsafeBufferPointer { sources in
-                for (key, value) in fields {
-                    let length = key.utf8.count
-                    for index in 0..<sources.count where sources[index].isMember(key, length: length) {
-                        try statement.bind(bound(value, sources[index]), toParameter: index + 1)
-                        unbound &= ~(1 << UInt64(index))
-                    }
+            for (key, value) in fields {
+                let length = key.utf8.count
+                for index in 0..<sources.count where sources[index].isMember(key, length: length) {
+                    try statement.bind(bound(value, sources[index]), toParameter: index + 1)
+                    unbound &= ~(1 << UInt64(index))
                 }
             }
             while unbound != 0 {
