@@ -319,14 +319,21 @@ public final class LRUDiskCache: @unchecked Sendable {
 
     private func apply(_ batch: PendingBatch, to db: Database, checkSize: Bool) throws {
         let upsert = try db.cachedStatement(sql.upsert)
+        try upsert.checkParameterCount(6)
         // Writes are stamped in queue order, so the later of two writes is the more recent.
         var tick = nextTick(reserving: batch.operations.count)
         for operation in batch.operations {
             switch operation {
             case let .set(key, value, encoding, expires):
                 tick += 1
-                try upsert.execute(values: [.text(key), .blob(value), .text(encoding), expires.map(DatabaseValue.real) ?? .null,
-                                            .integer(tick), .integer(Int64(value.count))])
+                // Bound one by one: no array of values per write.
+                try upsert.bind(.text(key), toParameter: 1)
+                try upsert.bind(.blob(value), toParameter: 2)
+                try upsert.bind(.text(encoding), toParameter: 3)
+                try upsert.bind(expires.map(DatabaseValue.real) ?? .null, toParameter: 4)
+                try upsert.bind(.integer(tick), toParameter: 5)
+                try upsert.bind(.integer(Int64(value.count)), toParameter: 6)
+                try upsert.executeBound()
             case .remove(let key): try db.execute(sql.remove, [.text(key)])
             case .removeAll: try db.execute(sql.removeAll)
             case .removeLike(let pattern): try db.execute(sql.removeLike, [.text(pattern)])
