@@ -58,6 +58,10 @@ public final class LRUDiskCache: @unchecked Sendable {
     private var batches: [PendingBatch] = []
     /// The number of writes of the largest batch of the last flush.
     private var lastBatchSize = 0
+    /// The emptied lists of the last committed batch, for the next batch: a stream of bursts
+    /// then reuses memory already in use instead of allocating (and faulting in) new lists
+    /// and growing them step by step.
+    private var spareLists: PendingBatch.Lists?
     private var preparedStores: Set<String> = []
     private var lastTick: Int64 = 0
     private var flushScheduled = false
@@ -77,13 +81,31 @@ public final class LRUDiskCache: @unchecked Sendable {
         var touches: [String: Int64] = [:]
         var insertsSinceCount = 0
 
+        /// The lists that grow with the writes.
+        struct Lists {
+            var operations: [Operation]
+            var pendingKeys: [String: Int]
+        }
+
         /// An empty batch with room for `expected` writes (the size of the last burst), so a
-        /// burst like the last one does not grow its lists step by step.
-        init(store: Store, expected: Int = 0) {
+        /// burst like the last one does not grow its lists step by step; in `spare` lists
+        /// (emptied) when given.
+        init(store: Store, expected: Int = 0, spare: Lists? = nil) {
             self.store = store
+            if let spare {
+                operations = spare.operations
+                pendingKeys = spare.pendingKeys
+            }
             let room = min(expected, PendingBatch.largestReservation)
             operations.reserveCapacity(room)
             pendingKeys.reserveCapacity(room)
+        }
+
+        /// The lists, emptied, keeping their memory.
+        mutating func takeEmptiedLists() -> Lists {
+            operations.removeAll(keepingCapacity: true)
+            pendingKeys.removeAll(keepingCapacity: true)
+            return Lists(operations: operations, pendingKeys: pendingKeys)
         }
 
         static let largestReservation = 16_384
@@ -272,7 +294,12 @@ public final class LRUDiskCache: @unchecked Sendable {
     /// burst when it is for writes, not for recency touches). The lock must be held.
     private func batchIndex(for store: Store, expectingWrites: Bool) -> Int {
         if let i = batches.firstIndex(where: { $0.store === store }) { return i }
-        batches.append(PendingBatch(store: store, expected: expectingWrites ? lastBatchSize : 0))
+        if expectingWrites {
+            batches.append(PendingBatch(store: store, expected: lastBatchSize, spare: spareLists))
+            spareLists = nil
+        } else {
+            batches.append(PendingBatch(store: store))
+        }
         return batches.count - 1
     }
 
@@ -289,7 +316,7 @@ public final class LRUDiskCache: @unchecked Sendable {
 
     /// Commits everything queued, one transaction per store. Runs on `writeQueue`.
     private func flushPending() {
-        let taken: [PendingBatch] = lock.withLock {
+        var taken: [PendingBatch] = lock.withLock {
             flushScheduled = false
             flushing = !batches.isEmpty
             if let largest = batches.map(\.operations.count).max() { lastBatchSize = largest }
@@ -314,6 +341,12 @@ public final class LRUDiskCache: @unchecked Sendable {
                     if backgroundError == nil { backgroundError = .writeFailed(cache: name, reason: String(describing: error)) }
                 }
             }
+        }
+        // Keep the largest batch's lists for the next one (`taken` is their only other owner,
+        // and it ends here, so they are not copied).
+        if let largest = taken.indices.max(by: { taken[$0].operations.capacity < taken[$1].operations.capacity }) {
+            let lists = taken[largest].takeEmptiedLists()
+            lock.withLock { if spareLists == nil { spareLists = lists } }
         }
     }
 
