@@ -158,6 +158,23 @@ import Testing
         #expect(seen == [1, 2])
     }
 
+    /// The statement cache hands the same statement back for the same SQL (the last one
+    /// asked for included), a new one once cleared, and never one of other SQL.
+    @Test func cachedStatementsAreKeptPerSQLUntilCleared() throws {
+        let db = try Database.inMemory()
+        let one = try db.cachedStatement("SELECT 1")
+        #expect(try db.cachedStatement("SELECT 1") === one)
+        let two = try db.cachedStatement("SELECT 2")
+        #expect(two !== one && two.sql == "SELECT 2")
+        #expect(try db.cachedStatement("SELECT 1") === one)
+        #expect(db.cachedStatementCount == 2)
+        db.clearStatementCache()
+        #expect(db.cachedStatementCount == 0)
+        let again = try db.cachedStatement("SELECT 1")
+        #expect(again !== one)
+        #expect(db.cachedStatementCount == 1)
+    }
+
     @Test func makeStatementRefusesSeveralStatements() throws {
         let db = try Database.inMemory()
         let error = #expect(throws: DatabaseError.self) { try db.makeStatement("SELECT 1; SELECT 2") }

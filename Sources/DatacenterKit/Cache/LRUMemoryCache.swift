@@ -141,6 +141,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     /// its recency: a write-through that never grows the cache or evicts.
     public func updateIfPresent(_ value: Value, for key: Key) {
         let hash = key.hashValue
+        if isSurelyAbsent(key, hash: hash) { return }
         exclusively {
             let slot = table.slot(of: key, hash: hash)
             if slot >= 0 { table.replace(slot, with: value) }
@@ -151,6 +152,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     @discardableResult
     public func remove(_ key: Key) -> Value? {
         let hash = key.hashValue
+        if isSurelyAbsent(key, hash: hash) { return nil }
         return exclusively {
             let slot = table.slot(of: key, hash: hash)
             return slot >= 0 ? table.remove(slot) : nil
@@ -171,9 +173,30 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     /// True when `key` is present and not expired; does not change recency.
     public func contains(_ key: Key) -> Bool {
         let hash = key.hashValue
-        return exclusively {
+        let present = { [self] in
             let slot = table.slot(of: key, hash: hash)
             return slot >= 0 && !table.isExpired(slot)
+        }
+        return readingAlongside(present) ?? exclusively(present)
+    }
+
+    /// True when `key` is not in the cache, found the way a get reads (so writes that miss,
+    /// the common case for a cache that only holds what was read, do not take the cache).
+    /// False when present, or when that read cannot run now.
+    private func isSurelyAbsent(_ key: Key, hash: Int) -> Bool {
+        readingAlongside { table.slot(of: key, hash: hash) < 0 } ?? false
+    }
+
+    /// Runs `body`, which only reads the table, the way a get reads it: alongside other gets,
+    /// without taking the cache. nil when it cannot now (a change is running, or the
+    /// thread's slot is busy).
+    private func readingAlongside<T>(_ body: () -> T) -> T? {
+        let thread = RecencyClock.current()
+        return unmanagedReaders[thread.pointee.index & (Self.readerCount - 1)]._withUnsafeGuaranteedRef { reader in
+            guard reader.enter() else { return nil }
+            defer { reader.leave() }
+            guard !changing.load(ordering: .sequentiallyConsistent) else { return nil }
+            return body()
         }
     }
 

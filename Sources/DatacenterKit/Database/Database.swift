@@ -31,6 +31,8 @@ public final class Database {
     public private(set) var isReadOnly: Bool
     private(set) var handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
+    /// The statement `cachedStatement` returned last (always one of `statementCache`'s).
+    private var lastCachedStatement: Statement?
     private var savepointDepth = 0
 
     /// Opens the database at `path`.
@@ -68,6 +70,7 @@ public final class Database {
     public static func temporary() throws -> Database { try Database(path: "") }
 
     deinit {
+        lastCachedStatement = nil
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -125,13 +128,20 @@ public final class Database {
 
     /// The cached statement for `sql`, prepared on first use and kept with the connection.
     public func cachedStatement(_ sql: String) throws -> Statement {
-        if let statement = statementCache[sql] { return statement }
+        // A loop asks for the same SQL again and again, usually one constant: comparing with
+        // the last one asked for is cheaper than hashing the text.
+        if let last = lastCachedStatement, last.sql == sql { return last }
+        if let statement = statementCache[sql] {
+            lastCachedStatement = statement
+            return statement
+        }
         var remaining = ""
         guard let statement = try prepare(sql, persistent: true, tail: &remaining),
               remaining.allSatisfy(\.isWhitespace) else {
             throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "expected exactly one statement", sql: sql, path: path)
         }
         remember(statement, for: sql)
+        lastCachedStatement = statement
         return statement
     }
 
@@ -140,7 +150,10 @@ public final class Database {
     public static let statementCacheLimit = 512
 
     private func remember(_ statement: Statement, for sql: String) {
-        if statementCache.count >= Database.statementCacheLimit { statementCache.removeAll() }
+        if statementCache.count >= Database.statementCacheLimit {
+            statementCache.removeAll()
+            lastCachedStatement = nil
+        }
         statementCache[sql] = statement
     }
 
@@ -148,7 +161,10 @@ public final class Database {
     public var cachedStatementCount: Int { statementCache.count }
 
     /// Finalizes every cached statement.
-    public func clearStatementCache() { statementCache.removeAll() }
+    public func clearStatementCache() {
+        statementCache.removeAll()
+        lastCachedStatement = nil
+    }
 
     /// Prepares the first statement of `sql`; `tail` receives the unparsed rest.
     /// Returns nil when `sql` holds only whitespace or comments.

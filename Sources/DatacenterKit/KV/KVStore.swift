@@ -105,7 +105,7 @@ public final class KVStore: Sendable {
         }
         let cacheKey = CacheKey(business: business, key: key)
         try write { db in
-            try db.cachedStatement(KVStore.upsertSQL).execute([
+            try db.cachedStatement(KVStore.upsertSQL).execute(values: [
                 .text(business), .text(key), stored, .text(value.encoding.rawValue),
                 .integer(Int64(options.rawValue)), .real(Date().timeIntervalSince1970),
             ])
