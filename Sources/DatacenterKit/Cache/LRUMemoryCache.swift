@@ -12,10 +12,10 @@ import Glibc
 ///
 /// Gets run side by side: a hit only reads the table and records its use in the calling
 /// thread's `LRUReaderSlot`, a cache line no other core writes, so readers on several cores
-/// keep up with one. A full slot is applied to the list by its own thread. Everything else
-/// (`set`, `remove`, `peek`, an expired entry) takes the cache to itself: it waits for the
-/// gets in progress and applies every recorded use, all slots merged by their `RecencyClock`
-/// stamps, before it reads or changes anything. So, used from one thread, the order is
+/// keep up with one. A full slot is applied to the list by its own thread. What changes
+/// entries or reads the order (`set`, removing a present key, `peek`, an expired entry) takes
+/// the cache to itself: it waits for the gets in progress and applies every recorded use, all
+/// slots merged by their `RecencyClock` stamps, before it reads or changes anything. So, used from one thread, the order is
 /// exactly as if each get had moved its entry at once; used from several, each thread's uses
 /// keep their order, and uses made at the same time on different threads are ordered within
 /// a slot's worth of uses (64) of when they were made.
