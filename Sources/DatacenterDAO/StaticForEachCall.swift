@@ -73,10 +73,15 @@ struct StaticForEachCall: Sendable {
             let sources = plan.references.map { BindingSource($0, item: item) }
             try statement.checkParameterCount(sources.count)
             let readsScope = sources.contains { $0.member == nil }
+            // Texts are bound from scratch memory: every parameter is bound again for each
+            // element, and the bindings are cleared before the scratch goes.
+            var scratch = BindingScratch()
+            defer { statement.clearBindings() }
             try sources.withUnsafeBufferPointer { sources in
                 for element in elements {
                     if readsScope { scope.rebindLast(element) }
-                    try BindingSource.bind(sources, for: element, in: scope, to: statement)
+                    scratch.startRow()
+                    try BindingSource.bind(sources, for: element, in: scope, to: statement, scratch: &scratch)
                     guard returnsRows || mapper != nil else {
                         try statement.executeBound()
                         continue
@@ -138,7 +143,7 @@ struct StaticForEachCall: Sendable {
         /// values (a member the element lacks is nil, or its member count for `count`, as in
         /// `DAOValue.member`).
         static func bind(_ sources: UnsafeBufferPointer<BindingSource>, for element: DAOValue, in scope: DAOScope,
-                         to statement: Statement) throws {
+                         to statement: Statement, scratch: inout BindingScratch) throws {
             let fields: [String: DAOValue]?
             switch element {
             case .dictionary(let d), .model(_, let d): fields = d.count <= onePassLimit ? d : nil
@@ -155,7 +160,7 @@ struct StaticForEachCall: Sendable {
             for (key, value) in fields {
                 let length = key.utf8.count
                 for index in 0..<sources.count where sources[index].isMember(key, length: length) {
-                    try statement.bind(bound(value, sources[index]), toParameter: index + 1)
+                    try bind(value, sources[index], to: statement, at: index + 1, scratch: &scratch)
                     unbound &= ~(1 << UInt64(index))
                 }
             }
@@ -170,6 +175,18 @@ struct StaticForEachCall: Sendable {
 
         @inline(__always) private static func bound(_ value: DAOValue, _ source: BindingSource) -> DatabaseValue {
             value.isNil && source.nilAsEmpty ? .text("") : value.databaseValue
+        }
+
+        /// Binds `bound(value, source)` to parameter `index`, the common kinds without
+        /// building a `DatabaseValue` first.
+        @inline(__always) private static func bind(_ value: DAOValue, _ source: BindingSource, to statement: Statement,
+                                                   at index: Int, scratch: inout BindingScratch) throws {
+            switch value {
+            case .string(let text): try statement.bind(text: text, toParameter: index, scratch: &scratch)
+            case .double(let double): try statement.bind(double: double, toParameter: index)
+            case .integer(let integer): try statement.bind(integer: integer, toParameter: index)
+            default: try statement.bind(bound(value, source), toParameter: index)
+            }
         }
     }
 

@@ -230,7 +230,10 @@ private let fastXML = """
             case 1: return .integer(Int64.random(in: -9...9, using: &rng))
             case 2: return .double(2.5)
             case 3: return .bool(true)
-            default: return .string(["x", "it's", ""].randomElement(using: &rng)!)
+            default:
+                // Short and long texts (one past the batch's text scratch), and non-ASCII.
+                return .string(["x", "it's", "", "é日本 \u{1F600}", String(repeating: "long ", count: 20),
+                                String(repeating: "z", count: 5000)].randomElement(using: &rng)!)
             }
         }
         var elements: [DAOValue] = []
@@ -255,5 +258,27 @@ private let fastXML = """
             let actual = ["a", "b", "c", "g", "a2"].map { row[$0] ?? .nil }
             #expect(actual == expected, "seed \(seed), element \(index): \(elements[index])")
         }
+    }
+
+    /// Texts bound from a `BindingScratch` are read in place: each row's values, of any
+    /// length (one too long for the scratch falls back to a copy), must come back as bound.
+    @Test func textsBoundFromScratchReadBackAsBound() throws {
+        let db = try Database.inMemory()
+        try db.execute("create table t (seq integer primary key, a text, b text)")
+        let statement = try db.cachedStatement("insert into t (a, b) values (?, ?)")
+        let rows: [(String, String)] = [("a", "b"), ("", "é日本"), (String(repeating: "x", count: 70), "y"),
+                                        (String(repeating: "w", count: 60), String(repeating: "v", count: 200))]
+        var scratch = BindingScratch(capacity: 64)
+        for (a, b) in rows {
+            scratch.startRow()
+            try statement.bind(text: a, toParameter: 1, scratch: &scratch)
+            try statement.bind(text: b, toParameter: 2, scratch: &scratch)
+            try statement.executeBound()
+        }
+        statement.clearBindings()
+        let read = try db.query("select a, b from t order by seq").map { ($0[0].stringValue ?? "?", $0[1].stringValue ?? "?") }
+        #expect(read.map(\.0) == rows.map(\.0))
+        #expect(read.map(\.1) == rows.map(\.1))
+        #expect(throws: DatabaseError.self) { try statement.bind(text: "x", toParameter: 3, scratch: &scratch) }
     }
 }

@@ -115,6 +115,57 @@ public final class Statement {
         try bind(value, at: Int32(index))
     }
 
+    /// Binds `text` to parameter `index`: `bind(.text(text), toParameter: index)` without
+    /// building the value (for callers binding many typed values, such as a DAO batch).
+    public func bind(text: String, toParameter index: Int) throws {
+        var text = text
+        let rc = text.withUTF8 { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                sqlite3_bind_text(handle, Int32(index), chars.baseAddress ?? UnsafePointer(bitPattern: 1),
+                                  Int32(chars.count), dc_sqlite_transient())
+            }
+        }
+        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
+    }
+
+    /// Binds `text` to parameter `index` as `bind(text:toParameter:)` does, but from
+    /// `scratch` (see `BindingScratch` for the contract): the UTF-8 is copied there and SQLite
+    /// reads it in place rather than keeping a copy of its own.
+    public func bind(text: String, toParameter index: Int, scratch: inout BindingScratch) throws {
+        var text = text
+        let rc = text.withUTF8 { utf8 -> Int32 in
+            let count = utf8.count
+            guard count > 0, let source = utf8.baseAddress, scratch.capacity - scratch.used >= count else {
+                return utf8.withMemoryRebound(to: CChar.self) { chars in
+                    sqlite3_bind_text(handle, Int32(index), chars.baseAddress ?? UnsafePointer(bitPattern: 1),
+                                      Int32(count), dc_sqlite_transient())
+                }
+            }
+            let destination = scratch.base + scratch.used
+            destination.copyMemory(from: source, byteCount: count)
+            scratch.used += count
+            // No destructor (SQLITE_STATIC): SQLite neither copies nor frees it.
+            return sqlite3_bind_text(handle, Int32(index), destination.assumingMemoryBound(to: CChar.self), Int32(count), nil)
+        }
+        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
+    }
+
+    /// Sets every parameter to NULL, dropping what the statement holds of earlier values
+    /// (and any reference to a `BindingScratch`).
+    public func clearBindings() { sqlite3_clear_bindings(handle) }
+
+    /// Binds `double` to parameter `index`: `bind(.real(double), toParameter: index)`.
+    public func bind(double: Double, toParameter index: Int) throws {
+        let rc = sqlite3_bind_double(handle, Int32(index), double)
+        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
+    }
+
+    /// Binds `integer` to parameter `index`: `bind(.integer(integer), toParameter: index)`.
+    public func bind(integer: Int64, toParameter index: Int) throws {
+        let rc = sqlite3_bind_int64(handle, Int32(index), integer)
+        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
+    }
+
     /// Binds `values` (see `bind(values:)`) and runs the statement to completion, ignoring rows.
     public func execute(values: [DatabaseValue]) throws {
         try bind(values: values)
