@@ -280,5 +280,21 @@ private let fastXML = """
         #expect(read.map(\.0) == rows.map(\.0))
         #expect(read.map(\.1) == rows.map(\.1))
         #expect(throws: DatabaseError.self) { try statement.bind(text: "x", toParameter: 3, scratch: &scratch) }
+
+        // Bytes the same way, one of them too long for the scratch.
+        try db.execute("create table b (seq integer primary key, d blob)")
+        let insertBlob = try db.cachedStatement("insert into b (d) values (?)")
+        let blobs = [Data([1, 2, 3]), Data(), Data(repeating: 9, count: 100), Data([0, 255])]
+        for blob in blobs {
+            scratch.startRow()
+            try insertBlob.bind(blob: blob, toParameter: 1, scratch: &scratch)
+            try insertBlob.executeBound()
+        }
+        insertBlob.clearBindings()
+        let readBlobs = try db.query("select d from b order by seq").map { row -> Data in
+            if case .blob(let d) = row[0] { return d }
+            return Data() // an empty blob reads back as an empty blob or NULL
+        }
+        #expect(readBlobs == blobs)
     }
 }

@@ -353,6 +353,10 @@ public final class LRUDiskCache: @unchecked Sendable {
     private func apply(_ batch: PendingBatch, to db: Database, checkSize: Bool) throws {
         let upsert = try db.cachedStatement(sql.upsert)
         try upsert.checkParameterCount(6)
+        // Texts and bytes are bound from scratch memory SQLite reads in place: every
+        // parameter is bound again for each write, and the bindings are cleared at the end.
+        var scratch = BindingScratch(capacity: 16_384)
+        defer { upsert.clearBindings() }
         // Writes are stamped in queue order, so the later of two writes is the more recent.
         var tick = nextTick(reserving: batch.operations.count)
         for operation in batch.operations {
@@ -360,9 +364,10 @@ public final class LRUDiskCache: @unchecked Sendable {
             case let .set(key, value, encoding, expires):
                 tick += 1
                 // Bound one by one: no array of values per write.
-                try upsert.bind(.text(key), toParameter: 1)
-                try upsert.bind(.blob(value), toParameter: 2)
-                try upsert.bind(.text(encoding), toParameter: 3)
+                scratch.startRow()
+                try upsert.bind(text: key, toParameter: 1, scratch: &scratch)
+                try upsert.bind(blob: value, toParameter: 2, scratch: &scratch)
+                try upsert.bind(text: encoding, toParameter: 3, scratch: &scratch)
                 try upsert.bind(expires.map(DatabaseValue.real) ?? .null, toParameter: 4)
                 try upsert.bind(.integer(tick), toParameter: 5)
                 try upsert.bind(.integer(Int64(value.count)), toParameter: 6)

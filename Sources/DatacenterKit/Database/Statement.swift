@@ -150,6 +150,23 @@ public final class Statement {
         guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
     }
 
+    /// Binds `blob` to parameter `index` as `bind(.blob(blob), toParameter:)` does, but from
+    /// `scratch` (see `BindingScratch`), as `bind(text:toParameter:scratch:)` binds text.
+    public func bind(blob: Data, toParameter index: Int, scratch: inout BindingScratch) throws {
+        let rc = blob.withUnsafeBytes { bytes -> Int32 in
+            let count = bytes.count
+            guard count > 0, let source = bytes.baseAddress, scratch.capacity - scratch.used >= count else {
+                return sqlite3_bind_blob(handle, Int32(index), bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(count),
+                                         dc_sqlite_transient())
+            }
+            let destination = scratch.base + scratch.used
+            destination.copyMemory(from: source, byteCount: count)
+            scratch.used += count
+            return sqlite3_bind_blob(handle, Int32(index), destination, Int32(count), nil)
+        }
+        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
+    }
+
     /// Sets every parameter to NULL, dropping what the statement holds of earlier values
     /// (and any reference to a `BindingScratch`).
     public func clearBindings() { sqlite3_clear_bindings(handle) }
