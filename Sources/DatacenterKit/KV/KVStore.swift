@@ -105,10 +105,23 @@ public final class KVStore: Sendable {
         }
         let cacheKey = CacheKey(business: business, key: key)
         try write { db in
-            try db.cachedStatement(KVStore.upsertSQL).execute(values: [
-                .text(business), .text(key), stored, .text(value.encoding.rawValue),
-                .integer(Int64(options.rawValue)), .real(Date().timeIntervalSince1970),
-            ])
+            let upsert = try db.cachedStatement(KVStore.upsertSQL)
+            try upsert.checkParameterCount(6)
+            // The texts and bytes are bound from scratch memory SQLite reads in place (one
+            // small allocation instead of one per value); the bindings go with the write.
+            var bindingScratch = BindingScratch(capacity: 512)
+            defer { upsert.clearBindings() }
+            try upsert.bind(text: business, toParameter: 1, scratch: &bindingScratch)
+            try upsert.bind(text: key, toParameter: 2, scratch: &bindingScratch)
+            switch stored {
+            case .text(let text): try upsert.bind(text: text, toParameter: 3, scratch: &bindingScratch)
+            case .blob(let bytes): try upsert.bind(blob: bytes, toParameter: 3, scratch: &bindingScratch)
+            default: try upsert.bind(stored, toParameter: 3)
+            }
+            try upsert.bind(text: value.encoding.rawValue, toParameter: 4, scratch: &bindingScratch)
+            try upsert.bind(integer: Int64(options.rawValue), toParameter: 5)
+            try upsert.bind(double: Date().timeIntervalSince1970, toParameter: 6)
+            try upsert.executeBound()
             // Write-through for values already cached; reads fill the cache, writes never grow it.
             // Done under the connection's lock, so cache updates follow the order of the writes.
             // Inside a batch the value is dropped instead: other threads, which read the cache
