@@ -4,7 +4,8 @@ import Synchronization
 
 /// AES-256-GCM with one key: seal and open byte ranges with a nonce and additional
 /// authenticated data. The contexts are keyed once (the key schedule is the costly part) and
-/// reused under a lock (a spinning one: a value takes well under a microsecond). The building block of `AESGCMCrypt` and the encrypted file streams.
+/// reused under a lock (a spinning one: a value takes well under a microsecond). The building
+/// block of `AESGCMCrypt` and the encrypted file streams.
 final class GCMCipher: @unchecked Sendable {
     static let nonceSize = 12
     static let tagSize = 16
@@ -78,32 +79,34 @@ final class NonceSource {
     private static let batch = 256
     private static var bufferSize: Int { batch * GCMCipher.nonceSize }
     private let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: NonceSource.bufferSize)
-    private var used = batch
-    /// The `ForkGeneration` the buffer was filled in.
-    private var filledIn = -1
+    /// How many nonces of the buffer are used, and the `ForkGeneration` it was filled in.
+    /// Plain memory rather than stored properties: the owner's lock already serializes
+    /// access, so the per-access exclusivity checks would be pure cost.
+    private let state = UnsafeMutablePointer<(used: Int, filledIn: Int)>.allocate(capacity: 1)
 
     init() {
         buffer.initialize(repeating: 0, count: Self.bufferSize)
+        state.initialize(to: (used: Self.batch, filledIn: -1))
         ForkGeneration.watch()
     }
 
     deinit {
         buffer.update(repeating: 0, count: Self.bufferSize)
         buffer.deallocate()
+        state.deallocate()
     }
 
     /// Writes the next 12 random bytes at `destination`; false when no randomness was had.
     func next(into destination: UnsafeMutablePointer<UInt8>) -> Bool {
         let generation = ForkGeneration.current
-        if used == Self.batch || generation != filledIn {
+        if state.pointee.used == Self.batch || generation != state.pointee.filledIn {
             guard RAND_bytes(buffer, Int32(Self.bufferSize)) == 1 else { return false }
-            used = 0
-            filledIn = generation
+            state.pointee = (used: 0, filledIn: generation)
         }
-        let start = used * GCMCipher.nonceSize
+        let start = state.pointee.used * GCMCipher.nonceSize
         destination.update(from: buffer + start, count: GCMCipher.nonceSize)
         (buffer + start).update(repeating: 0, count: GCMCipher.nonceSize)
-        used += 1
+        state.pointee.used += 1
         return true
     }
 }
