@@ -293,7 +293,6 @@ public final class DAOObject: @unchecked Sendable {
             case .staticForEach: return nil
             }
         }
-
     }
 
     /// A call of one statement whose result is one value of its first row (a select by key),

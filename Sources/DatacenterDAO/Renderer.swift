@@ -93,8 +93,7 @@ extension Renderer {
         bindings.reserveCapacity(plan.references.count)
         var encrypted: [Int] = []
         for (index, reference) in plan.references.enumerated() {
-            var value = scope.lookup(reference.path)
-            if value.isNil && reference.nilAsEmpty { value = .string("") }
+            let value = reference.value(in: scope)
             if !value.isNil, scope.isEncrypted(reference.path, by: cryptRules) { encrypted.append(index) }
             bindings.append(value.databaseValue)
         }

@@ -68,9 +68,14 @@ public final class ReferenceNode: SQLNode {
         self.location = location
     }
 
+    /// The value this reference stands for in `scope` (`or ""` applied).
+    func value(in scope: DAOScope) -> DAOValue {
+        let value = scope.lookup(path)
+        return value.isNil && nilAsEmpty ? .string("") : value
+    }
+
     public func render(into context: inout RenderContext) throws {
-        var value = context.scope.lookup(path)
-        if value.isNil && nilAsEmpty { value = .string("") }
+        let value = value(in: context.scope)
         let encrypted = context.isEncrypted(path)
         if mode == .bind || encrypted {
             // A crypt property is always bound: ciphertext is never inlined.

@@ -105,7 +105,7 @@ struct TrimOverride: Sendable {
     init(_ override: String) {
         word = override.trimmingCharacters(in: .whitespacesAndNewlines)
         let bytes = Array(word.utf8)
-        asciiWord = bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) ? bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : nil
+        asciiWord = bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) ? bytes.map(TrimOverride.lower) : nil
         hasLeadingWhitespace = override.first?.isWhitespace == true
         hasTrailingWhitespace = override.last?.isWhitespace == true
     }

@@ -53,12 +53,6 @@ struct StaticForEachCall: Sendable {
         self.location = plan.location
     }
 
-    /// The value bound for `reference` (as `Renderer.renderStatic` binds it).
-    private static func value(of reference: ReferenceNode, in scope: DAOScope) -> DAOValue {
-        let value = scope.lookup(reference.path)
-        return value.isNil && reference.nilAsEmpty ? .string("") : value
-    }
-
     /// Runs the statement once per element on `db` (inside the caller's transaction) and
     /// returns each element's mapped result when `mapper` is given.
     func run(on db: Database, mapper: ResultMapper?, as result: DAOResultType?) throws -> (results: [DAOValue], objects: [any Sendable]) {
@@ -73,8 +67,8 @@ struct StaticForEachCall: Sendable {
             let sources = plan.references.map { BindingSource($0, item: item) }
             try statement.checkParameterCount(sources.count)
             let readsScope = sources.contains { $0.member == nil }
-            // Texts are bound from scratch memory: every parameter is bound again for each
-            // element, and the bindings are cleared before the scratch goes.
+            // Texts and blobs are bound from scratch memory: every parameter is bound again for
+            // each element, and the bindings are cleared before the scratch goes.
             var scratch = BindingScratch()
             defer { statement.clearBindings() }
             try sources.withUnsafeBufferPointer { sources in
@@ -82,21 +76,16 @@ struct StaticForEachCall: Sendable {
                     if readsScope { scope.rebindLast(element) }
                     scratch.startRow()
                     try BindingSource.bind(sources, for: element, in: scope, to: statement, scratch: &scratch)
-                    guard returnsRows || mapper != nil else {
-                        try statement.executeBound()
-                        continue
-                    }
                     var rows: [Row] = []
                     if returnsRows {
                         try statement.forEachBoundRow { rows.append($0.row()); return true }
                     } else {
                         try statement.executeBound()
                     }
-                    if let mapper {
-                        let (value, decoded) = try mapper.map(rows, as: result)
-                        results.append(value)
-                        objects += decoded
-                    }
+                    guard let mapper else { continue }
+                    let (value, decoded) = try mapper.map(rows, as: result)
+                    results.append(value)
+                    objects += decoded
                 }
             }
         } catch let error as DatabaseError {
@@ -131,7 +120,7 @@ struct StaticForEachCall: Sendable {
             memberLength == length && memberName == key
         }
 
-        /// The most members an element may have for `values` to find them in one pass over
+        /// The most members an element may have for `bind` to find them in one pass over
         /// it (comparing names) rather than by a hashed lookup per source.
         static let onePassLimit = 16
 
@@ -152,7 +141,7 @@ struct StaticForEachCall: Sendable {
             guard let fields, sources.count <= 64 else {
                 for (index, source) in sources.enumerated() {
                     let value = source.member.map { element.member($0) } ?? scope.lookup(source.path)
-                    try statement.bind(bound(value, source), toParameter: index + 1)
+                    try statement.bind(bound(value, source), toParameter: index + 1, scratch: &scratch)
                 }
                 return
             }
@@ -160,7 +149,7 @@ struct StaticForEachCall: Sendable {
             for (key, value) in fields {
                 let length = key.utf8.count
                 for index in 0..<sources.count where sources[index].isMember(key, length: length) {
-                    try bind(value, sources[index], to: statement, at: index + 1, scratch: &scratch)
+                    try statement.bind(bound(value, sources[index]), toParameter: index + 1, scratch: &scratch)
                     unbound &= ~(1 << UInt64(index))
                 }
             }
@@ -169,24 +158,12 @@ struct StaticForEachCall: Sendable {
                 unbound &= unbound - 1
                 let source = sources[index]
                 let value = source.member.map { $0 == "count" ? .integer(Int64(fields.count)) : .nil } ?? scope.lookup(source.path)
-                try statement.bind(bound(value, source), toParameter: index + 1)
+                try statement.bind(bound(value, source), toParameter: index + 1, scratch: &scratch)
             }
         }
 
         @inline(__always) private static func bound(_ value: DAOValue, _ source: BindingSource) -> DatabaseValue {
             value.isNil && source.nilAsEmpty ? .text("") : value.databaseValue
-        }
-
-        /// Binds `bound(value, source)` to parameter `index`, the common kinds without
-        /// building a `DatabaseValue` first.
-        @inline(__always) private static func bind(_ value: DAOValue, _ source: BindingSource, to statement: Statement,
-                                                   at index: Int, scratch: inout BindingScratch) throws {
-            switch value {
-            case .string(let text): try statement.bind(text: text, toParameter: index, scratch: &scratch)
-            case .double(let double): try statement.bind(double: double, toParameter: index)
-            case .integer(let integer): try statement.bind(integer: integer, toParameter: index)
-            default: try statement.bind(bound(value, source), toParameter: index)
-            }
         }
     }
 
@@ -195,7 +172,7 @@ struct StaticForEachCall: Sendable {
         guard let sql else { return [] }
         return elements.map { element in
             let scope = self.scope.binding(item, to: element)
-            return RenderedSQL(sql: sql, bindings: plan.references.map { Self.value(of: $0, in: scope).databaseValue },
+            return RenderedSQL(sql: sql, bindings: plan.references.map { $0.value(in: scope).databaseValue },
                                marks: PreviewMarks(placeholders: placeholders, inlined: []), encryptedBindings: [], location: location,
                                isSingleStatement: true)
         }

@@ -259,42 +259,4 @@ private let fastXML = """
             #expect(actual == expected, "seed \(seed), element \(index): \(elements[index])")
         }
     }
-
-    /// Texts bound from a `BindingScratch` are read in place: each row's values, of any
-    /// length (one too long for the scratch falls back to a copy), must come back as bound.
-    @Test func textsBoundFromScratchReadBackAsBound() throws {
-        let db = try Database.inMemory()
-        try db.execute("create table t (seq integer primary key, a text, b text)")
-        let statement = try db.cachedStatement("insert into t (a, b) values (?, ?)")
-        let rows: [(String, String)] = [("a", "b"), ("", "é日本"), (String(repeating: "x", count: 70), "y"),
-                                        (String(repeating: "w", count: 60), String(repeating: "v", count: 200))]
-        var scratch = BindingScratch(capacity: 64)
-        for (a, b) in rows {
-            scratch.startRow()
-            try statement.bind(text: a, toParameter: 1, scratch: &scratch)
-            try statement.bind(text: b, toParameter: 2, scratch: &scratch)
-            try statement.executeBound()
-        }
-        statement.clearBindings()
-        let read = try db.query("select a, b from t order by seq").map { ($0[0].stringValue ?? "?", $0[1].stringValue ?? "?") }
-        #expect(read.map(\.0) == rows.map(\.0))
-        #expect(read.map(\.1) == rows.map(\.1))
-        #expect(throws: DatabaseError.self) { try statement.bind(text: "x", toParameter: 3, scratch: &scratch) }
-
-        // Bytes the same way, one of them too long for the scratch.
-        try db.execute("create table b (seq integer primary key, d blob)")
-        let insertBlob = try db.cachedStatement("insert into b (d) values (?)")
-        let blobs = [Data([1, 2, 3]), Data(), Data(repeating: 9, count: 100), Data([0, 255])]
-        for blob in blobs {
-            scratch.startRow()
-            try insertBlob.bind(blob: blob, toParameter: 1, scratch: &scratch)
-            try insertBlob.executeBound()
-        }
-        insertBlob.clearBindings()
-        let readBlobs = try db.query("select d from b order by seq").map { row -> Data in
-            if case .blob(let d) = row[0] { return d }
-            return Data() // an empty blob reads back as an empty blob or NULL
-        }
-        #expect(readBlobs == blobs)
-    }
 }

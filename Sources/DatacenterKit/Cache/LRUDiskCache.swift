@@ -365,9 +365,9 @@ public final class LRUDiskCache: @unchecked Sendable {
                 tick += 1
                 // Bound one by one: no array of values per write.
                 scratch.startRow()
-                try upsert.bind(text: key, toParameter: 1, scratch: &scratch)
-                try upsert.bind(blob: value, toParameter: 2, scratch: &scratch)
-                try upsert.bind(text: encoding, toParameter: 3, scratch: &scratch)
+                try upsert.bind(.text(key), toParameter: 1, scratch: &scratch)
+                try upsert.bind(.blob(value), toParameter: 2, scratch: &scratch)
+                try upsert.bind(.text(encoding), toParameter: 3, scratch: &scratch)
                 try upsert.bind(expires.map(DatabaseValue.real) ?? .null, toParameter: 4)
                 try upsert.bind(.integer(tick), toParameter: 5)
                 try upsert.bind(.integer(Int64(value.count)), toParameter: 6)

@@ -71,18 +71,8 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     public func get(_ key: Key) -> Value? {
         let hash = key.hashValue
         let thread = RecencyClock.current()
-        return unmanagedReaders[thread.pointee.index & (Self.readerCount - 1)]._withUnsafeGuaranteedRef { reader in
-            var attempts = 0
-            while !reader.enter() {
-                // Its uses are being applied (a moment), or another thread shares the slot.
-                attempts += 1
-                if attempts == 64 { return getExclusively(key, hash: hash) }
-                if attempts.isMultiple(of: 8) { sched_yield() }
-            }
-            guard !changing.load(ordering: .sequentiallyConsistent) else {
-                reader.leave()
-                return getExclusively(key, hash: hash)
-            }
+        return readerSlot(of: thread)._withUnsafeGuaranteedRef { reader in
+            guard enterAlongside(reader) else { return getExclusively(key, hash: hash) }
             let slot = table.slot(of: key, hash: hash)
             guard slot >= 0 else {
                 reader.leave()
@@ -191,13 +181,33 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     /// without taking the cache. nil when it cannot now (a change is running, or the
     /// thread's slot is busy).
     private func readingAlongside<T>(_ body: () -> T) -> T? {
-        let thread = RecencyClock.current()
-        return unmanagedReaders[thread.pointee.index & (Self.readerCount - 1)]._withUnsafeGuaranteedRef { reader in
-            guard reader.enter() else { return nil }
+        readerSlot(of: RecencyClock.current())._withUnsafeGuaranteedRef { reader in
+            guard enterAlongside(reader) else { return nil }
             defer { reader.leave() }
-            guard !changing.load(ordering: .sequentiallyConsistent) else { return nil }
             return body()
         }
+    }
+
+    /// The slot of the thread whose state is `thread`.
+    @inline(__always) private func readerSlot(of thread: UnsafeMutablePointer<RecencyClock.ThreadState>) -> Unmanaged<LRUReaderSlot> {
+        unmanagedReaders[thread.pointee.index & (Self.readerCount - 1)]
+    }
+
+    /// Claims `reader` to read the table alongside gets; false, holding nothing, when no
+    /// change may run meanwhile now (one is running), or the slot stays taken (its uses are
+    /// being applied, which takes a moment, or another thread shares it).
+    @inline(__always) private func enterAlongside(_ reader: LRUReaderSlot) -> Bool {
+        var attempts = 0
+        while !reader.enter() {
+            attempts += 1
+            if attempts == 64 { return false }
+            if attempts.isMultiple(of: 8) { sched_yield() }
+        }
+        guard !changing.load(ordering: .sequentiallyConsistent) else {
+            reader.leave()
+            return false
+        }
+        return true
     }
 
     /// Up to `n` entries from the most recently used end (or, with `fromTail`, the least),
@@ -255,14 +265,7 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         defer { writer.unlock() }
         // Claimed while applied, in case another thread shares the slot (more threads than slots).
         guard reader.claim() else { return }
-        var last: UInt64 = 0
-        for index in 0..<reader.count {
-            let use = reader.use(index)
-            table.moveToHead(use.slot)
-            last = use.stamp
-        }
-        reader.clear()
-        if last > applied.load(ordering: .relaxed) { applied.store(last, ordering: .relaxed) }
+        merge([reader])
         reader.leave()
     }
 

@@ -1,13 +1,13 @@
-/// Memory a batch binds its rows' texts from, so SQLite reads them in place instead of
-/// copying each one into memory of its own (one allocation and one free per text, under
-/// SQLite's allocator lock): the fast path of `Statement.bind(text:toParameter:scratch:)`.
+/// Memory a write binds its texts and blobs from, so SQLite reads them in place instead of
+/// copying each one into memory of its own (one allocation and one free per value, under
+/// SQLite's allocator lock): used by `Statement.bind(_:toParameter:scratch:)`.
 ///
-/// The texts of one row go one after another; `startRow()` reuses the memory for the next
-/// row once the statement has run. A text that does not fit is bound the copying way.
+/// The values of one row go one after another; `startRow()` reuses the memory for the next
+/// row once the statement has run. A value that does not fit is bound the copying way.
 ///
-/// The contract, which the one user (the DAO engine's batch) keeps: every parameter bound
-/// from the scratch is bound again before the statement runs again, and the statement's
-/// bindings are cleared (`Statement.clearBindings()`) before the scratch goes away.
+/// The contract its users (DAO batches, KV writes, disk-cache batches) keep: every parameter
+/// bound from the scratch is bound again before the statement runs again, and the
+/// statement's bindings are cleared (`Statement.clearBindings()`) before the scratch goes.
 public struct BindingScratch: ~Copyable {
     let base: UnsafeMutableRawPointer
     let capacity: Int
@@ -21,7 +21,16 @@ public struct BindingScratch: ~Copyable {
 
     deinit { base.deallocate() }
 
-    /// Makes the whole memory available for the next row's texts (the statement has run
+    /// Makes the whole memory available for the next row's values (the statement has run
     /// with the previous row's).
     public mutating func startRow() { used = 0 }
+
+    /// A copy of `bytes` in the memory left, or nil when they are empty or do not fit.
+    @inline(__always) mutating func keep(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard let source = bytes.baseAddress, !bytes.isEmpty, capacity - used >= bytes.count else { return nil }
+        let destination = base + used
+        destination.copyMemory(from: source, byteCount: bytes.count)
+        used += bytes.count
+        return UnsafeRawBufferPointer(start: destination, count: bytes.count)
+    }
 }

@@ -115,73 +115,26 @@ public final class Statement {
         try bind(value, at: Int32(index))
     }
 
-    /// Binds `text` to parameter `index`: `bind(.text(text), toParameter: index)` without
-    /// building the value (for callers binding many typed values, such as a DAO batch).
-    public func bind(text: String, toParameter index: Int) throws {
-        var text = text
-        let rc = text.withUTF8 { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                sqlite3_bind_text(handle, Int32(index), chars.baseAddress ?? UnsafePointer(bitPattern: 1),
-                                  Int32(chars.count), dc_sqlite_transient())
-            }
+    /// Binds `value` to parameter `index` as `bind(_:toParameter:)` does, a text or blob from
+    /// `scratch` (see `BindingScratch` for the contract): its bytes are copied there and SQLite
+    /// reads them in place instead of allocating a copy of its own. Bytes that do not fit
+    /// are bound the copying way.
+    public func bind(_ value: DatabaseValue, toParameter index: Int, scratch: inout BindingScratch) throws {
+        let rc: Int32
+        switch value {
+        case .text(var text):
+            rc = text.withUTF8 { bindBytes(UnsafeRawBufferPointer($0), at: Int32(index), asText: true, scratch: &scratch) }
+        case .blob(let bytes):
+            rc = bytes.withUnsafeBytes { bindBytes($0, at: Int32(index), asText: false, scratch: &scratch) }
+        default:
+            return try bind(value, at: Int32(index))
         }
-        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
-    }
-
-    /// Binds `text` to parameter `index` as `bind(text:toParameter:)` does, but from
-    /// `scratch` (see `BindingScratch` for the contract): the UTF-8 is copied there and SQLite
-    /// reads it in place rather than keeping a copy of its own.
-    public func bind(text: String, toParameter index: Int, scratch: inout BindingScratch) throws {
-        var text = text
-        let rc = text.withUTF8 { utf8 -> Int32 in
-            let count = utf8.count
-            guard count > 0, let source = utf8.baseAddress, scratch.capacity - scratch.used >= count else {
-                return utf8.withMemoryRebound(to: CChar.self) { chars in
-                    sqlite3_bind_text(handle, Int32(index), chars.baseAddress ?? UnsafePointer(bitPattern: 1),
-                                      Int32(count), dc_sqlite_transient())
-                }
-            }
-            let destination = scratch.base + scratch.used
-            destination.copyMemory(from: source, byteCount: count)
-            scratch.used += count
-            // No destructor (SQLITE_STATIC): SQLite neither copies nor frees it.
-            return sqlite3_bind_text(handle, Int32(index), destination.assumingMemoryBound(to: CChar.self), Int32(count), nil)
-        }
-        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
-    }
-
-    /// Binds `blob` to parameter `index` as `bind(.blob(blob), toParameter:)` does, but from
-    /// `scratch` (see `BindingScratch`), as `bind(text:toParameter:scratch:)` binds text.
-    public func bind(blob: Data, toParameter index: Int, scratch: inout BindingScratch) throws {
-        let rc = blob.withUnsafeBytes { bytes -> Int32 in
-            let count = bytes.count
-            guard count > 0, let source = bytes.baseAddress, scratch.capacity - scratch.used >= count else {
-                return sqlite3_bind_blob(handle, Int32(index), bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(count),
-                                         dc_sqlite_transient())
-            }
-            let destination = scratch.base + scratch.used
-            destination.copyMemory(from: source, byteCount: count)
-            scratch.used += count
-            return sqlite3_bind_blob(handle, Int32(index), destination, Int32(count), nil)
-        }
-        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
+        try check(rc)
     }
 
     /// Sets every parameter to NULL, dropping what the statement holds of earlier values
     /// (and any reference to a `BindingScratch`).
     public func clearBindings() { sqlite3_clear_bindings(handle) }
-
-    /// Binds `double` to parameter `index`: `bind(.real(double), toParameter: index)`.
-    public func bind(double: Double, toParameter index: Int) throws {
-        let rc = sqlite3_bind_double(handle, Int32(index), double)
-        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
-    }
-
-    /// Binds `integer` to parameter `index`: `bind(.integer(integer), toParameter: index)`.
-    public func bind(integer: Int64, toParameter index: Int) throws {
-        let rc = sqlite3_bind_int64(handle, Int32(index), integer)
-        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
-    }
 
     /// Binds `values` (see `bind(values:)`) and runs the statement to completion, ignoring rows.
     public func execute(values: [DatabaseValue]) throws {
@@ -243,19 +196,31 @@ public final class Statement {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
         case .real(let d): rc = sqlite3_bind_double(handle, index, d)
-        case .text(let s):
-            var s = s
-            rc = s.withUTF8 { buf in
-                buf.withMemoryRebound(to: CChar.self) { chars in
-                    sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1),
-                                      Int32(chars.count), dc_sqlite_transient())
-                }
-            }
-        case .blob(let d):
-            rc = d.withUnsafeBytes { buf in
-                sqlite3_bind_blob(handle, index, buf.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buf.count), dc_sqlite_transient())
-            }
+        case .text(var s): rc = s.withUTF8 { bindBytes(UnsafeRawBufferPointer($0), at: index, asText: true, copied: true) }
+        case .blob(let d): rc = d.withUnsafeBytes { bindBytes($0, at: index, asText: false, copied: true) }
         }
+        try check(rc)
+    }
+
+    /// Binds `bytes` as text or blob; SQLite copies them when `copied`, otherwise reads them
+    /// in place until the parameter is bound again.
+    @inline(__always) private func bindBytes(_ bytes: UnsafeRawBufferPointer, at index: Int32, asText: Bool, copied: Bool) -> Int32 {
+        // SQLite takes a null pointer as NULL, not as an empty value.
+        let start = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+        let destructor = copied ? dc_sqlite_transient() : nil // nil: SQLITE_STATIC
+        return asText
+            ? sqlite3_bind_text(handle, index, start.assumingMemoryBound(to: CChar.self), Int32(bytes.count), destructor)
+            : sqlite3_bind_blob(handle, index, start, Int32(bytes.count), destructor)
+    }
+
+    /// Binds `bytes` from `scratch` when they fit there, else copied.
+    private func bindBytes(_ bytes: UnsafeRawBufferPointer, at index: Int32, asText: Bool,
+                           scratch: inout BindingScratch) -> Int32 {
+        guard let kept = scratch.keep(bytes) else { return bindBytes(bytes, at: index, asText: asText, copied: true) }
+        return bindBytes(kept, at: index, asText: asText, copied: false)
+    }
+
+    @inline(__always) private func check(_ rc: Int32) throws {
         guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
     }
 

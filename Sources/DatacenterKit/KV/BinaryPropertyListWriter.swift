@@ -8,7 +8,6 @@ import Foundation
 /// trailer (offset size, reference size, object count, top object, table offset).
 enum BinaryPropertyListWriter {
     static func data(for value: PropertyListValue) -> Data {
-        var objects: [PropertyListValue] = []
         // Flatten depth-first: each object gets an index; containers refer to children by it.
         func count(_ v: PropertyListValue) -> Int {
             switch v {
@@ -21,7 +20,6 @@ enum BinaryPropertyListWriter {
         let referenceSize = total < 256 ? 1 : (total < 65_536 ? 2 : 4)
         var out = Data("bplist00".utf8)
         var offsets: [Int] = []
-        objects.reserveCapacity(total)
 
         /// Writes `v` and its children; returns its index.
         @discardableResult

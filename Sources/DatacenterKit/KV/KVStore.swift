@@ -111,16 +111,11 @@ public final class KVStore: Sendable {
             // small allocation instead of one per value); the bindings go with the write.
             var bindingScratch = BindingScratch(capacity: 512)
             defer { upsert.clearBindings() }
-            try upsert.bind(text: business, toParameter: 1, scratch: &bindingScratch)
-            try upsert.bind(text: key, toParameter: 2, scratch: &bindingScratch)
-            switch stored {
-            case .text(let text): try upsert.bind(text: text, toParameter: 3, scratch: &bindingScratch)
-            case .blob(let bytes): try upsert.bind(blob: bytes, toParameter: 3, scratch: &bindingScratch)
-            default: try upsert.bind(stored, toParameter: 3)
-            }
-            try upsert.bind(text: value.encoding.rawValue, toParameter: 4, scratch: &bindingScratch)
-            try upsert.bind(integer: Int64(options.rawValue), toParameter: 5)
-            try upsert.bind(double: Date().timeIntervalSince1970, toParameter: 6)
+            let values: [DatabaseValue] = [
+                .text(business), .text(key), stored, .text(value.encoding.rawValue),
+                .integer(Int64(options.rawValue)), .real(Date().timeIntervalSince1970),
+            ]
+            for (index, value) in values.enumerated() { try upsert.bind(value, toParameter: index + 1, scratch: &bindingScratch) }
             try upsert.executeBound()
             // Write-through for values already cached; reads fill the cache, writes never grow it.
             // Done under the connection's lock, so cache updates follow the order of the writes.
