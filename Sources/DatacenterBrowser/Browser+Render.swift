@@ -120,61 +120,6 @@ extension Browser {
         }
     }
 
-    private func renderDAOPanel(_ panel: DAOPanel, _ screen: inout ScreenGrid) {
-        let left = treeWidth + 1
-        let paneWidth = width - left
-        var y = 1
-        func line(_ text: String, _ role: StyleRole, indent: Int = 0) {
-            guard y < height - 1 else { return }
-            screen.fill(x: left, y: y, count: paneWidth, role: role == .gridHeader || role == .gridSelected || role == .dialog ? role : .grid)
-            screen.write(text, x: left + indent, y: y, maxWidth: paneWidth - indent, role: role)
-            y += 1
-        }
-        func wrapped(_ label: String, _ text: String, _ role: StyleRole) {
-            let body = Inspector.wrapWords(text, width: max(8, paneWidth - 11))
-            for (i, part) in body.enumerated() { line((i == 0 ? label.padding(toLength: 10, withPad: " ", startingAt: 0) : String(repeating: " ", count: 10)) + " " + part, role) }
-        }
-        line(panel.title, .gridHeader)
-        switch panel.stage {
-        case .methods:
-            for (index, method) in panel.config.methods.enumerated() {
-                line(method.signature, index == panel.methodCursor ? .gridSelected : .grid, indent: 1)
-            }
-        case .form, .confirm:
-            guard let method = panel.method else { return }
-            line(method.signature, .grid, indent: 1)
-            let labelWidth = min(20, (panel.fields.map { TerminalText.width(of: $0.name) }.max() ?? 0) + 2)
-            for (index, field) in panel.fields.enumerated() {
-                let label = (field.isRequired ? "$" : " ") + field.name
-                let value = field.isNil ? "nil" : field.text + (index == panel.fieldCursor ? "▏" : "")
-                let active = index == panel.fieldCursor && panel.stage == .form
-                line(label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + ": " + value,
-                     active ? .gridSelected : (field.isNil ? .null : .grid), indent: 1)
-            }
-            if panel.fields.isEmpty { line("(no arguments)", .null, indent: 1) }
-            line("", .grid)
-            if let error = panel.renderError {
-                wrapped("error", error, .error)
-            } else if panel.skipped {
-                line("skipped: onVoid=quit applies, nothing will run", .marker, indent: 1)
-            } else {
-                for preview in panel.previews {
-                    wrapped("SQL", preview.sql, .gridHeader)
-                    wrapped("bindings", preview.bindings.isEmpty ? "(none)" : preview.bindings, .grid)
-                    wrapped("inlined", preview.inlined, .grid)
-                    wrapped("plan", preview.plan.joined(separator: "; "), .null)
-                }
-            }
-            if panel.stage == .confirm {
-                line("", .grid)
-                line("Run \(method.kind.rawValue) \(method.id) on \((panel.storePath as NSString).lastPathComponent)? It writes to the file. (y/n)", .dialog, indent: 1)
-            } else if !panel.resultLines.isEmpty {
-                line("", .grid)
-                for result in panel.resultLines { line(result, panel.resultIsError ? .error : .decrypted, indent: 1) }
-            }
-        }
-    }
-
     private func renderConsole(_ console: SQLConsole, _ screen: inout ScreenGrid) {
         let left = treeWidth + 1
         let paneWidth = width - left

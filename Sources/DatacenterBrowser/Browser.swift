@@ -23,7 +23,7 @@ public final class Browser {
     public let catalog: BrowserCatalog
     public private(set) var width: Int
     public private(set) var height: Int
-    public private(set) var focus: Focus = .tree
+    public internal(set) var focus: Focus = .tree
     public private(set) var isFinished = false
     public private(set) var themes: [Theme]
     public private(set) var themeIndex = 0
@@ -405,84 +405,6 @@ extension Browser {
         expanded.formUnion(ancestors)
         if let index = visibleTree.firstIndex(where: { $0.node.id == node.id }) { treeCursor = index }
         open(node)
-    }
-}
-
-extension Browser {
-    /// Opens the DAO methods of the DAO table under the tree cursor (or shown in the grid).
-    func openDAOPanel() {
-        let nodes = visibleTree
-        let candidate = focus == .tree && nodes.indices.contains(treeCursor) ? nodes[treeCursor].node : gridNode
-        guard let node = candidate, case let .daoTable(store, table, encrypted, module, configPath) = node.kind else {
-            message = ("d opens the methods of a DAO table: select one first", true)
-            return
-        }
-        do {
-            let config = try catalog.config(module: module, recordedPath: configPath)
-            daoPanel = DAOPanel(table: table, storePath: store, config: config, encryptedColumns: Set(encrypted))
-            inspector = nil
-            focus = .dao
-        } catch {
-            message = ("\(error)", true)
-        }
-    }
-
-    func daoKey(_ key: Key) {
-        guard var panel = daoPanel else { focus = .tree; return }
-        var close = false
-        defer { daoPanel = close ? nil : panel }
-        switch panel.stage {
-        case .methods:
-            switch key {
-            case .up, .character("k"): panel.methodCursor = max(0, panel.methodCursor - 1)
-            case .down, .character("j"): panel.methodCursor = min(max(0, panel.config.methods.count - 1), panel.methodCursor + 1)
-            case .enter, .right: panel.chooseMethod(catalog: catalog)
-            case .escape, .character("q"), .left:
-                close = true
-                focus = grid == nil ? .tree : .grid
-            default: break
-            }
-        case .form:
-            switch key {
-            case .up, .backTab: panel.fieldCursor = max(0, panel.fieldCursor - 1)
-            case .down, .tab: panel.fieldCursor = min(max(0, panel.fields.count - 1), panel.fieldCursor + 1)
-            case .escape: panel.stage = .methods
-            case .enter, .character("\u{12}"): panel.run(catalog: catalog)   // Enter or Ctrl-R
-            case .character("\u{e}"):                                     // Ctrl-N: nil
-                guard panel.fields.indices.contains(panel.fieldCursor) else { break }
-                if panel.fields[panel.fieldCursor].isRequired {
-                    message = ("$\(panel.fields[panel.fieldCursor].name) must not be nil", true)
-                } else {
-                    panel.fields[panel.fieldCursor].isNil.toggle()
-                    panel.refreshPreview(catalog: catalog)
-                }
-            case .backspace:
-                guard panel.fields.indices.contains(panel.fieldCursor) else { break }
-                panel.fields[panel.fieldCursor].isNil = false
-                _ = panel.fields[panel.fieldCursor].text.popLast()
-                panel.refreshPreview(catalog: catalog)
-            case .character(let c) where !c.unicodeScalars.contains(where: { $0.value < 0x20 }):
-                guard panel.fields.indices.contains(panel.fieldCursor) else { break }
-                panel.fields[panel.fieldCursor].isNil = false
-                panel.fields[panel.fieldCursor].text.append(c)
-                panel.refreshPreview(catalog: catalog)
-            default: break
-            }
-        case .confirm:
-            switch key {
-            case .character("y"), .character("Y"):
-                panel.runConfirmed(catalog: catalog)
-                // Show the change in the grid when it shows the same table.
-                if let node = gridNode, case let .daoTable(_, table, _, _, _) = node.kind, table == panel.table {
-                    let saved = panel
-                    open(node)
-                    panel = saved
-                    focus = .dao
-                }
-            case .character("n"), .character("N"), .escape: panel.stage = .form
-            default: break
-            }
-        }
     }
 }
 
