@@ -20,7 +20,7 @@ extension Browser {
         if showHelp { renderHelp(&screen) }
         else if focus == .dao, let daoPanel { renderDAOPanel(daoPanel, &screen) }
         else if focus == .console, let console { renderConsole(console, &screen) }
-        else if focus == .review { renderReview(&screen) }
+        else if focus == .review || confirmingQuit { renderReview(&screen) }
         else if let inspector { renderInspector(inspector, &screen) }
         else if let grid { renderGrid(grid, &screen) }
         else { screen.write("Select a business, table or cache on the left (Enter).", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
@@ -30,8 +30,15 @@ extension Browser {
 
     private func renderHeader(_ screen: inout ScreenGrid) {
         screen.fill(x: 0, y: 0, count: width, role: .header)
-        var title = " datacenter │ " + catalog.title
-        if let grid { title += " │ " + grid.source.title }
+        // What the grid shows, and from which store, comes before the root: a long path is
+        // what gets cut.
+        var title = " datacenter │ "
+        if let grid {
+            title += grid.source.title
+            if let path = gridNode?.storePath { title += " · " + catalog.storeName(for: path) }
+            title += " │ "
+        }
+        title += catalog.title
         if !catalog.keys.isEmpty { title += " │ keys: " + catalog.keys.keys.map(\.fingerprint).joined(separator: ",") }
         screen.write(title, x: 0, y: 0, maxWidth: width, role: .header)
     }
@@ -124,7 +131,7 @@ extension Browser {
         let left = treeWidth + 1
         let paneWidth = width - left
         screen.fill(x: left, y: 1, count: paneWidth, role: .gridHeader)
-        screen.write("SQL · " + (console.storePath as NSString).lastPathComponent + " (read-only)", x: left, y: 1, maxWidth: paneWidth, role: .gridHeader)
+        screen.write("SQL · " + catalog.storeName(for: console.storePath) + " (read-only)", x: left, y: 1, maxWidth: paneWidth, role: .gridHeader)
         let inputLine = height - 2
         let outputLines = console.output.dropFirst(console.scroll).flatMap { Inspector.wrap($0, width: paneWidth) }
         for (offset, text) in outputLines.prefix(max(0, inputLine - 2)).enumerated() {
@@ -146,7 +153,7 @@ extension Browser {
         var y = 2
         for (index, edit) in staged.enumerated() {
             let role: StyleRole = index == reviewCursor ? .gridSelected : .staged
-            for (i, part) in Inspector.wrapWords(edit.preview, width: max(8, paneWidth - 4)).enumerated() where y < height - 1 {
+            for (i, part) in Inspector.wrapWords("[\(edit.storeName)] " + edit.preview, width: max(8, paneWidth - 4)).enumerated() where y < height - 1 {
                 screen.fill(x: left, y: y, count: paneWidth, role: role)
                 screen.write((i == 0 ? "\(index + 1). " : "   ") + part, x: left + 1, y: y, maxWidth: paneWidth - 1, role: role)
                 y += 1
@@ -165,15 +172,19 @@ extension Browser {
         "  /  n           search the grid (streams, Esc cancels), next",
         "  :              SQL console on the current store (read-only)",
         "  e  x  o        edit cell, delete row, insert row (staged)",
+        "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
         "  w              review staged edits: c commit, u discard",
         "  t              next theme      ?          this help",
         "  d              DAO methods of a DAO table: form, SQL preview, run",
-        "  q  Ctrl-C      quit            mouse      click, wheel",
+        "  q  Ctrl-C      quit: asks first if edits are staged",
+        "  mouse          click, wheel",
         "",
         "Encrypted values show decrypted (green) when a --key opens",
         "them, else as [locked: reason]; never as ciphertext.",
         "The browser writes nothing until you commit staged edits",
-        "or confirm a DAO write.",
+        "or confirm a DAO write; then it runs exactly the statements",
+        "shown, one transaction per store, and changes nothing else",
+        "(no tables added, journal mode kept). --read-only: no writes.",
     ]
 
     private func renderHelp(_ screen: inout ScreenGrid) {
@@ -186,6 +197,12 @@ extension Browser {
 
     private func renderStatus(_ screen: inout ScreenGrid) {
         let y = height - 1
+        if confirmingQuit {
+            screen.fill(x: 0, y: y, count: width, role: .dialog)
+            screen.write(" Quit with \(staged.count) staged edit(s) not written? c commit and quit · d discard and quit · Esc stay",
+                         x: 0, y: y, maxWidth: width, role: .dialog)
+            return
+        }
         if let prompt {
             screen.fill(x: 0, y: y, count: width, role: .dialog)
             screen.write(prompt.label + prompt.text + "▏", x: 0, y: y, maxWidth: width, role: .dialog)

@@ -42,6 +42,8 @@ public final class Browser {
     /// The tree node the grid shows.
     var gridNode: TreeNode?
     var showHelp = false
+    /// True while quitting waits for an answer about staged edits (commit, discard, stay).
+    var confirmingQuit = false
     /// The line being typed at the bottom (`/` search), if any.
     var prompt: Prompt?
     /// The search running in the background, if any.
@@ -131,7 +133,8 @@ public final class Browser {
     }
 
     private func handleKey(_ key: Key) {
-        if key == .character("\u{3}") { isFinished = true; return }
+        if confirmingQuit { quitDialogKey(key); return }
+        if key == .character("\u{3}") { requestQuit(); return }
         if let current = search {
             // While a search runs, Esc cancels it; other keys wait.
             if key == .escape {
@@ -180,7 +183,7 @@ public final class Browser {
     private func treeKey(_ key: Key) {
         let nodes = visibleTree
         guard !nodes.isEmpty else {
-            if key == .character("q") || key == .escape { isFinished = true }
+            if key == .character("q") { requestQuit() }
             return
         }
         treeCursor = min(treeCursor, nodes.count - 1)
@@ -201,8 +204,8 @@ public final class Browser {
         case .left, .character("h"):
             if !node.isLeaf, expanded.contains(node.id) { expanded.remove(node.id) }
             else if let parent = nodes[..<treeCursor].lastIndex(where: { $0.depth < nodes[treeCursor].depth }) { treeCursor = parent }
-        case .tab: if grid != nil { focus = .grid }
-        case .character("q"), .escape: isFinished = true
+        case .tab, .escape: if grid != nil { focus = .grid }
+        case .character("q"): requestQuit()
         default: break
         }
         scrollTreeToCursor()
@@ -260,19 +263,25 @@ public final class Browser {
             case .tab, .escape, .backTab: focus = .tree
             case .character("/"): prompt = Prompt(label: "/", text: lastQuery ?? "", purpose: .search)
             case .character("e"):
-                guard view.rows.indices.contains(view.cursor), view.rows[view.cursor].cells.indices.contains(view.column),
-                      view.source is EditableSource else { message = ("this grid cannot be edited", true); break }
+                guard let source = editableSource(view), view.rows.indices.contains(view.cursor) else { break }
+                let row = view.rows[view.cursor]
+                if let refusal = source.editRefusal(row: row, column: view.column, keys: catalog.keys) {
+                    message = (refusal, true)
+                    break
+                }
                 let name = view.source.columns[view.column]
-                prompt = Prompt(label: "edit \(name): ", text: Browser.editText(view.rows[view.cursor].cells[view.column]), purpose: .edit)
+                prompt = Prompt(label: "edit \(name): ", text: source.editText(row: row, column: view.column), purpose: .edit)
             case .character("o"):
-                guard view.source is EditableSource else { message = ("this grid cannot be edited", true); break }
+                guard let source = editableSource(view) else { break }
+                if let refusal = source.insertRefusal { message = (refusal, true); break }
                 prompt = Prompt(label: "insert (JSON object of columns): ", text: "{}", purpose: .insert)
             case .character("x"):
-                guard let source = view.source as? EditableSource, view.rows.indices.contains(view.cursor) else { break }
-                stage { try source.stageDelete(row: view.rows[view.cursor]) }
+                guard let source = editableSource(view), view.rows.indices.contains(view.cursor) else { break }
+                if let refusal = source.deleteRefusal(row: view.rows[view.cursor]) { message = (refusal, true); break }
+                stage(on: view) { try source.stageDelete(row: view.rows[view.cursor]) }
             case .character("n"):
                 if let query = lastQuery { startSearch(query, in: view, fromCursor: true) }
-            case .character("q"): isFinished = true
+            case .character("q"): requestQuit()
             default: break
             }
         } catch {
@@ -432,11 +441,11 @@ extension Browser {
             case .edit:
                 guard let source = view.source as? EditableSource, view.rows.indices.contains(view.cursor) else { return }
                 let keys = catalog.keys
-                stage { try source.stageUpdate(row: view.rows[view.cursor], column: view.column, text: current.text, keys: keys) }
+                stage(on: view) { try source.stageUpdate(row: view.rows[view.cursor], column: view.column, text: current.text, keys: keys) }
             case .insert:
                 guard let source = view.source as? EditableSource else { return }
                 let keys = catalog.keys
-                stage { try source.stageInsert(text: current.text, keys: keys) }
+                stage(on: view) { try source.stageInsert(text: current.text, keys: keys) }
             }
             return
         case .backspace: _ = current.text.popLast()
@@ -511,27 +520,57 @@ extension Browser {
 }
 
 extension Browser {
-    /// The text an edit starts from: the whole value, not the cut grid text.
-    static func editText(_ cell: GridCell) -> String {
-        switch cell.content {
-        case .database(.null): return "NULL"
-        case .database(.text(let s)): return s
-        case .database(.blob(let d)): return "X'" + d.map { String(format: "%02x", $0) }.joined() + "'"
-        case .database(let v): return v.description
-        case .kv(.string(let s)): return s
-        case .kv(let v): return v.displayString
-        default: return cell.text
+    /// The grid's source when its rows can be changed; otherwise nil, with the reason in
+    /// the status line. Said at the key, before anything is typed.
+    func editableSource(_ view: GridView) -> EditableSource? {
+        guard catalog.allowsWrites else {
+            message = ("--read-only: nothing can be staged or written", true)
+            return nil
+        }
+        guard let source = view.source as? EditableSource else {
+            message = ("\(view.source.title) cannot be edited here", true)
+            return nil
+        }
+        return source
+    }
+
+    /// Stages the edit `make` builds for the store of `view`, or says why it cannot be made;
+    /// an edit that would change nothing (nil) stages nothing.
+    func stage(on view: GridView, _ make: () throws -> StagedEdit?) {
+        do {
+            guard var edit = try make() else {
+                message = ("unchanged: nothing staged", false)
+                return
+            }
+            edit.storeName = catalog.storeName(for: edit.storePath)
+            staged.append(edit)
+            message = ("staged (\(staged.count)) in \(edit.storeName): \(edit.preview) · w review, c commit", false)
+        } catch {
+            message = ("\(error)", true)
         }
     }
 
-    /// Stages the edit `make` builds, or says why it cannot be made.
-    func stage(_ make: () throws -> StagedEdit) {
-        do {
-            let edit = try make()
-            staged.append(edit)
-            message = ("staged (\(staged.count)): \(edit.preview) · w review, c commit", false)
-        } catch {
-            message = ("\(error)", true)
+    /// Quits, or first asks what to do with staged edits (they are never dropped unasked).
+    func requestQuit() {
+        if staged.isEmpty { isFinished = true } else { confirmingQuit = true }
+    }
+
+    /// The quit question's keys: c commits then quits (staying if the commit fails), d
+    /// discards then quits, Esc or s stays.
+    func quitDialogKey(_ key: Key) {
+        switch key {
+        case .character("c"), .character("C"):
+            confirmingQuit = false
+            commitStaged()
+            if staged.isEmpty { isFinished = true }
+        case .character("d"), .character("D"):
+            confirmingQuit = false
+            staged.removeAll()
+            isFinished = true
+        case .escape, .character("s"), .character("S"):
+            confirmingQuit = false
+            message = ("\(staged.count) staged edit(s) kept · w review", false)
+        default: break
         }
     }
 
@@ -569,7 +608,9 @@ extension Browser {
             let edits = staged.filter { $0.storePath == path }
             guard failure == nil else { remaining += edits; continue }
             do {
-                let store = try Store(path: path, crypt: catalog.keys)
+                // A connection that changes nothing but what the edits say: no tables
+                // created, the journal mode left as it is.
+                let store = try Store(existingAt: path, crypt: catalog.keys)
                 try store.queue.inTransaction { db in
                     for edit in edits { try edit.apply(to: store, in: db) }
                 }

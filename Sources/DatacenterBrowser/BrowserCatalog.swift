@@ -21,6 +21,15 @@ public struct TreeNode: Sendable, Equatable {
     public let kind: Kind
     public var children: [TreeNode]
 
+    /// The store file the node's data lives in (nil for a group).
+    public var storePath: String? {
+        switch kind {
+        case .store(let path): return path
+        case .group: return nil
+        case .kvBusiness(let path, _), .daoTable(let path, _, _, _, _), .cache(let path, _), .table(let path, _): return path
+        }
+    }
+
     /// True for nodes that open a grid.
     public var isLeaf: Bool {
         switch kind {
@@ -47,6 +56,8 @@ public final class BrowserCatalog: @unchecked Sendable {
     /// The top-level nodes.
     public private(set) var roots: [TreeNode] = []
     private var stores: [String: Store] = [:]
+    /// Each store file's name in words, by path: `common`, `user bob`, `version storage`.
+    private var storeNames: [String: String] = [:]
     private var configs: [String: DAOConfig] = [:]     // by module name
     private let lock = NSLock()
     private let center: DataCenter?
@@ -68,20 +79,23 @@ public final class BrowserCatalog: @unchecked Sendable {
             title = path
             var nodes: [TreeNode] = []
             if FileManager.default.fileExists(atPath: center.commonStorePath) {
-                nodes.append(try storeNode(path: center.commonStorePath, label: "common", cacheFiles: try center.cacheStorePaths(forUser: nil)))
+                nodes.append(try storeNode(path: center.commonStorePath, label: "common", name: "common",
+                                           cacheFiles: try center.cacheStorePaths(forUser: nil)))
             }
             for user in center.users() {
                 let label = "user " + user + (user == center.currentUserId ? " (current)" : "")
-                nodes.append(try storeNode(path: try center.storePath(forUser: user), label: label, cacheFiles: try center.cacheStorePaths(forUser: user)))
+                nodes.append(try storeNode(path: try center.storePath(forUser: user), label: label, name: "user " + user,
+                                           cacheFiles: try center.cacheStorePaths(forUser: user)))
             }
             let version = path + "/version/common.sqlite"
-            if FileManager.default.fileExists(atPath: version) { nodes.append(try storeNode(path: version, label: "version storage", cacheFiles: [])) }
+            if FileManager.default.fileExists(atPath: version) { nodes.append(try storeNode(path: version, label: "version storage", name: "version storage", cacheFiles: [])) }
             roots = nodes
         } else {
             center = nil
             title = path
             do {
-                roots = [try storeNode(path: path, label: (path as NSString).lastPathComponent, cacheFiles: [])]
+                let file = (path as NSString).lastPathComponent
+                roots = [try storeNode(path: path, label: file, name: file, cacheFiles: [])]
             } catch let error as DatabaseError {
                 throw BrowserOpenError(description: error.isNotADatabase ? "\(path) is not a SQLite database (or it is damaged): \(error.message)" : "\(error)")
             }
@@ -143,7 +157,20 @@ public final class BrowserCatalog: @unchecked Sendable {
         }
     }
 
-    private func storeNode(path: String, label: String, cacheFiles: [String]) throws -> TreeNode {
+    /// The store file at `path` in words, for every place that shows or writes its data:
+    /// which store (common, a user, version storage) and which file, e.g.
+    /// `user bob · user.sqlite`; a file browsed on its own is its file name.
+    public func storeName(for path: String) -> String {
+        let file = (path as NSString).lastPathComponent
+        guard let name = lock.withLock({ storeNames[path] }) else { return file }
+        return name == file ? file : name + " · " + file
+    }
+
+    private func storeNode(path: String, label: String, name: String, cacheFiles: [String]) throws -> TreeNode {
+        lock.withLock {
+            storeNames[path] = name
+            for file in cacheFiles where file != path && storeNames[file] == nil { storeNames[file] = name }
+        }
         let store = try self.store(at: path)
         var groups: [TreeNode] = []
         let businesses = try store.kv.allBusinesses()

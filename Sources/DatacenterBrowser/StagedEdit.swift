@@ -15,6 +15,9 @@ public struct StagedEdit: Sendable {
     enum KVEncryptionChoice: Sendable { case none, `default` }
 
     let storePath: String
+    /// The store in words (`common · common.sqlite`, `user bob · user.sqlite`), set when
+    /// staged, so every review line says where it writes.
+    var storeName = ""
     let action: Action
     /// The SQL shown for review (values inlined, encrypted ones as a placeholder).
     public let preview: String
@@ -44,26 +47,82 @@ public struct BrowserEditError: Error, CustomStringConvertible {
 }
 
 /// Sources whose rows can be edited.
+///
+/// Each edit is checked twice: `editRefusal`/`insertRefusal` say at the key, before anything
+/// is typed, why it cannot be made; the `stage…` functions check the typed value.
 protocol EditableSource: GridSource {
-    /// The edit that sets `column` of `row` to what `text` says.
-    func stageUpdate(row: GridRow, column: Int, text: String, keys: KeyRing) throws -> StagedEdit
+    /// Why `column` of `row` cannot be changed (asked when `e` is pressed), or nil.
+    func editRefusal(row: GridRow, column: Int, keys: KeyRing) -> String?
+    /// Why `row` cannot be deleted, or nil.
+    func deleteRefusal(row: GridRow) -> String?
+    /// Why no row can be inserted here, or nil.
+    var insertRefusal: String? { get }
+    /// The text the edit prompt starts from: the whole value, in a form `stageUpdate` reads
+    /// back as the same value (so Enter alone changes nothing).
+    func editText(row: GridRow, column: Int) -> String
+    /// The edit that sets `column` of `row` to what `text` says, or nil when that is the value
+    /// the row already holds (nothing to stage).
+    func stageUpdate(row: GridRow, column: Int, text: String, keys: KeyRing) throws -> StagedEdit?
     /// The edit that deletes `row`.
     func stageDelete(row: GridRow) throws -> StagedEdit
     /// The edit that inserts a row described by `text` (a JSON object of column values).
     func stageInsert(text: String, keys: KeyRing) throws -> StagedEdit
 }
 
-/// How typed text becomes a database value: `NULL` is null; a whole number an integer; a
-/// decimal number a real; `X'00ff'` a blob; anything else text.
+/// How typed text becomes a database value, and how a value is shown so that it reads back
+/// as itself.
+///
+/// Typed text is read as an SQL literal where it is one: `NULL` is null; a whole number an
+/// integer; a decimal number a real; `X'00ff'` a blob; `'it''s'` (quoted, quotes doubled) the
+/// text inside. Anything else is text as typed, so plain words need no quotes. `literal(_:)`
+/// quotes exactly the texts that would otherwise read as something else (`'NULL'`, `'42'`).
 enum TypedValue {
     static func parse(_ text: String) -> DatabaseValue {
         if text == "NULL" { return .null }
         if let i = Int64(text) { return .integer(i) }
         if let d = Double(text), text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return .real(d) }
-        if text.hasPrefix("X'") || text.hasPrefix("x'"), text.hasSuffix("'"), let bytes = EncryptionKeyHex.bytes(String(text.dropFirst(2).dropLast())) {
+        if text.hasPrefix("X'") || text.hasPrefix("x'"), text.hasSuffix("'"), text.count >= 3,
+           let bytes = EncryptionKeyHex.bytes(String(text.dropFirst(2).dropLast())) {
             return .blob(Data(bytes))
         }
+        if let quoted = unquoted(text) { return .text(quoted) }
         return .text(text)
+    }
+
+    /// The text `parse` reads back as `value`.
+    static func literal(_ value: DatabaseValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let i): return String(i)
+        case .real(let d):
+            if d.isInfinite { return d < 0 ? "-9e999" : "9e999" }
+            let text = String(d)
+            return text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? text : text + ".0"
+        case .blob(let d): return "X'" + d.map { String(format: "%02x", $0) }.joined() + "'"
+        case .text(let s):
+            return parse(s) == .text(s) ? s : "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        }
+    }
+
+    /// The text inside an SQL string literal (`'…'`, quotes doubled inside), or nil when
+    /// `text` is not exactly one.
+    private static func unquoted(_ text: String) -> String? {
+        guard text.count >= 2, text.first == "'", text.last == "'" else { return nil }
+        let inner = text.dropFirst().dropLast()
+        var out = ""
+        var pendingQuote = false
+        for character in inner {
+            if pendingQuote {
+                guard character == "'" else { return nil }
+                out.append("'")
+                pendingQuote = false
+            } else if character == "'" {
+                pendingQuote = true
+            } else {
+                out.append(character)
+            }
+        }
+        return pendingQuote ? nil : out
     }
 
     /// A value of a JSON object (for inserts).

@@ -4,21 +4,46 @@ import Foundation
 extension TableSource: EditableSource {
     /// `WHERE` for one row by its paging key, with the key's values.
     private func rowFilter(_ row: GridRow) throws -> (String, [DatabaseValue]) {
+        if let editRefusal { throw BrowserEditError(message: editRefusal) }
         guard !usesOffset, row.key.count == keyColumns.count, !keyColumns.isEmpty else {
             throw BrowserEditError(message: "\(table) has no rowid or primary key: its rows cannot be edited here (use the SQL console)")
         }
-        let clause = keyColumns.map { Database.quoteIdentifier($0 == "rowid" ? "_rowid_" : $0) + " = ?" }.joined(separator: " AND ")
+        let clause = keyColumns.map { Database.quoteIdentifier($0) + " = ?" }.joined(separator: " AND ")
         return (clause, row.key)
     }
 
-    func stageUpdate(row: GridRow, column: Int, text: String, keys: KeyRing) throws -> StagedEdit {
-        guard columns.indices.contains(column) else { throw BrowserEditError(message: "no such column") }
+    func editRefusal(row: GridRow, column: Int, keys: KeyRing) -> String? {
+        if let editRefusal { return editRefusal }
+        guard columns.indices.contains(column), row.cells.indices.contains(column) else { return "no such column" }
+        let name = columns[column]
+        if case .locked(let reason) = row.cells[column].encryption {
+            return "\(name) is encrypted and locked (\(reason)): editing it needs the key that opens it (--key)"
+        }
+        if encryptedColumns.contains(name), keys.isEmpty {
+            return "\(name) is encrypted: editing it needs a --key"
+        }
+        return nil
+    }
+
+    func deleteRefusal(row: GridRow) -> String? { editRefusal }
+
+    var insertRefusal: String? { isView ? editRefusal : nil }
+
+    func editText(row: GridRow, column: Int) -> String {
+        guard row.cells.indices.contains(column), case .database(let value) = row.cells[column].content else { return "" }
+        return TypedValue.literal(value)
+    }
+
+    func stageUpdate(row: GridRow, column: Int, text: String, keys: KeyRing) throws -> StagedEdit? {
+        if let refusal = editRefusal(row: row, column: column, keys: keys) { throw BrowserEditError(message: refusal) }
         let (filter, keyValues) = try rowFilter(row)
         var value = TypedValue.parse(text)
+        // The value the row holds (decrypted where the column is encrypted): typing it again
+        // changes nothing, so nothing is staged.
+        if case .database(let current) = row.cells[column].content, current == value { return nil }
         var shown = value.description
         if encryptedColumns.contains(columns[column]), !value.isNull {
             // A crypt column stays encrypted: the text is encrypted with the newest key given.
-            guard !keys.isEmpty else { throw BrowserEditError(message: "\(columns[column]) is encrypted: editing it needs a --key") }
             let plain: Data
             switch value {
             case .text(let s): plain = Data(s.utf8)
@@ -34,6 +59,7 @@ extension TableSource: EditableSource {
     }
 
     func stageDelete(row: GridRow) throws -> StagedEdit {
+        if let refusal = deleteRefusal(row: row) { throw BrowserEditError(message: refusal) }
         let (filter, keyValues) = try rowFilter(row)
         let sql = "DELETE FROM \(Database.quoteIdentifier(table)) WHERE \(filter)"
         return StagedEdit(storePath: store.path, action: .execute(sql: sql, arguments: keyValues),
@@ -41,6 +67,7 @@ extension TableSource: EditableSource {
     }
 
     func stageInsert(text: String, keys: KeyRing) throws -> StagedEdit {
+        if let insertRefusal { throw BrowserEditError(message: insertRefusal) }
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], !object.isEmpty else {
             throw BrowserEditError(message: "an insert is a JSON object of column values, e.g. {\"title\": \"hi\"}")
         }
@@ -78,11 +105,31 @@ extension TableSource: EditableSource {
 }
 
 extension KVBusinessSource: EditableSource {
-    func stageUpdate(row: GridRow, column: Int, text: String, keys: KeyRing) throws -> StagedEdit {
+    func editRefusal(row: GridRow, column: Int, keys: KeyRing) -> String? {
+        guard column == columns.count - 1 else { return "only the VALUE column of a KV entry can be edited" }
+        guard let key = row.key.first?.stringValue, row.cells.indices.contains(column) else { return "no key" }
+        if row.cells[column].typeName == KVEncoding.archive.rawValue { return "\(key) holds an archived object: only the app can write it" }
+        if case .locked(let reason) = row.cells[column].encryption {
+            return reason == "custom crypt" ? "\(key) is encrypted with the app's custom crypt: it cannot be rewritten here"
+                : "\(key) is encrypted and locked (\(reason)): editing it needs the key that opens it (--key)"
+        }
+        return nil
+    }
+
+    func deleteRefusal(row: GridRow) -> String? { row.key.first?.stringValue == nil ? "no key" : nil }
+
+    var insertRefusal: String? { "new KV entries are added with `datacenter kv set`" }
+
+    func editText(row: GridRow, column: Int) -> String {
+        guard row.cells.indices.contains(column), case .kv(let value) = row.cells[column].content else { return "" }
+        return value.displayString
+    }
+
+    func stageUpdate(row: GridRow, column: Int, text: String, keys: KeyRing) throws -> StagedEdit? {
+        if let refusal = editRefusal(row: row, column: column, keys: keys) { throw BrowserEditError(message: refusal) }
         guard let key = row.key.first?.stringValue, let entry = try store.entry(forKey: key, business: business) else {
             throw BrowserEditError(message: "the key is gone")
         }
-        guard column == columns.count - 1 else { throw BrowserEditError(message: "only the VALUE column of a KV entry can be edited") }
         guard !entry.options.contains(.customEncrypted) else {
             throw BrowserEditError(message: "\(key) is encrypted with the app's custom crypt: it cannot be rewritten here")
         }
@@ -115,6 +162,7 @@ extension KVBusinessSource: EditableSource {
         case .archive:
             throw BrowserEditError(message: "\(key) holds an archived object: only the app can write it")
         }
+        if case .kv(let current) = row.cells[column].content, current == value { return nil }
         let encrypted = entry.options.contains(.defaultEncrypted)
         if encrypted, keys.isEmpty { throw BrowserEditError(message: "\(key) is encrypted: editing it needs a --key") }
         let shown = encrypted ? "<encrypted \(entry.encoding.rawValue)>" : (try? valueDescription(value)) ?? "?"
@@ -135,7 +183,7 @@ extension KVBusinessSource: EditableSource {
     }
 
     func stageInsert(text: String, keys: KeyRing) throws -> StagedEdit {
-        throw BrowserEditError(message: "new KV entries are added with `datacenter kv set`")
+        throw BrowserEditError(message: insertRefusal ?? "")
     }
 
     private func valueDescription(_ value: KVValue) throws -> String {

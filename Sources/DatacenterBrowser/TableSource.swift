@@ -3,16 +3,28 @@ import Foundation
 
 /// The rows of one table (or view), paged by key: the rowid, or the primary key of a
 /// WITHOUT ROWID table; views, which have neither, page by offset.
+///
+/// The rowid is reached through whichever of its names (`_rowid_`, `rowid`, `oid`) no
+/// column of the table shadows; a table whose columns take all three is paged by offset
+/// and cannot be edited here.
 public final class TableSource: GridSource, @unchecked Sendable {
     public let title: String
     public let columns: [String]
     let store: Store
     let table: String
+    /// The columns that order and address rows: a rowid name, or the primary key.
     let keyColumns: [String]
     let usesOffset: Bool
+    /// True for a view (no row can be addressed to edit it).
+    let isView: Bool
+    /// Why rows cannot be edited (no key to address them by), or nil.
+    let editRefusal: String?
     let encryptedColumns: Set<String>
     let crypt: any DataCrypt
     private let selectList: String
+
+    /// The names SQLite gives the rowid, in the order they are tried.
+    static let rowidNames = ["_rowid_", "rowid", "oid"]
 
     /// Reads `table` of `store`; values of `encryptedColumns` are decrypted with `crypt`.
     public init(store: Store, table: String, encryptedColumns: Set<String> = [], crypt: any DataCrypt, title: String? = nil) throws {
@@ -21,29 +33,36 @@ public final class TableSource: GridSource, @unchecked Sendable {
         self.encryptedColumns = encryptedColumns
         self.crypt = crypt
         self.title = title ?? table
-        let quoted = Database.quoteIdentifier(table)
-        let (names, keys, offset): ([String], [String], Bool) = try store.queue.read { db in
+        struct Shape { var names: [String]; var keys: [String]; var isView: Bool; var refusal: String? }
+        let shape: Shape = try store.queue.read { db in
             let info = try db.query("SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
             let names = info.compactMap { $0[0].stringValue }
             let isView = try db.scalar("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?", [.text(table)]) != nil
-            if isView { return (names, [], true) }
-            let withoutRowID = (try? db.makeStatement("SELECT rowid FROM \(quoted) LIMIT 0")) == nil
+            if isView { return Shape(names: names, keys: [], isView: true, refusal: "\(table) is a view: its rows cannot be edited here (use the SQL console)") }
+            let withoutRowID = try db.scalar("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table)])?.int64Value == 1
             if withoutRowID {
                 let pk = info.filter { ($0[1].int64Value ?? 0) > 0 }.sorted { ($0[1].int64Value ?? 0) < ($1[1].int64Value ?? 0) }.compactMap { $0[0].stringValue }
-                return (names, pk, pk.isEmpty)
+                return Shape(names: names, keys: pk, isView: false, refusal: pk.isEmpty ? "\(table) has no primary key: its rows cannot be edited here (use the SQL console)" : nil)
             }
-            return (names, ["rowid"], false)
+            let taken = Set(names.map { $0.lowercased() })
+            guard let alias = TableSource.rowidNames.first(where: { !taken.contains($0) }) else {
+                return Shape(names: names, keys: [], isView: false,
+                             refusal: "\(table) has columns named _rowid_, rowid and oid, which hide its rowid: its rows cannot be addressed to edit them (use the SQL console)")
+            }
+            return Shape(names: names, keys: [alias], isView: false, refusal: nil)
         }
-        columns = names
-        keyColumns = keys
-        usesOffset = offset
-        selectList = (keys.map { "\(Database.quoteIdentifier($0 == "rowid" ? "_rowid_" : $0))" } + ["*"]).joined(separator: ", ")
+        columns = shape.names
+        keyColumns = shape.keys
+        usesOffset = shape.keys.isEmpty
+        isView = shape.isView
+        editRefusal = shape.refusal
+        selectList = (shape.keys.map(Database.quoteIdentifier) + ["*"]).joined(separator: ", ")
     }
 
     private var quoted: String { Database.quoteIdentifier(table) }
-    private var keyTuple: String { "(" + keyColumns.map { Database.quoteIdentifier($0 == "rowid" ? "_rowid_" : $0) }.joined(separator: ", ") + ")" }
+    private var keyTuple: String { "(" + keyColumns.map(Database.quoteIdentifier).joined(separator: ", ") + ")" }
     private func order(_ direction: String) -> String {
-        keyColumns.map { Database.quoteIdentifier($0 == "rowid" ? "_rowid_" : $0) + " " + direction }.joined(separator: ", ")
+        keyColumns.map { Database.quoteIdentifier($0) + " " + direction }.joined(separator: ", ")
     }
 
     public func firstPage(limit: Int) throws -> [GridRow] {

@@ -11,7 +11,15 @@ struct BrowseCommand: ParsableCommand {
         abstract: "Browse a data-center root or any SQLite file in the terminal.",
         discussion: """
             With no PATH, opens the demo (building it first if missing) with its published key, so every \
-            feature shows at once. The browser only reads: files are opened read-only and never changed.
+            feature shows at once.
+
+            What it writes, and when: files are opened read-only and browsing changes nothing. The browser \
+            writes only when you commit staged edits (e, x, o stage them; w reviews them; c commits) or \
+            confirm a DAO write method (y). A commit runs exactly the statements the review lists, in one \
+            transaction per store, through a connection that creates no table and keeps the journal mode; \
+            a store whose transaction fails is left unchanged. Values of encrypted columns and KV entries are \
+            written encrypted with the newest --key. Quitting with staged edits asks first (commit, discard, \
+            stay). --read-only refuses staging and DAO writes at the key.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -19,7 +27,7 @@ struct BrowseCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Open straight onto this table, KV business or cache.", valueName: "name")) var table: String?
     @Option(help: ArgumentHelp("DAO configs to load: an XML file or a folder of them.", valueName: "dir-or-xml")) var config: String?
     @Option(help: ArgumentHelp("A theme from themes/ (default, light, high-contrast, …).", valueName: "name")) var theme: String?
-    @Flag(help: "Refuse DAO write methods too (the browser otherwise only writes what you confirm).") var readOnly = false
+    @Flag(help: "Write nothing: refuse staging edits and DAO write methods (otherwise only what you confirm is written).") var readOnly = false
 
     func run() throws {
         var keys = try global.keyRing()

@@ -41,6 +41,20 @@ public final class Store: Sendable {
         kv = KVStore(queue: queue, crypt: crypt, cacheCapacity: cacheCapacity, hasTable: hasKV)
     }
 
+    /// Opens an existing file read-write exactly as it is: no table is created and the
+    /// journal mode is left alone, so what a caller writes is all that changes. For tools
+    /// that must write only what they were asked to (the browser's commits), on stores and
+    /// on plain SQLite files alike.
+    /// - throws: `StorageError.missingStore` when there is no file at `path`.
+    public init(existingAt path: String, crypt: any DataCrypt = KeyRing.empty) throws {
+        guard FileManager.default.fileExists(atPath: path) else { throw StorageError.missingStore(path) }
+        self.path = path
+        queue = try DatabaseQueue(path: path, mode: .readWriteExisting, wal: false)
+        pool = DatabasePool(writer: queue)
+        let hasKV = try queue.read { db in try Store.tableExists(KVStore.tableName, in: db) }
+        kv = KVStore(queue: queue, crypt: crypt, cacheCapacity: 0, hasTable: hasKV)
+    }
+
     /// The tables every store has.
     static let schema = """
         CREATE TABLE IF NOT EXISTS datacenter_meta(name TEXT PRIMARY KEY, value) WITHOUT ROWID;
