@@ -213,6 +213,38 @@ import Testing
         #expect(readBlobs == blobs)
     }
 
+    /// A statement kept after its connection is released reports its errors from SQLite's
+    /// connection, which lives until the statement goes (it read freed memory before).
+    @Test func aStatementOutlivingItsDatabaseStillReportsErrors() throws {
+        let statement = try Database.inMemory().makeStatement("SELECT ?")
+        let error = #expect(throws: DatabaseError.self) { try statement.bind(.integer(1), toParameter: 5) }
+        #expect(error?.code == SQLiteCode.range)
+        #expect(error?.message.contains("out of range") == true, "\(String(describing: error?.message))")
+        try statement.bind(.integer(7), toParameter: 1)
+        var read: DatabaseValue?
+        try statement.forEachBoundRow { read = $0.value(at: 0); return false }
+        #expect(read == .integer(7))
+    }
+
+    /// When a scratch goes, the statements it lent memory to no longer point at it: their
+    /// parameters read as NULL, not as whatever the freed memory holds.
+    @Test func aScratchClearsTheBindingsItLentBeforeItsMemoryGoes() throws {
+        let db = try Database.inMemory()
+        let statement = try db.cachedStatement("SELECT ?, ?")
+        do {
+            var scratch = BindingScratch(capacity: 64)
+            try statement.bind(.text("kept in scratch"), toParameter: 1, scratch: &scratch)
+            try statement.bind(.blob(Data([1, 2, 3])), toParameter: 2, scratch: &scratch)
+            var inside: [DatabaseValue] = []
+            try statement.forEachBoundRow { inside = [$0.value(at: 0), $0.value(at: 1)]; return false }
+            #expect(inside == [.text("kept in scratch"), .blob(Data([1, 2, 3]))])
+            // The scratch is not cleared by hand here: it must do it itself.
+        }
+        var after: [DatabaseValue] = []
+        try statement.forEachBoundRow { after = [$0.value(at: 0), $0.value(at: 1)]; return false }
+        #expect(after == [.null, .null])
+    }
+
     @Test func makeStatementRefusesSeveralStatements() throws {
         let db = try Database.inMemory()
         let error = #expect(throws: DatabaseError.self) { try db.makeStatement("SELECT 1; SELECT 2") }

@@ -31,11 +31,13 @@ public struct DatabaseError: Error, Sendable, Equatable {
 
     static func from(_ handle: OpaquePointer?, code: Int32, sql: String? = nil, path: String? = nil) -> DatabaseError {
         let ext = handle.map { sqlite3_extended_errcode($0) } ?? code
-        let message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-            ?? String(cString: sqlite3_errstr(code))
-        // A handle's last error may be stale when the code came from elsewhere.
-        let useExt = (ext & 0xFF) == (code & 0xFF) ? ext : code
-        return DatabaseError(extendedCode: useExt, message: message, sql: sql, path: path)
+        // A handle's last error may be stale when the code came from elsewhere (or the
+        // connection is closing and answers every question with "misuse"): then the code
+        // speaks for itself.
+        guard (ext & 0xFF) == (code & 0xFF), let handle, let text = sqlite3_errmsg(handle) else {
+            return DatabaseError(extendedCode: code, message: String(cString: sqlite3_errstr(code)), sql: sql, path: path)
+        }
+        return DatabaseError(extendedCode: ext, message: String(cString: text), sql: sql, path: path)
     }
 }
 

@@ -5,12 +5,14 @@ import Foundation
 ///
 /// A statement belongs to its `Database` and is used on that connection's thread only.
 /// `Database.cachedStatement(_:)` hands out statements kept across calls (persistent prepare).
+/// A statement kept after its `Database` is released stays safe to use: SQLite keeps the
+/// connection until its last statement is finalized, and errors are read from it through
+/// the statement itself.
 public final class Statement {
     let handle: OpaquePointer
     /// The SQL this statement was prepared from.
     public let sql: String
     private let path: String?
-    private unowned(unsafe) let database: Database
     private var cachedColumnNames: [String]?
     private var cachedColumnNamesGeneration: Int32 = 0
 
@@ -23,7 +25,6 @@ public final class Statement {
     init(handle: OpaquePointer, sql: String, database: Database) {
         self.handle = handle
         self.sql = sql
-        self.database = database
         self.path = database.path
     }
 
@@ -136,6 +137,10 @@ public final class Statement {
     /// (and any reference to a `BindingScratch`).
     public func clearBindings() { sqlite3_clear_bindings(handle) }
 
+    /// The connection this statement runs on, as SQLite knows it (valid while the
+    /// statement lives, even after its `Database` is released).
+    private var connection: OpaquePointer? { sqlite3_db_handle(handle) }
+
     /// Binds `values` (see `bind(values:)`) and runs the statement to completion, ignoring rows.
     public func execute(values: [DatabaseValue]) throws {
         try bind(values: values)
@@ -216,12 +221,12 @@ public final class Statement {
     /// Binds `bytes` from `scratch` when they fit there, else copied.
     private func bindBytes(_ bytes: UnsafeRawBufferPointer, at index: Int32, asText: Bool,
                            scratch: inout BindingScratch) -> Int32 {
-        guard let kept = scratch.keep(bytes) else { return bindBytes(bytes, at: index, asText: asText, copied: true) }
+        guard let kept = scratch.keep(bytes, for: self) else { return bindBytes(bytes, at: index, asText: asText, copied: true) }
         return bindBytes(kept, at: index, asText: asText, copied: false)
     }
 
     @inline(__always) private func check(_ rc: Int32) throws {
-        guard rc == SQLITE_OK else { throw DatabaseError.from(database.handle, code: rc, sql: sql, path: path) }
+        guard rc == SQLITE_OK else { throw DatabaseError.from(connection, code: rc, sql: sql, path: path) }
     }
 
     /// Advances to the next row: true when a row is available, false when done.
@@ -231,7 +236,7 @@ public final class Statement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let error = DatabaseError.from(database.handle, code: rc, sql: sql, path: path)
+            let error = DatabaseError.from(connection, code: rc, sql: sql, path: path)
             sqlite3_reset(handle)
             throw error
         }
