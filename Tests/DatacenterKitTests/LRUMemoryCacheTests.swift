@@ -471,3 +471,68 @@ private struct ReferenceLRU<Key: Equatable> {
         #expect(cache.peek(4).map(\.key) == ["xa", "ab"])
     }
 }
+
+/// The caller's code — a predicate, a value's `deinit` — runs without the cache held, so it
+/// may use the cache (it used to spin for ever under the cache's lock).
+@Suite struct LRUMemoryCacheReentrancyTests {
+    /// A value that reads the cache when released.
+    final class Tattler: @unchecked Sendable {
+        let cache: LRUMemoryCache<String, Tattler>
+        let released: Locked<Int>
+        init(_ cache: LRUMemoryCache<String, Tattler>, _ released: Locked<Int>) {
+            self.cache = cache
+            self.released = released
+        }
+        deinit {
+            _ = cache.get("other")
+            _ = cache.count
+            released.withLock { $0 += 1 }
+        }
+    }
+
+    /// Runs `body` on another thread; false when it has not finished within five seconds.
+    func finishes(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            body()
+            done.signal()
+        }
+        return done.wait(timeout: .now() + 5) == .success
+    }
+
+    @Test func aPredicateMayUseTheCache() {
+        let cache = LRUMemoryCache<String, Int>(capacity: 10)
+        for i in 0..<6 { cache.set(i, for: "k\(i)") }
+        let removed = Locked(0)
+        #expect(finishes {
+            let n = cache.removeAll { key in cache.get(key).map { $0 % 2 == 0 } ?? false }
+            removed.withLock { $0 = n }
+        }, "removeAll(where:) hung when its predicate read the cache")
+        #expect(removed.withLock { $0 } == 3)
+        #expect(cache.count == 3)
+        #expect(cache.get("k1") == 1 && cache.get("k0") == nil)
+    }
+
+    @Test func aValueReleasedByAChangeMayUseTheCache() {
+        let cache = LRUMemoryCache<String, Tattler>(capacity: 2)
+        let released = Locked(0)
+        #expect(finishes {
+            cache.set(Tattler(cache, released), for: "a")
+            cache.set(Tattler(cache, released), for: "a")          // replaces
+            cache.set(Tattler(cache, released), for: "b")
+            cache.set(Tattler(cache, released), for: "c")          // evicts a
+            cache.updateIfPresent(Tattler(cache, released), for: "b")
+            cache.remove("b")
+            cache.resetCapacity(0)                                 // evicts c
+            cache.resetCapacity(2)
+            cache.set(Tattler(cache, released), for: "d")
+            cache.removeAll { $0 == "d" }
+            cache.set(Tattler(cache, released), for: "e", expiresAt: Date(timeIntervalSinceNow: -1))
+            _ = cache.get("e")                                     // expired: removed
+            cache.set(Tattler(cache, released), for: "f")
+            cache.removeAll()
+        }, "a change hung when the value it released read the cache")
+        #expect(released.withLock { $0 } == 8)
+        #expect(cache.count == 0)
+    }
+}

@@ -93,11 +93,13 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     /// `get` with the cache to itself: when a change is running, the thread's slot is not
     /// free, or the entry expired (it is removed).
     private func getExclusively(_ key: Key, hash: Int) -> Value? {
-        exclusively {
+        var expired: Value?     // released after the cache is let go (its deinit is user code)
+        defer { withExtendedLifetime(expired) {} }
+        return exclusively {
             let slot = table.slot(of: key, hash: hash)
             guard slot >= 0 else { return nil }
             if table.isExpired(slot) {
-                table.remove(slot)
+                expired = table.remove(slot)
                 return nil
             }
             table.moveToHead(slot)
@@ -113,18 +115,21 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         guard limit.load(ordering: .relaxed) > 0 else { return }
         let hash = key.hashValue
         let expiry = expiresAt.map { max($0.timeIntervalSinceReferenceDate, .leastNonzeroMagnitude) } ?? 0
-        exclusively {
+        // The value replaced or evicted is released after the cache is let go.
+        let dropped: Value? = exclusively {
             let limit = self.limit.load(ordering: .relaxed)
-            guard limit > 0 else { return }
+            guard limit > 0 else { return nil }
             let slot = table.slot(of: key, hash: hash)
             if slot >= 0 {
-                table.replace(slot, with: value, expiry: expiry)
+                let old = table.replace(slot, with: value, expiry: expiry)
                 table.moveToHead(slot)
-                return
+                return old
             }
-            if table.count >= limit, table.tail >= 0 { table.remove(table.tail) }
+            let evicted = table.count >= limit && table.tail >= 0 ? table.remove(table.tail) : nil
             table.insert(key, value, expiry: expiry, hash: hash)
+            return evicted
         }
+        withExtendedLifetime(dropped) {}
     }
 
     /// Replaces the value of `key` only when the cache already holds it, without changing
@@ -132,10 +137,11 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     public func updateIfPresent(_ value: Value, for key: Key) {
         let hash = key.hashValue
         if isSurelyAbsent(key, hash: hash) { return }
-        exclusively {
+        let dropped: Value? = exclusively {
             let slot = table.slot(of: key, hash: hash)
-            if slot >= 0 { table.replace(slot, with: value) }
+            return slot >= 0 ? table.replace(slot, with: value) : nil
         }
+        withExtendedLifetime(dropped) {}
     }
 
     /// Removes `key`; returns its value when it was present.
@@ -150,14 +156,27 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
     }
 
     /// Removes every entry whose key satisfies `predicate`; returns how many.
+    ///
+    /// `predicate` runs without the cache held (it may use the cache), on the keys present
+    /// when the call started; a key set meanwhile may stay. The values removed are released
+    /// after the cache is let go.
     @discardableResult
     public func removeAll(where predicate: (Key) -> Bool) -> Int {
-        exclusively { table.removeAll(where: predicate) }
+        let matching = exclusively { table.allKeys }.filter(predicate)
+        guard !matching.isEmpty else { return 0 }
+        let dropped: [Value] = exclusively {
+            matching.compactMap { key in
+                let slot = table.slot(of: key, hash: key.hashValue)
+                return slot >= 0 ? table.remove(slot) : nil
+            }
+        }
+        return dropped.count
     }
 
-    /// Empties the cache.
+    /// Empties the cache (the values are released after the cache is let go).
     public func removeAll() {
-        exclusively { table.removeAll() }
+        let dropped = exclusively { table.removeAll() }
+        withExtendedLifetime(dropped) {}
     }
 
     /// True when `key` is present and not expired; does not change recency.
@@ -226,10 +245,13 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
 
     /// Changes the capacity; shrinking evicts least recently used entries.
     public func resetCapacity(_ capacity: Int) {
-        exclusively {
+        let dropped: [Value] = exclusively {
             limit.store(Self.clamped(capacity), ordering: .relaxed)
-            while table.count > Self.clamped(capacity), table.tail >= 0 { table.remove(table.tail) }
+            var evicted: [Value] = []
+            while table.count > Self.clamped(capacity), table.tail >= 0 { evicted.append(table.remove(table.tail)) }
+            return evicted
         }
+        withExtendedLifetime(dropped) {}
     }
 
     // MARK: Changes

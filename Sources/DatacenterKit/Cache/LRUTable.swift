@@ -91,11 +91,18 @@ struct LRUTable<Key: Hashable, Value> {
 
     // MARK: Changing
 
-    mutating func replace(_ slot: Int32, with value: Value) { values[Int(slot)] = value }
+    /// Puts `value` in `slot`; returns the value it held, for the caller to release once it
+    /// no longer holds the cache (a value's `deinit` is the caller's code).
+    mutating func replace(_ slot: Int32, with value: Value) -> Value {
+        let old = (values + Int(slot)).move()
+        (values + Int(slot)).initialize(to: value)
+        return old
+    }
 
-    mutating func replace(_ slot: Int32, with value: Value, expiry: Double) {
-        values[Int(slot)] = value
+    /// `replace(_:with:)`, with a new expiry.
+    mutating func replace(_ slot: Int32, with value: Value, expiry: Double) -> Value {
         expiries[Int(slot)] = expiry
+        return replace(slot, with: value)
     }
 
     /// Makes `slot` the most recently used entry.
@@ -143,20 +150,23 @@ struct LRUTable<Key: Hashable, Value> {
         return value
     }
 
-    /// Removes every entry whose key satisfies `predicate`; returns how many.
-    mutating func removeAll(where predicate: (Key) -> Bool) -> Int {
-        var removed = 0
-        for slot in 0..<Int32(slotsUsed) where links[Int(slot)].isLive && predicate(keys[Int(slot)]) {
-            remove(slot)
-            removed += 1
-        }
-        return removed
+    /// Every key held, in slot order.
+    var allKeys: [Key] {
+        var out: [Key] = []
+        out.reserveCapacity(count)
+        for slot in 0..<slotsUsed where links[slot].isLive { out.append(keys[slot]) }
+        return out
     }
 
-    mutating func removeAll() {
+    /// Empties the table; returns the values it held, for the caller to release once it no
+    /// longer holds the cache.
+    @discardableResult
+    mutating func removeAll() -> [Value] {
+        var dropped: [Value] = []
+        dropped.reserveCapacity(count)
         for slot in 0..<slotsUsed where links[slot].isLive {
             (keys + slot).deinitialize(count: 1)
-            (values + slot).deinitialize(count: 1)
+            dropped.append((values + slot).move())
         }
         buckets.update(repeating: Bucket(hash: 0, slot: -1), count: bucketMask + 1)
         slotsUsed = 0
@@ -164,6 +174,7 @@ struct LRUTable<Key: Hashable, Value> {
         count = 0
         head = -1
         tail = -1
+        return dropped
     }
 
     // MARK: Hash table (linear probing, deletion by backward shift: no tombstones)
