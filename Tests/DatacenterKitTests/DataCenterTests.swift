@@ -92,6 +92,46 @@ import Testing
         #expect(events.current.count == 6)
     }
 
+    @Test func signingNoOneOutWhenNoOneIsSignedInIsNoSwitch() throws {
+        let folder = TemporaryFolder()
+        let center = try makeCenter(folder)
+        let events = Locked<[DataCenter.Event]>([])
+        center.addObserver { event in events.withLock { $0.append(event) } }
+        try center.setCurrentUserId(nil)
+        #expect(events.current == [.didUpdateUser(nil, switched: false)])
+    }
+
+    /// Switches from many threads are announced one whole switch at a time: each
+    /// will-resign names the user the last did-update signed in, and each did-update's
+    /// `switched` says whether the user changed.
+    @Test func concurrentSwitchesAreAnnouncedInOrder() throws {
+        let folder = TemporaryFolder()
+        let center = try makeCenter(folder)
+        let events = Locked<[DataCenter.Event]>([])
+        center.addObserver { event in events.withLock { $0.append(event) } }
+        let users: [String?] = ["alice", "bob", nil, "carol"]
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for round in 0..<100 { try? center.setCurrentUserId(users[(thread + round) % users.count]) }
+        }
+        var current: String?
+        var resigned = false
+        for event in events.current {
+            switch event {
+            case .willResignLastUser(let old):
+                #expect(old == current && !resigned, "will resign \(old) while \(current ?? "nobody") is signed in")
+                resigned = true
+            case let .didUpdateUser(new, switched):
+                #expect(switched == (new != current), "did update \(new ?? "nil") switched: \(switched) after \(current ?? "nil")")
+                #expect(resigned == (current != nil && switched), "a switch from \(current ?? "nil") not announced first")
+                current = new
+                resigned = false
+            case .didRenewUser(let id):
+                #expect(id == current)
+            }
+        }
+        #expect(center.currentUserId == current)
+    }
+
     @Test func observersSeeTheOldUserBeforeAndTheNewUserAfter() throws {
         let folder = TemporaryFolder()
         let center = try makeCenter(folder)

@@ -37,6 +37,9 @@ public final class DataCenter: @unchecked Sendable {
 
     let space: StorageSpace
     private let lock = NSLock()
+    /// Held for a whole user switch — check, save, notifications — so switches happen, and
+    /// are announced, one at a time and in order. Recursive: an observer may switch again.
+    private let switching = NSRecursiveLock()
     private var state: RootState
     private var observers: [Int: @Sendable (Event) -> Void] = [:]
     private var nextObserverId = 0
@@ -86,22 +89,26 @@ public final class DataCenter: @unchecked Sendable {
     /// Signs `userId` in (or, with nil, no one): `userPreferences` then opens that user's
     /// store. The choice is kept in the root, so the next run starts with the same user.
     /// Observers hear `willResignLastUser` before the switch and `didUpdateUser` after it, or
-    /// `didRenewUser` when `userId` is already current.
+    /// `didRenewUser` when `userId` is already current; signing no one out when no one is
+    /// signed in is `didUpdateUser(nil, switched: false)`. Concurrent calls switch one at a
+    /// time, each announced whole before the next starts.
     public func setCurrentUserId(_ userId: String?) throws {
         if let userId { _ = try UserFolderName.encode(userId) }
-        let previous = currentUserId
-        if let userId, userId == previous {
-            notify(.didRenewUser(userId))
-            return
+        try switching.withLock {
+            let previous = currentUserId
+            guard userId != previous else {
+                notify(userId.map { .didRenewUser($0) } ?? .didUpdateUser(nil, switched: false))
+                return
+            }
+            if let previous { notify(.willResignLastUser(previous)) }
+            try lock.withLock {
+                var next = state
+                next.currentUserId = userId
+                if !isReadOnly { try next.save(to: stateFilePath) }
+                state = next
+            }
+            notify(.didUpdateUser(userId, switched: true))
         }
-        if let previous { notify(.willResignLastUser(previous)) }
-        try lock.withLock {
-            var next = state
-            next.currentUserId = userId
-            if !isReadOnly { try next.save(to: stateFilePath) }
-            state = next
-        }
-        notify(.didUpdateUser(userId, switched: true))
     }
 
     /// Every user that has a store under the root, sorted.
