@@ -7,7 +7,7 @@ struct SQLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sql",
         abstract: "Run SQL on a database file and print the rows.",
-        discussion: "Several statements separated by ';' run in order; the rows of every statement that returns rows are printed. The file must exist; its journal mode is never changed.")
+        discussion: "Several statements separated by ';' run in order, in one transaction: when one fails, none of them is kept (a script with its own BEGIN, COMMIT, ROLLBACK or SAVEPOINT runs as written). The rows of every statement that returns rows are printed. The file must exist; its journal mode is never changed.")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The database file.") var database: String
@@ -21,7 +21,7 @@ struct SQLCommand: ParsableCommand {
         let db = try Database(path: path, mode: readOnly ? .readOnly : .readWriteExisting)
         var header: [String] = []
         var rows: [Row] = []
-        try db.forEachStatement(in: sql) { statement in
+        try db.runScript(sql) { statement in
             var first = true
             try statement.forEachRow { s in
                 if first { header = s.columnNames; first = false }
@@ -64,12 +64,20 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let dumpPath = expandTilde(dump)
         guard FileManager.default.fileExists(atPath: dumpPath) else { throw CLIError("no dump file at \(dumpPath)") }
-        let db = try Database(path: expandTilde(database))
+        let databasePath = expandTilde(database)
+        let created = !FileManager.default.fileExists(atPath: databasePath)
         let report: DumpImportReport
         do {
+            let db = try Database(path: databasePath)
+            defer { withExtendedLifetime(db) {} }
             report = try db.importDump(atPath: dumpPath, continueOnError: continueOnError)
-        } catch let failure as DumpStatementFailure {
-            throw CLIError("\(failure) (nothing was imported)")
+        } catch {
+            // A database this import created is removed again: a failed import leaves nothing.
+            if created {
+                for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+            }
+            if let failure = error as? DumpStatementFailure { throw CLIError("\(failure) (nothing was imported)") }
+            throw error
         }
         for failure in report.failures { Output.error("warning: \(failure) (skipped)") }
         Output.line("imported \(report.executedCount) statement(s)" +

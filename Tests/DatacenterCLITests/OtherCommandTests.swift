@@ -99,8 +99,39 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr.contains("dump.sql:3:"))
         #expect(result.stderr.contains("nothing was imported"))
-        let tables = try CLI.run(["sql", db, "SELECT count(*) AS n FROM sqlite_master", "--json"])
-        #expect(tables.stdout.contains(#""n":0"#))
+        // The database the import created is gone again: a failed import leaves nothing.
+        #expect(!FileManager.default.fileExists(atPath: db))
+        #expect(!FileManager.default.fileExists(atPath: db + "-journal"))
+    }
+
+    @Test func aFailedImportIntoAnExistingDatabaseKeepsItAsItWas() throws {
+        let scratch = Scratch()
+        let db = scratch.file("t.db")
+        _ = try CLI.run(["import", "/dev/null", db])
+        #expect(try CLI.run(["sql", db, "CREATE TABLE t(a); INSERT INTO t VALUES (1)"]).status == 0)
+        let dump = scratch.file("dump.sql")
+        try "INSERT INTO t VALUES (2);\nROLLBACK;\nINSERT INTO t VALUES (3);\n".write(toFile: dump, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["import", dump, db])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("dump.sql:2: ROLLBACK would end the import's one transaction"))
+        #expect(FileManager.default.fileExists(atPath: db))
+        #expect(try CLI.run(["sql", db, "SELECT group_concat(a) AS a FROM t", "--json"]).stdout.contains(#""a":"1""#))
+    }
+
+    @Test func sqlRunsSeveralStatementsAllOrNothing() throws {
+        let scratch = Scratch()
+        let db = scratch.file("t.db")
+        _ = try CLI.run(["import", "/dev/null", db])
+        #expect(try CLI.run(["sql", db, "CREATE TABLE t(a)"]).status == 0)
+        let failed = try CLI.run(["sql", db, "INSERT INTO t VALUES (1); INSERT INTO nosuch VALUES (2)"])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("no such table: nosuch"))
+        #expect(try CLI.run(["sql", db, "SELECT count(*) AS n FROM t", "--json"]).stdout.contains(#""n":0"#))
+        // A script that manages its own transactions runs as written; one statement runs alone.
+        let own = try CLI.run(["sql", db, "BEGIN; INSERT INTO t VALUES (1); COMMIT; INSERT INTO t VALUES (2)"])
+        #expect(own.status == 0, "\(own.stderr)")
+        #expect(try CLI.run(["sql", db, "VACUUM"]).status == 0)
+        #expect(try CLI.run(["sql", db, "SELECT count(*) AS n FROM t", "--json"]).stdout.contains(#""n":2"#))
     }
 
     @Test func importCanContinuePastFailures() throws {

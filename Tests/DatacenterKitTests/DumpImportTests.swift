@@ -44,6 +44,50 @@ import Testing
         #expect(try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'tags_by_note'") == .integer(1))
     }
 
+    /// A dump far larger than the reader's blocks and chunks, with statements, strings and
+    /// comments across their boundaries, imports whole, and a failure deep in it names its
+    /// own line.
+    @Test func aLargeDumpIsReadInPiecesAndLinesStayRight() throws {
+        var dump = "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT);\nCREATE TRIGGER tr AFTER INSERT ON t BEGIN\n  SELECT 1;\n  SELECT 2;\nEND;\n"
+        var line = 6
+        var expected: [String] = []
+        for i in 0..<20_000 {
+            let body = i % 7 == 0 ? "semi;\ncolon \(i);" : (i % 5 == 0 ? String(repeating: "x", count: 3_000) : "row \(i)")
+            expected.append(body)
+            dump += "INSERT INTO t VALUES(\(i), '\(body)');" + (i % 3 == 0 ? " -- note;\n" : "\n")
+            line += 1 + body.filter { $0 == "\n" }.count
+        }
+        #expect(dump.utf8.count > 4 * DumpReader.chunkSize)
+        let db = try Database.inMemory()
+        let report = try db.importDump(dump)
+        #expect(report.executedCount == 20_002)
+        #expect(try db.query("SELECT body FROM t ORDER BY id").compactMap { $0[0].stringValue } == expected)
+
+        let broken = dump + "INSERT INTO nowhere VALUES(1);\n"
+        let other = try Database.inMemory()
+        let failure = #expect(throws: DumpStatementFailure.self) { try other.importDump(broken) }
+        #expect(failure?.line == line)
+        #expect(try other.scalar("SELECT count(*) FROM sqlite_master") == .integer(0))
+    }
+
+    @Test func aRollbackInADumpCannotEndTheImportMidway() throws {
+        let db = try Database.inMemory()
+        try db.execute("CREATE TABLE t(x)")
+        let dump = "INSERT INTO t VALUES(1);\nROLLBACK TRANSACTION;\nINSERT INTO t VALUES(2);\n"
+        let failure = #expect(throws: DumpStatementFailure.self) { try db.importDump(dump) }
+        #expect(failure?.line == 2)
+        #expect(try db.scalar("SELECT count(*) FROM t") == .integer(0))
+        #expect(!db.isInTransaction)
+        // Skipped with continueOnError: the rest commits, in one transaction.
+        let report = try db.importDump(dump, continueOnError: true)
+        #expect(report.failures.map(\.line) == [2])
+        #expect(try db.scalar("SELECT count(*) FROM t") == .integer(2))
+        // ROLLBACK TO a savepoint stays inside the transaction and runs.
+        let savepoint = "SAVEPOINT s;\nINSERT INTO t VALUES(3);\nROLLBACK TO s;\nRELEASE s;\n"
+        #expect(try db.importDump(savepoint).failures.isEmpty)
+        #expect(try db.scalar("SELECT count(*) FROM t") == .integer(2))
+    }
+
     @Test func aDumpWithCRLFLineEndingsImports() throws {
         let db = try Database.inMemory()
         let text = "BEGIN TRANSACTION;\r\nCREATE TABLE t(x);\r\nINSERT INTO t VALUES(1);\r\nCOMMIT;\r\n"

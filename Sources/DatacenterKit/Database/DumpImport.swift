@@ -30,66 +30,162 @@ public struct DumpImportReport: Sendable, Equatable {
 
 extension Database {
     /// Runs the statements of a SQL dump file (DBConnect's `databaseFromFile`) in one
-    /// transaction.
+    /// transaction, reading it a few statements at a time: memory stays bounded by the
+    /// largest statement, whatever the dump's size.
     ///
     /// Transaction statements in the dump (`BEGIN`, `COMMIT`, `END`) are absorbed into that one
-    /// transaction. Without `continueOnError`, the first failing statement rolls everything
+    /// transaction; a `ROLLBACK` (other than `ROLLBACK TO` a savepoint) fails, as it would end
+    /// it midway. Without `continueOnError`, the first failing statement rolls everything
     /// back and is thrown as a `DumpStatementFailure` naming its line; with it, each failing
     /// statement is skipped and reported, and the rest commits.
     public func importDump(atPath dumpPath: String, continueOnError: Bool = false) throws -> DumpImportReport {
         // Read through a handle, so devices and pipes (/dev/stdin, /dev/null) work too.
-        guard let handle = FileHandle(forReadingAtPath: dumpPath), let data = try? handle.readToEnd() ?? Data() else {
+        guard let handle = FileHandle(forReadingAtPath: dumpPath) else {
             throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "cannot read dump file", path: dumpPath)
         }
-        try? handle.close()
-        return try importDump(bytes: [UInt8](data), named: dumpPath, continueOnError: continueOnError)
+        defer { try? handle.close() }
+        var reader = DumpReader { try handle.read(upToCount: DumpReader.blockSize) ?? Data() }
+        return try importDump(from: &reader, named: dumpPath, continueOnError: continueOnError)
     }
 
     /// Runs the statements of dump text; `name` is how failures name the source.
     public func importDump(_ text: String, named name: String = "(dump)", continueOnError: Bool = false) throws -> DumpImportReport {
-        try importDump(bytes: Array(text.utf8), named: name, continueOnError: continueOnError)
+        var remaining: Data? = Data(text.utf8)
+        var reader = DumpReader { defer { remaining = nil }; return remaining ?? Data() }
+        return try importDump(from: &reader, named: name, continueOnError: continueOnError)
     }
 
-    private func importDump(bytes: [UInt8], named name: String, continueOnError: Bool) throws -> DumpImportReport {
+    private func importDump(from reader: inout DumpReader, named name: String, continueOnError: Bool) throws -> DumpImportReport {
         var report = DumpImportReport()
-        var text = bytes
-        text.append(0)
         try inTransaction(.immediate) {
-            try text.withUnsafeBufferPointer { buffer in
-                var cursor = DumpCursor(base: UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self),
-                                        end: buffer.count - 1)
-                while cursor.skipSpaceAndComments() {
-                    let start = cursor.offset, line = cursor.line
-                    var statement: OpaquePointer?
-                    var tail: UnsafePointer<CChar>?
-                    let rc = sqlite3_prepare_v2(handle, cursor.base + start, Int32(cursor.end - start + 1), &statement, &tail)
-                    var failure: DatabaseError?
-                    if rc != SQLITE_OK {
-                        failure = DatabaseError.from(handle, code: rc, path: path)
-                        cursor.advance(to: cursor.endOfStatement(from: start))
-                    } else {
-                        guard let statement, let tail else { break }   // only comments were left
-                        defer { sqlite3_finalize(statement) }
-                        cursor.advance(to: tail - cursor.base)
-                        if !cursor.isTransactionControl(from: start) {
-                            var step = sqlite3_step(statement)
-                            while step == SQLITE_ROW { step = sqlite3_step(statement) }
-                            if step == SQLITE_DONE { report.executedCount += 1 } else {
-                                failure = DatabaseError.from(handle, code: step, path: path)
-                            }
-                        }
-                    }
-                    if let failure {
-                        let error = DumpStatementFailure(file: name, line: line,
-                                                         statement: cursor.text(from: start, limit: 200), error: failure)
-                        // Some errors (disk full, I/O) end the transaction: nothing can continue then.
-                        guard continueOnError, isInTransaction else { throw error }
-                        report.failures.append(error)
-                    }
-                }
+            while let chunk = try reader.nextStatements() {
+                try run(chunk, named: name, continueOnError: continueOnError, into: &report)
             }
         }
         return report
+    }
+
+    /// Runs the complete statements of `chunk`, counting lines from its first.
+    private func run(_ chunk: DumpReader.Chunk, named name: String, continueOnError: Bool, into report: inout DumpImportReport) throws {
+        var text = chunk.bytes
+        text.append(0)
+        try text.withUnsafeBufferPointer { buffer in
+            var cursor = DumpCursor(base: UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self),
+                                    end: buffer.count - 1, line: chunk.firstLine)
+            while cursor.skipSpaceAndComments() {
+                let start = cursor.offset, line = cursor.line
+                var statement: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let rc = sqlite3_prepare_v2(handle, cursor.base + start, Int32(cursor.end - start + 1), &statement, &tail)
+                var failure: DatabaseError?
+                if rc != SQLITE_OK {
+                    failure = DatabaseError.from(handle, code: rc, path: path)
+                    cursor.advance(to: cursor.endOfStatement(from: start))
+                } else {
+                    guard let statement, let tail else { break }   // only comments were left
+                    defer { sqlite3_finalize(statement) }
+                    cursor.advance(to: tail - cursor.base)
+                    switch cursor.transactionControl(from: start) {
+                    case .absorbed: break
+                    case .endsTransaction:
+                        failure = DatabaseError(extendedCode: SQLITE_ERROR,
+                                                message: "ROLLBACK would end the import's one transaction midway; it is not run", path: path)
+                    case nil:
+                        var step = sqlite3_step(statement)
+                        while step == SQLITE_ROW { step = sqlite3_step(statement) }
+                        if step != SQLITE_DONE {
+                            failure = DatabaseError.from(handle, code: step, path: path)
+                        } else if !isInTransaction {
+                            // Nothing in a dump may end the import's transaction; should one
+                            // have, stop before anything runs outside it.
+                            throw DumpStatementFailure(file: name, line: line, statement: cursor.text(from: start, limit: 200),
+                                                       error: DatabaseError(extendedCode: SQLITE_ERROR,
+                                                                            message: "the statement ended the import's transaction", path: path))
+                        } else {
+                            report.executedCount += 1
+                        }
+                    }
+                }
+                if let failure {
+                    let error = DumpStatementFailure(file: name, line: line,
+                                                     statement: cursor.text(from: start, limit: 200), error: failure)
+                    // Some errors (disk full, I/O) end the transaction: nothing can continue then.
+                    guard continueOnError, isInTransaction else { throw error }
+                    report.failures.append(error)
+                }
+            }
+        }
+    }
+}
+
+/// Reads dump text a few complete statements at a time, so an import holds one chunk, not
+/// the file. A chunk ends at the end of a line where SQLite's `sqlite3_complete` says the
+/// text so far ends a statement, once it holds `chunkSize` bytes or more (or at the end of
+/// the dump, with whatever is left, complete or not).
+struct DumpReader {
+    /// Some complete statements, and the line the first byte stands on.
+    struct Chunk {
+        let bytes: [UInt8]
+        let firstLine: Int
+    }
+
+    static let blockSize = 1 << 16
+    static let chunkSize = 1 << 18
+
+    /// Hands out the next block of the dump; empty at its end.
+    private let readBlock: () throws -> Data
+    private var block: [UInt8] = []
+    private var blockOffset = 0
+    private var atEnd = false
+    private var line = 1
+
+    init(readBlock: @escaping () throws -> Data) { self.readBlock = readBlock }
+
+    /// The next chunk, or nil when the dump is done.
+    mutating func nextStatements() throws -> Chunk? {
+        var pending: [UInt8] = []
+        let firstLine = line
+        var statementStart = 0        // where the text not yet known complete starts in `pending`
+        var lineHasSemicolon = false  // the line read so far (it may span blocks) holds a ';'
+        while true {
+            if blockOffset == block.count {
+                if atEnd { break }
+                block = [UInt8](try readBlock())
+                blockOffset = 0
+                if block.isEmpty { atEnd = true; break }
+            }
+            // One line (or the rest of the block) into `pending`.
+            let (lineEnd, sawSemicolon, sawNewline) = block.withUnsafeBufferPointer { bytes -> (Int, Bool, Bool) in
+                var i = blockOffset
+                var semicolon = false
+                while i < bytes.count {
+                    let byte = bytes[i]
+                    i += 1
+                    if byte == 0x3B { semicolon = true } else if byte == 0x0A { return (i, semicolon, true) }
+                }
+                return (i, semicolon, false)
+            }
+            pending.append(contentsOf: block[blockOffset..<lineEnd])
+            blockOffset = lineEnd
+            lineHasSemicolon = lineHasSemicolon || sawSemicolon
+            guard sawNewline else { continue }
+            line += 1
+            defer { lineHasSemicolon = false }
+            if lineHasSemicolon, Self.isComplete(&pending, from: statementStart) {
+                statementStart = pending.count
+                if pending.count >= Self.chunkSize { return Chunk(bytes: pending, firstLine: firstLine) }
+            }
+        }
+        return pending.isEmpty ? nil : Chunk(bytes: pending, firstLine: firstLine)
+    }
+
+    /// True when `bytes` from `start` end a statement (the text before `start` does).
+    private static func isComplete(_ bytes: inout [UInt8], from start: Int) -> Bool {
+        bytes.append(0)
+        defer { bytes.removeLast() }
+        return bytes.withUnsafeBufferPointer { buffer in
+            sqlite3_complete(UnsafeRawPointer(buffer.baseAddress! + start).assumingMemoryBound(to: CChar.self)) != 0
+        }
     }
 }
 
@@ -101,9 +197,10 @@ private struct DumpCursor {
     private(set) var offset = 0
     private(set) var line = 1
 
-    init(base: UnsafePointer<CChar>, end: Int) {
+    init(base: UnsafePointer<CChar>, end: Int, line: Int) {
         self.base = base
         self.end = end
+        self.line = line
     }
 
     private func byte(_ i: Int) -> UInt8 { UInt8(bitPattern: base[i]) }
@@ -153,17 +250,40 @@ private struct DumpCursor {
         return end
     }
 
-    /// True when the statement at `start` is BEGIN, COMMIT or END.
-    func isTransactionControl(from start: Int) -> Bool {
-        var word: [UInt8] = []
+    /// What a transaction statement at `start` means to the import's one transaction.
+    enum TransactionControl {
+        /// `BEGIN`, `COMMIT`, `END`: folded into the import's transaction (not run).
+        case absorbed
+        /// `ROLLBACK` (not `ROLLBACK TO`): it would end the transaction midway.
+        case endsTransaction
+    }
+
+    /// The transaction statement at `start`, or nil for any other statement.
+    func transactionControl(from start: Int) -> TransactionControl? {
+        let first = word(at: start)
+        switch first.word {
+        case "begin", "commit", "end": return .absorbed
+        case "rollback":
+            // ROLLBACK [TRANSACTION] [TO [SAVEPOINT] name] undoes to a savepoint only.
+            var next = word(at: first.end)
+            if next.word == "transaction" { next = word(at: next.end) }
+            return next.word == "to" ? nil : .endsTransaction
+        default: return nil
+        }
+    }
+
+    /// The keyword at `start` (after white space), lower-cased, and where it ends.
+    private func word(at start: Int) -> (word: String, end: Int) {
         var i = start
-        while i < end, word.count < 7 {
+        while i < end, [0x20, 0x09, 0x0A, 0x0D].contains(byte(i)) { i += 1 }
+        var word: [UInt8] = []
+        while i < end, word.count < 12 {
             let c = byte(i) | 0x20
             guard c >= 0x61 && c <= 0x7A else { break }
             word.append(c)
             i += 1
         }
-        return word == Array("begin".utf8) || word == Array("commit".utf8) || word == Array("end".utf8)
+        return (String(decoding: word, as: UTF8.self), i)
     }
 
     /// Up to `limit` characters of text from `start`, trimmed.
