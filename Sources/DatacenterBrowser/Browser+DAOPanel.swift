@@ -15,6 +15,7 @@ extension Browser {
         do {
             let config = try catalog.config(module: module, recordedPath: configPath)
             daoPanel = DAOPanel(table: table, storePath: store, config: config, encryptedColumns: Set(encrypted))
+            daoPanel?.storeName = catalog.storeName(for: store)
             inspector = nil
             focus = .dao
         } catch {
@@ -22,10 +23,24 @@ extension Browser {
         }
     }
 
+    /// The DAO panel's pane: its width, and the height of its body (below the title).
+    var daoPaneSize: (width: Int, height: Int) { (width - treeWidth - 1, max(1, height - 3)) }
+
     func daoKey(_ key: Key) {
         guard var panel = daoPanel else { focus = .tree; return }
         var close = false
         defer { daoPanel = close ? nil : panel }
+        let pane = daoPaneSize
+        switch key {
+        case .pageDown:
+            panel.scroll(by: max(1, pane.height - 1), width: pane.width, height: pane.height)
+            return
+        case .pageUp:
+            panel.scroll(by: -max(1, pane.height - 1), width: pane.width, height: pane.height)
+            return
+        default: break
+        }
+        var reveal: DAOPanel.Anchor?
         switch panel.stage {
         case .methods:
             switch key {
@@ -37,12 +52,18 @@ extension Browser {
                 focus = grid == nil ? .tree : .grid
             default: break
             }
+            reveal = panel.stage == .methods ? .method(panel.methodCursor) : .field(panel.fieldCursor)
         case .form:
+            reveal = .field(panel.fieldCursor)
             switch key {
             case .up, .backTab: panel.fieldCursor = max(0, panel.fieldCursor - 1)
             case .down, .tab: panel.fieldCursor = min(max(0, panel.fields.count - 1), panel.fieldCursor + 1)
-            case .escape: panel.stage = .methods
-            case .enter, .character("\u{12}"): panel.run(catalog: catalog)   // Enter or Ctrl-R
+            case .escape:
+                panel.stage = .methods
+                panel.scroll = 0
+            case .enter, .character("\u{12}"):                           // Enter or Ctrl-R
+                panel.run(catalog: catalog)
+                reveal = panel.stage == .confirm ? .confirm : .results
             case .character("\u{e}"):                                     // Ctrl-N: nil
                 guard panel.fields.indices.contains(panel.fieldCursor) else { break }
                 if panel.fields[panel.fieldCursor].isRequired {
@@ -63,10 +84,12 @@ extension Browser {
                 panel.refreshPreview(catalog: catalog)
             default: break
             }
+            if case .field = reveal { reveal = .field(panel.fieldCursor) }
         case .confirm:
             switch key {
             case .character("y"), .character("Y"):
                 panel.runConfirmed(catalog: catalog)
+                reveal = .results
                 // Show the change in the grid when it shows the same table.
                 if let node = gridNode, case let .daoTable(_, table, _, _, _) = node.kind, table == panel.table {
                     let saved = panel
@@ -74,67 +97,37 @@ extension Browser {
                     panel = saved
                     focus = .dao
                 }
-            case .character("n"), .character("N"), .escape: panel.stage = .form
+            case .character("n"), .character("N"), .escape:
+                panel.stage = .form
+                reveal = .field(panel.fieldCursor)
             default: break
             }
         }
+        if let reveal, !close { panel.reveal(reveal, width: pane.width, height: pane.height) }
     }
 }
 
 extension Browser {
-    /// Draws the DAO panel in the right pane.
+    /// Draws the DAO panel in the right pane: the title, then the window of its body lines
+    /// that `scroll` selects (the title says which lines show when not all fit).
     func renderDAOPanel(_ panel: DAOPanel, _ screen: inout ScreenGrid) {
         let left = treeWidth + 1
-        let paneWidth = width - left
-        var y = 1
-        func line(_ text: String, _ role: StyleRole, indent: Int = 0) {
-            guard y < height - 1 else { return }
-            screen.fill(x: left, y: y, count: paneWidth, role: role == .gridHeader || role == .gridSelected || role == .dialog ? role : .grid)
-            screen.write(text, x: left + indent, y: y, maxWidth: paneWidth - indent, role: role)
-            y += 1
+        let pane = daoPaneSize
+        let lines = panel.bodyLines(width: pane.width)
+        let first = DAOPanel.clamped(panel.scroll, lineCount: lines.count, height: pane.height)
+        var title = panel.title
+        if lines.count > pane.height {
+            title += " · lines \(first + 1)–\(min(lines.count, first + pane.height)) of \(lines.count) (PgUp/PgDn)"
         }
-        func wrapped(_ label: String, _ text: String, _ role: StyleRole) {
-            let body = Inspector.wrapWords(text, width: max(8, paneWidth - 11))
-            for (i, part) in body.enumerated() { line((i == 0 ? label.padding(toLength: 10, withPad: " ", startingAt: 0) : String(repeating: " ", count: 10)) + " " + part, role) }
-        }
-        line(panel.title, .gridHeader)
-        switch panel.stage {
-        case .methods:
-            for (index, method) in panel.config.methods.enumerated() {
-                line(method.signature, index == panel.methodCursor ? .gridSelected : .grid, indent: 1)
-            }
-        case .form, .confirm:
-            guard let method = panel.method else { return }
-            line(method.signature, .grid, indent: 1)
-            let labelWidth = min(20, (panel.fields.map { TerminalText.width(of: $0.name) }.max() ?? 0) + 2)
-            for (index, field) in panel.fields.enumerated() {
-                let label = (field.isRequired ? "$" : " ") + field.name
-                let value = field.isNil ? "nil" : field.text + (index == panel.fieldCursor ? "▏" : "")
-                let active = index == panel.fieldCursor && panel.stage == .form
-                line(label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + ": " + value,
-                     active ? .gridSelected : (field.isNil ? .null : .grid), indent: 1)
-            }
-            if panel.fields.isEmpty { line("(no arguments)", .null, indent: 1) }
-            line("", .grid)
-            if let error = panel.renderError {
-                wrapped("error", error, .error)
-            } else if panel.skipped {
-                line("skipped: onVoid=quit applies, nothing will run", .marker, indent: 1)
-            } else {
-                for preview in panel.previews {
-                    wrapped("SQL", preview.sql, .gridHeader)
-                    wrapped("bindings", preview.bindings.isEmpty ? "(none)" : preview.bindings, .grid)
-                    wrapped("inlined", preview.inlined, .grid)
-                    wrapped("plan", preview.plan.joined(separator: "; "), .null)
-                }
-            }
-            if panel.stage == .confirm {
-                line("", .grid)
-                line("Run \(method.kind.rawValue) \(method.id) on \((panel.storePath as NSString).lastPathComponent)? It writes to the file. (y/n)", .dialog, indent: 1)
-            } else if !panel.resultLines.isEmpty {
-                line("", .grid)
-                for result in panel.resultLines { line(result, panel.resultIsError ? .error : .decrypted, indent: 1) }
-            }
+        title += " · " + panel.storeName
+        screen.fill(x: left, y: 1, count: pane.width, role: .gridHeader)
+        screen.write(title, x: left, y: 1, maxWidth: pane.width, role: .gridHeader)
+        for (offset, line) in lines.dropFirst(first).prefix(pane.height).enumerated() {
+            let y = 2 + offset
+            guard y < height - 1 else { break }
+            let fill: StyleRole = line.role == .gridHeader || line.role == .gridSelected || line.role == .dialog ? line.role : .grid
+            screen.fill(x: left, y: y, count: pane.width, role: fill)
+            screen.write(line.text, x: left + line.indent, y: y, maxWidth: pane.width - line.indent, role: line.role)
         }
     }
 }

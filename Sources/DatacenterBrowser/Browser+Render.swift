@@ -230,7 +230,7 @@ extension Browser {
         case .review: hints = " c commit all  u discard all  x drop one  Esc back"
         case .dao:
             switch daoPanel?.stage {
-            case .form?: hints = " type a value (JSON or text)  ↑↓ Tab field  Ctrl-N nil  Enter run  Esc methods"
+            case .form?: hints = " type a JSON value (\"strings\" quoted)  ↑↓ Tab field  Ctrl-N nil  Enter run  Esc methods"
             case .confirm?: hints = " y run it  n cancel"
             default: hints = " ↑↓ choose  Enter form  Esc back"
             }

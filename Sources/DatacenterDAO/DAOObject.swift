@@ -382,6 +382,29 @@ public final class DAOObject: @unchecked Sendable {
         withState { _ = $0.preparedTables.insert(table) }
     }
 
+    /// What preparing the table (default: the current one) would run now, without running it:
+    /// empty when this object has already prepared it. A preview shows it; `prepareTable`
+    /// (or the first call) runs exactly these steps.
+    /// - throws: `DAOError.downgrade` when the stored version is newer than the config's;
+    ///   `DAOError.noTableName`; a render error of the initializer; `DAOError.database`.
+    public func preparation(of name: String? = nil) throws -> TablePreparation {
+        let (current, globals) = withState { ($0.tableName, $0.globals) }
+        let table = name ?? current
+        if table.isEmpty {
+            if config.module.initializer != nil { throw DAOError.noTableName }
+            return TablePreparation(table: table, steps: [], upgrading: nil)
+        }
+        if withState({ $0.preparedTables.contains(table) }) { return TablePreparation(table: table, steps: [], upgrading: nil) }
+        return try mapDatabaseErrors { try queue.read { db in try TablePreparation.plan(config: config, table: table, globals: globals, in: db) } }
+    }
+
+    /// Prepares the table (default: the current one) now, as its first call would: runs its
+    /// `preparation` (nothing when this object has already prepared it).
+    /// - throws: as a call's preparation does (`DAOError.upgradeFailed`, `.downgrade`, …).
+    public func prepareTable(_ name: String? = nil) throws {
+        try prepareTable(name ?? tableName, globals: globalArguments)
+    }
+
     private func emit(_ event: DAOEvent, _ arguments: [String: DAOValue]) {
         if let handler = withState({ $0.eventHandler }) { handler(self, event, arguments) }
     }

@@ -8,16 +8,17 @@ public enum TableVersions {
     /// The metadata table: one row per DAO table.
     public static let metadataTableName = "datacenter_dao_tables"
 
-    static let schema = """
-        CREATE TABLE IF NOT EXISTS TableVersions(tableName TEXT PRIMARY KEY NOT NULL, version TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS datacenter_dao_tables(table_name TEXT PRIMARY KEY, module TEXT, version TEXT,
-            config_path TEXT, encrypted_columns TEXT);
-        """
+    /// The statements that create both tables, each on its own.
+    static let schemaStatements = [
+        "CREATE TABLE IF NOT EXISTS TableVersions(tableName TEXT PRIMARY KEY NOT NULL, version TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS datacenter_dao_tables(table_name TEXT PRIMARY KEY, module TEXT, version TEXT, "
+            + "config_path TEXT, encrypted_columns TEXT)",
+    ]
 
     /// Creates both tables when missing.
     public static func createTables(in db: Database) throws {
         guard try !Store.tableExists(tableName, in: db) || !Store.tableExists(metadataTableName, in: db) else { return }
-        try db.executeScript(schema)
+        for statement in schemaStatements { try db.execute(statement) }
     }
 
     /// The stored version of `table`, or nil.
@@ -29,23 +30,61 @@ public enum TableVersions {
 
     /// Records `version` for `table`.
     public static func setVersion(_ version: DAOVersion, of table: String, in db: Database) throws {
-        try db.execute("INSERT OR REPLACE INTO TableVersions(tableName, version) VALUES (?, ?)", [.text(table), .text(version.text)])
+        let statement = setVersionStatement(version, of: table)
+        try db.execute(statement.sql, StatementArguments(statement.bindings))
+    }
+
+    /// The statement that records `version` for `table`.
+    static func setVersionStatement(_ version: DAOVersion, of table: String) -> RenderedSQL {
+        statement("INSERT OR REPLACE INTO TableVersions(tableName, version) VALUES (?, ?)", [.text(table), .text(version.text)])
     }
 
     /// Forgets `table` (its version and metadata row).
     public static func forget(_ table: String, in db: Database) throws {
         try createTables(in: db)
-        try db.execute("DELETE FROM TableVersions WHERE tableName = ?", [.text(table)])
-        try db.execute("DELETE FROM datacenter_dao_tables WHERE table_name = ?", [.text(table)])
+        for statement in forgetStatements(table, dropping: false) { try db.execute(statement.sql, StatementArguments(statement.bindings)) }
+    }
+
+    /// The statements that forget `table`, after dropping it when `dropping`.
+    static func forgetStatements(_ table: String, dropping: Bool) -> [RenderedSQL] {
+        (dropping ? [statement("DROP TABLE IF EXISTS \(Database.quoteIdentifier(table))", [])] : []) + [
+            statement("DELETE FROM TableVersions WHERE tableName = ?", [.text(table)]),
+            statement("DELETE FROM datacenter_dao_tables WHERE table_name = ?", [.text(table)]),
+        ]
     }
 
     /// Records which module and config own `table`, and its encrypted columns (a JSON array).
     public static func recordMetadata(table: String, config: DAOConfig, version: DAOVersion?, in db: Database) throws {
+        let statement = metadataStatement(table: table, config: config, version: version)
+        try db.execute(statement.sql, StatementArguments(statement.bindings))
+    }
+
+    /// The statement that records `table`'s metadata row.
+    static func metadataStatement(table: String, config: DAOConfig, version: DAOVersion?) -> RenderedSQL {
         let columns = DAOValue.array(config.encryptedColumns.map(DAOValue.string)).jsonText
-        try db.execute("""
-            INSERT OR REPLACE INTO datacenter_dao_tables(table_name, module, version, config_path, encrypted_columns)
+        return statement("""
+            INSERT OR REPLACE INTO datacenter_dao_tables(table_name, module, version, config_path, encrypted_columns) \
             VALUES (?, ?, ?, ?, ?)
             """, [.text(table), .text(config.module.name), version.map { .text($0.text) } ?? .null, .text(config.path), .text(columns)])
+    }
+
+    /// The values of `table`'s metadata row in `metadataStatement`'s binding order, or nil
+    /// when there is no row.
+    static func metadataBindings(of table: String, in db: Database) throws -> [DatabaseValue]? {
+        guard try Store.tableExists(metadataTableName, in: db) else { return nil }
+        return try db.queryFirst("""
+            SELECT table_name, module, version, config_path, encrypted_columns FROM datacenter_dao_tables WHERE table_name = ?
+            """, [.text(table)])?.values
+    }
+
+    /// A statement whose preview writes its bindings in as SQL literals.
+    private static func statement(_ sql: String, _ bindings: [DatabaseValue]) -> RenderedSQL {
+        var preview = ""
+        var index = 0
+        for c in sql {
+            if c == "?", index < bindings.count { preview += bindings[index].description; index += 1 } else { preview.append(c) }
+        }
+        return RenderedSQL(sql: sql, bindings: bindings, preview: preview)
     }
 
     /// One row of the metadata table.
@@ -71,7 +110,8 @@ public enum TableVersions {
 }
 
 /// Brings one table to the config's version before its first use by a DAO object: runs the
-/// initializer for a missing table, resets or upgrades an older one, refuses a newer one.
+/// steps of its `TablePreparation` (initializer for a missing table, reset or upgrades for an
+/// older one; a newer one is refused), each in its own transaction, and announces the events.
 struct TableVersioning {
     let config: DAOConfig
     let table: String
@@ -81,71 +121,51 @@ struct TableVersioning {
 
     var db: Database { executor.db }
 
-    func prepare() throws {
-        try TableVersions.createTables(in: db)
-        let exists = try Store.tableExists(table, in: db)
-        let stored = try TableVersions.version(of: table, in: db)
-        let target = config.module.version
-        if !exists {
-            try create()
-        } else if let target {
-            if let stored {
-                if stored > target {
-                    throw DAOError.downgrade(table: table, stored: stored.text, config: target.text)
+    /// Plans, then runs the plan. Returns the plan that ran.
+    /// - throws: `DAOError.downgrade`, `DAOError.upgradeFailed` (the table stays at the last
+    ///   version reached), or the error of a failing step.
+    @discardableResult
+    func prepare() throws -> TablePreparation {
+        let plan = try TablePreparation.plan(config: config, table: table, globals: globals, in: db)
+        var reached = plan.upgrading?.from
+        var announced = false
+        for step in plan.steps {
+            if let upgrading = plan.upgrading, !announced, step.purpose != .bookkeeping {
+                notify(.shouldUpgrade, ["table": .string(table), "fromVersion": .string(upgrading.from.text),
+                                        "toVersion": .string(upgrading.to.text)])
+                announced = true
+            }
+            if case .upgrade(let to) = step.purpose {
+                do {
+                    if let failure = step.failure { throw TablePreparation.RenderFailure(description: failure) }
+                    try run(step)
+                    reached = DAOVersion(to)
+                } catch {
+                    let from = reached?.text ?? ""
+                    notify(.upgradeFailed, ["table": .string(table), "fromVersion": .string(from), "toVersion": .string(to),
+                                            "error": .string("\(error)")])
+                    throw DAOError.upgradeFailed(table: table, toVersion: to, reached: from, underlying: "\(error)")
                 }
-                if stored < target { try upgrade(from: stored, to: target) }
-            } else {
-                try db.inTransaction { try TableVersions.setVersion(target, of: table, in: db) }
+                continue
+            }
+            try run(step)
+            switch step.purpose {
+            case .reset: notify(.tableDeleted, ["table": .string(table)])
+            case .create:
+                if try Store.tableExists(table, in: db) {
+                    notify(.tableCreated, ["table": .string(table), "version": config.module.version.map { .string($0.text) } ?? .nil])
+                }
+            default: break
             }
         }
-        try db.inTransaction {
-            try TableVersions.recordMetadata(table: table, config: config, version: config.module.version, in: db)
-        }
+        return plan
     }
 
-    /// Runs the initializer in one transaction and records the version.
-    private func create() throws {
-        guard let id = config.module.initializer, let method = try? config.method(id, arity: 0) else { return }
-        let body = try Renderer.render(method.body, scope: DAOScope([:], globals: globals), tableName: table, cryptRules: config.cryptRules)
+    /// Runs one step's bodies in one transaction.
+    private func run(_ step: TablePreparation.Step) throws {
         try db.inTransaction {
             var outcome = Executor.Outcome()
-            try executor.run(body, into: &outcome)
-            if let version = config.module.version { try TableVersions.setVersion(version, of: table, in: db) }
+            for body in step.bodies { try executor.run(body, into: &outcome) }
         }
-        if try Store.tableExists(table, in: db) {
-            notify(.tableCreated, ["table": .string(table), "version": config.module.version.map { .string($0.text) } ?? .nil])
-        }
-    }
-
-    private func upgrade(from stored: DAOVersion, to target: DAOVersion) throws {
-        let module = config.module
-        if module.resetOnUpgrade || module.upgradeMinVersion.map({ stored < $0 }) == true {
-            try db.inTransaction {
-                try db.execute("DROP TABLE IF EXISTS \(Database.quoteIdentifier(table))")
-                try TableVersions.forget(table, in: db)
-            }
-            notify(.tableDeleted, ["table": .string(table)])
-            try create()
-            return
-        }
-        notify(.shouldUpgrade, ["table": .string(table), "fromVersion": .string(stored.text), "toVersion": .string(target.text)])
-        var reached = stored
-        for block in config.upgrades where block.toVersion > stored && block.toVersion <= target {
-            do {
-                let body = try Renderer.render(block.body, scope: DAOScope([:], globals: globals), tableName: table,
-                                               cryptRules: config.cryptRules)
-                try db.inTransaction {
-                    var outcome = Executor.Outcome()
-                    try executor.run(body, into: &outcome)
-                    try TableVersions.setVersion(block.toVersion, of: table, in: db)
-                }
-                reached = block.toVersion
-            } catch {
-                notify(.upgradeFailed, ["table": .string(table), "fromVersion": .string(reached.text),
-                                        "toVersion": .string(block.toVersion.text), "error": .string("\(error)")])
-                throw DAOError.upgradeFailed(table: table, toVersion: block.toVersion.text, reached: reached.text, underlying: "\(error)")
-            }
-        }
-        try db.inTransaction { try TableVersions.setVersion(target, of: table, in: db) }
     }
 }

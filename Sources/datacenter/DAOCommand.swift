@@ -58,10 +58,10 @@ struct DAOCommand: ParsableCommand {
                 }
                 return
             }
-            let items = single.map { [(part: "statement", run: 0, statement: $0)] } ?? DAOCommand.flatten(call)
+            let items = call.parts
             if items.isEmpty { Output.line("-- nothing to run (the foreach collection is empty)") }
             for item in items {
-                if single == nil { Output.line("-- \(item.part)" + (call.isForEach ? ", element \(item.run)" : "")) }
+                if single == nil { Output.line("-- " + item.heading(inForEach: call.isForEach)) }
                 if item.statement.skipped {
                     Output.line("-- skipped (onVoid=\"quit\"): nothing runs")
                     continue
@@ -197,58 +197,31 @@ struct DAOCommand: ParsableCommand {
         }
     }
 
-    /// `--args`: a JSON array of values; `{"$blob": base64}` is data, `{"$date": ISO 8601}` a date,
-    /// `{"$model": "Type", …}` a model of that type (so `<crypt>` rules apply to it).
+    /// `--args`: a JSON array of values, markers included (`DAOArgumentParser`); a parse
+    /// error is a CLI error (exit 1) that names the option.
     static func parseArguments(_ text: String) throws -> [DAOValue] {
-        let value: DAOValue
-        do { value = try DAOValue(parsingJSON: text) } catch {
-            throw CLIError("--args is not valid JSON: \(Output.safe(text, limit: 60))")
-        }
-        guard case .array(let elements) = value else {
+        do {
+            return try DAOArgumentParser.arguments(text)
+        } catch .notAnArray {
             throw CLIError("--args must be a JSON array, such as '[1, \"ann\"]'")
+        } catch .notJSON, .empty {
+            throw CLIError("--args is not valid JSON: \(Output.safe(text, limit: 60))")
+        } catch {
+            throw CLIError("--args: \(error)")
         }
-        return try elements.map(resolveMarkers)
     }
 
     /// `--global`: a JSON object of names to values (markers as in `--args`).
     static func parseGlobals(_ text: String?) throws -> [String: DAOValue] {
         guard let text else { return [:] }
-        let value: DAOValue
-        do { value = try DAOValue(parsingJSON: text) } catch {
-            throw CLIError("--global is not valid JSON: \(Output.safe(text, limit: 60))")
-        }
-        guard case .dictionary(let fields) = value else {
+        do {
+            return try DAOArgumentParser.globals(text)
+        } catch .notAnObject {
             throw CLIError("--global must be a JSON object, such as '{\"userId\": 7}'")
-        }
-        return try fields.mapValues(resolveMarkers)
-    }
-
-    /// Replaces the `$blob`, `$date` and `$model` objects by the values they stand for.
-    static func resolveMarkers(_ value: DAOValue) throws -> DAOValue {
-        switch value {
-        case .array(let a): return .array(try a.map(resolveMarkers))
-        case .dictionary(let d):
-            if d.count == 1, let text = d["$blob"] {
-                guard let base64 = text.stringValue, let data = Data(base64Encoded: base64) else {
-                    throw CLIError("{\"$blob\": …} needs a base64 string")
-                }
-                return .data(data)
-            }
-            if d.count == 1, let text = d["$date"] {
-                guard let iso = text.stringValue, let date = ISO8601DateFormatter().date(from: iso) else {
-                    throw CLIError("{\"$date\": …} needs an ISO 8601 date such as 2026-01-01T00:00:00Z")
-                }
-                return .date(date)
-            }
-            if let type = d["$model"] {
-                guard let name = type.stringValue, !name.isEmpty else { throw CLIError("\"$model\" needs a type name") }
-                var fields = d
-                fields["$model"] = nil
-                return .model(name, try fields.mapValues(resolveMarkers))
-            }
-            return .dictionary(try d.mapValues(resolveMarkers))
-        default:
-            return value
+        } catch .notJSON, .empty {
+            throw CLIError("--global is not valid JSON: \(Output.safe(text, limit: 60))")
+        } catch {
+            throw CLIError("--global: \(error)")
         }
     }
 
@@ -256,27 +229,6 @@ struct DAOCommand: ParsableCommand {
     static func singleStatement(_ call: RenderedCall) -> RenderedSQL? {
         guard !call.isForEach, call.runs.count == 1, case .statement(let s) = call.runs[0] else { return nil }
         return s
-    }
-
-    /// Every statement of a call with its part (`statement`, `step`, `resumable step`, `try`,
-    /// `except`) and run (the foreach element's index, else 0).
-    static func flatten(_ call: RenderedCall) -> [(part: String, run: Int, statement: RenderedSQL)] {
-        var items: [(part: String, run: Int, statement: RenderedSQL)] = []
-        func add(_ body: RenderedBody, run: Int, branch: String?) {
-            switch body {
-            case .statement(let s): items.append((branch ?? "statement", run, s))
-            case .steps(let steps):
-                for step in steps {
-                    let part = (step.resumable ? "resumable step" : "step")
-                    items.append((branch.map { "\($0) \(part)" } ?? part, run, step.statement))
-                }
-            case .tryExcept(let attempt, let fallback):
-                add(attempt, run: run, branch: "try")
-                add(fallback, run: run, branch: "except")
-            }
-        }
-        for (index, run) in call.runs.enumerated() { add(run, run: index, branch: nil) }
-        return items
     }
 
     /// `{"sql", "bindings", "preview"}`, or `{"skipped": true}`.
@@ -287,9 +239,9 @@ struct DAOCommand: ParsableCommand {
 
     /// The statements of a multi-statement call, each `statementJSON` plus `part` and `run`.
     static func statementsJSON(_ call: RenderedCall) -> [[String: Any]] {
-        flatten(call).map { item in
+        call.parts.map { item in
             var object = statementJSON(item.statement)
-            object["part"] = item.part
+            object["part"] = item.label
             object["run"] = item.run
             return object
         }

@@ -6,10 +6,12 @@ import Testing
 
 @Suite struct DAOPanelTests {
     /// The demo open on alice's messages table with the DAO panel's method `id` chosen.
-    func form(_ method: String, keys: KeyRing = KeyRing([DemoStore.key])) throws -> (Browser, Folder) {
-        let folder = Folder()
-        let b = try browser(try makeDemo(folder), keys: keys, width: 130, height: 40)
-        b.openNode(named: "messages")
+    func form(_ method: String, keys: KeyRing = KeyRing([DemoStore.key]), table: String = "messages", height: Int = 40,
+              folder: Folder = Folder(), prepare: (String) throws -> Void = { _ in }) throws -> (Browser, Folder) {
+        let root = try makeDemo(folder)
+        try prepare(root)
+        let b = try browser(root, keys: keys, width: 130, height: height)
+        b.openNode(named: table)
         b.press(.character("d"))
         #expect(b.focus == .dao)
         let index = try #require(b.daoPanel?.config.methods.firstIndex { $0.id == method })
@@ -90,7 +92,7 @@ import Testing
         type("1", into: b)              // …set to 1
         b.press(.enter)
         #expect(b.daoPanel?.stage == .confirm)
-        #expect(b.screenText.contains("It writes to the file. (y/n)"))
+        #expect(b.screenText.contains("It writes to the file: run update updateFlags on user alice · user.sqlite? (y/n)"))
         b.press(.character("n"))
         #expect(b.daoPanel?.stage == .form)
         let store = folder.path + "/demo/users/alice/user.sqlite"
@@ -98,6 +100,7 @@ import Testing
         b.press(.enter)
         b.press(.character("y"))
         #expect(b.screenText.contains("ok · 1 change(s)"))
+        #expect(!b.screenText.contains("last insert rowid"))   // an update inserts nothing
         #expect(try Database(path: store, mode: .readOnly).scalar("SELECT read FROM messages WHERE id = 3")?.int64Value == 1)
     }
 

@@ -1,0 +1,119 @@
+import DatacenterDAO
+import DatacenterKit
+import Foundation
+
+/// The DAO panel's body as lines, and its scrolling: the body (fields, preview, results) may
+/// be taller than the pane, so it scrolls (PgUp/PgDn) and keeps what the user works on — the
+/// field under the cursor, the confirmation, fresh results — in view.
+extension DAOPanel {
+    /// What a line belongs to, so scrolling can bring it into view.
+    enum Anchor: Equatable {
+        case method(Int), field(Int), results, confirm
+    }
+
+    /// One line of the panel's body.
+    struct Line: Equatable {
+        let text: String
+        let role: StyleRole
+        var indent = 0
+        var anchor: Anchor? = nil
+    }
+
+    /// Every line of the body (below the title) for a pane `width` columns wide. Pure: the
+    /// same panel and width give the same lines.
+    func bodyLines(width: Int) -> [Line] {
+        var lines: [Line] = []
+        func wrapped(_ label: String, _ text: String, _ role: StyleRole, anchor: Anchor? = nil) {
+            let body = Inspector.wrapWords(text, width: max(8, width - 11))
+            for (i, part) in body.enumerated() {
+                let head = i == 0 ? label.padding(toLength: 10, withPad: " ", startingAt: 0) : String(repeating: " ", count: 10)
+                lines.append(Line(text: head + " " + part, role: role, anchor: anchor))
+            }
+        }
+        switch stage {
+        case .methods:
+            for (index, method) in config.methods.enumerated() {
+                lines.append(Line(text: method.signature, role: index == methodCursor ? .gridSelected : .grid, indent: 1,
+                                  anchor: .method(index)))
+            }
+            return lines
+        case .form, .confirm:
+            break
+        }
+        guard let method else { return lines }
+        lines.append(Line(text: method.signature, role: .grid, indent: 1))
+        let labelWidth = min(20, (fields.map { TerminalText.width(of: $0.name) }.max() ?? 0) + 2)
+        for (index, field) in fields.enumerated() {
+            let active = index == fieldCursor && stage == .form
+            let label = (field.isRequired ? "$" : " ") + field.name
+            let head = label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + ": "
+            let room = max(4, width - 2 - TerminalText.width(of: head))
+            var value = field.isNil ? "nil" : TerminalText.visible(field.text) + (active ? "▏" : "")
+            if TerminalText.width(of: value) > room { value = "…" + String(value.suffix(room - 1)) } // the end, where typing goes
+            lines.append(Line(text: head + value, role: active ? .gridSelected : (field.isNil ? .null : .grid), indent: 1,
+                              anchor: .field(index)))
+            if case .failure(let error) = field.parsed {
+                lines.append(Line(text: String(repeating: " ", count: labelWidth + 2) + "✗ \(error)", role: .error, indent: 1,
+                                  anchor: .field(index)))
+            }
+        }
+        if fields.isEmpty { lines.append(Line(text: "(no arguments)", role: .null, indent: 1)) }
+        lines.append(Line(text: "", role: .grid))
+        for field in fields { wrapped("argument", field.summary, field.isNil ? .null : .grid) }
+        if let error = renderError {
+            wrapped("error", error, .error)
+        } else if skipped {
+            lines.append(Line(text: "skipped: onVoid=quit applies, nothing will run", role: .marker, indent: 1))
+        } else if argumentError == nil {
+            if let preparation, !preparation.isEmpty {
+                lines.append(Line(text: "Before the call, preparing table \(table) runs (confirmed with the write):", role: .marker, indent: 1))
+                for part in preparation.parts { wrapped("prepare", part.label + ": " + part.statement.preview, .marker) }
+            }
+            for preview in previews {
+                if let heading = preview.heading { lines.append(Line(text: "-- " + heading, role: .marker, indent: 1)) }
+                wrapped("SQL", preview.sql, .gridHeader)
+                wrapped("bindings", preview.bindings.isEmpty ? "(none)" : preview.bindings, .grid)
+                wrapped("inlined", preview.inlined, .grid)
+                wrapped("plan", preview.plan.joined(separator: "; "), .null)
+            }
+            if let cryptRefusal { wrapped("refused", cryptRefusal, .error) }
+        }
+        if stage == .confirm {
+            lines.append(Line(text: "", role: .grid))
+            let prepared = preparation.map { $0.isEmpty ? "" : " and prepares the table first" } ?? ""
+            let question = "It writes to the file\(prepared): run \(method.kind.rawValue) \(method.id) on \(storeName)? (y/n)"
+            for part in Inspector.wrapWords(question, width: max(8, width - 2)) {
+                lines.append(Line(text: part, role: .dialog, indent: 1, anchor: .confirm))
+            }
+        } else if !resultLines.isEmpty {
+            lines.append(Line(text: "", role: .grid))
+            for result in resultLines {
+                // Messages wrap; row lines (a table laid out in columns) are cut at the edge.
+                let parts = result.contains("│") ? [result] : Inspector.wrapWords(result, width: max(8, width - 2))
+                for part in parts { lines.append(Line(text: part, role: resultIsError ? .error : .decrypted, indent: 1, anchor: .results)) }
+            }
+        }
+        return lines
+    }
+
+    /// `scroll` kept within the lines: the last page ends at the last line.
+    static func clamped(_ scroll: Int, lineCount: Int, height: Int) -> Int {
+        max(0, min(scroll, lineCount - height))
+    }
+
+    /// Scrolls by `delta` lines (a page is `height`).
+    mutating func scroll(by delta: Int, width: Int, height: Int) {
+        scroll = DAOPanel.clamped(scroll + delta, lineCount: bodyLines(width: width).count, height: height)
+    }
+
+    /// Scrolls the least that brings the lines of `anchor` into view (their start when they
+    /// do not all fit).
+    mutating func reveal(_ anchor: Anchor, width: Int, height: Int) {
+        let lines = bodyLines(width: width)
+        scroll = DAOPanel.clamped(scroll, lineCount: lines.count, height: height)
+        guard let first = lines.firstIndex(where: { $0.anchor == anchor }),
+              let last = lines.lastIndex(where: { $0.anchor == anchor }) else { return }
+        if last >= scroll + height { scroll = last - height + 1 }
+        if first < scroll { scroll = first }
+    }
+}
