@@ -21,9 +21,11 @@ let package = Package(
                        providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CNcursesW",
                        providers: [.apt(["libncursesw5-dev"])]),
+        // The C library's wcwidth (hidden from Swift behind _XOPEN_SOURCE); links nothing.
+        .systemLibrary(name: "CWidth"),
 
         // The engine: no curses, no argument parser.
-        .target(name: "DatacenterKit", dependencies: ["CSQLite", "COpenSSL"]),
+        .target(name: "DatacenterKit", dependencies: ["CSQLite", "COpenSSL", "CWidth"]),
 
         // The DAO engine: XML configs of dynamic SQL, rendered and run on DatacenterKit's stores.
         .target(name: "DatacenterDAO", dependencies: ["DatacenterKit", "CLibXML2"]),

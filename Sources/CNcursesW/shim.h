@@ -33,7 +33,19 @@ static inline int dc_terminal_size(int *rows, int *cols) {
     return 0;
 }
 
-/* Writes one cell: a NUL-terminated wide string of at most a few code points. */
+#include <langinfo.h>
+#include <string.h>
+/* True when the current LC_CTYPE encodes characters as UTF-8. */
+static inline int dc_locale_is_utf8(void) {
+    const char *codeset = nl_langinfo(CODESET);
+    return codeset != NULL && (strcmp(codeset, "UTF-8") == 0 || strcmp(codeset, "utf8") == 0);
+}
+
+/* The most wide characters one cell holds: a spacing one and the zero-width ones after it. */
+static inline int dc_cchar_max(void) { return CCHARW_MAX; }
+
+/* Writes one cell: a NUL-terminated wide string, one spacing code point then zero-width ones
+   (setcchar keeps at most CCHARW_MAX of them). */
 static inline int dc_put_cell(int y, int x, const wchar_t *text, attr_t attributes, short pair) {
     cchar_t cell;
     if (setcchar(&cell, text, attributes, pair, NULL) != OK) return ERR;

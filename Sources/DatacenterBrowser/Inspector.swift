@@ -90,23 +90,26 @@ public struct Inspector: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Splits text into lines of at most `width` columns, control characters made visible.
+    /// Splits text into lines of at most `width` columns, control and unprintable characters
+    /// made visible. Lines break between cells (`TerminalText.forEachCell(in:_:)`): a wide
+    /// character is never split, and zero-width scalars (joiners, combining marks) stay on
+    /// the line of the character they follow, so every scalar is shown.
     static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = "", columns = 0
-            for character in paragraph {
-                let piece = TerminalText.escaped(character) ?? String(character)
-                let w = TerminalText.width(of: piece)
-                if columns + w > width {
+            var line = "", columns = 0, full = false
+            TerminalText.forEachCell(in: String(paragraph)) { cell, w in
+                if columns > 0, columns + w > width {
                     lines.append(line)
-                    if lines.count >= lineLimit { return lines + ["… (cut at \(lineLimit) lines)"] }
+                    if lines.count >= lineLimit { full = true; return false }
                     line = ""
                     columns = 0
                 }
-                line += piece
+                line += cell
                 columns += w
+                return true
             }
+            if full { return lines + ["… (cut at \(lineLimit) lines)"] }
             lines.append(line)
             if lines.count >= lineLimit { return lines + ["… (cut at \(lineLimit) lines)"] }
         }
@@ -126,10 +129,11 @@ public struct Inspector: Sendable {
             }
             if !line.isEmpty { lines.append(line) }
             line = String(word)
-            while TerminalText.width(of: line) > width {
-                let head = wrap(line, width: width)
-                lines.append(head[0])
-                line = String(line.dropFirst(head[0].count))
+            if TerminalText.width(of: line) > width {
+                // Cut the long word by cells; its last piece starts the next line.
+                let pieces = wrap(line, width: width)
+                lines += pieces.dropLast()
+                line = pieces.last ?? ""
             }
         }
         lines.append(line)

@@ -6,8 +6,11 @@ public enum StyleRole: String, CaseIterable, Sendable {
          gridSelected = "grid-selected", decrypted, locked, null, blob, marker, staged, error, dialog
 }
 
-/// One terminal cell: a character (one grapheme) and its role. The second cell of a wide
-/// character holds `""`.
+/// One terminal cell and its role. Its text is what curses keeps in one `cchar_t`: one
+/// spacing scalar and the zero-width scalars that follow it (combining marks, joiners,
+/// variation selectors), not a whole grapheme; so the family 👨‍👩‍👧 is drawn as 👨+ZWJ,
+/// 👩+ZWJ and 👧, each two columns wide (six in all), as ncursesw counts it. The second cell
+/// of a wide character holds `""`. See `TerminalText.forEachCell(in:_:)`.
 public struct Cell: Equatable, Sendable {
     public var text: String
     public var role: StyleRole
@@ -44,13 +47,16 @@ public struct ScreenGrid: Equatable, Sendable {
     }
 
     /// Writes `text` at (`x`, `y`), at most `maxWidth` columns, and returns the columns used.
-    /// Control characters are shown escaped (never sent to the terminal); a wide character
-    /// that would not fit whole is replaced by a space.
+    /// Laid out cell by cell as `TerminalText.forEachCell(in:_:)` says: control and
+    /// unprintable scalars shown escaped (never sent to the terminal), zero-width scalars kept
+    /// in the cell before them. The text stops between cells, so nothing is dropped from
+    /// what is shown; a wide character that would not fit whole is replaced by a space.
+    /// Callers that cut text mark the cut themselves (`…`).
     @discardableResult
     public mutating func write(_ text: String, x: Int, y: Int, maxWidth: Int, role: StyleRole) -> Int {
         guard y >= 0, y < height, x < width, x >= 0 else { return 0 }
         let limit = min(maxWidth, width - x)
-        // Printable ASCII, the common case: one cell a byte, no grapheme work.
+        // Printable ASCII, the common case: one cell a byte, no width lookups.
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             var column = 0
             for byte in text.utf8 where column < limit {
@@ -60,25 +66,22 @@ public struct ScreenGrid: Equatable, Sendable {
             return column
         }
         var column = 0
-        for character in text {
-            let pieces: [Character] = TerminalText.escaped(character).map { Array($0) } ?? [character]
-            for piece in pieces {
-                let w = TerminalText.width(of: piece)
-                if w == 0 { continue }
-                if column + w > limit {
-                    if column < limit { self[x + column, y] = Cell(" ", role: role); column += 1 }
-                    return column
-                }
-                self[x + column, y] = Cell(String(piece), role: role)
-                if w == 2 { self[x + column + 1, y] = Cell("", role: role) }
-                column += w
+        TerminalText.forEachCell(in: text) { cell, w in
+            if column + w > limit {
+                if column < limit { self[x + column, y] = Cell(" ", role: role); column += 1 }
+                return false
             }
+            self[x + column, y] = Cell(cell, role: role)
+            if w == 2 { self[x + column + 1, y] = Cell("", role: role) }
+            column += w
+            return true
         }
         return column
     }
 
-    /// The screen as lines of text (wide characters once, trailing spaces kept so columns
-    /// line up): what snapshot tests compare.
+    /// The screen as lines of text (each cell's scalars once, so a wide character appears
+    /// once and a ZWJ sequence whole; trailing spaces kept so columns line up): what
+    /// snapshot tests compare.
     public func lines() -> [String] {
         (0..<height).map { y in (0..<width).map { self[$0, y].text }.joined() }
     }

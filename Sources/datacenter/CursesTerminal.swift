@@ -10,8 +10,15 @@ final class CursesTerminal {
     private var started = false
 
     /// Starts curses: raw keys, no echo, keypad and mouse, colours if the terminal has them.
+    ///
+    /// The locale comes from the environment, so curses encodes output as the terminal
+    /// expects. The grid is laid out with UTF-8 widths (`TerminalText`) and draws box
+    /// characters, so when the environment's character type is not UTF-8 (say `LANG` unset,
+    /// the "C" locale) it is set to C.UTF-8: curses then counts the same widths the layout
+    /// did, instead of taking every non-ASCII character as unprintable.
     func start() {
         setlocale(LC_ALL, "")
+        if dc_locale_is_utf8() == 0 { setlocale(LC_CTYPE, "C.UTF-8") }
         initscr()
         started = true
         raw()
@@ -45,16 +52,21 @@ final class CursesTerminal {
         return descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
     }
 
-    /// Draws the grid in the theme's colours and shows it.
+    /// Draws the grid in the theme's colours and shows it. Each cell is handed to curses as
+    /// one `cchar_t` holding all its scalars (a spacing one and the zero-width ones after
+    /// it), so curses counts the same widths as the layout and a ZWJ sequence reaches the
+    /// terminal whole. Curses keeps at most `CCHARW_MAX` (5) scalars a cell: zero-width
+    /// scalars beyond that, which only stacked combining marks reach, are not drawn.
     func draw(_ grid: ScreenGrid, theme: Theme) {
-        var wide = [wchar_t](repeating: 0, count: 8)
+        let capacity = Int(dc_cchar_max())
+        var wide = [wchar_t](repeating: 0, count: capacity + 1)
         for y in 0..<min(grid.height, Int(dc_lines())) {
             for x in 0..<min(grid.width, Int(dc_cols())) {
                 let cell = grid[x, y]
                 if cell.text.isEmpty { continue }   // second half of a wide character
                 let style = theme.style(cell.role)
                 var count = 0
-                for scalar in cell.text.unicodeScalars where count < 7 {
+                for scalar in cell.text.unicodeScalars where count < capacity {
                     wide[count] = wchar_t(bitPattern: scalar.value)
                     count += 1
                 }

@@ -49,6 +49,8 @@ enum Output {
 }
 
 extension String {
-    /// Columns the text takes in a terminal: wide (CJK, emoji) characters take two.
+    /// Columns the text takes in a terminal, as the browser's grid counts them
+    /// (`TerminalText.width(of:)`, the C library's `wcwidth` per scalar): wide characters
+    /// (CJK, most emoji) take two, joiners and combining marks none.
     var displayWidth: Int { TerminalText.width(of: self) }
 }
