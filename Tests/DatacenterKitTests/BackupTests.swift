@@ -84,6 +84,43 @@ import Testing
         #expect(try Database(path: bundled, mode: .readOnly).scalar("SELECT count(*) FROM items") == .integer(10))
     }
 
+    /// A query repeated after the move reads the new file (the last cached statement used to
+    /// keep reading the old one), and the busy timeout given at open still holds.
+    @Test func makeMutableLeavesNothingOnTheOldFile() throws {
+        let folder = TemporaryFolder()
+        _ = try makeSmallDatabase(at: folder.file("bundled.sqlite"), rows: 1)
+        let db = try Database(path: folder.file("bundled.sqlite"), mode: .readOnly, busyTimeout: 0.2)
+        let count = "SELECT count(*) FROM items"
+        #expect(try db.scalar(count) == .integer(1))
+        let writable = folder.file("app.sqlite")
+        try db.makeMutable(at: writable)
+        try db.execute("INSERT INTO items(name) VALUES ('second')")
+        #expect(try db.scalar(count) == .integer(2))
+        #expect(db.busyTimeout == 0.2)
+        // Another connection holds the write lock: the write gives up after the configured
+        // 0.2 s, not the default 5 s.
+        let other = try Database(path: writable)
+        try other.execute("BEGIN EXCLUSIVE")
+        let started = Date()
+        #expect(throws: DatabaseError.self) { try db.execute("INSERT INTO items(name) VALUES ('blocked')") }
+        #expect(Date().timeIntervalSince(started) < 2.5)
+        try other.execute("ROLLBACK")
+    }
+
+    @Test func makeMutableRefusesWhileAStatementIsHeld() throws {
+        let folder = TemporaryFolder()
+        let db = try makeSmallDatabase(at: folder.file("a.sqlite"), rows: 2)
+        var kept: Statement? = try db.makeStatement("SELECT count(*) FROM items")
+        let error = #expect(throws: DatabaseError.self) { try db.makeMutable(at: folder.file("b.sqlite")) }
+        #expect(error?.message.contains("still held") == true)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("b.sqlite")))
+        #expect(db.path == folder.file("a.sqlite"))
+        kept = nil
+        withExtendedLifetime(kept) {}
+        try db.makeMutable(at: folder.file("b.sqlite"))
+        #expect(db.path == folder.file("b.sqlite"))
+    }
+
     @Test func makeMutableRefusesAnExistingDestinationAndKeepsTheConnection() throws {
         let folder = TemporaryFolder()
         let db = try makeSmallDatabase(at: folder.file("a.sqlite"), rows: 2)

@@ -29,6 +29,9 @@ public final class Database {
     public private(set) var path: String
     /// True when the connection was opened read-only.
     public private(set) var isReadOnly: Bool
+    /// How long a statement waits for another connection's lock before failing with
+    /// `SQLITE_BUSY`, as given when the connection was opened.
+    public let busyTimeout: TimeInterval
     private(set) var handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
     /// The statement `cachedStatement` returned last (always one of `statementCache`'s).
@@ -58,6 +61,7 @@ public final class Database {
         self.handle = db
         self.path = path
         self.isReadOnly = mode == .readOnly
+        self.busyTimeout = busyTimeout
         sqlite3_busy_timeout(db, Int32(busyTimeout * 1000))
         sqlite3_extended_result_codes(db, 1)
         try validate()
@@ -392,9 +396,20 @@ public final class Database {
 
     /// Copies the database to `destination` and reopens this connection there, read-write
     /// (DBConnect's `makeMutableAt`: move a bundled read-only database somewhere writable).
+    /// The connection keeps its busy timeout; its cached statements are dropped.
+    ///
+    /// - throws: `DatabaseError` (`SQLITE_MISUSE`) while a statement of this connection is
+    ///   still held elsewhere: it would go on reading the old file. Release it first.
     public func makeMutable(at destination: String, overwrite: Bool = false) throws {
         guard !path.isEmpty, path != ":memory:" else {
             throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "a temporary or in-memory database cannot be reopened elsewhere")
+        }
+        statementCache.removeAll()
+        lastCachedStatement = nil
+        guard sqlite3_next_stmt(handle, nil) == nil else {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE,
+                                message: "a statement of this connection is still held: it would go on using the old file; release it before makeMutable",
+                                path: path)
         }
         try backup(to: destination, overwrite: overwrite)
         var db: OpaquePointer?
@@ -404,12 +419,11 @@ public final class Database {
             sqlite3_close_v2(db)
             throw error
         }
-        statementCache.removeAll()
         sqlite3_close_v2(handle)
         handle = db
         path = destination
         isReadOnly = false
-        sqlite3_busy_timeout(db, 5000)
+        sqlite3_busy_timeout(db, Int32(busyTimeout * 1000))
         sqlite3_extended_result_codes(db, 1)
     }
 }
