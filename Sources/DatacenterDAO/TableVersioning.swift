@@ -1,3 +1,4 @@
+import Foundation
 import DatacenterKit
 
 /// The `TableVersions` table of a store (table name → version of the config that made it)
@@ -65,7 +66,15 @@ public enum TableVersions {
         return statement("""
             INSERT OR REPLACE INTO datacenter_dao_tables(table_name, module, version, config_path, encrypted_columns) \
             VALUES (?, ?, ?, ?, ?)
-            """, [.text(table), .text(config.module.name), version.map { .text($0.text) } ?? .null, .text(config.path), .text(columns)])
+            """, [.text(table), .text(config.module.name), version.map { .text($0.text) } ?? .null,
+                  .text(recordedPath(of: config)), .text(columns)])
+    }
+
+    /// The config's path as recorded for a browser: absolute when the file exists, so the
+    /// record holds from any working folder (a config compiled from memory keeps its name).
+    static func recordedPath(of config: DAOConfig) -> String {
+        guard !config.path.hasPrefix("/"), FileManager.default.fileExists(atPath: config.path) else { return config.path }
+        return URL(fileURLWithPath: config.path).standardizedFileURL.path
     }
 
     /// The values of `table`'s metadata row in `metadataStatement`'s binding order, or nil

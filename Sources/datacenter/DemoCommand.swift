@@ -45,9 +45,23 @@ struct DemoCommand: ParsableCommand {
 
 extension DemoCommand {
     /// Builds the whole demo at `target`: stores, caches, purgeable folder and DAO tables.
+    /// Paths are recorded absolute (the DAO panel finds its configs from any folder), and
+    /// every store is checkpointed, so each `.sqlite` file holds all its data on its own
+    /// (copying one file copies its data; the `-wal` files are left empty).
     static func buildDemo(at target: String) throws {
-        try DemoStore.build(at: target)
-        try DAODemo.build(in: DataCenter(rootPath: target, crypt: KeyRing([DemoStore.key])))
+        let root = URL(fileURLWithPath: target).standardizedFileURL.path
+        try DemoStore.build(at: root)
+        try DAODemo.build(in: DataCenter(rootPath: root, crypt: KeyRing([DemoStore.key])))
+        try checkpointStores(under: root)
+    }
+
+    /// Folds the write-ahead log of every `.sqlite` file under `root` into the file.
+    static func checkpointStores(under root: String) throws {
+        guard let files = FileManager.default.enumerator(atPath: root) else { return }
+        for case let file as String in files where file.hasSuffix(".sqlite") {
+            let db = try Database(path: root + "/" + file, mode: .readWriteExisting)
+            _ = try db.scalar("PRAGMA wal_checkpoint(TRUNCATE)", cached: false)
+        }
     }
 }
 

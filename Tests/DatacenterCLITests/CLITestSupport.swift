@@ -21,12 +21,14 @@ enum CLI {
         return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("datacenter").path
     }()
 
-    /// Runs `datacenter ARGS`; the environment is this process's with `DATACENTER_KEY` and
-    /// `DATACENTER_ROOT` removed unless given in `environment`.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `datacenter ARGS` (in the folder `directory` when given); the environment is this
+    /// process's with `DATACENTER_KEY` and `DATACENTER_ROOT` removed unless given in
+    /// `environment`.
+    static func run(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binaryPath)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var env = ProcessInfo.processInfo.environment
         env["DATACENTER_KEY"] = nil
         env["DATACENTER_ROOT"] = nil

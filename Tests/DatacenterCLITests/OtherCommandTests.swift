@@ -148,6 +148,28 @@ import Testing
         #expect(count.stdout.contains(#""n":2"#))
     }
 
+    /// A demo built from a relative path records absolute config paths (the DAO panel finds
+    /// them from any folder), and each store file holds its data without its `-wal` file.
+    @Test func aDemoIsSelfContainedAndFoundFromAnywhere() throws {
+        let scratch = Scratch()
+        #expect(try CLI.run(["demo", "rel-demo"], directory: scratch.path).status == 0)
+        let root = scratch.file("rel-demo")
+        let recorded = try CLI.run(["sql", root + "/users/alice/user.sqlite", "SELECT config_path FROM datacenter_dao_tables", "--json"])
+        let paths = (try CLI.json(recorded.stdout) as? [[String: Any]])?.compactMap { $0["config_path"] as? String } ?? []
+        #expect(!paths.isEmpty)
+        for path in paths {
+            #expect(path.hasPrefix("/"), "relative config path \(path)")
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+        // Copy the store file alone: its data comes along.
+        let copy = scratch.file("copy.sqlite")
+        try FileManager.default.copyItem(atPath: root + "/common.sqlite", toPath: copy)
+        let notes = try CLI.run(["sql", copy, "SELECT count(*) AS n FROM notes", "--json"])
+        #expect(notes.stdout.contains(#""n":3"#), "\(notes.stdout) \(notes.stderr)")
+        let size = ((try? FileManager.default.attributesOfItem(atPath: root + "/common.sqlite-wal"))?[.size] as? Int) ?? 0
+        #expect(size == 0)
+    }
+
     @Test func demoBuildsEveryKindOfValueAndRefusesToOverwrite() throws {
         let scratch = Scratch()
         let root = scratch.file("demo")

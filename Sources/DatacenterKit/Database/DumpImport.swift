@@ -144,6 +144,7 @@ struct DumpReader {
     /// The next chunk, or nil when the dump is done.
     mutating func nextStatements() throws -> Chunk? {
         var pending: [UInt8] = []
+        pending.reserveCapacity(Self.chunkSize + Self.blockSize)
         let firstLine = line
         var statementStart = 0        // where the text not yet known complete starts in `pending`
         var lineHasSemicolon = false  // the line read so far (it may span blocks) holds a ';'
@@ -156,14 +157,11 @@ struct DumpReader {
             }
             // One line (or the rest of the block) into `pending`.
             let (lineEnd, sawSemicolon, sawNewline) = block.withUnsafeBufferPointer { bytes -> (Int, Bool, Bool) in
-                var i = blockOffset
-                var semicolon = false
-                while i < bytes.count {
-                    let byte = bytes[i]
-                    i += 1
-                    if byte == 0x3B { semicolon = true } else if byte == 0x0A { return (i, semicolon, true) }
-                }
-                return (i, semicolon, false)
+                let start = bytes.baseAddress! + blockOffset
+                let count = bytes.count - blockOffset
+                let newline = memchr(start, 0x0A, count).map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - start + 1 }
+                let length = newline ?? count
+                return (blockOffset + length, memchr(start, 0x3B, length) != nil, newline != nil)
             }
             pending.append(contentsOf: block[blockOffset..<lineEnd])
             blockOffset = lineEnd
@@ -260,30 +258,30 @@ private struct DumpCursor {
 
     /// The transaction statement at `start`, or nil for any other statement.
     func transactionControl(from start: Int) -> TransactionControl? {
-        let first = word(at: start)
-        switch first.word {
-        case "begin", "commit", "end": return .absorbed
-        case "rollback":
-            // ROLLBACK [TRANSACTION] [TO [SAVEPOINT] name] undoes to a savepoint only.
-            var next = word(at: first.end)
-            if next.word == "transaction" { next = word(at: next.end) }
-            return next.word == "to" ? nil : .endsTransaction
-        default: return nil
+        if keyword("begin", at: start) != nil || keyword("commit", at: start) != nil || keyword("end", at: start) != nil {
+            return .absorbed
         }
+        guard var next = keyword("rollback", at: start) else { return nil }
+        // ROLLBACK [TRANSACTION] [TO [SAVEPOINT] name] undoes to a savepoint only.
+        if let after = keyword("transaction", at: next) { next = after }
+        return keyword("to", at: next) == nil ? .endsTransaction : nil
     }
 
-    /// The keyword at `start` (after white space), lower-cased, and where it ends.
-    private func word(at start: Int) -> (word: String, end: Int) {
+    /// Where `word` (lower-case ASCII) ends when it stands at `start` (after white space) as
+    /// a whole word, in any case; else nil.
+    private func keyword(_ word: StaticString, at start: Int) -> Int? {
         var i = start
-        while i < end, [0x20, 0x09, 0x0A, 0x0D].contains(byte(i)) { i += 1 }
-        var word: [UInt8] = []
-        while i < end, word.count < 12 {
-            let c = byte(i) | 0x20
-            guard c >= 0x61 && c <= 0x7A else { break }
-            word.append(c)
+        while i < end, byte(i) == 0x20 || byte(i) == 0x09 || byte(i) == 0x0A || byte(i) == 0x0D { i += 1 }
+        let letters = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        for letter in letters {
+            guard i < end, byte(i) | 0x20 == letter else { return nil }
             i += 1
         }
-        return (String(decoding: word, as: UTF8.self), i)
+        if i < end {
+            let c = byte(i) | 0x20
+            if (c >= 0x61 && c <= 0x7A) || byte(i) == 0x5F || (byte(i) >= 0x30 && byte(i) <= 0x39) { return nil }
+        }
+        return i
     }
 
     /// Up to `limit` characters of text from `start`, trimmed.
