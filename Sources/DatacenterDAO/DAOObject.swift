@@ -42,6 +42,7 @@ public final class DAOObject: @unchecked Sendable {
         var decryptor: any DataCrypt
         /// Tables whose initializer and upgrades have run.
         var preparedTables: Set<String> = []
+        var selectsPrepareTables = true
         var explicitTransaction = false
         /// Selects by key ready to run again, on prepared tables only.
         var keptReads: [KeptRead] = []
@@ -128,6 +129,16 @@ public final class DAOObject: @unchecked Sendable {
         set { withState { $0.globals = newValue } }
     }
 
+    /// When false, calling a select method never prepares its table: no initializer, no
+    /// upgrade, no bookkeeping row — a read writes nothing, and a missing table is the
+    /// select's own error. For tools that read files they must not change (the CLI's
+    /// `dao call`). Default true: as in the reference, the first call of any method prepares
+    /// the table.
+    public var selectsPrepareTables: Bool {
+        get { withState { $0.selectsPrepareTables } }
+        set { withState { $0.selectsPrepareTables = newValue } }
+    }
+
     /// Receives ShouldUpgrade, UpgradeFailed, TableCreated and TableDeleted.
     public var eventHandler: DAOEventHandler? {
         get { withState { $0.eventHandler } }
@@ -179,9 +190,13 @@ public final class DAOObject: @unchecked Sendable {
     public func call(_ id: String, _ arguments: [DAOValue] = []) throws -> DAOCallResult {
         if let result = try callKeptRead(id, arguments) { return result }
         let method = try config.method(id, arity: arguments.count)
-        let (table, globals, encryptor, decryptor, isPrepared) = withState {
-            ($0.tableName, $0.globals, $0.encryptor, $0.decryptor, $0.preparedTables.contains($0.tableName))
+        let (table, globals, encryptor, decryptor, prepared, selectsPrepare) = withState {
+            ($0.tableName, $0.globals, $0.encryptor, $0.decryptor, $0.preparedTables.contains($0.tableName), $0.selectsPrepareTables)
         }
+        // A select leaves the table as it is when selects are not to prepare it: the read writes nothing.
+        let skipsPreparation = method.kind == .select && !selectsPrepare
+        if skipsPreparation, table.isEmpty, config.module.initializer != nil { throw DAOError.noTableName }
+        let isPrepared = prepared || skipsPreparation
         let work: CallWork
         if let statement = try Renderer.renderStaticStatement(method, arguments: arguments, globals: globals, tableName: table,
                                                               cryptRules: config.cryptRules) {

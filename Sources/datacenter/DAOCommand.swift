@@ -77,8 +77,11 @@ struct DAOCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Call a method on a store (the initializer and upgrades run first).",
             discussion: """
-                Runs on the common store unless --user ID or --db PATH is given. With --json, a select prints its \
-                result as JSON; insert/update/delete print {"ok": true, "changes": N, "lastInsertRowId": N}.
+                Runs on the common store unless --user ID or --db PATH is given. The table is prepared first \
+                (initializer, upgrades, bookkeeping), except by a select on a --db file, which writes nothing: it \
+                reads the table as it is. A --db file keeps its journal mode. With --json, a select prints its \
+                result as JSON; \
+                insert/update/delete print {"ok": true, "changes": N, "lastInsertRowId": N}.
                 """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
@@ -101,14 +104,24 @@ struct DAOCommand: ParsableCommand {
             let arguments = try DAOCommand.parseArguments(args)
             let dao: DAOObject
             if let db {
+                // The file as it is: its journal mode is kept (a missing file is created in
+                // SQLite's default mode).
                 let path = expandTilde(db)
-                dao = try DAOCommand.daoErrors(config) { try DAOObject(config: loaded, path: path, crypt: global.keyRing()) }
+                let exists = FileManager.default.fileExists(atPath: path)
+                let keys = try global.keyRing()
+                dao = try DAOCommand.daoErrors(config) {
+                    let queue = try DatabaseQueue(path: path, mode: exists ? .readWriteExisting : .readWrite, wal: false)
+                    return DAOObject(config: loaded, queue: queue, pool: DatabasePool(writer: queue), crypt: keys)
+                }
             } else {
                 let center = try global.openDataCenter()
                 let store = try user.map { try center.store(forUser: $0) } ?? center.commonStore()
                 dao = DAOObject(config: loaded, store: store)
             }
             if let table { dao.tableName = table }
+            // On a file of its own, a select reads: it writes nothing, not even the table's
+            // bookkeeping (stores of a root are the engine's, prepared as an app would).
+            if db != nil { dao.selectsPrepareTables = false }
             let target = try DAOCommand.daoErrors(config) { try loaded.method(method, arity: arguments.count) }
             let result = try DAOCommand.daoErrors(config) { try dao.call(method, arguments) }
             let isQuery = target.kind == .select || target.result != nil

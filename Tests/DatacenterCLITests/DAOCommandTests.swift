@@ -306,3 +306,34 @@ private let itemsXML = """
         }
     }
 }
+
+extension DAOCommandTests {
+    /// `dao call --db` on a plain file keeps its journal mode, and a select writes nothing.
+    @Test func callOnAPlainFileKeepsItAsItIsAndSelectsWriteNothing() throws {
+        let scratch = Scratch()
+        let db = scratch.file("plain.sqlite")
+        let messages = example("messages.xml")
+        let message = #"[{"$model": "MessageModel", "conversation": "c", "sender": "s", "time": 1, "content": "x"}]"#
+        #expect(try CLI.run(["dao", "call", messages, "insertMessage", "--args", message, "--db", db, "--key", TestKeys.first]).status == 0)
+        let mode = try CLI.run(["sql", db, "PRAGMA journal_mode", "--json"])
+        #expect(mode.stdout.contains(#""journal_mode":"delete""#), "\(mode.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: db + "-wal"))
+
+        // A select on the file changes no byte of it, even with the config found elsewhere.
+        let copy = scratch.file("copy-of-messages.xml")
+        try FileManager.default.copyItem(atPath: messages, toPath: copy)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        let read = try CLI.run(["dao", "call", copy, "getMessage", "--args", "[1]", "--json", "--db", db, "--key", TestKeys.first])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+
+        // A select on a file the DAO never touched adds no bookkeeping table.
+        let fresh = scratch.file("fresh.sqlite")
+        #expect(try CLI.run(["import", "/dev/null", fresh]).status == 0)
+        #expect(try CLI.run(["sql", fresh, "CREATE TABLE messages(id INTEGER PRIMARY KEY, conversation, sender, time, content, read, starred)"]).status == 0)
+        let list = try CLI.run(["dao", "call", messages, "listMessages", "--args", "[null, [], false, 5]", "--json", "--db", fresh])
+        #expect(list.status == 0, "\(list.stderr)")
+        let tables = try CLI.run(["sql", fresh, "SELECT group_concat(name) AS n FROM sqlite_master", "--json"])
+        #expect(tables.stdout.contains(#""n":"messages""#), "\(tables.stdout)")
+    }
+}
