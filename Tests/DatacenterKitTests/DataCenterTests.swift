@@ -242,6 +242,35 @@ import Testing
         #expect(try center.userPreferences?.string(forKey: "k", business: "b") == nil)
     }
 
+    /// A reset leaves no cache kept outside the stores, and no purgeable registry: nothing
+    /// of them reads afterwards.
+    @Test func resetRemovesCachesOutsideTheStoresAndThePurgeableRegistry() throws {
+        let folder = TemporaryFolder()
+        let center = try makeCenter(folder)
+        try center.setCurrentUserId("alice")
+        var paths: [String] = []
+        for name in ["LIB_CACHES.images", "TMP.scratch"] {
+            let cache = try LRUDiskCache(name: name, capacity: 10, dataCenter: center)
+            try cache.set("kept", forKey: "k")
+            try cache.flush()
+            let perUser = try LRUDiskCache(name: name + "PerUser", capacity: 10, userDependent: true, dataCenter: center)
+            try perUser.set("mine", forKey: "k")
+            try perUser.flush()
+        }
+        paths = try center.cacheStorePaths(forUser: nil) + center.cacheStorePaths(forUser: "alice")
+        #expect(paths.count == 4)    // a caches file of each location, common and alice's
+        _ = try PurgeablePaths(root: center.rootPath).register("Caches/images", type: .oneWeek)
+        #expect(FileManager.default.fileExists(atPath: center.rootPath + "/purgeable.json"))
+
+        try center.reset()
+        for path in paths { #expect(!FileManager.default.fileExists(atPath: path), "\(path) survived the reset") }
+        #expect(!FileManager.default.fileExists(atPath: center.rootPath + "/purgeable.json"))
+        #expect(try PurgeablePaths(root: center.rootPath).folders().isEmpty)
+        for name in ["LIB_CACHES.images", "TMP.scratch"] {
+            #expect(try LRUDiskCache(name: name, capacity: 10, dataCenter: center).data(forKey: "k") == nil)
+        }
+    }
+
     @Test func aReadOnlyDataCenterOnAMissingRootFails() throws {
         let folder = TemporaryFolder()
         let root = folder.file("nothing-here")

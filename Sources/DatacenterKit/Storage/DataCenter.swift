@@ -163,12 +163,24 @@ public final class DataCenter: @unchecked Sendable {
         }
     }
 
-    /// Deletes every store under the root and forgets the current user. Stores handed out
-    /// before must not be used afterwards.
+    /// Fully resets the data center (`reset`): deletes every store under the root (common,
+    /// users, version storage), the disk caches kept outside the stores (`LIB_CACHES.` files
+    /// under `<root>/Caches`, `TMP.` files in the temporary folder) and the purgeable-folder
+    /// registry (the folders' contents are the app's and stay), and forgets the current
+    /// user. Stores and caches handed out before must not be used afterwards.
     public func reset() throws {
         guard !isReadOnly else { throw KVError.readOnly(path: rootPath) }
         try space.deleteAll()
         let fm = FileManager.default
+        for location in [LRUDiskCache.Location.libraryCaches, .temporary] {
+            // The common cache file, and the folder of per-user ones beside it.
+            let common = try LRUDiskCache.storePath(location: location, root: rootPath, user: nil, space: space)
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? fm.removeItem(atPath: common + suffix) }
+            let users = (common as NSString).deletingLastPathComponent + "/users"
+            if fm.fileExists(atPath: users) { try fm.removeItem(atPath: users) }
+            if location == .temporary { try? fm.removeItem(atPath: (common as NSString).deletingLastPathComponent) }
+        }
+        try? fm.removeItem(atPath: rootPath + "/purgeable.json")
         try lock.withLock {
             versionStorage = nil
             if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
