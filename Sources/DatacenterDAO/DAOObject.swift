@@ -389,6 +389,10 @@ public final class DAOObject: @unchecked Sendable {
             return
         }
         guard !withState({ $0.preparedTables.contains(table) }) else { return }
+        // The preparation's own inserts (bookkeeping rows, seed rows) are not the call's: the
+        // call's result reports only the rowid of what the call itself inserted.
+        let rowIDBefore = db.lastInsertRowID
+        defer { db.lastInsertRowID = rowIDBefore }
         let versioning = TableVersioning(config: config, table: table, globals: globals,
                                          executor: Executor(db: db, encryptor: encryptor)) { [self] event, arguments in
             self.emit(event, arguments)

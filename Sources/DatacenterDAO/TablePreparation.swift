@@ -148,8 +148,12 @@ public struct TablePreparation: Sendable, Equatable {
         do {
             let body = try Renderer.render(block.body, scope: DAOScope([:], globals: globals), tableName: table,
                                            cryptRules: config.cryptRules)
+            // The version reached is recorded in both places with the block, so an upgrade
+            // that fails later leaves them agreeing on where the table stands.
             return Step(purpose: .upgrade(toVersion: block.toVersion.text), label: label,
-                        bodies: [body, .statement(TableVersions.setVersionStatement(block.toVersion, of: table))], failure: nil)
+                        bodies: [body, .statement(TableVersions.setVersionStatement(block.toVersion, of: table)),
+                                 .statement(TableVersions.metadataStatement(table: table, config: config, version: block.toVersion))],
+                        failure: nil)
         } catch {
             return Step(purpose: .upgrade(toVersion: block.toVersion.text), label: label, bodies: [], failure: "\(error)")
         }

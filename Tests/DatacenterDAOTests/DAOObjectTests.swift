@@ -266,8 +266,27 @@ private let upgradeBlocks = """
     #expect(log.events == [.shouldUpgrade, .upgradeFailed])
     #expect(log.arguments.last?["fromVersion"] == "1.1")
     #expect(try dao.executeQuery(sql: "select version from TableVersions") == [["version": "1.1"]])
+    // The browser's metadata agrees on the version reached.
+    #expect(try dao.executeQuery(sql: "select version from datacenter_dao_tables") == [["version": "1.1"]])
     let schema = try dao.schema() ?? ""
     #expect(schema.contains("a text") && !schema.contains("b text"))
+}
+
+/// A call reports the rowid of what it inserted, never the engine's own bookkeeping rows.
+@Test func aFirstCallThatInsertsNothingReportsNoBookkeepingRowid() throws {
+    let folder = DAOTestFolder()
+    let xml = """
+        <module name="r" initializer="create" tableName="items" version="1.0">
+          <update id="create">create table if not exists ${T} (id integer primary key, n integer)</update>
+          <update id="bump">update ${T} set n = n + 1</update>
+          <insert id="add" arguments="n">insert into ${T} (n) values (#{n})</insert>
+        </module>
+        """
+    let dao = try DAOObject(config: try DAOConfig(xml: xml, file: "r.xml"), path: folder.file("db.sqlite"))
+    let first = try dao.call("bump")
+    #expect(first.lastInsertRowID == 0)
+    #expect(first.changes == 0)
+    #expect(try dao.call("add", [5]).lastInsertRowID == 1)
 }
 
 @Test(arguments: [#"resetOnUpgrade="YES""#, #"upgradeMinVersion="1.5""#])

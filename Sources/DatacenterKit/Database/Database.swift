@@ -269,7 +269,12 @@ public final class Database {
     }
 
     /// The rowid of the last row inserted on this connection.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var lastInsertRowID: Int64 {
+        get { sqlite3_last_insert_rowid(handle) }
+        // Set by layers that run statements of their own around a caller's (the DAO engine's
+        // table preparation), so the caller sees only its own inserts.
+        set { sqlite3_set_last_insert_rowid(handle, newValue) }
+    }
 
     /// The rows changed by the last INSERT, UPDATE or DELETE on this connection.
     public var changes: Int { Int(sqlite3_changes64(handle)) }
