@@ -39,11 +39,19 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .testTarget(name: "DatacenterKitTests", dependencies: ["DatacenterKit"]),
-        .testTarget(name: "DatacenterDAOTests", dependencies: ["DatacenterDAO", "DatacenterKit"]),
-        .testTarget(name: "DatacenterBrowserTests", dependencies: ["DatacenterBrowser", "DatacenterKit", "DatacenterDAO"],
+        // What every test target shares: temporary folders, the seeded generator, the watchdog.
+        .target(name: "DatacenterTestSupport", path: "Tests/DatacenterTestSupport"),
+
+        .testTarget(name: "DatacenterKitTests", dependencies: ["DatacenterKit", "DatacenterTestSupport"]),
+        .testTarget(name: "DatacenterDAOTests", dependencies: ["DatacenterDAO", "DatacenterKit", "DatacenterTestSupport"]),
+        .testTarget(name: "DatacenterBrowserTests", dependencies: ["DatacenterBrowser", "DatacenterKit", "DatacenterDAO",
+                                                                   "DatacenterTestSupport"],
                     exclude: ["Snapshots"]),
-        .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "DatacenterKit", "DatacenterDAO"]),
+        // A writer the kill -9 tests kill at random moments (test support, not a product).
+        .executableTarget(name: "crash-writer", dependencies: ["DatacenterKit", "DatacenterDAO"], path: "Tests/CrashWriter"),
+
+        .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "crash-writer", "DatacenterKit", "DatacenterDAO",
+                                                               "DatacenterTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,18 +2,11 @@ import DatacenterDAO
 import DatacenterKit
 import Foundation
 import Testing
+@_exported import DatacenterTestSupport
 @testable import DatacenterBrowser
 
 /// A fresh folder for one test, removed afterwards.
-final class Folder: @unchecked Sendable {
-    let path: String
-    init(_ name: String = #function) {
-        path = NSTemporaryDirectory() + "datacenter-browser-tests/" + name.filter { $0.isLetter || $0.isNumber } + "-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    func file(_ name: String) -> String { path + "/" + name }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
+typealias Folder = TemporaryFolder
 
 /// The demo root, built once per test in its own folder.
 func makeDemo(_ folder: Folder) throws -> String {

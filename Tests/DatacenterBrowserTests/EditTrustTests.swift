@@ -233,7 +233,7 @@ import Testing
     @Test func everyValueReadsBackAsItself() {
         // Seeded, printed: a failure names the seed and the value.
         let seed: UInt64 = 0x5eed_0010
-        var random = SplitMix(seed)
+        var random = SplitMix64(seed: seed)
         let pieces = ["NULL", "X'", "'", "''", "00ff", "42", "-", ".", "e5", " ", "é", "🚀", "\n", "abc", "0x1", "+1", "inf", "nan"]
         for _ in 0..<2_000 {
             let value: DatabaseValue
@@ -344,18 +344,5 @@ import Testing
         b.press(.escape)
         b.press(.character(":"))
         #expect(b.render().lines()[1].contains("SQL · user bob@example.com · user.sqlite (read-only)"))
-    }
-}
-
-/// A small seeded generator (SplitMix64), so property tests print the seed they ran.
-struct SplitMix {
-    private var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

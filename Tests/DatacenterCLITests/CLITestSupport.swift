@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@_exported import DatacenterTestSupport
 
 /// Runs the built `datacenter` binary and captures what it prints.
 enum CLI {
@@ -54,15 +55,7 @@ enum CLI {
 }
 
 /// A fresh folder for one test, removed afterwards.
-final class Scratch: @unchecked Sendable {
-    let path: String
-    init(_ name: String = #function) {
-        path = NSTemporaryDirectory() + "datacenter-cli-tests/" + name.filter { $0.isLetter || $0.isNumber } + "-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    func file(_ name: String) -> String { path + "/" + name }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
+typealias Scratch = TemporaryFolder
 
 /// Two keys for the tests, as 64 hex digits.
 enum TestKeys {

@@ -4,15 +4,7 @@ import Testing
 @testable import DatacenterDAO
 
 /// A fresh folder for one test, removed afterwards.
-final class DAOTestFolder: @unchecked Sendable {
-    let path: String
-    init(_ name: String = #function) {
-        path = NSTemporaryDirectory() + "dao-tests/" + name.filter { $0.isLetter || $0.isNumber } + "-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    func file(_ name: String) -> String { path + "/" + name }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
+typealias DAOTestFolder = TemporaryFolder
 
 /// Collects events from a handler.
 final class EventLog: @unchecked Sendable {

@@ -70,6 +70,19 @@ import Testing
         #expect(try other.scalar("SELECT count(*) FROM sqlite_master") == .integer(0))
     }
 
+    /// A NUL byte would end the text SQLite reads: it is a failing statement, never the
+    /// silent end of the dump.
+    @Test func aNULByteInADumpIsAnErrorNotTheEnd() throws {
+        let db = try Database.inMemory()
+        let dump = "CREATE TABLE t(x);\nINSERT INTO t VALUES(1);\n\0\nINSERT INTO t VALUES(2);\n"
+        let failure = #expect(throws: DumpStatementFailure.self) { try db.importDump(dump) }
+        #expect(failure?.line == 3)
+        #expect(failure?.error.message.contains("NUL") == true)
+        let report = try db.importDump(dump, continueOnError: true)
+        #expect(report.failures.count == 1)
+        #expect(try db.scalar("SELECT count(*) FROM t") == .integer(2))
+    }
+
     @Test func aRollbackInADumpCannotEndTheImportMidway() throws {
         let db = try Database.inMemory()
         try db.execute("CREATE TABLE t(x)")

@@ -1,22 +1,7 @@
 import Foundation
 import Testing
+@_exported import DatacenterTestSupport
 @testable import DatacenterKit
-
-/// A fresh, empty folder for one test, removed when the value is released.
-final class TemporaryFolder: @unchecked Sendable {
-    let path: String
-
-    init(_ name: String = #function) {
-        let safe = name.filter { $0.isLetter || $0.isNumber }
-        path = NSTemporaryDirectory() + "datacenter-tests/" + safe + "-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    /// A path inside the folder.
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 @Test func temporaryFolderIsEmptyAndRemoved() throws {
     var folderPath = ""
@@ -26,29 +11,6 @@ final class TemporaryFolder: @unchecked Sendable {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
     #expect(!FileManager.default.fileExists(atPath: folderPath))
-}
-
-// MARK: Seeded randomness
-
-/// SplitMix64: a tiny, fast, seedable generator, so property tests can be replayed from the
-/// seed their failure messages print.
-struct SplitMix64: RandomNumberGenerator {
-    private(set) var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Random bytes.
-    mutating func bytes(_ count: Int) -> Data {
-        Data((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) })
-    }
 }
 
 // MARK: SQLite result codes (primary codes, as `DatabaseError.code` reports them)

@@ -81,6 +81,10 @@ extension Database {
                 if rc != SQLITE_OK {
                     failure = DatabaseError.from(handle, code: rc, path: path)
                     cursor.advance(to: cursor.endOfStatement(from: start))
+                } else if statement == nil, cursor.isNUL(at: start) {
+                    // SQLite reads text up to a NUL byte: one inside the dump would silently end it.
+                    failure = DatabaseError(extendedCode: SQLITE_ERROR, message: "a NUL byte in the dump text", path: path)
+                    cursor.advance(to: start + 1)
                 } else {
                     guard let statement, let tail else { break }   // only comments were left
                     defer { sqlite3_finalize(statement) }
@@ -202,6 +206,9 @@ private struct DumpCursor {
     }
 
     private func byte(_ i: Int) -> UInt8 { UInt8(bitPattern: base[i]) }
+
+    /// True when the byte at `index` (before the end) is a NUL.
+    func isNUL(at index: Int) -> Bool { index < end && byte(index) == 0 }
 
     /// Moves to `target`, counting the newlines passed.
     mutating func advance(to target: Int) {

@@ -1,0 +1,67 @@
+import DatacenterDAO
+import DatacenterKit
+import Foundation
+
+// A writer for the kill -9 tests (Tests/DatacenterCLITests/CrashTests.swift): it writes in a
+// loop and prints `ack N` on stdout once write N is committed, so the test knows which writes
+// were acknowledged when it kills the process at a random moment.
+//
+//   crash-writer kv ROOT         KV sets of k<N> = v<N> in the common store, one per write
+//   crash-writer dao FILE        DAO foreach inserts of 25 rows per call (ids N*25 ..< N*25+25)
+//   crash-writer cache ROOT      disk-cache sets of k<N>, each flushed before it is acknowledged
+
+/// Says write `n` is committed: written straight to the descriptor, so nothing acknowledged
+/// sits in a buffer when the process is killed.
+func acknowledge(_ n: Int) {
+    FileHandle.standardOutput.write(Data("ack \(n)\n".utf8))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: crash-writer kv|dao|cache PATH\n".utf8))
+    exit(2)
+}
+let path = arguments[2]
+
+do {
+    switch arguments[1] {
+    case "kv":
+        let kv = try DataCenter(rootPath: path).commonPreferences
+        var n = 0
+        while true {
+            try kv.setString("v\(n)", forKey: "k\(n)", business: "crash")
+            acknowledge(n)
+            n += 1
+        }
+    case "dao":
+        let xml = """
+            <module name="crash" initializer="create" tableName="rows" version="1.0">
+              <update id="create">create table if not exists ${T} (id integer primary key, body text not null)</update>
+              <insert id="addAll" arguments="rows" foreach="rows.r">insert into ${T} (id, body) values (#{r.id}, #{r.body})</insert>
+            </module>
+            """
+        let dao = try DAOObject(config: try DAOConfig(xml: xml, file: "crash.xml"), path: path)
+        var n = 0
+        while true {
+            let rows: [DAOValue] = (0..<25).map { i in ["id": .integer(Int64(n * 25 + i)), "body": .string("row \(n * 25 + i)")] }
+            try dao.call("addAll", [.array(rows)])
+            acknowledge(n)
+            n += 1
+        }
+    case "cache":
+        let center = try DataCenter(rootPath: path)
+        let cache = try LRUDiskCache(name: "crash", capacity: 1_000_000, dataCenter: center)
+        var n = 0
+        while true {
+            try cache.setData(Data("v\(n)".utf8), forKey: "k\(n)")
+            if n % 7 == 6 { try cache.flush() ; for i in (n - 6)...n { acknowledge(i) } }
+            n += 1
+        }
+    default:
+        FileHandle.standardError.write(Data("unknown kind \(arguments[1])\n".utf8))
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("crash-writer: \(error)\n".utf8))
+    exit(1)
+}
