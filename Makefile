@@ -8,7 +8,7 @@ DEMO_ROOT    ?= $(HOME)/.local/share/datacenter/demo
 DEMO_KEY     := 64336d305a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a
 RELEASE_BIN  := .build/release/datacenter
 
-.PHONY: run test build deps demo bench clean
+.PHONY: run test sanitize fuzz crash build deps demo bench clean
 
 run: build
 	@test -d "$(DEMO_ROOT)" || $(RELEASE_BIN) demo "$(DEMO_ROOT)"
@@ -23,6 +23,27 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# The engine and DAO tests under ThreadSanitizer, then the whole suite under AddressSanitizer
+# (leak reports off: the runtime's and Foundation's own one-time allocations drown them).
+# Each sanitizer builds in its own folder.
+sanitize: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --scratch-path .build-tsan \
+	  --filter 'DatacenterKitTests|DatacenterDAOTests'
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 $(SWIFT) test --skip-build --scratch-path .build-asan
+
+# Long runs of the seeded fuzz and kill -9 tests (make test runs a bounded number of each);
+# FUZZ_SEED / CRASH_SEED replay a failure's seed.
+FUZZ_CASES   ?= 50000
+CRASH_TRIALS ?= 200
+fuzz: deps
+	$(SWIFT) build --build-tests
+	FUZZ_CASES=$(FUZZ_CASES) $(SWIFT) test --skip-build --filter 'Fuzz'
+crash: deps
+	$(SWIFT) build --build-tests
+	CRASH_TRIALS=$(CRASH_TRIALS) $(SWIFT) test --skip-build --filter 'CrashTests'
 
 build: deps
 	$(SWIFT) build -c release --product datacenter --static-swift-stdlib
