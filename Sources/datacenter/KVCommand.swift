@@ -105,29 +105,43 @@ struct KVCommand: ParsableCommand {
 
         func run() throws {
             let store = try selection.store(in: global.openDataCenter(readOnly: true))
-            let entries = try store.entries(business: business)
-            let decoded: [(KVEntry, Result<KVValue, Error>)] = entries.map { entry in
-                (entry, Result { try store.decode(entry) })
+            // A first pass reads every row's metadata but no value: it finds a row that cannot
+            // be listed (an unknown encoding) before anything is printed, and gives the table
+            // its exact column widths. Then the rows stream, one decoded at a time.
+            var widths = List.header.map(\.displayWidth)
+            try store.forEachEntryMetadata(business: business) { entry in
+                if !json {
+                    let cells = [List.businessCell(entry.business), List.keyCell(entry.key), ValueType.name(of: entry.encoding),
+                                 KVCommand.flags(entry.options), String(entry.byteCount)]
+                    for (index, cell) in cells.enumerated() { widths[index] = max(widths[index], cell.displayWidth) }
+                }
+                return true
             }
             if json {
-                try Output.json(decoded.map { entry, result in
-                    switch result {
-                    case .success(let value): return KVCommand.jsonObject(entry, value: value)
-                    case .failure(let error): return KVCommand.jsonObject(entry, lockedBecause: error)
-                    }
-                })
+                let array = Output.JSONArrayStream()
+                try store.forEachEntry(business: business) { entry in
+                    try array.appendEncoded(KVCommand.jsonText(entry, decoded: Result(catching: { try store.decode(entry) })))
+                    return true
+                }
+                array.finish()
                 return
             }
-            Output.table(["BUSINESS", "KEY", "TYPE", "FLAGS", "SIZE", "VALUE"], decoded.map { entry, result in
+            let table = Output.StreamedTable(header: List.header, widths: widths)
+            try store.forEachEntry(business: business) { entry in
                 let value: String
-                switch result {
+                switch Result(catching: { try store.decode(entry) }) {
                 case .success(let v): value = Output.safe(v.displayString)
                 case .failure(let error): value = "[locked: \(KVCommand.lockReason(error))]"
                 }
-                return [Output.safe(entry.business, limit: 30), Output.safe(entry.key, limit: 40), ValueType.name(of: entry.encoding),
-                        KVCommand.flags(entry.options), String(entry.byteCount), value]
-            })
+                table.row([List.businessCell(entry.business), List.keyCell(entry.key), ValueType.name(of: entry.encoding),
+                           KVCommand.flags(entry.options), String(entry.byteCount), value])
+                return true
+            }
         }
+
+        static let header = ["BUSINESS", "KEY", "TYPE", "FLAGS", "SIZE", "VALUE"]
+        static func businessCell(_ business: String) -> String { Output.safe(business, limit: 30) }
+        static func keyCell(_ key: String) -> String { Output.safe(key, limit: 40) }
     }
 
     struct Remove: ParsableCommand {
@@ -171,6 +185,27 @@ struct KVCommand: ParsableCommand {
     private static func baseObject(_ entry: KVEntry) -> [String: Any] {
         ["business": entry.business, "key": entry.key, "type": ValueType.name(of: entry.encoding),
          "encrypted": entry.options.isEncrypted, "purgeable": entry.options.contains(.purgeable)]
+    }
+
+    /// The `jsonObject` of an entry as JSON text, exactly as `Output.json` writes that object
+    /// (keys sorted), but written directly: the fixed keys and the plain scalars need no
+    /// dictionary, and only a nested value (JSON, property list, double) goes through
+    /// `JSONSerialization` — which sorts dictionary keys slowly on this platform.
+    static func jsonText(_ entry: KVEntry, decoded: Result<KVValue, Error>) throws -> String {
+        var text = "{\"business\":" + Output.jsonString(entry.business)
+        text += ",\"encrypted\":" + (entry.options.isEncrypted ? "true" : "false")
+        text += ",\"key\":" + Output.jsonString(entry.key)
+        if case .failure(let error) = decoded { text += ",\"locked\":" + Output.jsonString(lockReason(error)) }
+        text += ",\"purgeable\":" + (entry.options.contains(.purgeable) ? "true" : "false")
+        text += ",\"type\":" + Output.jsonString(ValueType.name(of: entry.encoding)) + ",\"value\":"
+        switch decoded {
+        case .failure: text += "null"
+        case .success(.string(let string)): text += Output.jsonString(string)
+        case .success(.integer(let integer)): text += String(integer)
+        case .success(.bool(let bool)): text += bool ? "true" : "false"
+        case .success(let value): text += try Output.jsonFragment(value.jsonObject)
+        }
+        return text + "}"
     }
 
     static func lockReason(_ error: Error) -> String {

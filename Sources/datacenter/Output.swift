@@ -17,6 +17,36 @@ enum Output {
         print(String(decoding: data, as: UTF8.self))
     }
 
+    /// Any JSON-compatible value as compact JSON text, keys sorted, as `json` writes it.
+    static func jsonFragment(_ object: Any) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A string as a JSON string literal, escaped as `JSONSerialization` escapes it with
+    /// `.withoutEscapingSlashes`: `"` and `\\` with a backslash, `\b \f \n \r \t` by name, other
+    /// control characters as `\u00xx`; everything else as it is.
+    static func jsonString(_ string: String) -> String {
+        var out = "\""
+        out.reserveCapacity(string.utf8.count + 2)
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{00}"..."\u{1F}":
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
     /// A database value as JSON: blobs as `{"$blob": base64}`.
     static func jsonValue(_ value: DatabaseValue) -> Any {
         switch value {
@@ -40,6 +70,56 @@ enum Output {
         print(format(header))
         print(format(widths.map { String(repeating: "-", count: $0) }))
         for row in rows { print(format(row)) }
+    }
+
+    /// A table printed row by row as rows come, for listings too large to hold: the column
+    /// widths are given up front (worked out by a cheaper first pass), so each row is
+    /// printed as soon as it is made. Rows line up exactly as `table` would line them up;
+    /// the last column is never padded, so its rule is as wide as its heading.
+    struct StreamedTable {
+        private let widths: [Int]
+
+        /// Prints the header and the rule; `widths` holds the columns' widths but the last.
+        init(header: [String], widths: [Int]) {
+            self.widths = widths
+            print(format(header))
+            print(format(header.enumerated().map { i, title in
+                String(repeating: "-", count: i == header.count - 1 ? title.displayWidth : widths[i])
+            }))
+        }
+
+        /// Prints one row.
+        func row(_ cells: [String]) { print(format(cells)) }
+
+        private func format(_ cells: [String]) -> String {
+            var line = ""
+            for (i, cell) in cells.enumerated() {
+                if i > 0 { line += "  " }
+                line += cell
+                if i < cells.count - 1, i < widths.count {
+                    line += String(repeating: " ", count: max(0, widths[i] - cell.displayWidth))
+                }
+            }
+            return line
+        }
+    }
+
+    /// A JSON array written element by element, each as `json` would write it (see
+    /// `jsonFragment`, `jsonString`), so the whole document is byte for byte what `json`
+    /// prints for the array, without holding it.
+    final class JSONArrayStream {
+        private var count = 0
+
+        init() { print("[", terminator: "") }
+
+        /// Writes one element given as JSON text.
+        func appendEncoded(_ text: String) {
+            print(count == 0 ? "" : ",", text, separator: "", terminator: "")
+            count += 1
+        }
+
+        /// Closes the array and ends the line.
+        func finish() { print("]") }
     }
 
     /// Makes text safe for one terminal line (see `TerminalText.visible`).

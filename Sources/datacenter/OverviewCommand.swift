@@ -26,17 +26,10 @@ struct OverviewCommand: ParsableCommand {
             Output.line()
             Output.line("\(name): \(path)")
             let store = try Store(path: path, crypt: keys, readOnly: true)
-            let entries = try store.kv.entries()
-            var byBusiness: [String: (count: Int, locked: Int)] = [:]
-            for entry in entries {
-                var tally = byBusiness[entry.business] ?? (0, 0)
-                tally.count += 1
-                if (try? store.kv.decode(entry)) == nil { tally.locked += 1 }
-                byBusiness[entry.business] = tally
-            }
-            for business in byBusiness.keys.sorted() {
-                let tally = byBusiness[business]!
-                Output.line("  kv \(Output.safe(business)): \(tally.count) value(s)" + (tally.locked > 0 ? ", \(tally.locked) locked" : ""))
+            // Counted in SQL; only values the keys might open are decrypted, one at a time.
+            for summary in try store.kv.businessSummaries() {
+                let locked = summary.lockedCount ?? 0
+                Output.line("  kv \(Output.safe(summary.business)): \(summary.count) value(s)" + (locked > 0 ? ", \(locked) locked" : ""))
             }
             let tables = try store.queue.read { db in
                 try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")

@@ -123,6 +123,41 @@ import Testing
         #expect(throws: EncryptedFileError.self) { try EncryptedFileWriter(path: folder.file("bad"), key: key, chunkSize: 0) }
     }
 
+    @Test func writesOfAnySizeKeepLessThanAChunkAndChunkAsOneEncryptDoes() throws {
+        var rng = SplitMix64(seed: 11)
+        let chunkSize = 100
+        let plain = rng.bytes(chunkSize * 37 + 42)
+        let path = folder.file("pieces.enc")
+        let writer = try EncryptedFileWriter(path: path, key: key, chunkSize: chunkSize)
+        var offset = 0
+        var step = 0
+        while offset < plain.count {
+            // Sizes below, at and well above the chunk size, as `write` may be given them.
+            let size = min(plain.count - offset, [1, 99, 100, 101, 333, 0, 1000][step % 7])
+            try writer.write(plain.subdata(in: offset..<(offset + size)))
+            offset += size
+            step += 1
+            #expect(writer.pendingByteCount == offset % chunkSize, "only the partial chunk is held")
+        }
+        try writer.finish()
+        // The same layout as encrypting the file in one go: 37 full chunks, then 42 bytes.
+        let whole = try encrypted(plain, chunkSize: chunkSize, name: "whole")
+        #expect(fileBytes(path).count == fileBytes(whole).count)
+        #expect(fileBytes(path).prefix(Self.header) == fileBytes(whole).prefix(Self.header))
+        for file in [path, whole] {
+            let reader = try EncryptedFileReader(path: file, keys: KeyRing([key]))
+            var sizes: [Int] = []
+            var decrypted = Data()
+            while let chunk = try reader.readChunk() {
+                sizes.append(chunk.count)
+                decrypted.append(chunk)
+            }
+            #expect(sizes == Array(repeating: chunkSize, count: 37) + [42])
+            #expect(decrypted == plain)
+        }
+        #expect(try decrypt(path) == plain)
+    }
+
     @Test func anUnfinishedFileIsRefusedAsTruncated() throws {
         let path = folder.file("unfinished.enc")
         do {

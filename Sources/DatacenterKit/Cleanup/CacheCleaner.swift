@@ -195,10 +195,12 @@ public final class CacheCleaner: Sendable {
         var items = 0
         var bytes: Int64 = 0
         for store in stores {
-            let purgeable = try store.entries().filter { $0.options.contains(.purgeable) }
-            items += purgeable.count
-            bytes += purgeable.reduce(0) { $0 + Int64($1.byteCount) }
-            if !dryRun, !purgeable.isEmpty {
+            // Counted in SQL: no value is loaded, let alone decrypted.
+            let summaries = try store.businessSummaries(countingLocked: false)
+            let count = summaries.reduce(0) { $0 + $1.purgeableCount }
+            items += count
+            bytes += summaries.reduce(0) { $0 + $1.purgeableByteCount }
+            if !dryRun, count > 0 {
                 try store.removePurgeableValues()
                 try store.sync()   // shrink the log, so the space is really freed
             }

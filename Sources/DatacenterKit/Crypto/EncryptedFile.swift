@@ -109,6 +109,7 @@ public final class EncryptedFileWriter {
     private let cipher: GCMCipher
     private let chunkSize: Int
     private let header: [UInt8]
+    /// The pending partial chunk; never a slice of the caller's data, never as long as a chunk.
     private var buffer = Data()
     private var index: UInt64 = 0
     private var finished = false
@@ -129,15 +130,33 @@ public final class EncryptedFileWriter {
 
     deinit { try? handle.close() }
 
-    /// Appends `data`; full chunks are encrypted and written at once.
+    /// Appends `data`; full chunks are encrypted and written at once. At most one partial
+    /// chunk (fewer than the chunk size's bytes) is kept between calls, whatever the sizes
+    /// of the writes: full chunks are encrypted straight from `data`.
     public func write(_ data: Data) throws {
         guard !finished else { throw EncryptedFileError.io(path, "write after finish") }
-        buffer.append(data)
-        while buffer.count >= chunkSize {
-            try writeChunk(buffer.prefix(chunkSize), isLast: false)
-            buffer.removeFirst(chunkSize)
+        var rest = data[...]
+        if !buffer.isEmpty {
+            // Complete the pending chunk first.
+            let taken = rest.prefix(chunkSize - buffer.count)
+            buffer.append(taken)
+            rest = rest.dropFirst(taken.count)
+            guard buffer.count == chunkSize else { return }
+            try writeChunk(buffer, isLast: false)
+            buffer.removeAll(keepingCapacity: true)
         }
+        while rest.count >= chunkSize {
+            try writeChunk(rest.prefix(chunkSize), isLast: false)
+            rest = rest.dropFirst(chunkSize)
+        }
+        // A fresh buffer: appending to a slice of an older one would keep (and grow) the
+        // older one's storage, which is how a whole input once ended up in memory.
+        if !rest.isEmpty { buffer.append(rest) }
     }
+
+    /// The plaintext bytes written but not yet encrypted: always fewer than the chunk size
+    /// (they form the start of the next chunk, or the last chunk at `finish()`).
+    public var pendingByteCount: Int { buffer.count }
 
     /// Writes the last chunk and closes the file. A file not finished is refused when read.
     public func finish() throws {

@@ -68,7 +68,9 @@ public final class KVStore: Sendable {
     public let defaultCrypt: any DataCrypt
     private let cache: LRUMemoryCache<CacheKey, KVValue>
     private let cacheGuard = CacheGuard()
-    private let hasTable: Bool
+    /// True when the file had the KV table when the store was opened (a read-only store of a
+    /// file without one reads as empty).
+    let hasTable: Bool
 
     init(queue: DatabaseQueue, crypt: any DataCrypt, cacheCapacity: Int, hasTable: Bool) {
         self.queue = queue
@@ -202,27 +204,54 @@ public final class KVStore: Sendable {
 
     /// Re-encrypts every value stored with the default crypt under `newCrypt`, in one
     /// transaction; values with a custom crypt are left as they are. Returns how many.
-    /// Values that the current default crypt cannot open fail the whole operation.
+    /// Values that the current default crypt cannot open fail the whole operation, and the
+    /// store is left as it was.
+    ///
+    /// The rows are read and rewritten a page at a time (keyset paging on the primary key,
+    /// inside the transaction), so memory stays bounded by a page of values, whatever the
+    /// store's size.
     public func reencryptDefaultEncryptedValues(with newCrypt: any DataCrypt) throws -> Int {
         try checkWritable()
         cache.removeAll()
         return try queue.inTransaction { db in
             let flag = Int64(KVOptions.defaultEncrypted.rawValue)
-            let rows = try db.query("SELECT business, key, value FROM datacenter_kv WHERE options & ? != 0", [.integer(flag)])
-            for row in rows {
-                let business = row[0].stringValue ?? "", key = row[1].stringValue ?? ""
-                guard case .blob(let ciphertext) = row[2] else {
-                    throw KVError.corruptValue("\(business)/\(key) is marked encrypted but is not a blob")
+            let columns = "SELECT business, key, value FROM datacenter_kv WHERE options & ? != 0"
+            let first = try db.makeStatement(columns + " ORDER BY business, key LIMIT ?")
+            let next = try db.makeStatement(columns + " AND (business, key) > (?, ?) ORDER BY business, key LIMIT ?")
+            let update = try db.makeStatement("UPDATE datacenter_kv SET value = ? WHERE business = ? AND key = ?")
+            let pageSize = Int64(KVStore.reencryptionPageSize)
+            var count = 0
+            var last: (business: String, key: String)?
+            var page: [(business: String, key: String, value: DatabaseValue)] = []
+            page.reserveCapacity(KVStore.reencryptionPageSize)
+            repeat {
+                page.removeAll(keepingCapacity: true)
+                // The page is read whole and its statement reset before any row is updated:
+                // a scan never runs over rows being rewritten.
+                let collect: (Statement) throws -> Bool = { row in
+                    page.append((row.value(at: 0).stringValue ?? "", row.value(at: 1).stringValue ?? "", row.value(at: 2)))
+                    return true
                 }
-                do {
-                    let plain = try defaultCrypt.decrypt(ciphertext)
-                    try db.execute("UPDATE datacenter_kv SET value = ? WHERE business = ? AND key = ?",
-                                   [.blob(try newCrypt.encrypt(plain)), .text(business), .text(key)])
-                } catch let error as CryptError {
-                    throw KVError.cannotDecrypt(business: business, key: key, reason: error)
+                if let last {
+                    try next.forEachRow([.integer(flag), .text(last.business), .text(last.key), .integer(pageSize)], collect)
+                } else {
+                    try first.forEachRow([.integer(flag), .integer(pageSize)], collect)
                 }
-            }
-            return rows.count
+                for row in page {
+                    guard case .blob(let ciphertext) = row.value else {
+                        throw KVError.corruptValue("\(row.business)/\(row.key) is marked encrypted but is not a blob")
+                    }
+                    do {
+                        let plain = try defaultCrypt.decrypt(ciphertext)
+                        try update.execute([.blob(try newCrypt.encrypt(plain)), .text(row.business), .text(row.key)])
+                    } catch let error as CryptError {
+                        throw KVError.cannotDecrypt(business: row.business, key: row.key, reason: error)
+                    }
+                }
+                count += page.count
+                if let end = page.last { last = (end.business, end.key) }
+            } while page.count == KVStore.reencryptionPageSize
+            return count
         }
     }
 
@@ -303,12 +332,18 @@ public final class KVStore: Sendable {
         }
     }
 
-    /// The keys of `business`, sorted.
+    /// The keys of `business`, sorted. The array is built straight from the rows, sized by a
+    /// count first; `forEachKey(business:_:)` streams them instead.
     public func allKeys(business: String) throws -> [String] {
         guard hasTable else { return [] }
         return try queue.read { db in
-            try db.query("SELECT key FROM datacenter_kv WHERE business = ? ORDER BY key", [.text(business)])
-                .compactMap { $0[0].stringValue }
+            try KVStore.inReadSnapshot(db) {
+                var keys: [String] = []
+                keys.reserveCapacity(Int(try db.scalar("SELECT count(*) FROM datacenter_kv WHERE business = ?",
+                                                       [.text(business)])?.int64Value ?? 0))
+                try forEachKey(business: business) { keys.append($0); return true }
+                return keys
+            }
         }
     }
 
@@ -320,24 +355,24 @@ public final class KVStore: Sendable {
         }
     }
 
-    /// The stored entries of one business, or of all, ordered by business and key.
+    /// The stored entries of one business, or of all, ordered by business and key, built
+    /// straight from the rows; `forEachEntry(business:_:)` streams them instead.
     public func entries(business: String? = nil) throws -> [KVEntry] {
-        guard hasTable else { return [] }
-        let sql = "SELECT business, key, value, encoding, options, modified FROM datacenter_kv"
-            + (business == nil ? "" : " WHERE business = ?") + " ORDER BY business, key"
-        return try queue.read { db in
-            try db.query(sql, business.map { [.text($0)] } ?? .none).map { row in
-                try KVStore.entry(business: row[0].stringValue ?? "", key: row[1].stringValue ?? "",
-                                  value: row[2], encoding: row[3], options: row[4], modified: row[5])
-            }
-        }
+        var entries: [KVEntry] = []
+        try forEachEntry(business: business) { entries.append($0); return true }
+        return entries
     }
 
-    /// Every value of `business` decoded, by key (Android's `getAll`).
+    /// Every value of `business` decoded, by key (Android's `getAll`). Each row is decoded as
+    /// it is read, so the stored form of the values is never held alongside the result;
+    /// `forEachValue(business:crypt:_:)` streams them instead.
     /// - throws: the first value that cannot be decoded or decrypted.
     public func allValues(business: String, crypt: (any DataCrypt)? = nil) throws -> [String: KVValue] {
         var result: [String: KVValue] = [:]
-        for entry in try entries(business: business) { result[entry.key] = try decode(entry, crypt: crypt) }
+        try forEachValue(business: business, crypt: crypt) { key, value in
+            result[key] = value
+            return true
+        }
         return result
     }
 
