@@ -110,7 +110,8 @@ struct DAOCommand: ParsableCommand {
                 let exists = FileManager.default.fileExists(atPath: path)
                 let keys = try global.keyRing()
                 dao = try DAOCommand.daoErrors(config) {
-                    let queue = try DatabaseQueue(path: path, mode: exists ? .readWriteExisting : .readWrite, wal: false)
+                    let queue = try DatabaseQueue(path: path, mode: exists ? .readWriteExisting : .readWrite,
+                                                  busyTimeout: global.busyTimeout, wal: false)
                     return DAOObject(config: loaded, queue: queue, pool: DatabasePool(writer: queue), crypt: keys)
                 }
             } else {

@@ -87,7 +87,7 @@ struct RekeyCommand: ParsableCommand {
         } catch let error as CLIError { throw error } catch { throw CLIError("\(error)") }
         if old.isEmpty { throw CLIError("give the current key with --from (or --key, or DATACENTER_KEY)") }
         guard FileManager.default.fileExists(atPath: rootPath) else { throw CLIError("no data-center root at \(rootPath)") }
-        let center = try DataCenter(rootPath: rootPath, crypt: old, readOnly: false)
+        let center = try DataCenter(rootPath: rootPath, crypt: old, readOnly: false, busyTimeout: global.busyTimeout)
         var stores: [(String, KVStore)] = [("common", try center.commonPreferences)]
         for user in center.users() { stores.append(("user \(user)", try center.preferences(forUser: user))) }
         if FileManager.default.fileExists(atPath: rootPath + "/version/common.sqlite") {

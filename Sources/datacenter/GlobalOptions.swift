@@ -14,6 +14,15 @@ struct GlobalOptions: ParsableArguments {
                                             valueName: "key"))
     var key: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for another connection's lock before failing.",
+                                            discussion: "Default 5. A long write elsewhere (an import, a rekey, a big dao call) holds the lock; raise this to wait it out.",
+                                            valueName: "seconds"))
+    var busyTimeout: Double = 5
+
+    func validate() throws {
+        guard busyTimeout >= 0, busyTimeout.isFinite else { throw ValidationError("--busy-timeout takes 0 or more seconds") }
+    }
+
     /// The root folder to use.
     var rootPath: String { root.map(expandTilde) ?? DataCenter.defaultRootPath }
 
@@ -28,7 +37,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens the root; read-only roots must exist.
     func openDataCenter(readOnly: Bool = false) throws -> DataCenter {
-        try DataCenter(rootPath: rootPath, crypt: keyRing(), readOnly: readOnly)
+        try DataCenter(rootPath: rootPath, crypt: keyRing(), readOnly: readOnly, busyTimeout: busyTimeout)
     }
 }
 

@@ -18,7 +18,7 @@ struct SQLCommand: ParsableCommand {
     func run() throws {
         let path = expandTilde(database)
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
-        let db = try Database(path: path, mode: readOnly ? .readOnly : .readWriteExisting)
+        let db = try Database(path: path, mode: readOnly ? .readOnly : .readWriteExisting, busyTimeout: global.busyTimeout)
         var header: [String] = []
         var rows: [Row] = []
         try db.runScript(sql) { statement in
@@ -68,7 +68,7 @@ struct ImportCommand: ParsableCommand {
         let created = !FileManager.default.fileExists(atPath: databasePath)
         let report: DumpImportReport
         do {
-            let db = try Database(path: databasePath)
+            let db = try Database(path: databasePath, busyTimeout: global.busyTimeout)
             defer { withExtendedLifetime(db) {} }
             report = try db.importDump(atPath: dumpPath, continueOnError: continueOnError)
         } catch {

@@ -1,3 +1,4 @@
+import DatacenterKit
 import Foundation
 import Testing
 
@@ -232,5 +233,23 @@ import Testing
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("unknown scenario dao-selct-pk"))
         #expect(result.stderr.contains("dao-insert-foreach, dao-select-pk, dao-render"))
+    }
+}
+
+extension OtherCommandTests {
+    @Test func busyTimeoutIsAGlobalOptionAndALockedWriteSaysHowLongItWaited() throws {
+        let scratch = Scratch()
+        let db = scratch.file("t.db")
+        _ = try CLI.run(["import", "/dev/null", db])
+        #expect(try CLI.run(["sql", db, "CREATE TABLE t(a)"]).status == 0)
+        let holder = try Database(path: db)
+        try holder.execute("BEGIN EXCLUSIVE")
+        let blocked = try CLI.run(["sql", db, "INSERT INTO t VALUES (1)", "--busy-timeout", "0.2"])
+        try holder.execute("ROLLBACK")
+        #expect(blocked.status == 1)
+        #expect(blocked.stderr.contains("the busy timeout is 0.2 s"), "\(blocked.stderr)")
+        let negative = try CLI.run(["sql", db, "SELECT 1", "--busy-timeout=-1"])
+        #expect(negative.status == 2)
+        #expect(negative.stderr.contains("--busy-timeout takes 0 or more seconds"))
     }
 }

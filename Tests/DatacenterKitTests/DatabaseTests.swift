@@ -262,3 +262,32 @@ import Testing
         #expect(error?.description.contains("SELEKT 1") == true)
     }
 }
+
+/// The busy timeout is a setting from the connection up to the data center, and a write
+/// that gives up says how long it waited.
+@Suite struct BusyTimeoutTests {
+    @Test func aLockedWriteSaysHowLongItWaited() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("db.sqlite")
+        let db = try Database(path: path, busyTimeout: 0.3)
+        try db.execute("CREATE TABLE t(x)")
+        let other = try Database(path: path)
+        try other.execute("BEGIN EXCLUSIVE")
+        defer { try? other.execute("ROLLBACK") }
+        let error = #expect(throws: DatabaseError.self) { try db.execute("INSERT INTO t VALUES (1)") }
+        #expect(error?.isBusy == true)
+        let message = error?.message ?? ""
+        #expect(message.contains("the busy timeout is 0.3 s"), "\(message)")
+        // It waited the whole timeout (0.3 s, printed to a tenth), not the default 5 s.
+        #expect(message.contains("waited 0.3 s") || message.contains("waited 0.4 s"), "\(message)")
+    }
+
+    @Test func aDataCenterHandsItsTimeoutToEveryStore() throws {
+        let folder = TemporaryFolder()
+        let center = try DataCenter(rootPath: folder.file("root"), busyTimeout: 12)
+        try center.setCurrentUserId("ann")
+        #expect(try center.commonStore().queue.read { $0.busyTimeout } == 12)
+        #expect(try center.store(forUser: "ann").queue.read { $0.busyTimeout } == 12)
+        #expect(try Store(path: folder.file("s.sqlite"), busyTimeout: 0.5).queue.read { $0.busyTimeout } == 0.5)
+    }
+}

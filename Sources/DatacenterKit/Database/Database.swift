@@ -31,7 +31,9 @@ public final class Database {
     public private(set) var isReadOnly: Bool
     /// How long a statement waits for another connection's lock before failing with
     /// `SQLITE_BUSY`, as given when the connection was opened.
-    public let busyTimeout: TimeInterval
+    public var busyTimeout: TimeInterval { busyWait.timeout }
+    /// Waits for other connections' locks, and remembers how long it last waited.
+    let busyWait: BusyWait
     private(set) var handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
     /// The statement `cachedStatement` returned last (always one of `statementCache`'s).
@@ -61,8 +63,8 @@ public final class Database {
         self.handle = db
         self.path = path
         self.isReadOnly = mode == .readOnly
-        self.busyTimeout = busyTimeout
-        sqlite3_busy_timeout(db, Int32(busyTimeout * 1000))
+        self.busyWait = BusyWait(timeout: busyTimeout)
+        busyWait.install(on: db)
         sqlite3_extended_result_codes(db, 1)
         try validate()
     }
@@ -180,7 +182,7 @@ public final class Database {
             let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
             let rc = sqlite3_prepare_v3(handle, cSQL, -1, flags, &stmt, &tailPointer)
             guard rc == SQLITE_OK else {
-                throw DatabaseError.from(handle, code: rc, sql: sql, path: path)
+                throw busyWait.describing(DatabaseError.from(handle, code: rc, sql: sql, path: path))
             }
             tail = tailPointer.map { String(cString: $0) } ?? ""
             if let stmt {
@@ -428,7 +430,7 @@ public final class Database {
         handle = db
         path = destination
         isReadOnly = false
-        sqlite3_busy_timeout(db, Int32(busyTimeout * 1000))
+        busyWait.install(on: db)
         sqlite3_extended_result_codes(db, 1)
     }
 }

@@ -15,7 +15,7 @@ public final class DatabaseQueue: @unchecked Sendable {
     public init(path: String, mode: Database.OpenMode = .readWrite, busyTimeout: TimeInterval = 5,
                 wal: Bool = true) throws {
         database = try Database(path: path, mode: mode, busyTimeout: busyTimeout)
-        if wal { try database.enableWAL() }
+        if wal { try database.enableWAL(busyTimeout: busyTimeout) }
         self.path = path
     }
 

@@ -13,6 +13,8 @@ public final class Statement {
     /// The SQL this statement was prepared from.
     public let sql: String
     private let path: String?
+    /// The connection's busy wait, so a busy error says how long it waited.
+    private let busyWait: BusyWait
     private var cachedColumnNames: [String]?
     private var cachedColumnNamesGeneration: Int32 = 0
 
@@ -26,6 +28,7 @@ public final class Statement {
         self.handle = handle
         self.sql = sql
         self.path = database.path
+        self.busyWait = database.busyWait
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -236,7 +239,7 @@ public final class Statement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let error = DatabaseError.from(connection, code: rc, sql: sql, path: path)
+            let error = busyWait.describing(DatabaseError.from(connection, code: rc, sql: sql, path: path))
             sqlite3_reset(handle)
             throw error
         }

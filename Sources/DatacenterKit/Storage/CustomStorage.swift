@@ -8,8 +8,9 @@ public final class CustomStorage: Sendable {
     private let space: StorageSpace
     private let currentUser: @Sendable () -> String?
 
-    init(path: String, crypt: any DataCrypt, readOnly: Bool, currentUser: @escaping @Sendable () -> String?) {
-        self.space = StorageSpace(root: path, crypt: crypt, readOnly: readOnly)
+    init(path: String, crypt: any DataCrypt, readOnly: Bool, busyTimeout: Double = 5,
+         currentUser: @escaping @Sendable () -> String?) {
+        self.space = StorageSpace(root: path, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout)
         self.currentUser = currentUser
     }
 

@@ -58,8 +58,10 @@ public final class DataCenter: @unchecked Sendable {
     /// Opens the root at `rootPath`, creating it unless `readOnly`.
     /// - parameter appVersion: the running app's version; when it differs from the one
     ///   recorded, the version storage is emptied.
+    /// - parameter busyTimeout: how long each store's statements wait for another
+    ///   connection's lock before failing (DBConnect's busy retry), in seconds.
     public init(rootPath: String, crypt: any DataCrypt = KeyRing.empty, appVersion: String? = nil,
-                readOnly: Bool = false) throws {
+                readOnly: Bool = false, busyTimeout: TimeInterval = 5) throws {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if readOnly {
@@ -72,7 +74,7 @@ public final class DataCenter: @unchecked Sendable {
         self.rootPath = rootPath
         self.crypt = crypt
         self.isReadOnly = readOnly
-        self.space = StorageSpace(root: rootPath, crypt: crypt, readOnly: readOnly)
+        self.space = StorageSpace(root: rootPath, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout)
         self.state = try RootState.load(from: rootPath + "/datacenter.json")
         if let appVersion, appVersion != state.appVersion, !readOnly {
             if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
@@ -150,14 +152,16 @@ public final class DataCenter: @unchecked Sendable {
     /// A custom storage at `path`: its own common and per-user stores, following this data
     /// center's current user (`APCustomStorage initWithPath:`).
     public func customStorage(atPath path: String) -> CustomStorage {
-        CustomStorage(path: path, crypt: crypt, readOnly: isReadOnly) { [weak self] in self?.currentUserId }
+        CustomStorage(path: path, crypt: crypt, readOnly: isReadOnly, busyTimeout: space.busyTimeout) { [weak self] in self?.currentUserId }
     }
 
     /// A storage that is emptied whenever the app version changes (`currentVersionStorage`).
     public var currentVersionStorage: CustomStorage {
         lock.withLock {
             if let versionStorage { return versionStorage }
-            let storage = CustomStorage(path: versionFolder, crypt: crypt, readOnly: isReadOnly) { [weak self] in self?.currentUserId }
+            let storage = CustomStorage(path: versionFolder, crypt: crypt, readOnly: isReadOnly, busyTimeout: space.busyTimeout) {
+                [weak self] in self?.currentUserId
+            }
             versionStorage = storage
             return storage
         }

@@ -6,13 +6,16 @@ final class StorageSpace: @unchecked Sendable {
     let root: String
     let crypt: any DataCrypt
     let readOnly: Bool
+    /// How long each store's statements wait for another connection's lock.
+    let busyTimeout: TimeInterval
     private let lock = NSLock()
     private var stores: [String: Store] = [:]
 
-    init(root: String, crypt: any DataCrypt, readOnly: Bool) {
+    init(root: String, crypt: any DataCrypt, readOnly: Bool, busyTimeout: TimeInterval = 5) {
         self.root = root
         self.crypt = crypt
         self.readOnly = readOnly
+        self.busyTimeout = busyTimeout
     }
 
     var commonStorePath: String { root + "/common.sqlite" }
@@ -26,7 +29,7 @@ final class StorageSpace: @unchecked Sendable {
     func store(at path: String) throws -> Store {
         try lock.withLock {
             if let store = stores[path] { return store }
-            let store = try Store(path: path, crypt: crypt, readOnly: readOnly)
+            let store = try Store(path: path, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout)
             stores[path] = store
             return store
         }

@@ -23,8 +23,10 @@ public final class Store: Sendable {
     /// Opens (creating unless `readOnly`) the store at `path`.
     /// - parameter crypt: the default crypt for values marked `defaultEncrypted`.
     /// - parameter cacheCapacity: how many decoded KV values the memory cache keeps.
+    /// - parameter busyTimeout: how long a statement waits for another connection's lock
+    ///   (a long write elsewhere — an import, a rekey — may need more than the default).
     public init(path: String, crypt: any DataCrypt = KeyRing.empty, readOnly: Bool = false,
-                cacheCapacity: Int = 1024) throws {
+                cacheCapacity: Int = 1024, busyTimeout: TimeInterval = 5) throws {
         if !readOnly {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                     withIntermediateDirectories: true)
@@ -32,7 +34,7 @@ public final class Store: Sendable {
             throw StorageError.missingStore(path)
         }
         self.path = path
-        queue = try DatabaseQueue(path: path, mode: readOnly ? .readOnly : .readWrite, wal: !readOnly)
+        queue = try DatabaseQueue(path: path, mode: readOnly ? .readOnly : .readWrite, busyTimeout: busyTimeout, wal: !readOnly)
         pool = DatabasePool(writer: queue)
         if !readOnly {
             try queue.inTransaction { db in try db.executeScript(Store.schema) }
@@ -46,10 +48,10 @@ public final class Store: Sendable {
     /// that must write only what they were asked to (the browser's commits), on stores and
     /// on plain SQLite files alike.
     /// - throws: `StorageError.missingStore` when there is no file at `path`.
-    public init(existingAt path: String, crypt: any DataCrypt = KeyRing.empty) throws {
+    public init(existingAt path: String, crypt: any DataCrypt = KeyRing.empty, busyTimeout: TimeInterval = 5) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw StorageError.missingStore(path) }
         self.path = path
-        queue = try DatabaseQueue(path: path, mode: .readWriteExisting, wal: false)
+        queue = try DatabaseQueue(path: path, mode: .readWriteExisting, busyTimeout: busyTimeout, wal: false)
         pool = DatabasePool(writer: queue)
         let hasKV = try queue.read { db in try Store.tableExists(KVStore.tableName, in: db) }
         kv = KVStore(queue: queue, crypt: crypt, cacheCapacity: 0, hasTable: hasKV)
