@@ -610,7 +610,7 @@ extension Browser {
             do {
                 // A connection that changes nothing but what the edits say: no tables
                 // created, the journal mode left as it is.
-                let store = try Store(existingAt: path, crypt: catalog.keys)
+                let store = try Store(existingAt: path, crypt: catalog.keys, busyTimeout: catalog.busyTimeout)
                 try store.queue.inTransaction { db in
                     for edit in edits { try edit.apply(to: store, in: db) }
                 }
@@ -621,13 +621,9 @@ extension Browser {
             }
         }
         staged = remaining
-        if let failure {
-            message = ("commit failed, that store is unchanged: \(failure)", true)
-        } else {
-            message = ("committed \(committed) edit(s)", false)
-            focus = grid == nil ? .tree : .grid
-        }
-        if let node = gridNode {
+        // The grid shows what was written (a store that changed nothing needs no reload, and
+        // a failure's message must not give way to the reload's).
+        if committed > 0, let node = gridNode {
             let keep = grid.map { ($0.cursor, $0.top, $0.column) }
             open(node)
             if let keep, var view = grid {
@@ -636,7 +632,13 @@ extension Browser {
                 view.column = keep.2
                 grid = view
             }
-            if failure != nil || !staged.isEmpty { focus = .review }
+        }
+        if let failure {
+            message = ("commit failed, that store is unchanged: \(failure)", true)
+            focus = .review
+        } else {
+            message = ("committed \(committed) edit(s)", false)
+            focus = grid == nil ? .tree : .grid
         }
     }
 }

@@ -53,6 +53,9 @@ public final class BrowserCatalog: @unchecked Sendable {
     public let keys: KeyRing
     /// False to refuse even confirmed DAO writes (`browse --read-only`).
     public var allowsWrites = true
+    /// How long a commit or a DAO write waits for another connection's lock (an app writing
+    /// the same store) before failing, in seconds.
+    public var busyTimeout: Double = 5
     /// The top-level nodes.
     public private(set) var roots: [TreeNode] = []
     private var stores: [String: Store] = [:]

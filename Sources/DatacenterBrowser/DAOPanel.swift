@@ -220,7 +220,7 @@ struct DAOPanel {
         stage = .form
         do {
             guard let shown = preparation else { throw DAOPanelRefusal("no preview of the table's preparation: nothing ran") }
-            let queue = try DatabaseQueue(path: storePath, mode: .readWriteExisting, wal: false)
+            let queue = try DatabaseQueue(path: storePath, mode: .readWriteExisting, busyTimeout: catalog.busyTimeout, wal: false)
             let dao = DAOObject(config: config, queue: queue, crypt: catalog.keys)
             dao.tableName = table
             let result = try queue.inTransaction { db -> DAOCallResult in

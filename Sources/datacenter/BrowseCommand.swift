@@ -48,6 +48,7 @@ struct BrowseCommand: ParsableCommand {
             if let first = errors.first { throw CLIError(first) }
         }
         catalog.allowsWrites = !readOnly
+        catalog.busyTimeout = global.busyTimeout
         let (themes, themeErrors) = Theme.load(directory: BrowseCommand.themesDirectory())
         for error in themeErrors { Output.error("warning: \(error)") }
         if let theme, !themes.contains(where: { $0.name == theme }) {

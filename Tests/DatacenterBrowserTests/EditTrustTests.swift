@@ -156,6 +156,27 @@ import Testing
         #expect(b.isFinished)
     }
 
+    /// An app holding the store's write lock past the busy timeout: the commit fails, says
+    /// how long it waited, and keeps every edit staged.
+    @Test func aCommitBlockedByAnotherWriterKeepsItsEditsAndSaysHowLongItWaited() throws {
+        let folder = Folder()
+        let path = try plainFile(folder, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a');")
+        let b = try browser(path)
+        b.catalog.busyTimeout = 0.2
+        b.openNode(named: "t")
+        b.press(.character("x"))
+        let app = try Database(path: path)
+        try app.execute("BEGIN EXCLUSIVE")
+        b.press(.character("w"), .character("c"))
+        try app.execute("ROLLBACK")
+        #expect(b.staged.count == 1)
+        #expect(b.message?.text.contains("commit failed, that store is unchanged") == true)
+        #expect(b.message?.text.contains("the busy timeout is 0.2 s") == true, "\(b.message?.text ?? "")")
+        b.press(.character("c"))
+        #expect(b.staged.isEmpty)
+        #expect(try Database(path: path, mode: .readOnly).scalar("SELECT count(*) FROM t")?.int64Value == 0)
+    }
+
     // MARK: 4. Rows are addressed by a rowid name the table does not shadow
 
     @Test func aColumnNamedRowidDoesNotBreakPagingOrEdits() throws {
