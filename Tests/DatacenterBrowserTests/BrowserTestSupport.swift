@@ -48,6 +48,18 @@ extension Browser {
     var screenText: String { render().text }
 }
 
+/// Types `text` into the browser, a character a key.
+func type(_ text: String, into b: Browser) {
+    for c in text { b.press(.character(c)) }
+}
+
+/// Replaces the prompt's prefilled text with `text` and presses Enter.
+func answer(_ text: String, in b: Browser) {
+    while !(b.prompt?.text.isEmpty ?? true) { b.press(.backspace) }
+    type(text, into: b)
+    b.press(.enter)
+}
+
 /// Compares a screen with `Snapshots/NAME.txt`; `RECORD_SNAPSHOTS=1` writes it instead.
 /// `redact` replaces text that changes between runs (paths) before comparing.
 func assertSnapshot(_ screen: ScreenGrid, named name: String, redact: [String: String] = [:],

@@ -21,9 +21,6 @@ import Testing
         return (b, folder)
     }
 
-    func type(_ text: String, into b: Browser) {
-        for c in text { b.press(.character(c)) }
-    }
 
     @Test func theFormPreviewsExactlyTheRenderedSQLWithBindingsAndPlan() throws {
         let (b, _) = try form("listMessages")

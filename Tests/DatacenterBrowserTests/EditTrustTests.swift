@@ -7,17 +7,6 @@ import Testing
 /// plain files, quitting with staged edits, rows addressed by a rowid name no column hides,
 /// no-op edits, refusals at the key, and the store named on every line.
 @Suite struct EditTrustTests {
-    func type(_ text: String, into b: Browser) {
-        for c in text { b.press(.character(c)) }
-    }
-
-    /// Replaces the prompt's prefilled text with `text` and presses Enter.
-    func answer(_ text: String, in b: Browser) {
-        while !(b.prompt?.text.isEmpty ?? true) { b.press(.backspace) }
-        type(text, into: b)
-        b.press(.enter)
-    }
-
     /// A plain SQLite file (rollback journal, no data-center tables) made by `sql`.
     func plainFile(_ folder: Folder, _ sql: String) throws -> String {
         let path = folder.file("plain.db")

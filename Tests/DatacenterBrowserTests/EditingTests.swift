@@ -4,17 +4,6 @@ import Testing
 @testable import DatacenterBrowser
 
 @Suite struct EditingTests {
-    func type(_ text: String, into b: Browser) {
-        for c in text { b.press(.character(c)) }
-    }
-
-    /// Replaces the prompt's prefilled text with `text` and presses Enter.
-    func answer(_ text: String, in b: Browser) {
-        while !(b.prompt?.text.isEmpty ?? true) { b.press(.backspace) }
-        type(text, into: b)
-        b.press(.enter)
-    }
-
     @Test func aCellEditIsStagedAsSQLAndWrittenOnlyOnCommit() throws {
         let folder = Folder()
         let root = try makeDemo(folder)

@@ -6,23 +6,6 @@ import Testing
 import Glibc
 #endif
 
-/// The C library's `wcwidth`, looked up by name and called under a C.UTF-8 locale: the
-/// columns ncursesw counts when it draws a line, computed apart from `TerminalText`.
-private enum LibCWidth {
-    private typealias Function = @convention(c) (Int32) -> Int32
-    nonisolated(unsafe) private static let function = unsafeBitCast(dlsym(dlopen(nil, RTLD_NOW), "wcwidth")!, to: Function.self)
-    nonisolated(unsafe) private static let locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil)!
-
-    static func width(_ scalar: Unicode.Scalar) -> Int {
-        let previous = uselocale(locale)
-        defer { uselocale(previous) }
-        return Int(function(Int32(bitPattern: scalar.value)))
-    }
-
-    static func columns(_ text: some StringProtocol) -> Int {
-        text.unicodeScalars.reduce(0) { $0 + width($1) }
-    }
-}
 
 /// Wide characters, joiners and marks in the browser: drawn where ncursesw will put them,
 /// with every scalar kept.

@@ -4,20 +4,8 @@ import Testing
 /// Drives a DAO write through the real browser in tmux, then checks the file with the
 /// `sqlite3` shell: the crypt column holds ciphertext and the journal mode is unchanged.
 @Suite(.serialized) struct BrowseDAOTmuxTests {
-    /// Runs the `sqlite3` shell on `path` and returns what it prints, trimmed.
-    static func sqlite3(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, sql]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    /// Runs the `sqlite3` shell on `path` (the shared helper).
+    static func sqlite3(_ path: String, _ sql: String) throws -> String { try sqlite3Shell(path, sql) }
 
     @Test func insertAModelFromTheFormAndFindItEncrypted() throws {
         let scratch = Scratch()

@@ -3,19 +3,8 @@ import Testing
 
 /// The browser's writes, driven in tmux as a person would, checked with the `sqlite3` shell.
 extension BrowseTmuxTests {
-    /// Runs the `sqlite3` shell on `path` with `sql`; returns what it printed.
-    static func sqlite3(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, sql]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    /// Runs the `sqlite3` shell on `path` (the shared helper).
+    static func sqlite3(_ path: String, _ sql: String) throws -> String { try sqlite3Shell(path, sql) }
 
     /// Waits up to five seconds for the browser to end.
     static func waitForExit(_ session: Session) {

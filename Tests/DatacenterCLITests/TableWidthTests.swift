@@ -4,19 +4,6 @@ import Testing
 import Glibc
 #endif
 
-/// The C library's `wcwidth`, looked up by name and called under a C.UTF-8 locale: the
-/// columns a terminal gives what the command prints, computed apart from the tool.
-private enum LibCWidth {
-    private typealias Function = @convention(c) (Int32) -> Int32
-    nonisolated(unsafe) private static let function = unsafeBitCast(dlsym(dlopen(nil, RTLD_NOW), "wcwidth")!, to: Function.self)
-    nonisolated(unsafe) private static let locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil)!
-
-    static func columns(_ text: some StringProtocol) -> Int {
-        let previous = uselocale(locale)
-        defer { uselocale(previous) }
-        return text.unicodeScalars.reduce(0) { $0 + Int(function(Int32(bitPattern: $1.value))) }
-    }
-}
 
 /// Tables printed by the command line keep their columns under wide characters.
 @Suite struct TableWidthTests {

@@ -1,0 +1,17 @@
+import Foundation
+
+/// Runs the `sqlite3` shell on `path` with `sql` and returns what it printed (stdout and
+/// stderr), trimmed: tests check files with the reference tool, not with the engine.
+public func sqlite3Shell(_ path: String, _ sql: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["sqlite3", path, sql]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
