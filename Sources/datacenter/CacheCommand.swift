@@ -72,7 +72,7 @@ struct CacheCommand: ParsableCommand {
                                  "expires": entry.expires.map { ISO8601DateFormatter().string(from: $0) as Any } ?? NSNull(),
                                  "value": value.jsonObject] as [String: Any])
             } else {
-                Output.line(KVValue.plist(value).displayString)
+                Output.line(TerminalText.visible(KVValue.plist(value).displayString))
             }
         }
     }

@@ -75,7 +75,7 @@ struct KVCommand: ParsableCommand {
 
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print a value.",
-            discussion: "Exit status 1 when the key is missing or the value cannot be decrypted.")
+            discussion: "Control characters in the value are printed escaped (\\n, \\u{1b}…); --json gives the exact value. Exit status 1 when the key is missing or the value cannot be decrypted.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
         @Argument(help: "The business.") var business: String
@@ -91,7 +91,9 @@ struct KVCommand: ParsableCommand {
             if json {
                 try Output.json(KVCommand.jsonObject(entry, value: value))
             } else {
-                Output.line(value.displayString)
+                // Whole, but with control characters escaped: stored data never drives the
+                // terminal (`--json` gives the exact value).
+                Output.line(TerminalText.visible(value.displayString))
             }
         }
     }

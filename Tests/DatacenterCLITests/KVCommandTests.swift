@@ -125,3 +125,20 @@ import Testing
         #expect(table.stdout.contains("\\u{1b}[31mtext\\nnext"))
     }
 }
+
+extension KVCommandTests {
+    /// A stored escape sequence (a title change, a bell, colours) never reaches the terminal
+    /// from `kv get`: it is printed escaped, whole; `--json` keeps the exact value.
+    @Test func getEscapesControlCharacters() throws {
+        let scratch = Scratch()
+        let root = scratch.file("root")
+        let hostile = "\u{1b}]0;owned\u{7}\u{1b}[31mred\u{1b}[0m\nline two"
+        #expect(try CLI.run(["kv", "set", "b", "k", hostile, "--root", root]).status == 0)
+        let text = try CLI.run(["kv", "get", "b", "k", "--root", root])
+        #expect(text.status == 0)
+        #expect(!text.stdout.contains("\u{1b}") && !text.stdout.contains("\u{7}"))
+        #expect(text.stdout == "\\u{1b}]0;owned\\u{7}\\u{1b}[31mred\\u{1b}[0m\\nline two\n")
+        let json = try #require(try CLI.json(try CLI.run(["kv", "get", "b", "k", "--json", "--root", root]).stdout) as? [String: Any])
+        #expect(json["value"] as? String == hostile)
+    }
+}
