@@ -321,3 +321,28 @@ import Testing
         #expect(try ring.decrypt(blob) == Data("enc".utf8))
     }
 }
+
+/// A root or store written in a newer format is read, never written.
+@Suite struct NewerFormatTests {
+    @Test func aRootOfANewerFormatOpensReadOnlyOnly() throws {
+        let folder = TemporaryFolder()
+        let root = folder.file("root")
+        do { try DataCenter(rootPath: root).commonPreferences.setString("v", forKey: "k", business: "b") }
+        let state = root + "/datacenter.json"
+        try Data(#"{"formatVersion": 999}"#.utf8).write(to: URL(fileURLWithPath: state))
+        let error = #expect(throws: StorageError.self) { try DataCenter(rootPath: root) }
+        #expect(error == .newerFormat(path: state, version: 999, supported: Store.formatVersion))
+        #expect("\(error!)".contains("format version 999, newer than this datacenter's (1): it can be read, not written"))
+        #expect(try DataCenter(rootPath: root, readOnly: true).commonPreferences.string(forKey: "k", business: "b") == "v")
+    }
+
+    @Test func aStoreOfANewerFormatOpensReadOnlyOnly() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.sqlite")
+        do { try Store(path: path).kv.setString("v", forKey: "k", business: "b") }
+        try Database(path: path).execute("UPDATE datacenter_meta SET value = 999 WHERE name = 'format_version'")
+        #expect(throws: StorageError.newerFormat(path: path, version: 999, supported: Store.formatVersion)) { try Store(path: path) }
+        #expect(throws: StorageError.self) { try Store(existingAt: path) }
+        #expect(try Store(path: path, readOnly: true).kv.string(forKey: "k", business: "b") == "v")
+    }
+}

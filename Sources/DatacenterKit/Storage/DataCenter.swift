@@ -76,6 +76,9 @@ public final class DataCenter: @unchecked Sendable {
         self.isReadOnly = readOnly
         self.space = StorageSpace(root: rootPath, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout)
         self.state = try RootState.load(from: rootPath + "/datacenter.json")
+        if !readOnly, state.formatVersion > Store.formatVersion {
+            throw StorageError.newerFormat(path: rootPath + "/datacenter.json", version: state.formatVersion, supported: Store.formatVersion)
+        }
         if let appVersion, appVersion != state.appVersion, !readOnly {
             if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
             state.appVersion = appVersion

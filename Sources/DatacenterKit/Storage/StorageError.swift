@@ -12,6 +12,9 @@ public enum StorageError: Error, Sendable, Equatable {
     case badRootState(path: String, reason: String)
     /// The operation needs a current user and there is none.
     case noCurrentUser
+    /// A root or store written in a newer format than this engine's: it may be read, but a
+    /// write could break what the newer format relies on.
+    case newerFormat(path: String, version: Int, supported: Int)
 }
 
 extension StorageError: CustomStringConvertible, LocalizedError {
@@ -22,6 +25,9 @@ extension StorageError: CustomStringConvertible, LocalizedError {
         case .invalidUserId(let why): return "invalid user id: \(why)"
         case let .badRootState(p, why): return "\(p): \(why)"
         case .noCurrentUser: return "no current user: set one with `datacenter users switch ID`"
+        case let .newerFormat(p, version, supported):
+            return "\(p) is in format version \(version), newer than this datacenter's (\(supported)): it can be read, "
+                + "not written; write it with a datacenter that knows format \(version)"
         }
     }
     public var errorDescription: String? { description }

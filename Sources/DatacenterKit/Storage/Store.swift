@@ -37,6 +37,7 @@ public final class Store: Sendable {
         queue = try DatabaseQueue(path: path, mode: readOnly ? .readOnly : .readWrite, busyTimeout: busyTimeout, wal: !readOnly)
         pool = DatabasePool(writer: queue)
         if !readOnly {
+            try Store.refuseNewerFormat(path, queue)
             try queue.inTransaction { db in try db.executeScript(Store.schema) }
         }
         let hasKV = try queue.read { db in try Store.tableExists(KVStore.tableName, in: db) }
@@ -53,8 +54,21 @@ public final class Store: Sendable {
         self.path = path
         queue = try DatabaseQueue(path: path, mode: .readWriteExisting, busyTimeout: busyTimeout, wal: false)
         pool = DatabasePool(writer: queue)
+        try Store.refuseNewerFormat(path, queue)
         let hasKV = try queue.read { db in try Store.tableExists(KVStore.tableName, in: db) }
         kv = KVStore(queue: queue, crypt: crypt, cacheCapacity: 0, hasTable: hasKV)
+    }
+
+    /// Refuses to open for writing a store whose recorded format is newer than this
+    /// engine's (`datacenter_meta.format_version`).
+    private static func refuseNewerFormat(_ path: String, _ queue: DatabaseQueue) throws {
+        let version = try queue.read { db -> Int? in
+            guard try tableExists("datacenter_meta", in: db) else { return nil }
+            return (try db.scalar("SELECT value FROM datacenter_meta WHERE name = 'format_version'", cached: false)?.int64Value).map(Int.init)
+        }
+        if let version, version > formatVersion {
+            throw StorageError.newerFormat(path: path, version: version, supported: formatVersion)
+        }
     }
 
     /// The tables every store has.
