@@ -245,6 +245,20 @@ import Testing
         #expect(after == [.null, .null])
     }
 
+    /// A FIFO, a device or a folder where a database should be is refused at once (SQLite
+    /// would wait for ever on a FIFO's first read).
+    @Test func whatIsNotARegularFileIsRefusedAtOnce() throws {
+        let folder = TemporaryFolder()
+        let fifo = folder.file("pipe.sqlite")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, "/dev/zero", folder.path] {
+            for mode in [Database.OpenMode.readOnly, .readWrite] {
+                let error = #expect(throws: DatabaseError.self) { try Database(path: path, mode: mode) }
+                #expect(error?.message.contains("not a regular file") == true, "\(path)")
+            }
+        }
+    }
+
     @Test func makeStatementRefusesSeveralStatements() throws {
         let db = try Database.inMemory()
         let error = #expect(throws: DatabaseError.self) { try db.makeStatement("SELECT 1; SELECT 2") }

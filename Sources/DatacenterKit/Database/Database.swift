@@ -47,6 +47,12 @@ public final class Database {
     /// - parameter busyTimeout: how long a statement waits for another connection's lock
     ///   before failing with `SQLITE_BUSY` (DBConnect's `busyRetryCount`).
     public init(path: String, mode: OpenMode = .readWrite, busyTimeout: TimeInterval = 5) throws {
+        // A FIFO or a device would make SQLite wait for ever on its first read.
+        var status = stat()
+        if !path.isEmpty, path != ":memory:", stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "not a regular file (a folder, FIFO or device)",
+                                path: Database.displayPath(path))
+        }
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
