@@ -167,22 +167,22 @@ public final class LRUDiskCache: @unchecked Sendable {
 
     /// Removes `key`.
     public func removeValue(forKey key: String) throws {
-        try enqueue(.remove(key), key: key)
+        try enqueue(.remove(key))
     }
 
     /// Removes every key matching the SQL LIKE `pattern` (`removeObjectsWithSqlLike:`).
     public func removeValues(like pattern: String) throws {
-        try enqueue(.removeLike(pattern), key: nil)
+        try enqueue(.removeLike(pattern))
     }
 
     /// Removes every key in `keys`.
     public func removeValues<S: Sequence>(forKeys keys: S) throws where S.Element == String {
-        for key in keys { try enqueue(.remove(key), key: key) }
+        for key in keys { try enqueue(.remove(key)) }
     }
 
     /// Removes everything.
     public func removeAll() throws {
-        try enqueue(.removeAll, key: nil)
+        try enqueue(.removeAll)
     }
 
     /// Waits until every queued write is committed, in the cache's own transactions.
@@ -206,12 +206,12 @@ public final class LRUDiskCache: @unchecked Sendable {
             stored = bytes
         }
         let entry = LRUDiskWriteQueue.Entry(stored: stored, encoding: encoding, expires: expiresAt?.timeIntervalSince1970)
-        writes.enqueue(.set(key: key, entry), key: key, store: store)
+        writes.enqueue(.set(key: key, entry), store: store)
     }
 
-    private func enqueue(_ operation: LRUDiskWriteQueue.Operation, key: String?) throws {
+    private func enqueue(_ operation: LRUDiskWriteQueue.Operation) throws {
         guard let store = try resolveStore() else { return }
-        writes.enqueue(operation, key: key, store: store)
+        writes.enqueue(operation, store: store)
     }
 
     /// How many queued writes start a commit without waiting for `coalescingDelay`.

@@ -8,7 +8,7 @@ import Foundation
 struct LRUDiskCacheSQL: Sendable {
     /// The table's name, unquoted (`lru_<name>`).
     let tableName: String
-    let upsert, remove, removeAll, removeLike, touch, expire, count, evict, select, contains: String
+    let upsert, remove, removeIfExpired, removeAll, removeLike, touch, expire, count, evict, select, contains: String
     /// Whether a key matches a `LIKE` pattern, asked of SQLite so that a pending
     /// `removeValues(like:)` hides exactly the keys it will delete.
     let like = "SELECT ? LIKE ?"
@@ -18,6 +18,7 @@ struct LRUDiskCacheSQL: Sendable {
         let table = Database.quoteIdentifier(tableName)
         upsert = "INSERT OR REPLACE INTO \(table)(key, value, encoding, expires, accessed, size) VALUES (?, ?, ?, ?, ?, ?)"
         remove = "DELETE FROM \(table) WHERE key = ?"
+        removeIfExpired = "DELETE FROM \(table) WHERE key = ? AND expires IS NOT NULL AND expires <= ?"
         removeAll = "DELETE FROM \(table)"
         removeLike = "DELETE FROM \(table) WHERE key LIKE ?"
         touch = "UPDATE \(table) SET accessed = ? WHERE key = ? AND accessed < ?"
@@ -91,6 +92,7 @@ struct LRUDiskCacheSQL: Sendable {
             try upsert.bind(.integer(Int64(entry.stored.count)), toParameter: 6)
             try upsert.executeBound()
         case .remove(let key): try db.execute(remove, [.text(key)])
+        case .removeIfExpired(let key): try db.execute(removeIfExpired, [.text(key), .real(Date().timeIntervalSince1970)])
         case .removeAll: try db.execute(removeAll)
         case .removeLike(let pattern): try db.execute(removeLike, [.text(pattern)])
         }

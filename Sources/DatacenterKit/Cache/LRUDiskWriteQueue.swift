@@ -31,6 +31,9 @@ final class LRUDiskWriteQueue: @unchecked Sendable {
     enum Operation: Sendable {
         case set(key: String, Entry)
         case remove(String)
+        /// Removes the key only if it is still expired when committed: a read that found it
+        /// expired must not remove a value written since.
+        case removeIfExpired(String)
         case removeAll
         case removeLike(String)
     }
@@ -159,7 +162,7 @@ final class LRUDiskWriteQueue: @unchecked Sendable {
                 switch operations[index] {
                 case .removeAll: return .removed
                 case .removeLike(let pattern): patterns.append(pattern)
-                case .set, .remove: break
+                case .set, .remove, .removeIfExpired: break
                 }
             }
             guard last >= 0 else { return nil }
@@ -179,8 +182,7 @@ final class LRUDiskWriteQueue: @unchecked Sendable {
 
     /// Queues `operation` for `store`. Returns at once unless the queue is full, then waits
     /// for room (see the type's doc for when it does not).
-    /// - parameter key: the key written, or nil for a bulk removal.
-    func enqueue(_ operation: Operation, key: String?, store: Store) {
+    func enqueue(_ operation: Operation, store: Store) {
         let bytes = Self.byteCount(of: operation)
         condition.lock()
         var askedForCommit = false
@@ -191,7 +193,7 @@ final class LRUDiskWriteQueue: @unchecked Sendable {
             }
             condition.wait()
         }
-        let (scheduleDelayed, flushNow) = append(operation, key: key, bytes: bytes, store: store)
+        let (scheduleDelayed, flushNow) = append(operation, bytes: bytes, store: store)
         condition.unlock()
         // A short delay lets a burst of writes share one transaction; a long burst starts
         // committing as soon as it is this large, while the rest of it is still being queued.
@@ -199,13 +201,14 @@ final class LRUDiskWriteQueue: @unchecked Sendable {
         if scheduleDelayed { flusher.asyncAfter(deadline: .now() + Self.coalescingDelay) { [self] in flushPending() } }
     }
 
-    /// Queues the removal of an expired `key` found by a read, unless the queue is full:
-    /// reads never wait, and an expired entry is never served anyway.
+    /// Queues the removal of `key`, found expired by a read, unless the queue is full: reads
+    /// never wait, and an expired entry is never served anyway. The removal spares a value
+    /// written meanwhile (it removes the key only if still expired when committed).
     func enqueueExpiredRemoval(of key: String, store: Store) {
-        let operation = Operation.remove(key)
+        let operation = Operation.removeIfExpired(key)
         condition.lock()
         guard !isFull(adding: Self.byteCount(of: operation)) else { return condition.unlock() }
-        let (scheduleDelayed, flushNow) = append(operation, key: key, bytes: Self.byteCount(of: operation), store: store)
+        let (scheduleDelayed, flushNow) = append(operation, bytes: Self.byteCount(of: operation), store: store)
         condition.unlock()
         if flushNow { flusher.async { [self] in flushPending() } }
         if scheduleDelayed { flusher.asyncAfter(deadline: .now() + Self.coalescingDelay) { [self] in flushPending() } }
@@ -229,12 +232,18 @@ final class LRUDiskWriteQueue: @unchecked Sendable {
 
     /// Appends to `store`'s open layer; returns whether to schedule the delayed commit and
     /// whether to commit now. The lock must be held.
-    private func append(_ operation: Operation, key: String?, bytes: Int, store: Store) -> (Bool, Bool) {
+    private func append(_ operation: Operation, bytes: Int, store: Store) -> (Bool, Bool) {
         let i = storeIndex(for: store, expectingWrites: true)
         let index = stores[i].open.operations.count
         stores[i].open.operations.append(operation)
-        if let key { stores[i].open.latest[key] = index } else { stores[i].open.bulk.append(index) }
-        if case .set = operation { stores[i].open.inserts += 1 }
+        switch operation {
+        case .set(let key, _):
+            stores[i].open.latest[key] = index
+            stores[i].open.inserts += 1
+        case .remove(let key): stores[i].open.latest[key] = index
+        case .removeAll, .removeLike: stores[i].open.bulk.append(index)
+        case .removeIfExpired: break   // changes nothing a read can see
+        }
         stores[i].open.bytes += bytes
         pendingWrites += 1
         pendingBytes += bytes
@@ -258,7 +267,7 @@ final class LRUDiskWriteQueue: @unchecked Sendable {
     private static func byteCount(of operation: Operation) -> Int {
         switch operation {
         case let .set(key, entry): return key.utf8.count + entry.stored.count
-        case .remove(let key), .removeLike(let key): return key.utf8.count
+        case .remove(let key), .removeIfExpired(let key), .removeLike(let key): return key.utf8.count
         case .removeAll: return 0
         }
     }
