@@ -295,16 +295,15 @@ public final class LRUDiskCache: @unchecked Sendable {
             }
         }
         let stored: Data, encoding: String, expires: Double?
+        let now = Date().timeIntervalSince1970
         switch found {
         case nil: return nil
         case .queued(let entry): (stored, encoding, expires) = (entry.stored, entry.encoding, entry.expires)
         case .stored(let row):
             (stored, encoding, expires) = (row.stored, row.encoding, row.expires)
-            if Double(row.accessed) / 1_000_000 < Date().timeIntervalSince1970 - LRUDiskCache.recencyInterval {
-                writes.touch(key, store: store)
-            }
+            if Double(row.accessed) / 1_000_000 < now - LRUDiskCache.recencyInterval { writes.touch(key, store: store) }
         }
-        if let expires, expires <= Date().timeIntervalSince1970 {
+        if let expires, expires <= now {
             writes.enqueueExpiredRemoval(of: key, store: store)
             return nil
         }

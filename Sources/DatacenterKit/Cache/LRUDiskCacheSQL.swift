@@ -104,12 +104,12 @@ struct LRUDiskCacheSQL: Sendable {
     /// or not; nil when absent.
     func entry(forKey key: String, in db: Database) throws -> LRUDiskCacheSQL.Row? {
         var found: Row?
-        try db.cachedStatement(select).forEachRow([.text(key)]) { s in
+        // Bound without an array of values: this is every read's path.
+        _ = try db.cachedStatement(select).firstRow(bindingCount: 1, { _ in .text(key) }) { s in
             if case .blob(let stored) = s.value(at: 0) {
                 found = Row(stored: stored, encoding: s.value(at: 1).stringValue ?? "data",
                             expires: s.value(at: 2).doubleValue, accessed: s.value(at: 3).int64Value ?? 0)
             }
-            return false
         }
         return found
     }
