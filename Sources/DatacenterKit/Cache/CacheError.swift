@@ -14,6 +14,11 @@ public enum CacheError: Error, Sendable, Equatable {
     case invalidName(String)
     /// A background write failed; reported by the next `flush()`.
     case writeFailed(cache: String, reason: String)
+    /// A disk cache's queued writes cannot be committed now, so `flush()` (or `count()`)
+    /// cannot keep its promise: the calling thread holds the store's connection, or a
+    /// transaction begun outside the cache is open on it. The writes stay queued and are
+    /// committed once the connection is free.
+    case connectionBusy(cache: String, reason: String)
 }
 
 extension CacheError: CustomStringConvertible, LocalizedError {
@@ -25,6 +30,7 @@ extension CacheError: CustomStringConvertible, LocalizedError {
         case .unknownCache(let name): return "no cache named \(name)"
         case .invalidName(let why): return "invalid cache name: \(why)"
         case let .writeFailed(c, why): return "a write to cache \(c) failed: \(why)"
+        case let .connectionBusy(c, why): return "cannot commit the writes of cache \(c) now: \(why)"
         }
     }
     public var errorDescription: String? { description }

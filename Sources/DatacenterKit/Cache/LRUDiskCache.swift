@@ -2,13 +2,26 @@ import Foundation
 
 /// A least-recently-used cache persisted in a store's table (`APLRUDiskCache`).
 ///
-/// Writes are asynchronous: `set` encodes (and encrypts) the value at once, then queues the
-/// write; queued writes are committed together on a background queue, so a burst of `set`s
-/// costs one transaction. A read of a key with a queued write waits for it, so a reader
-/// always sees this process's latest `set`. Like memcached, a read refreshes an entry's
-/// recency at most once per `recencyInterval` (a minute): the refresh is kept in memory and
-/// written with the next batch, so reads stay reads and eviction order is exact to within
-/// that interval.
+/// Writes are write-behind: `set` encodes (and encrypts) the value at once, queues the
+/// write and returns; a background queue commits queued writes in queue order, many per
+/// transaction (20 ms after a burst's first write, or as soon as 512 are queued), so a burst
+/// of `set`s costs one transaction. The queue (`LRUDiskWriteQueue`) is what keeps the
+/// promises callers rely on:
+/// - A read sees this process's latest write: a key with a queued write is answered from
+///   the queue, so no read ever waits for, or starts, a commit.
+/// - Commits run only in transactions of their own: never inside a caller's transaction or
+///   `KVStore.batch`, never from a thread holding the store's connection, and never while a
+///   transaction begun elsewhere (a DAO object's) is open on it, so no rollback but the
+///   cache's own can undo an acknowledged write.
+/// - The queue is bounded (4,096 writes and 8 MiB of keys and values): a writer faster than
+///   the disk waits for room, so a burst costs no more memory than that. A thread that holds
+///   the store's connection is never made to wait (the commit needs that connection).
+/// - `flush()` waits for every queued write and reports a commit that failed since the
+///   last one (`CacheError.writeFailed`, with how many writes were lost).
+///
+/// Like memcached, a read refreshes an entry's recency at most once per `recencyInterval`
+/// (a minute): the refresh is kept in memory and written with a later commit, so reads stay
+/// reads and eviction order is exact to within that interval.
 ///
 /// The cache holds up to `capacity` entries plus a slack of a tenth: its size is checked once
 /// per slack's worth of inserts, and a check that finds more than `capacity` entries evicts
@@ -16,9 +29,10 @@ import Foundation
 /// full cache slow to fill).
 ///
 /// A user-dependent cache follows the data center's current user, and does nothing (reads
-/// give nil, writes are dropped) while no user is signed in. Names starting `LIB_CACHES.` or
-/// `TMP.` keep the table in a caches file under the root or in the temporary folder instead
-/// of the store (see `docs/FORMAT.md`).
+/// give nil, writes are dropped) while no user is signed in; writes queued before a switch
+/// still land in the store they were made for. Names starting `LIB_CACHES.` or `TMP.` keep
+/// the table in a caches file under the root or in the temporary folder instead of the store
+/// (see `docs/FORMAT.md`).
 public final class LRUDiskCache: @unchecked Sendable {
     /// Where the cache's table lives.
     public enum Location: String, Sendable {
@@ -44,79 +58,20 @@ public final class LRUDiskCache: @unchecked Sendable {
     public let location: Location
 
     /// How long queued writes wait for more before they are committed together.
-    public static let coalescingDelay: DispatchTimeInterval = .milliseconds(20)
+    public static let coalescingDelay: DispatchTimeInterval = LRUDiskWriteQueue.coalescingDelay
 
     /// How long a read leaves an entry's recency alone after it was last refreshed.
     public static let recencyInterval: TimeInterval = 60
 
+    /// The most writes queued at once (a writer beyond it waits for a commit to make room).
+    public static let maximumPendingWrites = LRUDiskWriteQueue.maximumPendingWrites
+
+    /// The most bytes of keys and values queued at once (a writer beyond it waits).
+    public static let maximumPendingBytes = LRUDiskWriteQueue.maximumPendingBytes
+
     private let resolveStore: @Sendable () throws -> Store?
-    private let sql: SQL
-    private let writeQueue = DispatchQueue(label: "datacenter.lru-disk-cache")
-    private let lock = NSLock()
-    /// Queued writes, one batch per store: usually one (a user-dependent cache has one per
-    /// user it was switched to while writes were queued), so a list searched by identity.
-    private var batches: [PendingBatch] = []
-    /// The number of writes of the largest batch of the last flush.
-    private var lastBatchSize = 0
-    /// The emptied lists of the last committed batch, for the next batch: a stream of bursts
-    /// then reuses memory already in use instead of allocating (and faulting in) new lists
-    /// and growing them step by step.
-    private var spareLists: PendingBatch.Lists?
-    private var preparedStores: Set<String> = []
-    private var lastTick: Int64 = 0
-    private var flushScheduled = false
-    /// True while `flushPending` commits batches it has taken: a read must wait for them too.
-    private var flushing = false
-    private var backgroundError: CacheError?
-    /// Inserts per store since its size was last checked: the check (a count) runs once per
-    /// slack's worth of inserts, not per batch.
-    private var insertsSinceSizeCheck: [ObjectIdentifier: Int] = [:]
-
-    /// Writes queued for one store, with the reads to record.
-    private struct PendingBatch {
-        var store: Store
-        var operations: [Operation] = []
-        var pendingKeys: [String: Int] = [:]
-        var hasBulkOperation = false
-        var touches: [String: Int64] = [:]
-        var insertsSinceCount = 0
-
-        /// The lists that grow with the writes.
-        struct Lists {
-            var operations: [Operation]
-            var pendingKeys: [String: Int]
-        }
-
-        /// An empty batch with room for `expected` writes (the size of the last burst), so a
-        /// burst like the last one does not grow its lists step by step; in `spare` lists
-        /// (emptied) when given.
-        init(store: Store, expected: Int = 0, spare: Lists? = nil) {
-            self.store = store
-            if let spare {
-                operations = spare.operations
-                pendingKeys = spare.pendingKeys
-            }
-            let room = min(expected, PendingBatch.largestReservation)
-            operations.reserveCapacity(room)
-            pendingKeys.reserveCapacity(room)
-        }
-
-        /// The lists, emptied, keeping their memory.
-        mutating func takeEmptiedLists() -> Lists {
-            operations.removeAll(keepingCapacity: true)
-            pendingKeys.removeAll(keepingCapacity: true)
-            return Lists(operations: operations, pendingKeys: pendingKeys)
-        }
-
-        static let largestReservation = 16_384
-    }
-
-    private enum Operation {
-        case set(key: String, value: Data, encoding: String, expires: Double?)
-        case remove(String)
-        case removeAll
-        case removeLike(String)
-    }
+    private let sql: LRUDiskCacheSQL
+    private let writes: LRUDiskWriteQueue
 
     /// The table prefix of every disk cache.
     public static let tablePrefix = "lru_"
@@ -157,24 +112,9 @@ public final class LRUDiskCache: @unchecked Sendable {
         self.isEncrypted = encrypted
         self.location = location
         self.resolveStore = resolveStore
-        self.sql = SQL(table: Database.quoteIdentifier(LRUDiskCache.tablePrefix + base))
-    }
-
-    /// The statements of one cache, built once.
-    private struct SQL {
-        let upsert, remove, removeAll, removeLike, touch, expire, count, evict, select, contains: String
-        init(table: String) {
-            upsert = "INSERT OR REPLACE INTO \(table)(key, value, encoding, expires, accessed, size) VALUES (?, ?, ?, ?, ?, ?)"
-            remove = "DELETE FROM \(table) WHERE key = ?"
-            removeAll = "DELETE FROM \(table)"
-            removeLike = "DELETE FROM \(table) WHERE key LIKE ?"
-            touch = "UPDATE \(table) SET accessed = ? WHERE key = ? AND accessed < ?"
-            expire = "DELETE FROM \(table) WHERE expires IS NOT NULL AND expires <= ?"
-            count = "SELECT count(*) FROM \(table)"
-            evict = "DELETE FROM \(table) WHERE key IN (SELECT key FROM \(table) ORDER BY accessed ASC LIMIT ?)"
-            select = "SELECT value, encoding, expires, accessed FROM \(table) WHERE key = ?"
-            contains = "SELECT 1 FROM \(table) WHERE key = ? AND (expires IS NULL OR expires > ?)"
-        }
+        sql = LRUDiskCacheSQL(tableName: LRUDiskCache.tablePrefix + base)
+        writes = LRUDiskWriteQueue(cacheName: name, sql: sql, capacity: max(1, capacity), encrypted: encrypted,
+                                   userDependent: userDependent)
     }
 
     private static func parse(_ name: String) throws -> (Location, String) {
@@ -227,33 +167,32 @@ public final class LRUDiskCache: @unchecked Sendable {
 
     /// Removes `key`.
     public func removeValue(forKey key: String) throws {
-        try enqueue(.remove(key), key: key)
+        try enqueue(.remove(key))
     }
 
     /// Removes every key matching the SQL LIKE `pattern` (`removeObjectsWithSqlLike:`).
     public func removeValues(like pattern: String) throws {
-        try enqueue(.removeLike(pattern), key: nil)
+        try enqueue(.removeLike(pattern))
     }
 
     /// Removes every key in `keys`.
     public func removeValues<S: Sequence>(forKeys keys: S) throws where S.Element == String {
-        for key in keys { try enqueue(.remove(key), key: key) }
+        for key in keys { try enqueue(.remove(key)) }
     }
 
     /// Removes everything.
     public func removeAll() throws {
-        try enqueue(.removeAll, key: nil)
+        try enqueue(.removeAll)
     }
 
-    /// Waits until every queued write is committed.
-    /// - throws: `CacheError.writeFailed` when a background write failed since the last flush.
+    /// Waits until every queued write is committed, in the cache's own transactions.
+    /// - throws: `CacheError.writeFailed` when a background write failed since the last
+    ///   flush (reported once); `CacheError.connectionBusy` when the calling thread holds the
+    ///   connection of a store with queued writes (inside `KVStore.batch`, a transaction or a
+    ///   `DatabaseQueue` block), or a transaction begun elsewhere is open on it: the writes
+    ///   stay queued and are committed once the connection is free.
     public func flush() throws {
-        writeQueue.sync { flushPending() }
-        let error = lock.withLock { () -> CacheError? in
-            defer { backgroundError = nil }
-            return backgroundError
-        }
-        if let error { throw error }
+        try writes.flush()
     }
 
     private func enqueueSet(key: String, bytes: Data, encoding: String, expiresAt: Date?) throws {
@@ -266,130 +205,23 @@ public final class LRUDiskCache: @unchecked Sendable {
         } else {
             stored = bytes
         }
-        try enqueue(.set(key: key, value: stored, encoding: encoding, expires: expiresAt?.timeIntervalSince1970),
-                    key: key, store: store)
+        let entry = LRUDiskWriteQueue.Entry(stored: stored, encoding: encoding, expires: expiresAt?.timeIntervalSince1970)
+        writes.enqueue(.set(key: key, entry), store: store)
     }
 
-    private func enqueue(_ operation: Operation, key: String?, store given: Store? = nil) throws {
-        guard let store = try given ?? resolveStore() else { return }
-        let (scheduleDelayed, flushNow): (Bool, Bool) = lock.withLock {
-            let i = batchIndex(for: store, expectingWrites: true)
-            batches[i].operations.append(operation)
-            if let key { batches[i].pendingKeys[key, default: 0] += 1 } else { batches[i].hasBulkOperation = true }
-            if case .set = operation { batches[i].insertsSinceCount += 1 }
-            defer { flushScheduled = true }
-            return (!flushScheduled, batches[i].operations.count == LRUDiskCache.eagerFlushSize)
-        }
-        // A short delay lets a burst of writes share one transaction; a read of a pending key
-        // flushes at once, so nothing is ever served stale. A long burst starts committing
-        // as soon as it is this large, while the rest of it is still being queued.
-        if flushNow { writeQueue.async { [self] in flushPending() } }
-        if scheduleDelayed { writeQueue.asyncAfter(deadline: .now() + LRUDiskCache.coalescingDelay) { [self] in flushPending() } }
+    private func enqueue(_ operation: LRUDiskWriteQueue.Operation) throws {
+        guard let store = try resolveStore() else { return }
+        writes.enqueue(operation, store: store)
     }
 
     /// How many queued writes start a commit without waiting for `coalescingDelay`.
-    static let eagerFlushSize = 512
-
-    /// The index in `batches` of `store`'s batch, added when missing (sized like the last
-    /// burst when it is for writes, not for recency touches). The lock must be held.
-    private func batchIndex(for store: Store, expectingWrites: Bool) -> Int {
-        if let i = batches.firstIndex(where: { $0.store === store }) { return i }
-        if expectingWrites {
-            batches.append(PendingBatch(store: store, expected: lastBatchSize, spare: spareLists))
-            spareLists = nil
-        } else {
-            batches.append(PendingBatch(store: store))
-        }
-        return batches.count - 1
-    }
-
-    /// A recency stamp (microseconds since 1970, strictly increasing); `reserving` more
-    /// stamps after it for the caller to use.
-    private func nextTick(reserving count: Int = 0) -> Int64 {
-        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        return lock.withLock {
-            let tick = max(lastTick + 1, now)
-            lastTick = tick + Int64(count)
-            return tick
-        }
-    }
-
-    /// Commits everything queued, one transaction per store. Runs on `writeQueue`.
-    private func flushPending() {
-        var taken: [PendingBatch] = lock.withLock {
-            flushScheduled = false
-            flushing = !batches.isEmpty
-            if let largest = batches.map(\.operations.count).max() { lastBatchSize = largest }
-            defer { batches.removeAll() }
-            return batches
-        }
-        defer { lock.withLock { flushing = false } }
-        let slack = max(1, capacity / 10)
-        for batch in taken where !batch.operations.isEmpty || !batch.touches.isEmpty {
-            let id = ObjectIdentifier(batch.store)
-            let checkSize: Bool = lock.withLock {
-                insertsSinceSizeCheck[id, default: 0] += batch.insertsSinceCount
-                guard insertsSinceSizeCheck[id]! >= slack else { return false }
-                insertsSinceSizeCheck[id] = 0
-                return true
-            }
-            do {
-                try prepare(batch.store)
-                try batch.store.queue.inTransaction { db in try apply(batch, to: db, checkSize: checkSize) }
-            } catch {
-                lock.withLock {
-                    if backgroundError == nil { backgroundError = .writeFailed(cache: name, reason: String(describing: error)) }
-                }
-            }
-        }
-        // Keep the largest batch's lists for the next one (`taken` is their only other owner,
-        // and it ends here, so they are not copied).
-        if let largest = taken.indices.max(by: { taken[$0].operations.capacity < taken[$1].operations.capacity }) {
-            let lists = taken[largest].takeEmptiedLists()
-            lock.withLock { if spareLists == nil { spareLists = lists } }
-        }
-    }
-
-    private func apply(_ batch: PendingBatch, to db: Database, checkSize: Bool) throws {
-        let upsert = try db.cachedStatement(sql.upsert)
-        try upsert.checkParameterCount(6)
-        // Texts and bytes are bound from scratch memory SQLite reads in place: every
-        // parameter is bound again for each write, and the bindings are cleared at the end.
-        var scratch = BindingScratch(capacity: 16_384)
-        defer { upsert.clearBindings() }
-        // Writes are stamped in queue order, so the later of two writes is the more recent.
-        var tick = nextTick(reserving: batch.operations.count)
-        for operation in batch.operations {
-            switch operation {
-            case let .set(key, value, encoding, expires):
-                tick += 1
-                // Bound one by one: no array of values per write.
-                scratch.startRow()
-                try upsert.bind(.text(key), toParameter: 1, scratch: &scratch)
-                try upsert.bind(.blob(value), toParameter: 2, scratch: &scratch)
-                try upsert.bind(.text(encoding), toParameter: 3, scratch: &scratch)
-                try upsert.bind(expires.map(DatabaseValue.real) ?? .null, toParameter: 4)
-                try upsert.bind(.integer(tick), toParameter: 5)
-                try upsert.bind(.integer(Int64(value.count)), toParameter: 6)
-                try upsert.executeBound()
-            case .remove(let key): try db.execute(sql.remove, [.text(key)])
-            case .removeAll: try db.execute(sql.removeAll)
-            case .removeLike(let pattern): try db.execute(sql.removeLike, [.text(pattern)])
-            }
-        }
-        for (key, tick) in batch.touches { try db.execute(sql.touch, [.integer(tick), .text(key), .integer(tick)]) }
-        guard checkSize else { return }
-        try db.execute(sql.expire, [.real(Date().timeIntervalSince1970)])
-        let count = Int(try db.scalar(sql.count)?.int64Value ?? 0)
-        if count > capacity {
-            try db.execute(sql.evict, [.integer(Int64(count - capacity))])
-        }
-    }
+    static let eagerFlushSize = LRUDiskWriteQueue.eagerFlushSize
 
     // MARK: Reading
 
     /// The bytes cached under `key` (decrypted), or nil when absent or expired (an expired
-    /// entry is removed). Waits for this process's queued writes to that key.
+    /// entry is removed). Sees this process's latest write to the key, even one not yet
+    /// committed, without waiting for its commit.
     public func data(forKey key: String) throws -> Data? {
         guard let (bytes, _) = try entry(forKey: key) else { return nil }
         return bytes
@@ -409,88 +241,81 @@ public final class LRUDiskCache: @unchecked Sendable {
     /// True when `key` is cached and not expired (does not change recency).
     public func contains(_ key: String) throws -> Bool {
         guard let store = try resolveStore() else { return false }
-        waitIfPending(store: store, key: key)
-        try prepare(store)
-        return try store.queue.read { db in try db.scalar(sql.contains, [.text(key), .real(Date().timeIntervalSince1970)]) != nil }
+        let now = Date().timeIntervalSince1970
+        let pending = writes.lookup(key, in: store)
+        switch pending.state {
+        case .set(let entry) where pending.removedIfLike.isEmpty: return entry.expires.map { $0 > now } ?? true
+        case .removed where pending.removedIfLike.isEmpty: return false
+        default: break
+        }
+        if !pending.isPrepared { try writes.prepare(store) }
+        return try store.queue.read { db in
+            if try sql.key(key, matchesAnyOf: pending.removedIfLike, in: db) { return false }
+            switch pending.state {
+            case .set(let entry): return entry.expires.map { $0 > now } ?? true
+            case .removed: return false
+            case .none: return try sql.containsEntry(forKey: key, at: now, in: db)
+            }
+        }
     }
 
     /// How many entries the cache holds now (after committing queued writes).
+    /// - throws: as `flush()` does.
     public func count() throws -> Int {
         try flush()
         guard let store = try resolveStore() else { return 0 }
-        try prepare(store)
-        return try store.queue.read { db in Int(try db.scalar(sql.count)?.int64Value ?? 0) }
+        try writes.prepare(store)
+        return try store.queue.read { db in try sql.countEntries(in: db) }
+    }
+
+    /// Where a read found its entry.
+    private enum Found {
+        /// A queued write, not yet committed.
+        case queued(LRUDiskWriteQueue.Entry)
+        /// The table's row.
+        case stored(LRUDiskCacheSQL.Row)
     }
 
     private func entry(forKey key: String) throws -> (Data, String)? {
         guard let store = try resolveStore() else { return nil }
-        waitIfPending(store: store, key: key)
-        try prepare(store)
-        let row: (DatabaseValue, String, Double?, Int64)? = try store.queue.read { db in
-            var found: (DatabaseValue, String, Double?, Int64)?
-            try db.cachedStatement(sql.select).forEachRow([.text(key)]) { s in
-                found = (s.value(at: 0), s.value(at: 1).stringValue ?? "data", s.value(at: 2).doubleValue, s.value(at: 3).int64Value ?? 0)
-                return false
+        let pending = writes.lookup(key, in: store)
+        let found: Found?
+        switch pending.state {
+        case .set(let entry) where pending.removedIfLike.isEmpty: found = .queued(entry)
+        case .removed where pending.removedIfLike.isEmpty: found = nil
+        default:
+            if !pending.isPrepared { try writes.prepare(store) }
+            found = try store.queue.read { db -> Found? in
+                if try sql.key(key, matchesAnyOf: pending.removedIfLike, in: db) { return nil }
+                switch pending.state {
+                case .set(let entry): return .queued(entry)
+                case .removed: return nil
+                case .none: return try sql.entry(forKey: key, in: db).map(Found.stored)
+                }
             }
-            return found
         }
-        guard let (value, encoding, expires, accessed) = row, case .blob(let stored) = value else { return nil }
+        let stored: Data, encoding: String, expires: Double?
         let now = Date().timeIntervalSince1970
+        switch found {
+        case nil: return nil
+        case .queued(let entry): (stored, encoding, expires) = (entry.stored, entry.encoding, entry.expires)
+        case .stored(let row):
+            (stored, encoding, expires) = (row.stored, row.encoding, row.expires)
+            if Double(row.accessed) / 1_000_000 < now - LRUDiskCache.recencyInterval { writes.touch(key, store: store) }
+        }
         if let expires, expires <= now {
-            try removeValue(forKey: key)
+            writes.enqueueExpiredRemoval(of: key, store: store)
             return nil
         }
-        if Double(accessed) / 1_000_000 < now - LRUDiskCache.recencyInterval { touch(key, store: store) }
         guard isEncrypted else { return (stored, encoding) }
         do { return (try store.kv.defaultCrypt.decrypt(stored), encoding) } catch let error as CryptError {
             throw CacheError.cannotDecrypt(cache: name, key: key, reason: error)
         }
     }
 
-    private func touch(_ key: String, store: Store) {
-        let tick = nextTick()
-        let schedule: Bool = lock.withLock {
-            let i = batchIndex(for: store, expectingWrites: false)
-            batches[i].touches[key] = tick
-            let due = batches[i].touches.count >= 1024 && !flushScheduled
-            if due { flushScheduled = true }
-            return due
-        }
-        if schedule { writeQueue.async { [self] in flushPending() } }
-    }
-
-    private func waitIfPending(store: Store, key: String) {
-        let pending = lock.withLock {
-            // Taken batches are no longer queued but may not be committed yet.
-            if flushing { return true }
-            guard let batch = batches.first(where: { $0.store === store }) else { return false }
-            return batch.hasBulkOperation || batch.pendingKeys[key] != nil
-        }
-        if pending { writeQueue.sync { flushPending() } }
-    }
-
-    /// Creates the table and records the cache in the store's metadata, once per store.
-    private func prepare(_ store: Store) throws {
-        if lock.withLock({ preparedStores.contains(store.path) }) { return }
-        let table = Database.quoteIdentifier(tableName)
-        try store.queue.inTransaction { db in
-            try db.executeScript("""
-                CREATE TABLE IF NOT EXISTS \(table)(
-                  key TEXT PRIMARY KEY, value BLOB NOT NULL, encoding TEXT NOT NULL,
-                  expires REAL, accessed INTEGER NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID;
-                CREATE INDEX IF NOT EXISTS \(Database.quoteIdentifier(tableName + "_accessed")) ON \(table)(accessed);
-                CREATE INDEX IF NOT EXISTS \(Database.quoteIdentifier(tableName + "_expires")) ON \(table)(expires) WHERE expires IS NOT NULL;
-                \(CacheCatalog.schema)
-                """)
-            try db.execute("INSERT OR REPLACE INTO datacenter_caches(name, table_name, capacity, crypted, user_dependent) VALUES (?, ?, ?, ?, ?)",
-                           [.text(name), .text(tableName), .integer(Int64(capacity)), .bool(isEncrypted), .bool(isUserDependent)])
-        }
-        _ = lock.withLock { preparedStores.insert(store.path) }
-    }
-
     /// Writes the current store now: used at creation so the cache is listed before its
     /// first write. Does nothing for a user-dependent cache with no current user.
     private func prepareCurrentStore() throws {
-        if let store = try resolveStore() { try prepare(store) }
+        if let store = try resolveStore() { try writes.prepare(store) }
     }
 }

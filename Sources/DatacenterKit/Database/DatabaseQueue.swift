@@ -7,6 +7,9 @@ import Foundation
 public final class DatabaseQueue: @unchecked Sendable {
     @usableFromInline let lock = NSRecursiveLock()
     @usableFromInline let database: Database
+    /// How many `read`/`write` calls hold `lock` now (more than one only when nested on one
+    /// thread). Changed and read only with `lock` held.
+    @usableFromInline var holdDepth = 0
 
     /// The database file path.
     public let path: String
@@ -31,15 +34,32 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// Runs `body` with exclusive use of the connection.
     @inlinable public func read<T>(_ body: (Database) throws -> T) rethrows -> T {
         lock.lock()
-        defer { lock.unlock() }
+        holdDepth += 1
+        defer { holdDepth -= 1; lock.unlock() }
         return try body(database)
     }
 
     /// Runs `body` with exclusive use of the connection (the same as `read`, named for intent).
     @inlinable public func write<T>(_ body: (Database) throws -> T) rethrows -> T {
         lock.lock()
-        defer { lock.unlock() }
+        holdDepth += 1
+        defer { holdDepth -= 1; lock.unlock() }
         return try body(database)
+    }
+
+    /// True when the calling thread is inside `read`, `write` or `inTransaction` of this
+    /// queue, so anything that waits for another thread to use the connection would wait
+    /// for ever. Never blocks: a connection held by another thread answers false at once.
+    ///
+    /// For example, a background writer must not be waited for from here:
+    ///
+    ///     if queue.isHeldByCurrentThread { /* commit later, or refuse */ }
+    public var isHeldByCurrentThread: Bool {
+        // The lock is recursive: taking it succeeds at once when it is free or already ours,
+        // and with it held, a depth above zero can only be this thread's outer calls.
+        guard lock.try() else { return false }
+        defer { lock.unlock() }
+        return holdDepth > 0
     }
 
     /// Runs `body` in a transaction (immediate by default): committed on return, rolled back
