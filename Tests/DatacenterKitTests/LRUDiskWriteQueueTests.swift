@@ -398,7 +398,10 @@ private final class ConnectionHolder: @unchecked Sendable {
         try cache.flush()
         #expect(try cache.value(String.self, forKey: "k") == "after")
         #expect(try CacheCatalog.cache(named: "survivor", in: try center.commonStore()).entryCount == 1)
-        // The library caches file is not a store the reset deletes: it keeps its entry.
-        #expect(try library.value(String.self, forKey: "k") == "before")
+        // The library caches file goes with the reset too, and the cache works on after it.
+        #expect(try library.value(String.self, forKey: "k") == nil)
+        try library.set("after", forKey: "k")
+        try library.flush()
+        #expect(try library.value(String.self, forKey: "k") == "after")
     }
 }
