@@ -63,7 +63,8 @@ struct PurgeCommand: ParsableCommand {
     }
 
     struct Register: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Register a folder (created if missing); relative paths are relative to the root.")
+        static let configuration = CommandConfiguration(abstract: "Register a folder (created if missing); relative paths are relative to the root.",
+            discussion: "The folder must resolve (.. and links followed) to a folder strictly inside the root, outside its stores (users/, version/); anything else exits 1. Purges check every registered folder again before deleting anything.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The folder.") var path: String
         @Option(help: ArgumentHelp("Days files live: manual, 3, 7, 14 or 30.", valueName: "days")) var type: PurgeTypeArgument

@@ -118,7 +118,7 @@ func makeAgedFile(_ path: String, size: Int, daysOld: Double, now: Date = Date()
     @Test func resetAllEmptiesOnlyRegisteredFolders() throws {
         let paths = PurgeablePaths(root: root)
         let a = try paths.register("a", type: .oneWeek)
-        let b = try paths.register(folder.file("elsewhere"), type: .manual)
+        let b = try paths.register(root + "/elsewhere", type: .manual)
         try makeAgedFile(a + "/1", size: 5, daysOld: 0)
         try makeAgedFile(a + "/sub/2", size: 5, daysOld: 0)
         try makeAgedFile(b + "/3", size: 5, daysOld: 0)
@@ -133,21 +133,21 @@ func makeAgedFile(_ path: String, size: Int, daysOld: Double, now: Date = Date()
     @Test func theRegistryIsPersistedAndRegisteringAgainReplaces() throws {
         let paths = PurgeablePaths(root: root)
         try paths.register("Caches/images", type: .oneWeek, maximumMegabytes: 5)
-        try paths.register(folder.file("abs"), type: .threeDays)
+        try paths.register(root + "/abs", type: .threeDays)   // an absolute path inside the root
         try paths.register("Caches/../Caches/images", type: .twoWeeks, maximumMegabytes: -3)
         #expect(exists(root + "/purgeable.json"))
 
         let reloaded = PurgeablePaths(root: root)
         let folders = try reloaded.folders()
         #expect(folders.count == 2)
-        #expect(folders.map { reloaded.resolve($0.path) }.sorted() == [folder.file("abs"), root + "/Caches/images"].sorted())
+        #expect(folders.map { reloaded.resolve($0.path) }.sorted() == [root + "/abs", root + "/Caches/images"].sorted())
         let images = try #require(folders.first { reloaded.resolve($0.path) == root + "/Caches/images" })
         #expect(images.type == .twoWeeks)
         #expect(images.maximumMegabytes == 0, "a negative cap is stored as none")
 
         #expect(try reloaded.unregister("Caches/images/"))
         #expect(try !reloaded.unregister("Caches/images"))
-        #expect(try PurgeablePaths(root: root).folders().map(\.path) == [folder.file("abs")])
+        #expect(try PurgeablePaths(root: root).folders().map(\.path) == [root + "/abs"])
         #expect(exists(root + "/Caches/images"), "unregistering keeps the folder")
 
         // A damaged registry is reported, not silently replaced.
@@ -158,6 +158,32 @@ func makeAgedFile(_ path: String, size: Int, daysOld: Double, now: Date = Date()
         let empty = PurgeablePaths(root: folder.file("none"))
         #expect(try empty.folders().isEmpty)
         #expect(try empty.purge() == PurgeReport())
+    }
+
+    /// A purgeable folder must resolve strictly inside the root, outside its stores: checked
+    /// when registered and again before any purge deletes a file.
+    @Test func aFolderOutsideTheRootIsRefusedAtRegisterAndAtEveryRun() throws {
+        let paths = PurgeablePaths(root: root)
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let outside = folder.file("victim")
+        try makeAgedFile(outside + "/precious.txt", size: 10, daysOld: 100, now: now)
+        try FileManager.default.createSymbolicLink(atPath: root + "/escape", withDestinationPath: outside)
+        for path in ["../victim", "/", "/etc", outside, ".", root, "users", "users/ann", "version", "escape", "Caches/../../victim"] {
+            #expect(throws: StorageError.self, "\(path)") { try paths.register(path, type: .oneWeek) }
+        }
+        #expect(try paths.folders().isEmpty)
+        #expect(!exists(root + "/users") && !exists(root + "/version"), "a refused registration creates nothing")
+
+        // A tampered registry: nothing is deleted, by a purge, a reset or the cleaner's dry run.
+        let registry = #"[{"path": "../victim", "type": 3, "maximumMegabytes": 0}, {"path": "Caches/own", "type": 3, "maximumMegabytes": 0}]"#
+        try Data(registry.utf8).write(to: URL(fileURLWithPath: root + "/purgeable.json"))
+        try makeAgedFile(root + "/Caches/own/old.txt", size: 10, daysOld: 100, now: now)
+        let error = #expect(throws: StorageError.self) { try paths.purge(now: now) }
+        #expect("\(error!)".contains("purgeable folder ../victim refused"))
+        #expect(throws: StorageError.self) { try paths.purge(now: now, dryRun: true) }
+        #expect(throws: StorageError.self) { try paths.resetAll() }
+        #expect(exists(outside + "/precious.txt"))
+        #expect(exists(root + "/Caches/own/old.txt"), "nothing is purged while the registry holds an unsafe folder")
     }
 
     @Test func aPurgeDoesNotFollowLinksOutOfTheFolder() throws {

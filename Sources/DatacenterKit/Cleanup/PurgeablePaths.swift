@@ -60,7 +60,9 @@ public final class PurgeablePaths: @unchecked Sendable {
     @discardableResult
     public func register(_ path: String, type: PurgeType, maximumMegabytes: Int = 0) throws -> String {
         let absolute = resolve(path)
+        try checkContained(path)
         try FileManager.default.createDirectory(atPath: absolute, withIntermediateDirectories: true)
+        try checkContained(path)   // again, links resolved now that the folder exists
         try lock.withLock {
             var folders = try load().filter { resolve($0.path) != absolute }
             folders.append(PurgeableFolder(path: path, type: type, maximumMegabytes: max(0, maximumMegabytes)))
@@ -81,14 +83,19 @@ public final class PurgeablePaths: @unchecked Sendable {
     }
 
     /// Purges every registered folder as of `now`.
+    /// - throws: `StorageError.unsafePurgeablePath`, before deleting anything, when a
+    ///   registered folder does not resolve inside the root (a tampered registry).
     public func purge(now: Date = Date(), dryRun: Bool = false) throws -> PurgeReport {
         var report = PurgeReport()
-        for folder in try folders() { report.add(try purge(folder, now: now, dryRun: dryRun)) }
+        let all = try folders()
+        for folder in all { try checkContained(folder.path) }
+        for folder in all { report.add(try purge(folder, now: now, dryRun: dryRun)) }
         return report
     }
 
     /// Purges one folder as of `now`.
     public func purge(_ folder: PurgeableFolder, now: Date = Date(), dryRun: Bool = false) throws -> PurgeReport {
+        try checkContained(folder.path)
         var files = PurgeablePaths.files(in: resolve(folder.path))
         var report = PurgeReport()
         if let days = folder.type.maximumAgeDays {
@@ -112,10 +119,31 @@ public final class PurgeablePaths: @unchecked Sendable {
     /// Empties every registered folder (the folders themselves stay).
     public func resetAll(dryRun: Bool = false) throws -> PurgeReport {
         var report = PurgeReport()
-        for folder in try folders() {
+        let all = try folders()
+        for folder in all { try checkContained(folder.path) }
+        for folder in all {
             for file in PurgeablePaths.files(in: resolve(folder.path)) { try delete(file, dryRun: dryRun, into: &report) }
         }
         return report
+    }
+
+    /// Throws unless `path` resolves — `..` and links followed — to a folder strictly inside
+    /// the root and outside the root's own stores (`users/`, `version/`). Checked when a folder
+    /// is registered and again before every purge, so a tampered registry cannot reach out.
+    func checkContained(_ path: String) throws {
+        let rootReal = URL(fileURLWithPath: root).standardizedFileURL.resolvingSymlinksInPath().path
+        let target = URL(fileURLWithPath: resolve(path)).resolvingSymlinksInPath().path
+        func refuse(_ why: String) -> StorageError { .unsafePurgeablePath(path: path, root: root, reason: why) }
+        guard target.hasPrefix(rootReal + "/") else {
+            throw refuse(target == rootReal ? "it is the root itself" : "it resolves to \(target), outside the root")
+        }
+        let inside = String(target.dropFirst(rootReal.count + 1))
+        let first = inside.split(separator: "/").first.map(String.init) ?? ""
+        if ["users", "version"].contains(first) { throw refuse("it is among the root's stores (\(first)/)") }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw refuse("it is not a folder")
+        }
     }
 
     /// `path` made absolute against the root.

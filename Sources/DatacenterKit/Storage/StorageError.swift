@@ -15,6 +15,9 @@ public enum StorageError: Error, Sendable, Equatable {
     /// A root or store written in a newer format than this engine's: it may be read, but a
     /// write could break what the newer format relies on.
     case newerFormat(path: String, version: Int, supported: Int)
+    /// A purgeable folder that does not resolve inside its root (or is the root, or holds the
+    /// root's stores): a purge there could delete what is not the app's cache.
+    case unsafePurgeablePath(path: String, root: String, reason: String)
 }
 
 extension StorageError: CustomStringConvertible, LocalizedError {
@@ -25,6 +28,9 @@ extension StorageError: CustomStringConvertible, LocalizedError {
         case .invalidUserId(let why): return "invalid user id: \(why)"
         case let .badRootState(p, why): return "\(p): \(why)"
         case .noCurrentUser: return "no current user: set one with `datacenter users switch ID`"
+        case let .unsafePurgeablePath(p, root, why):
+            return "purgeable folder \(p) refused: \(why) (a purgeable folder must be a folder inside \(root), "
+                + "outside its stores)"
         case let .newerFormat(p, version, supported):
             return "\(p) is in format version \(version), newer than this datacenter's (\(supported)): it can be read, "
                 + "not written; write it with a datacenter that knows format \(version)"
