@@ -29,11 +29,13 @@ public enum TerminalColor: Equatable, Sendable {
         case let .rgb(r, g, b):
             let palette: [(Int, Int, Int)] = [(0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205), (229, 229, 229),
                                               (127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255), (255, 0, 255), (0, 255, 255), (255, 255, 255)]
-            return palette.indices.min { a, b in
-                let da = (palette[a].0 - Int(r)) * (palette[a].0 - Int(r)) + (palette[a].1 - Int(g)) * (palette[a].1 - Int(g)) + (palette[a].2 - Int(b)) * (palette[a].2 - Int(b))
-                let db = (palette[b].0 - Int(r)) * (palette[b].0 - Int(r)) + (palette[b].1 - Int(g)) * (palette[b].1 - Int(g)) + (palette[b].2 - Int(b)) * (palette[b].2 - Int(b))
-                return da < db
+            // The squared distance to each palette colour, blue included (the closure's
+            // parameters once shadowed `b`, so blue was measured against an index).
+            func distance(_ index: Int) -> Int {
+                let (pr, pg, pb) = palette[index]
+                return (pr - Int(r)) * (pr - Int(r)) + (pg - Int(g)) * (pg - Int(g)) + (pb - Int(b)) * (pb - Int(b))
             }
+            return palette.indices.min { distance($0) < distance($1) }
         }
     }
 }
