@@ -198,7 +198,9 @@ struct Message: Codable, Equatable, Sendable {
     #expect(throws: DAOError.self) { try dao.call("get", [7]) }
 }
 
-private func versionedXML(_ version: String, extra: String = "", upgrades: String) -> String {
+/// A versioned module over `items` (create, add, count) with `upgrades`, for the versioning
+/// tests here and in `TablePreparationTests`.
+func versionedXML(_ version: String, extra: String = "", upgrades: String = "") -> String {
     """
     <module name="v" initializer="create" tableName="items" version="\(version)" \(extra)>
       <update id="create">create table if not exists ${T} (id integer primary key)</update>

@@ -6,14 +6,7 @@ import Testing
 /// `TablePreparation`: what preparing a table runs, known before it runs.
 @Suite struct TablePreparationTests {
     static func xml(_ version: String, extra: String = "", upgrades: String = "") -> String {
-        """
-        <module name="v" initializer="create" tableName="items" version="\(version)" \(extra)>
-          <update id="create">create table if not exists ${T} (id integer primary key)</update>
-          \(upgrades)
-          <insert id="add" arguments="id">insert into ${T} (id) values (#{id})</insert>
-          <select id="count" result="int">select count(*) from ${T}</select>
-        </module>
-        """
+        versionedXML(version, extra: extra, upgrades: upgrades)
     }
 
     static let upgrades = """

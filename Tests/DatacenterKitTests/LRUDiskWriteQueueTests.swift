@@ -3,7 +3,7 @@ import Testing
 @testable import DatacenterKit
 
 /// A store in a fresh folder with one disk cache in it.
-private final class QueueFixture: @unchecked Sendable {
+fileprivate final class QueueFixture: @unchecked Sendable {
     let folder = TemporaryFolder()
     let store: Store
     let cache: LRUDiskCache
@@ -225,23 +225,9 @@ private final class ConnectionHolder: @unchecked Sendable {
     /// held, so nothing commits, it gets no further than the bound.
     @Test func aWriterWaitsWhenTheQueueIsFull() throws {
         let f = try QueueFixture()
-        let holder = ConnectionHolder(f.store)
         let total = 20_000
-        let written = Locked(0)
-        let done = DispatchSemaphore(value: 0)
         let value = Data(repeating: 0x5A, count: 100)
-        let writer = Thread {
-            for i in 0..<total {
-                try? f.cache.setData(value, forKey: "k\(i)")
-                written.withLock { $0 += 1 }
-            }
-            done.signal()
-        }
-        writer.start()
-        Thread.sleep(forTimeInterval: 0.3)
-        let whileHeld = written.current
-        holder.release()
-        #expect(wait(for: done, timeout: 60))
+        let whileHeld = queuedWhileTheConnectionIsHeld(f, total: total, value: value, key: "k")
         #expect(whileHeld < total, "the writer queued all \(total) writes while nothing could commit")
         #expect(whileHeld <= LRUDiskCache.maximumPendingWrites, "\(whileHeld) writes queued")
         try f.cache.flush()
@@ -249,17 +235,16 @@ private final class ConnectionHolder: @unchecked Sendable {
         #expect(try f.cache.data(forKey: "k\(total - 1)") == value)
     }
 
-    /// The byte budget bounds a queue of large values long before the count does.
-    @Test func largeValuesAreBoundedByBytes() throws {
-        let f = try QueueFixture()
+    /// Starts a writer of `total` sets of `value` (keys `key0`, `key1`, …) while another
+    /// thread holds the store's connection, so nothing commits; returns how many it had
+    /// queued after 0.3 s, then lets the connection go and waits for the writer to finish.
+    fileprivate func queuedWhileTheConnectionIsHeld(_ f: QueueFixture, total: Int, value: Data, key: String) -> Int {
         let holder = ConnectionHolder(f.store)
-        let total = 400
-        let value = Data(repeating: 0x33, count: 64 * 1024)
         let written = Locked(0)
         let done = DispatchSemaphore(value: 0)
         let writer = Thread {
             for i in 0..<total {
-                try? f.cache.setData(value, forKey: "big\(i)")
+                try? f.cache.setData(value, forKey: "\(key)\(i)")
                 written.withLock { $0 += 1 }
             }
             done.signal()
@@ -269,6 +254,15 @@ private final class ConnectionHolder: @unchecked Sendable {
         let whileHeld = written.current
         holder.release()
         #expect(wait(for: done, timeout: 60))
+        return whileHeld
+    }
+
+    /// The byte budget bounds a queue of large values long before the count does.
+    @Test func largeValuesAreBoundedByBytes() throws {
+        let f = try QueueFixture()
+        let total = 400
+        let value = Data(repeating: 0x33, count: 64 * 1024)
+        let whileHeld = queuedWhileTheConnectionIsHeld(f, total: total, value: value, key: "big")
         #expect(whileHeld * value.count <= LRUDiskCache.maximumPendingBytes, "\(whileHeld) values of 64 KiB queued")
         #expect(whileHeld > 0)
         try f.cache.flush()
