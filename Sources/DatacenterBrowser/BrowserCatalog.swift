@@ -81,17 +81,22 @@ public final class BrowserCatalog: @unchecked Sendable {
             self.center = center
             title = path
             var nodes: [TreeNode] = []
+            // A store that cannot be read is shown as damaged, with the reason; the others open.
             if FileManager.default.fileExists(atPath: center.commonStorePath) {
-                nodes.append(try storeNode(path: center.commonStorePath, label: "common", name: "common",
-                                           cacheFiles: try center.cacheStorePaths(forUser: nil)))
+                nodes.append(try storeNodeOrDamaged(path: center.commonStorePath, label: "common", name: "common") {
+                    try center.cacheStorePaths(forUser: nil)
+                })
             }
             for user in center.users() {
                 let label = "user " + user + (user == center.currentUserId ? " (current)" : "")
-                nodes.append(try storeNode(path: try center.storePath(forUser: user), label: label, name: "user " + user,
-                                           cacheFiles: try center.cacheStorePaths(forUser: user)))
+                nodes.append(try storeNodeOrDamaged(path: try center.storePath(forUser: user), label: label, name: "user " + user) {
+                    try center.cacheStorePaths(forUser: user)
+                })
             }
             let version = path + "/version/common.sqlite"
-            if FileManager.default.fileExists(atPath: version) { nodes.append(try storeNode(path: version, label: "version storage", name: "version storage", cacheFiles: [])) }
+            if FileManager.default.fileExists(atPath: version) {
+                nodes.append(try storeNodeOrDamaged(path: version, label: "version storage", name: "version storage") { [] })
+            }
             roots = nodes
         } else {
             center = nil
@@ -127,6 +132,7 @@ public final class BrowserCatalog: @unchecked Sendable {
         var errors: [String] = []
         for file in files {
             do {
+                try RegularFile.refuseIfNotRegular(file)
                 let config = try DAOConfig(contentsOfFile: file)
                 lock.withLock { configs[config.module.name] = config }
             } catch { errors.append("\(error)") }
@@ -141,6 +147,7 @@ public final class BrowserCatalog: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: recordedPath) else {
             throw BrowserOpenError(description: "the config of module \(module) is not at its recorded path \(recordedPath); pass it with --config")
         }
+        try RegularFile.refuseIfNotRegular(recordedPath)
         let config = try DAOConfig(contentsOfFile: recordedPath)
         lock.withLock { configs[module] = config }
         return config
@@ -167,6 +174,24 @@ public final class BrowserCatalog: @unchecked Sendable {
         let file = (path as NSString).lastPathComponent
         guard let name = lock.withLock({ storeNames[path] }) else { return file }
         return name == file ? file : name + " · " + file
+    }
+
+    /// The label suffix of a store that cannot be read.
+    public static let damagedMark = " (damaged)"
+
+    /// The node of a store of a root; a store that cannot be opened or read (not SQLite,
+    /// damaged, not a regular file) is a node labelled damaged, with the reason as its
+    /// detail and nothing under it, so the rest of the root can still be browsed.
+    private func storeNodeOrDamaged(path: String, label: String, name: String,
+                                    cacheFiles: () throws -> [String]) throws -> TreeNode {
+        do {
+            return try storeNode(path: path, label: label, name: name, cacheFiles: cacheFiles())
+        } catch where DamagedStore.isDamage(error) {
+            lock.withLock { _ = stores.removeValue(forKey: path) }
+            return TreeNode(id: path, label: label + BrowserCatalog.damagedMark,
+                            detail: TerminalText.visible(DamagedStore(path: path, error: error).reason, limit: 120),
+                            kind: .store(path: path), children: [])
+        }
     }
 
     private func storeNode(path: String, label: String, name: String, cacheFiles: [String]) throws -> TreeNode {

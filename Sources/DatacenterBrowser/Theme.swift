@@ -1,3 +1,4 @@
+import DatacenterKit
 import Foundation
 
 /// A terminal colour: the terminal's own, one of the 16 standard colours, or an RGB value
@@ -110,7 +111,9 @@ public struct Theme: Equatable, Sendable {
         var themes: [Theme] = [], errors: [ThemeError] = []
         for file in files {
             let path = directory + "/" + file
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+            // A regular file only: a FIFO named *.theme must not hang the browser's start.
+            guard let data = try? RegularFile.contents(atPath: path, limit: 1 << 20),
+                  let text = String(data: data, encoding: .utf8) else { continue }
             do { themes.append(try parse(text, name: String(file.dropLast(6)), file: path)) } catch let error as ThemeError {
                 errors.append(error)
             } catch {}

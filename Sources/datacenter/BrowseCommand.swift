@@ -41,7 +41,7 @@ struct BrowseCommand: ParsableCommand {
         }
         let catalog: BrowserCatalog
         do { catalog = try BrowserCatalog(path: target, keys: keys) } catch {
-            throw CLIError("\(error)")
+            throw CLIError(CommandLineRunner.describe(error))
         }
         if let config {
             let errors = catalog.loadConfigs(at: expandTilde(config))

@@ -31,8 +31,12 @@ struct CleanCommand: ParsableCommand {
             FileHandle.standardError.write(Data("\r\(phase.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) [\(bar)] \(Int(fraction * 100))%".utf8))
         }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1b}[K".utf8)) }
+        for store in report.damagedStores {
+            Output.error("warning: \(Output.safe(store.path, limit: 400)): damaged, skipped: \(Output.safe(store.reason, limit: 200))")
+        }
         if json {
-            try Output.json(["dryRun": report.dryRun, "megabytesFreed": (report.megabytesFreed * 1000).rounded() / 1000,
+            try Output.json(["dryRun": report.dryRun,
+                             "damagedStores": report.damagedStores.map { ["path": $0.path, "reason": $0.reason] }, "megabytesFreed": (report.megabytesFreed * 1000).rounded() / 1000,
                              "sizeBefore": report.sizeBefore, "sizeAfter": report.sizeAfter,
                              "tasks": report.tasks.map { ["task": $0.task, "items": $0.itemsDeleted, "bytes": $0.bytesFreed] as [String: Any] }] as [String: Any])
             return
@@ -162,7 +166,7 @@ struct FileCommand: ParsableCommand {
                 let reader = try EncryptedFileReader(path: path, keys: global.keyRing())
                 while let chunk = try reader.readChunk() { out.write(chunk) }
             } else {
-                guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError("cannot read \(path)") }
+                let handle = try RegularFile.openForReading(path)
                 defer { try? handle.close() }
                 while let data = try handle.read(upToCount: 65_536), !data.isEmpty { out.write(data) }
             }

@@ -84,7 +84,7 @@ struct RekeyCommand: ParsableCommand {
         do {
             old = KeyRing(try KeyRing(parsing: from).keys + global.keyRing().keys)
             new = try EncryptionKey(parsing: to)
-        } catch let error as CLIError { throw error } catch { throw CLIError("\(error)") }
+        } catch let error as CLIError { throw error } catch { throw CLIError(CommandLineRunner.describe(error)) }
         if old.isEmpty { throw CLIError("give the current key with --from (or --key, or DATACENTER_KEY)") }
         guard FileManager.default.fileExists(atPath: rootPath) else { throw CLIError("no data-center root at \(rootPath)") }
         let center = try DataCenter(rootPath: rootPath, crypt: old, readOnly: false, busyTimeout: global.busyTimeout)

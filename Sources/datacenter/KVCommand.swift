@@ -107,39 +107,78 @@ struct KVCommand: ParsableCommand {
 
         func run() throws {
             let store = try selection.store(in: global.openDataCenter(readOnly: true))
-            // A first pass reads every row's metadata but no value: it finds a row that cannot
-            // be listed (an unknown encoding) before anything is printed, and gives the table
-            // its exact column widths. Then the rows stream, one decoded at a time.
+            // A first pass reads every row's metadata but no value: it gives the table its
+            // exact column widths. Then the rows stream, one decoded at a time. A damaged row
+            // (unknown encoding, undecodable value) is listed with its reason and the listing
+            // goes on; a warning on stderr counts them (exit status 0).
             var widths = List.header.map(\.displayWidth)
-            try store.forEachEntryMetadata(business: business) { entry in
+            try store.forEachEntryMetadataOrDamagedRow(business: business) { item in
                 if !json {
-                    let cells = [List.businessCell(entry.business), List.keyCell(entry.key), ValueType.name(of: entry.encoding),
+                    let cells: [String]
+                    switch item {
+                    case .success(let entry):
+                        cells = [List.businessCell(entry.business), List.keyCell(entry.key), ValueType.name(of: entry.encoding),
                                  KVCommand.flags(entry.options), String(entry.byteCount)]
+                    case .failure(let row):
+                        cells = [List.businessCell(row.business), List.keyCell(row.key), List.damagedType,
+                                 KVCommand.flags(row.options), String(row.byteCount)]
+                    }
                     for (index, cell) in cells.enumerated() { widths[index] = max(widths[index], cell.displayWidth) }
                 }
                 return true
             }
+            var damaged = 0
             if json {
                 let array = Output.JSONArrayStream()
-                try store.forEachEntry(business: business) { entry in
-                    try array.appendEncoded(KVCommand.jsonText(entry, decoded: Result(catching: { try store.decode(entry) })))
+                try store.forEachEntryOrDamagedRow(business: business) { item in
+                    switch item {
+                    case .success(let entry):
+                        let decoded = Result(catching: { try store.decode(entry) })
+                        if case .failure(let error) = decoded, KVCommand.damageReason(error) != nil { damaged += 1 }
+                        try array.appendEncoded(KVCommand.jsonText(entry, decoded: decoded))
+                    case .failure(let row):
+                        damaged += 1
+                        array.appendEncoded(KVCommand.jsonText(row))
+                    }
                     return true
                 }
                 array.finish()
-                return
-            }
-            let table = Output.StreamedTable(header: List.header, widths: widths)
-            try store.forEachEntry(business: business) { entry in
-                let value: String
-                switch Result(catching: { try store.decode(entry) }) {
-                case .success(let v): value = Output.safe(v.displayString)
-                case .failure(let error): value = "[locked: \(KVCommand.lockReason(error))]"
+            } else {
+                let table = Output.StreamedTable(header: List.header, widths: widths)
+                try store.forEachEntryOrDamagedRow(business: business) { item in
+                    switch item {
+                    case .success(let entry):
+                        let value: String
+                        switch Result(catching: { try store.decode(entry) }) {
+                        case .success(let v): value = Output.safe(v.displayString)
+                        case .failure(let error):
+                            if let why = KVCommand.damageReason(error) {
+                                damaged += 1
+                                value = List.damagedCell(why)
+                            } else {
+                                value = "[locked: \(KVCommand.lockReason(error))]"
+                            }
+                        }
+                        table.row([List.businessCell(entry.business), List.keyCell(entry.key), ValueType.name(of: entry.encoding),
+                                   KVCommand.flags(entry.options), String(entry.byteCount), value])
+                    case .failure(let row):
+                        damaged += 1
+                        table.row([List.businessCell(row.business), List.keyCell(row.key), List.damagedType,
+                                   KVCommand.flags(row.options), String(row.byteCount), List.damagedCell(row.reason)])
+                    }
+                    return true
                 }
-                table.row([List.businessCell(entry.business), List.keyCell(entry.key), ValueType.name(of: entry.encoding),
-                           KVCommand.flags(entry.options), String(entry.byteCount), value])
-                return true
+            }
+            if damaged > 0 {
+                Output.error("warning: \(damaged) damaged entr\(damaged == 1 ? "y" : "ies") listed as " +
+                             (json ? "\"damaged\": reason" : "<damaged: reason>") + " (the others are intact)")
             }
         }
+
+        /// The TYPE cell of a row whose encoding is unknown.
+        static let damagedType = "?"
+        /// The VALUE cell of a damaged row.
+        static func damagedCell(_ reason: String) -> String { "<damaged: " + Output.safe(reason) + ">" }
 
         static let header = ["BUSINESS", "KEY", "TYPE", "FLAGS", "SIZE", "VALUE"]
         static func businessCell(_ business: String) -> String { Output.safe(business, limit: 30) }
@@ -195,9 +234,12 @@ struct KVCommand: ParsableCommand {
     /// `JSONSerialization` — which sorts dictionary keys slowly on this platform.
     static func jsonText(_ entry: KVEntry, decoded: Result<KVValue, Error>) throws -> String {
         var text = "{\"business\":" + Output.jsonString(entry.business)
+        if case .failure(let error) = decoded, let why = damageReason(error) { text += ",\"damaged\":" + Output.jsonString(why) }
         text += ",\"encrypted\":" + (entry.options.isEncrypted ? "true" : "false")
         text += ",\"key\":" + Output.jsonString(entry.key)
-        if case .failure(let error) = decoded { text += ",\"locked\":" + Output.jsonString(lockReason(error)) }
+        if case .failure(let error) = decoded, damageReason(error) == nil {
+            text += ",\"locked\":" + Output.jsonString(lockReason(error))
+        }
         text += ",\"purgeable\":" + (entry.options.contains(.purgeable) ? "true" : "false")
         text += ",\"type\":" + Output.jsonString(ValueType.name(of: entry.encoding)) + ",\"value\":"
         switch decoded {
@@ -208,6 +250,23 @@ struct KVCommand: ParsableCommand {
         case .success(let value): text += try Output.jsonFragment(value.jsonObject)
         }
         return text + "}"
+    }
+
+    /// Why a value is damaged (stored bytes that do not decode as their encoding), or nil
+    /// for any other failure (a lock). The entry's `business/key: ` prefix is dropped.
+    static func damageReason(_ error: Error) -> String? {
+        guard case KVError.corruptValue(let why) = error else { return nil }
+        if let colon = why.range(of: ": ") { return String(why[colon.upperBound...]) }
+        return why
+    }
+
+    /// A damaged row as `jsonText` writes entries: `"value": null` and `"damaged": reason`,
+    /// `type` the encoding as stored.
+    static func jsonText(_ row: KVDamagedRow) -> String {
+        "{\"business\":" + Output.jsonString(row.business) + ",\"damaged\":" + Output.jsonString(row.reason)
+            + ",\"encrypted\":" + (row.options.isEncrypted ? "true" : "false") + ",\"key\":" + Output.jsonString(row.key)
+            + ",\"purgeable\":" + (row.options.contains(.purgeable) ? "true" : "false")
+            + ",\"type\":" + Output.jsonString(row.encodingName) + ",\"value\":null}"
     }
 
     static func lockReason(_ error: Error) -> String {

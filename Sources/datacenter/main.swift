@@ -46,6 +46,8 @@ enum CommandLineRunner {
     }
 
     static func main() -> Never {
+        // Ctrl-C or a kill during `file decrypt` (or any private write) leaves no partial file.
+        PartialFiles.removeOnTerminationSignals()
         let arguments = hoistGlobalOptions(Array(CommandLine.arguments.dropFirst()))
         do {
             var command = try DatacenterCommand.parseAsRoot(arguments)
@@ -77,8 +79,14 @@ enum CommandLineRunner {
         String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
     }
 
-    /// A one-line description of an engine error.
+    /// A one-line description of an engine error. Foundation's file errors are put in
+    /// plain words with their path (`FileAccessError`), never shown as `NSCocoaErrorDomain`.
     static func describe(_ error: Error) -> String {
+        let ns = error as NSError
+        if ns.domain == NSCocoaErrorDomain || ns.domain == NSPOSIXErrorDomain {
+            let path = (ns.userInfo[NSFilePathErrorKey] as? String) ?? (ns.userInfo[NSURLErrorKey] as? URL)?.path ?? "(a file)"
+            return FileAccessError.wrapping(error, path: path, doing: "use it").description
+        }
         if let error = error as? LocalizedError, let text = error.errorDescription { return text }
         return String(describing: error)
     }

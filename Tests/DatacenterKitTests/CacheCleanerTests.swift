@@ -67,7 +67,7 @@ import Testing
         #expect(first.line == 4)
 
         let missing = folder.file("absent.json")
-        #expect(throws: CleaningTaskFileError(file: missing, line: nil, message: "cannot read the file")) {
+        #expect(throws: CleaningTaskFileError(file: missing, line: nil, message: "cannot open it: no such file or folder")) {
             try CacheCleaner.loadTasks(fromFile: missing)
         }
     }

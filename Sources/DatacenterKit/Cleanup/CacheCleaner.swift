@@ -54,6 +54,9 @@ public struct CleanReport: Sendable, Equatable {
     public var sizeAfter: Int64 = 0
     /// True when nothing was deleted because the run was a dry run.
     public var dryRun = false
+    /// Stores skipped because they could not be opened or read (damaged, not SQLite): the
+    /// other stores are cleaned all the same.
+    public var damagedStores: [DamagedStore] = []
 
     /// Megabytes (MiB) freed by the tasks.
     public var megabytesFreed: Double { Double(tasks.reduce(0) { $0 + $1.bytesFreed }) / 1_048_576 }
@@ -86,8 +89,9 @@ public final class CacheCleaner: Sendable {
     /// - throws: `CleaningTaskFileError` naming the file, the line of a syntax error, and the
     ///   task at fault.
     public static func loadTasks(fromFile path: String) throws -> [CleaningTask] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CleaningTaskFileError(file: path, line: nil, message: "cannot read the file")
+        let data: Data
+        do { data = try RegularFile.contents(atPath: path, limit: 16 << 20) } catch let error as FileAccessError {
+            throw CleaningTaskFileError(file: path, line: nil, message: error.reason)
         }
         let object: Any
         do { object = try JSONSerialization.jsonObject(with: data) } catch {
@@ -143,7 +147,7 @@ public final class CacheCleaner: Sendable {
         progress(.preCalculating, 1)
         for (index, task) in tasks.enumerated() {
             progress(.cleaning, Double(index) / Double(max(1, tasks.count)))
-            report.tasks.append(try run(task, dryRun: dryRun))
+            report.tasks.append(try run(task, dryRun: dryRun, damaged: &report.damagedStores))
         }
         progress(.cleaning, 1)
         progress(.postCalculating, 0)
@@ -153,10 +157,10 @@ public final class CacheCleaner: Sendable {
         return report
     }
 
-    private func run(_ task: CleaningTask, dryRun: Bool) throws -> CleanReport.TaskResult {
+    private func run(_ task: CleaningTask, dryRun: Bool, damaged: inout [DamagedStore]) throws -> CleanReport.TaskResult {
         if let builtin = task.builtin.flatMap(CleaningTask.Builtin.init(rawValue:)) {
             switch builtin {
-            case .cleanPurgeableValues: return try cleanPurgeableValues(dryRun: dryRun)
+            case .cleanPurgeableValues: return try cleanPurgeableValues(dryRun: dryRun, damaged: &damaged)
             case .cleanPurgeablePaths:
                 let report = try PurgeablePaths(root: center.rootPath).purge(dryRun: dryRun)
                 return .init(task: builtin.rawValue, itemsDeleted: report.filesDeleted, bytesFreed: report.bytesFreed)
@@ -189,20 +193,26 @@ public final class CacheCleaner: Sendable {
         return .init(task: task.displayName, itemsDeleted: items, bytesFreed: bytes)
     }
 
-    private func cleanPurgeableValues(dryRun: Bool) throws -> CleanReport.TaskResult {
-        var stores: [KVStore] = [try center.commonPreferences]
-        for user in center.users() { stores.append(try center.preferences(forUser: user)) }
+    private func cleanPurgeableValues(dryRun: Bool, damaged: inout [DamagedStore]) throws -> CleanReport.TaskResult {
+        var paths = [center.commonStorePath]
+        for user in center.users() { paths.append(try center.storePath(forUser: user)) }
         var items = 0
         var bytes: Int64 = 0
-        for store in stores {
-            // Counted in SQL: no value is loaded, let alone decrypted.
-            let summaries = try store.businessSummaries(countingLocked: false)
-            let count = summaries.reduce(0) { $0 + $1.purgeableCount }
-            items += count
-            bytes += summaries.reduce(0) { $0 + $1.purgeableByteCount }
-            if !dryRun, count > 0 {
-                try store.removePurgeableValues()
-                try store.sync()   // shrink the log, so the space is really freed
+        for path in paths {
+            // A damaged store is reported and skipped: the others are still cleaned.
+            do {
+                let store = try path == center.commonStorePath ? center.commonPreferences : center.store(atPath: path).kv
+                // Counted in SQL: no value is loaded, let alone decrypted.
+                let summaries = try store.businessSummaries(countingLocked: false)
+                let count = summaries.reduce(0) { $0 + $1.purgeableCount }
+                if !dryRun, count > 0 {
+                    try store.removePurgeableValues()
+                    try store.sync()   // shrink the log, so the space is really freed
+                }
+                items += count
+                bytes += summaries.reduce(0) { $0 + $1.purgeableByteCount }
+            } catch where DamagedStore.isDamage(error) {
+                if !damaged.contains(where: { $0.path == path }) { damaged.append(DamagedStore(path: path, error: error)) }
             }
         }
         return .init(task: CleaningTask.Builtin.cleanPurgeableValues.rawValue, itemsDeleted: items, bytesFreed: bytes)

@@ -61,7 +61,7 @@ public final class PurgeablePaths: @unchecked Sendable {
     public func register(_ path: String, type: PurgeType, maximumMegabytes: Int = 0) throws -> String {
         let absolute = resolve(path)
         try checkContained(path)
-        try FileManager.default.createDirectory(atPath: absolute, withIntermediateDirectories: true)
+        try PrivateFile.createFolder(atPath: absolute)
         try checkContained(path)   // again, links resolved now that the folder exists
         try lock.withLock {
             var folders = try load().filter { resolve($0.path) != absolute }
@@ -160,17 +160,21 @@ public final class PurgeablePaths: @unchecked Sendable {
     }
 
     private func load() throws -> [PurgeableFolder] {
-        guard let data = FileManager.default.contents(atPath: registryPath) else { return [] }
+        let read: Data?
+        do { read = try RegularFile.contentsIfPresent(atPath: registryPath, limit: 16 << 20) } catch let error as FileAccessError {
+            throw StorageError.badRootState(path: registryPath, reason: error.reason)
+        }
+        guard let data = read else { return [] }
         do { return try JSONDecoder().decode([PurgeableFolder].self, from: data) } catch {
-            throw StorageError.badRootState(path: registryPath, reason: "not a valid purgeable-folder registry (\(error.localizedDescription))")
+            throw StorageError.badRootState(path: registryPath, reason: "not a valid purgeable-folder registry (\(RootState.plainReason(error)))")
         }
     }
 
     private func save(_ folders: [PurgeableFolder]) throws {
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try PrivateFile.createFolder(atPath: root)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(folders).write(to: URL(fileURLWithPath: registryPath), options: .atomic)
+        try PrivateFile.write(try encoder.encode(folders), toPath: registryPath)
     }
 
     /// A regular file with what a purge needs to know.

@@ -47,7 +47,7 @@ public enum EncryptedFile {
 
     /// True when the file at `path` starts with the encrypted-file header.
     public static func isEncrypted(atPath path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        guard let handle = try? RegularFile.openForReading(path) else { return false }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: 4)).map { [UInt8]($0) == magic } ?? false
     }
@@ -55,10 +55,10 @@ public enum EncryptedFile {
     /// Encrypts the file at `input` into `output` under `key`, streaming.
     public static func encrypt(from input: String, to output: String, key: EncryptionKey,
                                chunkSize: Int = defaultChunkSize) throws {
-        guard let source = FileHandle(forReadingAtPath: input) else { throw EncryptedFileError.io(input, "cannot open for reading") }
+        let source = try openInput(input)
         defer { try? source.close() }
-        try writeAtomically(to: output) { temporary in
-            let writer = try EncryptedFileWriter(path: temporary, key: key, chunkSize: chunkSize)
+        try writeAtomically(to: output) { sink in
+            let writer = try EncryptedFileWriter(handle: sink, path: output, key: key, chunkSize: chunkSize)
             while let data = try source.read(upToCount: chunkSize), !data.isEmpty { try writer.write(data) }
             try writer.finish()
         }
@@ -68,25 +68,26 @@ public enum EncryptedFile {
     /// whole file has been authenticated: a tampered or truncated input leaves nothing behind.
     public static func decrypt(from input: String, to output: String, keys: KeyRing) throws {
         let reader = try EncryptedFileReader(path: input, keys: keys)
-        try writeAtomically(to: output) { temporary in
-            guard FileManager.default.createFile(atPath: temporary, contents: nil),
-                  let sink = FileHandle(forWritingAtPath: temporary) else { throw EncryptedFileError.io(output, "cannot create") }
-            defer { try? sink.close() }
+        try writeAtomically(to: output) { sink in
             while let chunk = try reader.readChunk() { try sink.write(contentsOf: chunk) }
         }
     }
 
-    /// Runs `body` on a temporary path beside `output`, then renames it into place; removes
-    /// the temporary file when `body` throws.
-    static func writeAtomically(to output: String, _ body: (String) throws -> Void) throws {
-        let temporary = output + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
-        do {
-            try body(temporary)
-            if FileManager.default.fileExists(atPath: output) { try FileManager.default.removeItem(atPath: output) }
-            try FileManager.default.moveItem(atPath: temporary, toPath: output)
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
+    /// Opens `input` for reading: a regular file only (a FIFO or device would block or never
+    /// end), refused with `EncryptedFileError.io` naming the path and the reason.
+    static func openInput(_ input: String) throws -> FileHandle {
+        do { return try RegularFile.openForReading(input) } catch let error as FileAccessError {
+            throw EncryptedFileError.io(input, error.reason)
+        }
+    }
+
+    /// Runs `body` on a private partial file beside `output` (`0600`, removed on `SIGINT` and
+    /// `SIGTERM`, and by a later run after a kill: `PrivateFile.writeAtomically`), then
+    /// renames it into place; removes it when `body` throws. An `output` that is a folder,
+    /// FIFO or device is refused.
+    static func writeAtomically(to output: String, _ body: (FileHandle) throws -> Void) throws {
+        do { try PrivateFile.writeAtomically(to: output, body) } catch let error as FileAccessError {
+            throw EncryptedFileError.io(error.path, error.reason)
         }
     }
 
@@ -106,6 +107,8 @@ public enum EncryptedFile {
 public final class EncryptedFileWriter {
     private let path: String
     private let handle: FileHandle
+    /// True when the writer opened the file itself, and so closes it at `finish()`.
+    private let ownsHandle: Bool
     private let cipher: GCMCipher
     private let chunkSize: Int
     private let header: [UInt8]
@@ -114,21 +117,37 @@ public final class EncryptedFileWriter {
     private var index: UInt64 = 0
     private var finished = false
 
-    /// Creates (or truncates) the file at `path` and writes its header.
-    public init(path: String, key: EncryptionKey, chunkSize: Int = EncryptedFile.defaultChunkSize) throws {
+    /// Creates (or truncates) the file at `path`, `0600` when it is created, and writes its
+    /// header.
+    public convenience init(path: String, key: EncryptionKey, chunkSize: Int = EncryptedFile.defaultChunkSize) throws {
         guard chunkSize > 0, chunkSize <= 1 << 24 else { throw EncryptedFileError.io(path, "chunk size must be 1 B to 16 MiB") }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw EncryptedFileError.io(path, "cannot create")
-        }
+        try RegularFile.refuseIfNotRegular(path)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, PrivateFile.fileMode)
+        guard fd >= 0 else { throw EncryptedFileError.io(path, "cannot create: " + FileAccessError.describe(errno: errno)) }
+        try self.init(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true), path: path, key: key,
+                      chunkSize: chunkSize, ownsHandle: true)
+    }
+
+    /// Writes into `handle`, an empty file opened for writing by the caller (who closes it):
+    /// for files created privately and atomically (`PrivateFile.writeAtomically`). `path`
+    /// names the file in errors.
+    public convenience init(handle: FileHandle, path: String, key: EncryptionKey,
+                            chunkSize: Int = EncryptedFile.defaultChunkSize) throws {
+        try self.init(handle: handle, path: path, key: key, chunkSize: chunkSize, ownsHandle: false)
+    }
+
+    private init(handle: FileHandle, path: String, key: EncryptionKey, chunkSize: Int, ownsHandle: Bool) throws {
+        guard chunkSize > 0, chunkSize <= 1 << 24 else { throw EncryptedFileError.io(path, "chunk size must be 1 B to 16 MiB") }
         self.path = path
         self.handle = handle
+        self.ownsHandle = ownsHandle
         self.cipher = GCMCipher(key: key)
         self.chunkSize = chunkSize
         self.header = EncryptedFile.header(chunkSize: chunkSize)
         try handle.write(contentsOf: Data(header))
     }
 
-    deinit { try? handle.close() }
+    deinit { if ownsHandle { try? handle.close() } }
 
     /// Appends `data`; full chunks are encrypted and written at once. At most one partial
     /// chunk (fewer than the chunk size's bytes) is kept between calls, whatever the sizes
@@ -165,7 +184,7 @@ public final class EncryptedFileWriter {
         buffer = Data()
         finished = true
         try handle.synchronize()
-        try handle.close()
+        if ownsHandle { try handle.close() }
     }
 
     private func writeChunk(_ plain: Data, isLast: Bool) throws {
@@ -200,7 +219,7 @@ public final class EncryptedFileReader {
 
     /// Opens the file and reads its header.
     public init(path: String, keys: KeyRing) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw EncryptedFileError.io(path, "cannot open for reading") }
+        let handle = try EncryptedFile.openInput(path)
         let head = [UInt8]((try? handle.read(upToCount: EncryptedFile.headerSize)) ?? Data())
         guard head.count == EncryptedFile.headerSize, Array(head.prefix(4)) == EncryptedFile.magic else {
             try? handle.close()
@@ -226,7 +245,9 @@ public final class EncryptedFileReader {
         guard !done else { return nil }
         let full = chunkSize + EncryptedFile.chunkOverhead
         let raw: Data
-        do { raw = try handle.read(upToCount: full) ?? Data() } catch { throw EncryptedFileError.io(path, error.localizedDescription) }
+        do { raw = try handle.read(upToCount: full) ?? Data() } catch {
+            throw EncryptedFileError.io(path, FileAccessError.wrapping(error, path: path, doing: "read it").reason)
+        }
         guard raw.count >= EncryptedFile.chunkOverhead else { throw EncryptedFileError.truncated(path) }
         let isLast = raw.count < full
         let plain = try open(raw, isLast: isLast)

@@ -22,8 +22,9 @@ public struct EncryptionKey: Sendable, Hashable {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("@") {
             let path = String(trimmed.dropFirst())
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CryptError.invalidKey("cannot read key file \(path)")
+            let data: Data
+            do { data = try RegularFile.contents(atPath: path, limit: 4096) } catch let error as FileAccessError {
+                throw CryptError.invalidKey("cannot read key file \(path): \(error.reason)")
             }
             if data.count == 32, String(data: data, encoding: .utf8).map({ (try? EncryptionKey(parsingLiteral: $0)) == nil }) ?? true {
                 try self.init(bytes: [UInt8](data))

@@ -53,6 +53,14 @@ public final class Database {
             throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "not a regular file (a folder, FIFO or device)",
                                 path: Database.displayPath(path))
         }
+        if mode == .readWrite, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") {
+            // Created 0600 before SQLite sees it: SQLite gives the file it creates the
+            // umask's mode (often world-readable), and its -wal, -shm and -journal files take
+            // the main file's mode, so this one file decides them all.
+            do { try PrivateFile.createIfMissing(atPath: path) } catch let error as FileAccessError {
+                throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: error.reason, path: path)
+            }
+        }
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE

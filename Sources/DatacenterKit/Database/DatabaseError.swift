@@ -43,6 +43,8 @@ public struct DatabaseError: Error, Sendable, Equatable {
 
 extension DatabaseError: CustomStringConvertible {
     public var description: String {
+        // SQLite quotes the source it stumbled on: keep that to a short, escaped excerpt.
+        let message = TextExcerpt.message(self.message)
         var text: String
         if isNotADatabase, let path {
             text = "\(path) is not a SQLite database or is damaged (\(message))"
@@ -52,7 +54,8 @@ extension DatabaseError: CustomStringConvertible {
             text = "SQLite error \(extendedCode): \(message)"
             if let path { text += " in \(path)" }
         }
-        if let sql { text += " — while executing `\(sql.trimmingCharacters(in: .whitespacesAndNewlines))`" }
+        // An excerpt only: the SQL may be a whole script, or hold binary text.
+        if let sql { text += " — while executing `\(TextExcerpt.of(sql))`" }
         return text
     }
 }

@@ -7,7 +7,9 @@ public struct DumpStatementFailure: Error, Sendable, Equatable {
     public let file: String
     /// The 1-based line the statement starts on.
     public let line: Int
-    /// The statement's text, shortened to its first 200 characters.
+    /// An excerpt of the statement's text: its first `TextExcerpt.defaultLimit` columns,
+    /// control characters and escape sequences escaped, so a binary dump never floods or
+    /// drives the terminal through an error line.
     public let statement: String
     /// What SQLite said.
     public let error: DatabaseError
@@ -15,7 +17,7 @@ public struct DumpStatementFailure: Error, Sendable, Equatable {
 
 extension DumpStatementFailure: CustomStringConvertible, LocalizedError {
     public var description: String {
-        "\(file):\(line): \(error.message) — in `\(statement)`"
+        "\(file):\(line): \(TextExcerpt.message(error.message)) — in `\(statement)`"
     }
     public var errorDescription: String? { description }
 }
@@ -39,9 +41,11 @@ extension Database {
     /// back and is thrown as a `DumpStatementFailure` naming its line; with it, each failing
     /// statement is skipped and reported, and the rest commits.
     public func importDump(atPath dumpPath: String, continueOnError: Bool = false) throws -> DumpImportReport {
-        // Read through a handle, so devices and pipes (/dev/stdin, /dev/null) work too.
-        guard let handle = FileHandle(forReadingAtPath: dumpPath) else {
-            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "cannot read dump file", path: dumpPath)
+        // A regular file only: a FIFO or a device would block or never end. `/dev/null`
+        // reads as an empty dump (it creates an empty database).
+        let handle: FileHandle
+        do { handle = try RegularFile.openForReading(dumpPath, allowingNullDevice: true) } catch let error as FileAccessError {
+            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "cannot read the dump: \(error.reason)", path: dumpPath)
         }
         defer { try? handle.close() }
         var reader = DumpReader { try handle.read(upToCount: DumpReader.blockSize) ?? Data() }
@@ -102,7 +106,7 @@ extension Database {
                         } else if !isInTransaction {
                             // Nothing in a dump may end the import's transaction; should one
                             // have, stop before anything runs outside it.
-                            throw DumpStatementFailure(file: name, line: line, statement: cursor.text(from: start, limit: 200),
+                            throw DumpStatementFailure(file: name, line: line, statement: cursor.text(from: start, limit: TextExcerpt.defaultLimit),
                                                        error: DatabaseError(extendedCode: SQLITE_ERROR,
                                                                             message: "the statement ended the import's transaction", path: path))
                         } else {
@@ -112,7 +116,7 @@ extension Database {
                 }
                 if let failure {
                     let error = DumpStatementFailure(file: name, line: line,
-                                                     statement: cursor.text(from: start, limit: 200), error: failure)
+                                                     statement: cursor.text(from: start, limit: TextExcerpt.defaultLimit), error: failure)
                     // Some errors (disk full, I/O) end the transaction: nothing can continue then.
                     guard continueOnError, isInTransaction else { throw error }
                     report.failures.append(error)
@@ -291,10 +295,11 @@ private struct DumpCursor {
         return i
     }
 
-    /// Up to `limit` characters of text from `start`, trimmed.
+    /// An excerpt of the statement from `start`: up to `limit` columns, trimmed, control
+    /// characters escaped (`TextExcerpt`). Only a bounded prefix of the text is decoded.
     func text(from start: Int, limit: Int) -> String {
-        let stop = min(end, endOfStatement(from: start))
+        let stop = min(end, endOfStatement(from: start), start + 4 * limit + 64)
         let raw = String(decoding: UnsafeRawBufferPointer(start: base + start, count: max(0, stop - start)), as: UTF8.self)
-        return String(raw.trimmingCharacters(in: .whitespacesAndNewlines).prefix(limit))
+        return TextExcerpt.of(raw, limit: limit)
     }
 }

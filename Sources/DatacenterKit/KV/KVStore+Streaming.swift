@@ -15,6 +15,24 @@ public struct KVEntryMetadata: Sendable, Equatable {
     public let byteCount: Int
 }
 
+/// A KV row that cannot be read as an entry (its recorded encoding is unknown, say, written
+/// by a newer or a broken tool): what a listing shows in its place, so one bad row does not
+/// hide the others.
+public struct KVDamagedRow: Error, Sendable, Equatable {
+    /// The business (namespace) of the row.
+    public let business: String
+    /// The key within the business.
+    public let key: String
+    /// The recorded encoding as stored (may be anything, even not text).
+    public let encodingName: String
+    /// The option bits (encryption, purgeable).
+    public let options: KVOptions
+    /// The stored size in bytes.
+    public let byteCount: Int
+    /// Why the row cannot be read, in plain words: `unknown encoding 'x'`.
+    public let reason: String
+}
+
 /// Counts over one business of a KV store, computed by SQLite rather than by loading values.
 public struct KVBusinessSummary: Sendable, Equatable {
     /// The business these counts describe.
@@ -67,16 +85,42 @@ extension KVStore {
     /// - throws: `KVError.corruptValue` for a row with an unknown encoding (rows before it
     ///   have been passed to `body`), `DatabaseError`, or what `body` throws.
     public func forEachEntry(business: String? = nil, _ body: (KVEntry) throws -> Bool) throws {
+        try forEachEntryOrDamagedRow(business: business) { item in
+            switch item {
+            case .success(let entry): return try body(entry)
+            case .failure(let damaged): throw KVError.corruptValue("\(damaged.business)/\(damaged.key): \(damaged.reason)")
+            }
+        }
+    }
+
+    /// `forEachEntry`, but a row that cannot be read as an entry (an unknown encoding) is
+    /// handed to `body` as a `KVDamagedRow` and the scan goes on: for listings that show
+    /// every row, the damaged ones marked.
+    public func forEachEntryOrDamagedRow(business: String? = nil, _ body: (Result<KVEntry, KVDamagedRow>) throws -> Bool) throws {
         guard hasTable else { return }
         let sql = "SELECT business, key, value, encoding, options, modified FROM datacenter_kv"
             + (business == nil ? "" : " WHERE business = ?") + " ORDER BY business, key"
         try queue.read { db in
             let statement = try db.makeStatement(sql)
             try statement.forEachRow(business.map { [.text($0)] } ?? .none) { row in
-                let entry = try KVStore.entry(business: row.value(at: 0).stringValue ?? "", key: row.value(at: 1).stringValue ?? "",
-                                              value: row.value(at: 2), encoding: row.value(at: 3),
-                                              options: row.value(at: 4), modified: row.value(at: 5))
-                return try body(entry)
+                let business = row.value(at: 0).stringValue ?? "", key = row.value(at: 1).stringValue ?? ""
+                let options = row.value(at: 4)
+                guard let kind = KVStore.encoding(row.value(at: 3)) else {
+                    let value = row.value(at: 2)
+                    let size: Int
+                    switch value {
+                    case .null: size = 0
+                    case .integer, .real: size = 8
+                    case .text(let s): size = s.utf8.count
+                    case .blob(let d): size = d.count
+                    }
+                    return try body(.failure(KVStore.damagedRow(business: business, key: key, encoding: row.value(at: 3),
+                                                                options: options, byteCount: size)))
+                }
+                return try body(.success(KVEntry(business: business, key: key, encoding: kind,
+                                                 options: KVOptions(rawValue: UInt32(truncatingIfNeeded: options.int64Value ?? 0)),
+                                                 modified: Date(timeIntervalSince1970: row.value(at: 5).doubleValue ?? 0),
+                                                 stored: row.value(at: 2))))
             }
         }
     }
@@ -88,6 +132,18 @@ extension KVStore {
     /// - throws: `KVError.corruptValue` for a row with an unknown encoding, `DatabaseError`,
     ///   or what `body` throws.
     public func forEachEntryMetadata(business: String? = nil, _ body: (KVEntryMetadata) throws -> Bool) throws {
+        try forEachEntryMetadataOrDamagedRow(business: business) { item in
+            switch item {
+            case .success(let entry): return try body(entry)
+            case .failure(let damaged): throw KVError.corruptValue("\(damaged.business)/\(damaged.key): \(damaged.reason)")
+            }
+        }
+    }
+
+    /// `forEachEntryMetadata`, but a row with an unknown encoding is handed to `body` as a
+    /// `KVDamagedRow` and the scan goes on.
+    public func forEachEntryMetadataOrDamagedRow(business: String? = nil,
+                                                 _ body: (Result<KVEntryMetadata, KVDamagedRow>) throws -> Bool) throws {
         guard hasTable else { return }
         let sql = "SELECT business, key, encoding, options, \(KVStore.storedSizeSQL) FROM datacenter_kv"
             + (business == nil ? "" : " WHERE business = ?") + " ORDER BY business, key"
@@ -95,13 +151,14 @@ extension KVStore {
             let statement = try db.makeStatement(sql)
             try statement.forEachRow(business.map { [.text($0)] } ?? .none) { row in
                 let business = row.value(at: 0).stringValue ?? "", key = row.value(at: 1).stringValue ?? ""
-                let encoding = row.value(at: 2)
-                guard let name = encoding.stringValue, let kind = KVEncoding(rawValue: name) else {
-                    throw KVError.corruptValue("\(business)/\(key) has unknown encoding \(encoding)")
+                let byteCount = Int(row.value(at: 4).int64Value ?? 0)
+                guard let kind = KVStore.encoding(row.value(at: 2)) else {
+                    return try body(.failure(KVStore.damagedRow(business: business, key: key, encoding: row.value(at: 2),
+                                                                options: row.value(at: 3), byteCount: byteCount)))
                 }
                 let options = KVOptions(rawValue: UInt32(truncatingIfNeeded: row.value(at: 3).int64Value ?? 0))
-                return try body(KVEntryMetadata(business: business, key: key, encoding: kind, options: options,
-                                                byteCount: Int(row.value(at: 4).int64Value ?? 0)))
+                return try body(.success(KVEntryMetadata(business: business, key: key, encoding: kind, options: options,
+                                                         byteCount: byteCount)))
             }
         }
     }
@@ -192,6 +249,27 @@ extension KVStore {
                 return summaries
             }
         }
+    }
+
+    /// The encoding a row records, or nil when it is not one this engine knows.
+    static func encoding(_ value: DatabaseValue) -> KVEncoding? {
+        value.stringValue.flatMap(KVEncoding.init(rawValue:))
+    }
+
+    /// The damaged-row description of a row whose encoding is unknown.
+    static func damagedRow(business: String, key: String, encoding: DatabaseValue, options: DatabaseValue,
+                           byteCount: Int) -> KVDamagedRow {
+        let name: String
+        switch encoding {
+        case .text(let text): name = text
+        case .null: name = "NULL"
+        case .integer(let v): name = String(v)
+        case .real(let v): name = String(v)
+        case .blob(let d): name = "<blob \(d.count) B>"
+        }
+        return KVDamagedRow(business: business, key: key, encodingName: name,
+                            options: KVOptions(rawValue: UInt32(truncatingIfNeeded: options.int64Value ?? 0)),
+                            byteCount: byteCount, reason: "unknown encoding '\(TextExcerpt.of(name, limit: 30))'")
     }
 
     /// Runs `body` inside a deferred (read) transaction, or as it is when one is open, so

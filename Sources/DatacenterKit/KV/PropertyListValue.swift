@@ -18,8 +18,13 @@ public indirect enum PropertyListValue: Sendable, Hashable {
     }
 
     /// Decodes a property list in any of its formats (binary, XML).
+    /// - throws: `KVError.corruptValue` when `data` is not a property list (never
+    ///   Foundation's raw `NSCocoaErrorDomain` error).
     public init(propertyList data: Data) throws {
-        let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        let object: Any
+        do { object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) } catch {
+            throw KVError.corruptValue("not a valid property list (\(data.count) bytes)")
+        }
         try self.init(foundationObject: object)
     }
 

@@ -65,11 +65,15 @@ public final class DataCenter: @unchecked Sendable {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if readOnly {
-            guard fm.fileExists(atPath: rootPath, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw StorageError.missingRoot(rootPath)
-            }
+            guard fm.fileExists(atPath: rootPath, isDirectory: &isDirectory) else { throw StorageError.missingRoot(rootPath) }
+            guard isDirectory.boolValue else { throw StorageError.rootNotAFolder(rootPath) }
         } else {
-            try fm.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
+            if fm.fileExists(atPath: rootPath, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw StorageError.rootNotAFolder(rootPath)
+            }
+            try PrivateFile.createFolder(atPath: rootPath)
+            // What a killed `users switch` (or any killed write of the root's files) left.
+            PartialFiles.removeStale(inFolder: rootPath)
         }
         self.rootPath = rootPath
         self.crypt = crypt

@@ -10,15 +10,36 @@ struct RootState: Codable, Equatable {
     var appVersion: String?
 
     static func load(from path: String) throws -> RootState {
-        guard let data = FileManager.default.contents(atPath: path) else { return RootState() }
+        let read: Data?
+        do { read = try RegularFile.contentsIfPresent(atPath: path, limit: 1 << 20) } catch let error as FileAccessError {
+            throw StorageError.badRootState(path: path, reason: error.reason)
+        }
+        guard let data = read else { return RootState() }
         do { return try JSONDecoder().decode(RootState.self, from: data) } catch {
-            throw StorageError.badRootState(path: path, reason: "not a valid datacenter.json (\(error.localizedDescription))")
+            throw StorageError.badRootState(path: path, reason: "not a valid datacenter.json (\(RootState.plainReason(error)))")
         }
     }
 
     func save(to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
+        // Private (0600) and atomic: a partial file, synced and renamed into place; one left
+        // by a killed process is removed when the root is next opened for writing.
+        do { try PrivateFile.write(try encoder.encode(self), toPath: path) } catch let error as FileAccessError {
+            throw StorageError.badRootState(path: path, reason: error.reason)
+        }
+    }
+
+    /// A decoding error in plain words (never Foundation's `NSCocoaErrorDomain` text).
+    static func plainReason(_ error: Error) -> String {
+        switch error {
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+             DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            let at = context.codingPath.map(\.stringValue).joined(separator: ".")
+            if case DecodingError.keyNotFound(let key, _) = error { return "missing \"\(key.stringValue)\"" }
+            if case DecodingError.dataCorrupted = error, at.isEmpty { return "not JSON" }
+            return at.isEmpty ? "unexpected content" : "unexpected value at \"\(at)\""
+        default: return "unreadable"
+        }
     }
 }

@@ -6,6 +6,8 @@ public enum StorageError: Error, Sendable, Equatable {
     case missingStore(String)
     /// A root folder that does not exist (when opening without creating).
     case missingRoot(String)
+    /// A root path where something other than a folder stands (a file, a FIFO…).
+    case rootNotAFolder(String)
     /// A user id that cannot be used (empty, or too long once encoded as a folder name).
     case invalidUserId(String)
     /// The root's `datacenter.json` could not be read.
@@ -25,6 +27,7 @@ extension StorageError: CustomStringConvertible, LocalizedError {
         switch self {
         case .missingStore(let p): return "no store at \(p)"
         case .missingRoot(let p): return "no data-center root at \(p)"
+        case .rootNotAFolder(let p): return "\(p) is not a folder, so it cannot be a data-center root"
         case .invalidUserId(let why): return "invalid user id: \(why)"
         case let .badRootState(p, why): return "\(p): \(why)"
         case .noCurrentUser: return "no current user: set one with `datacenter users switch ID`"

@@ -28,8 +28,8 @@ public final class Store: Sendable {
     public init(path: String, crypt: any DataCrypt = KeyRing.empty, readOnly: Bool = false,
                 cacheCapacity: Int = 1024, busyTimeout: TimeInterval = 5) throws {
         if !readOnly {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
+            // Folders 0700, the file 0600 (created so by `Database`): a store is private.
+            try PrivateFile.createFolder(atPath: (path as NSString).deletingLastPathComponent)
         } else if !FileManager.default.fileExists(atPath: path) {
             throw StorageError.missingStore(path)
         }
