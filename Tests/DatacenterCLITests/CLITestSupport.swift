@@ -24,8 +24,11 @@ enum CLI {
 
     /// Runs `datacenter ARGS` (in the folder `directory` when given); the environment is this
     /// process's with `DATACENTER_KEY` and `DATACENTER_ROOT` removed unless given in
-    /// `environment`.
-    static func run(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws -> Result {
+    /// `environment`. With a `timeout`, a run still going after that many seconds is killed
+    /// (SIGKILL, so its status is 9 and `timedOut` true): a hang fails the test instead of
+    /// stalling the suite.
+    static func run(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
+                    timeout: TimeInterval? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binaryPath)
         process.arguments = arguments
@@ -40,6 +43,13 @@ enum CLI {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        if let timeout {
+            let pid = process.processIdentifier
+            let watched = process
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                if watched.isRunning { kill(pid, SIGKILL) }
+            }
+        }
         // Read both pipes before waiting, so a large output cannot block the child.
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()

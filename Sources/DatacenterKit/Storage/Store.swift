@@ -29,7 +29,7 @@ public final class Store: Sendable {
                 cacheCapacity: Int = 1024, busyTimeout: TimeInterval = 5) throws {
         if !readOnly {
             // Folders 0700, the file 0600 (created so by `Database`): a store is private.
-            try PrivateFile.createFolder(atPath: (path as NSString).deletingLastPathComponent)
+            try PrivateFile.createFolder(atPath: PrivateFile.folder(of: path))
         } else if !FileManager.default.fileExists(atPath: path) {
             throw StorageError.missingStore(path)
         }

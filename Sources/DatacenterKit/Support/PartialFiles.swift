@@ -29,11 +29,10 @@ public enum PartialFiles {
 
     /// The name of a fresh partial file for `target`, in `target`'s folder.
     static func partialPath(for target: String) -> String {
-        let folder = (target as NSString).deletingLastPathComponent
-        let name = (target as NSString).lastPathComponent
+        let folder = PrivateFile.folder(of: target)
         let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let partial = "." + name + marker + "\(getpid())-" + random
-        return folder.isEmpty ? partial : folder + "/" + partial
+        let partial = "." + PrivateFile.name(of: target) + marker + "\(getpid())-" + random
+        return folder == "/" ? "/" + partial : folder + "/" + partial
     }
 
     /// Remembers `path` for removal on a termination signal; returns its slot (nil when
@@ -60,10 +59,20 @@ public enum PartialFiles {
 
     /// Installs handlers for `SIGINT` and `SIGTERM` that unlink every registered partial file,
     /// then let the signal take its default course (the process dies of it, as it would
-    /// have). For command-line tools; an app keeps its own signal handling.
+    /// have). A signal the process was started ignoring (a background job's `SIGINT`) stays
+    /// ignored; one it inherited blocked is unblocked on the calling thread, so it is
+    /// delivered. For command-line tools; an app keeps its own signal handling.
     public static func removeOnTerminationSignals() {
         _ = slots
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
         for signalNumber in [SIGINT, SIGTERM] {
+            var current = sigaction()
+            if sigaction(signalNumber, nil, &current) == 0,
+               unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == 1 {   // SIG_IGN
+                continue
+            }
+            sigaddset(&unblocked, signalNumber)
             signal(signalNumber) { received in
                 for index in 0..<PartialFiles.capacity {
                     if let path = PartialFiles.slots[index] { unlink(path) }
@@ -72,6 +81,7 @@ public enum PartialFiles {
                 raise(received)
             }
         }
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
     }
 
     /// Removes, in `folder`, the partial files left by processes that no longer run (killed

@@ -27,8 +27,8 @@ public enum PrivateFile {
             }
             return
         }
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty, parent != path, parent != "/" { try createFolder(atPath: parent) }
+        let parent = folder(of: path)
+        if parent != ".", parent != path, parent != "/" { try createFolder(atPath: parent) }
         if mkdir(path, folderMode) != 0, errno != EEXIST {
             throw FileAccessError.system(path: path, doing: "create the folder", errno: errno)
         }
@@ -50,8 +50,8 @@ public enum PrivateFile {
     ///   replaced), or the folder cannot be written; else what `body` throws.
     public static func writeAtomically(to path: String, _ body: (FileHandle) throws -> Void) throws {
         try RegularFile.refuseIfNotRegular(path)
-        let folder = (path as NSString).deletingLastPathComponent
-        PartialFiles.removeStale(inFolder: folder.isEmpty ? "." : folder)
+        let folder = folder(of: path)
+        PartialFiles.removeStale(inFolder: folder)
         var partial = PartialFiles.partialPath(for: path)
         var fd: Int32 = -1
         for _ in 0..<8 {
@@ -73,7 +73,7 @@ public enum PrivateFile {
             unlink(partial)
             throw error
         }
-        syncFolder(folder.isEmpty ? "." : folder)
+        syncFolder(folder)
     }
 
     /// Creates an empty file at `path` with mode `0600` when nothing is there (so that a
@@ -88,6 +88,24 @@ public enum PrivateFile {
         }
         if errno == EEXIST { return false }
         throw FileAccessError.system(path: path, doing: "create it", errno: errno)
+    }
+
+    /// The folder part of `path` (`.` for a bare name, `/` for a file at the top), without
+    /// Foundation's path methods, which trap on some short relative paths.
+    static func folder(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        if slash == trimmed.startIndex { return "/" }
+        return String(trimmed[..<slash])
+    }
+
+    /// The last component of `path` (its file or folder name).
+    static func name(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
+        return String(trimmed[trimmed.index(after: slash)...])
     }
 
     /// Syncs a folder's entry list, so a rename into it survives a power cut.

@@ -1,0 +1,101 @@
+import DatacenterKit
+import Foundation
+import Testing
+
+/// A decrypt interrupted by Ctrl-C or `kill` leaves no partial plaintext; one killed with
+/// SIGKILL (which cannot be handled) leaves a partial file that is private (0600) and that
+/// the next write into that folder removes. A `users switch` killed at random moments leaves
+/// no temporary file once the root is opened again.
+@Suite(.serialized) struct PartialFileKillTests {
+    /// An encrypted file big enough that decrypting it takes a while.
+    private func bigEncryptedFile(_ scratch: Scratch) throws -> String {
+        let path = scratch.file("big.enc")
+        let writer = try EncryptedFileWriter(path: path, key: try EncryptionKey(parsing: TestKeys.first), chunkSize: 1 << 20)
+        let block = Data(repeating: 0x5A, count: 1 << 20)
+        for _ in 0..<160 { try writer.write(block) }
+        try writer.finish()
+        return path
+    }
+
+    /// Starts `datacenter file decrypt IN OUT`, waits until its partial file appears in
+    /// `folder`, sends `signal`, and returns the partial file's name and the exit status.
+    private func decryptAndInterrupt(_ input: String, to output: String, in folder: String,
+                                     signal: Int32) throws -> (partial: String?, mode: Int?, status: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binaryPath)
+        process.arguments = ["file", "decrypt", input, output, "--key", TestKeys.first]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var partial: String?
+        var mode: Int?
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            if let name = names.first(where: { $0 != "big.enc" && !$0.hasPrefix("out-") }) {
+                partial = name
+                mode = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.posixPermissions] as? Int
+                usleep(20_000)   // let some plaintext reach it
+                kill(process.processIdentifier, signal)
+                break
+            }
+            usleep(500)
+        }
+        process.waitUntilExit()
+        return (partial, mode, process.terminationStatus)
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func anInterruptedDecryptLeavesNothing(_ signal: Int32) throws {
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let scratch = Scratch()
+        let input = try bigEncryptedFile(scratch)
+        let folder = scratch.file("target")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let (partial, mode, _) = try decryptAndInterrupt(input, to: folder + "/plain.bin", in: folder, signal: signal)
+        #expect(partial != nil, "no partial file seen before the decrypt ended")
+        #expect(mode == 0o600, "the partial plaintext was created \(String(describing: mode.map { String($0, radix: 8) }))")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    @Test func aKilledDecryptLeavesAPrivatePartialThatTheNextRunRemoves() throws {
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let scratch = Scratch()
+        let input = try bigEncryptedFile(scratch)
+        let folder = scratch.file("target")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let (partial, mode, _) = try decryptAndInterrupt(input, to: folder + "/plain.bin", in: folder, signal: SIGKILL)
+        let name = try #require(partial, "no partial file seen before the decrypt ended")
+        #expect(mode == 0o600, "the partial plaintext was created \(String(describing: mode.map { String($0, radix: 8) }))")
+        #expect(name.hasPrefix(".plain.bin.dc-partial-"), "\(name)")
+        // The next write into the folder removes what the killed process left.
+        let small = scratch.file("small.txt")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: small))
+        let encrypt = try CLI.run(["file", "encrypt", small, folder + "/out-small.enc", "--key", TestKeys.first])
+        #expect(encrypt.status == 0, "\(encrypt.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out-small.enc"])
+    }
+
+    @Test func killedUserSwitchesLeaveNoTemporaryFiles() throws {
+        var dice = CrashTests.Dice(state: CrashTests.seed)
+        let scratch = Scratch()
+        let root = scratch.file("root")
+        #expect(try CLI.run(["users", "switch", "first", "--root", root]).status == 0)
+        for trial in 0..<max(5, CrashTests.trials) {
+            _ = try CrashTests.runAndKill(CLI.binaryPath, ["users", "switch", "user-\(trial)", "--root", root],
+                                          acks: nil, delay: Double(dice.next(0...40)) / 1000, dice: &dice)
+        }
+        // Whatever the kills left is gone once the root is opened again.
+        #expect(try CLI.run(["users", "--root", root]).status == 0)
+        #expect(try CLI.run(["users", "switch", "last", "--root", root]).status == 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0 != "datacenter.json" && $0 != "users" }
+        #expect(left.isEmpty, "left behind: \(left)")
+        let state = try #require(try CLI.json(String(contentsOfFile: root + "/datacenter.json", encoding: .utf8)) as? [String: Any])
+        #expect(state["currentUserId"] as? String == "last")
+        #expect((try FileManager.default.attributesOfItem(atPath: root + "/datacenter.json"))[.posixPermissions] as? Int == 0o600)
+    }
+}
