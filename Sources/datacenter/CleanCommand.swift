@@ -35,10 +35,15 @@ struct CleanCommand: ParsableCommand {
             Output.error("warning: \(Output.safe(store.path, limit: 400)): damaged, skipped: \(Output.safe(store.reason, limit: 200))")
         }
         if json {
-            try Output.json(["dryRun": report.dryRun,
-                             "damagedStores": report.damagedStores.map { ["path": $0.path, "reason": $0.reason] }, "megabytesFreed": (report.megabytesFreed * 1000).rounded() / 1000,
-                             "sizeBefore": report.sizeBefore, "sizeAfter": report.sizeAfter,
-                             "tasks": report.tasks.map { ["task": $0.task, "items": $0.itemsDeleted, "bytes": $0.bytesFreed] as [String: Any] }] as [String: Any])
+            var object: [String: Any] = [
+                "dryRun": report.dryRun, "megabytesFreed": (report.megabytesFreed * 1000).rounded() / 1000,
+                "sizeBefore": report.sizeBefore, "sizeAfter": report.sizeAfter,
+                "tasks": report.tasks.map { ["task": $0.task, "items": $0.itemsDeleted, "bytes": $0.bytesFreed] as [String: Any] }]
+            // Only when a store was skipped, so the usual document keeps its shape.
+            if !report.damagedStores.isEmpty {
+                object["damagedStores"] = report.damagedStores.map { ["path": $0.path, "reason": $0.reason] }
+            }
+            try Output.json(object)
             return
         }
         Output.table(["TASK", dryRun ? "WOULD DELETE" : "DELETED", "MB"], report.tasks.map {

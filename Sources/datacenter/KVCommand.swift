@@ -99,7 +99,8 @@ struct KVCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List entries, decrypting what the keys open.")
+        static let configuration = CommandConfiguration(abstract: "List entries, decrypting what the keys open.",
+            discussion: "A damaged entry (unknown encoding, a value that does not decode) is listed as <damaged: reason> (JSON: \"damaged\": reason) and the others as usual; the exit status stays 0 and stderr carries a warning.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
         @Option(help: "Only this business.") var business: String?
