@@ -16,27 +16,25 @@ public enum TextExcerpt {
         return TerminalText.visible(String(trimmed.prefix(limit * 2 + 8)), limit: limit)
     }
 
-    /// A message (such as SQLite's `unrecognized token: "…"`) made safe: each part between
-    /// double quotes cut to an excerpt of `quotedLimit` columns, the whole escaped and cut to
-    /// `quotedLimit` plus room for the message's own words.
+    /// A message (such as SQLite's `unrecognized token: "…"` or `near "…": syntax error`)
+    /// made safe: the part between its first and last double quote — the source text SQLite
+    /// quotes, which may itself hold quotes — cut to an excerpt of `quotedLimit` columns, as is
+    /// any other word longer than that (`no such table: <name>`), and the whole escaped and
+    /// cut to `quotedLimit` plus room for the message's own words.
     public static func message(_ text: String, quotedLimit: Int = defaultLimit) -> String {
-        var out = ""
-        var quoted = ""
-        var inQuotes = false
-        for character in text.prefix(4 * quotedLimit + 200) {
-            if character == "\"" {
-                if inQuotes {
-                    out += "\"" + of(quoted, limit: quotedLimit) + "\""
-                    quoted = ""
-                }
-                inQuotes.toggle()
-            } else if inQuotes {
-                quoted.append(character)
-            } else {
-                out.append(character)
-            }
+        let bounded = String(text.prefix(8 * quotedLimit + 400))
+        var out = bounded
+        if let open = bounded.firstIndex(of: "\""), let close = bounded.lastIndex(of: "\""), open < close {
+            let inner = bounded[bounded.index(after: open)..<close]
+            let head = bounded[..<open].split(separator: " ", omittingEmptySubsequences: false)
+                .map { TerminalText.visible(String($0), limit: quotedLimit) }.joined(separator: " ")
+            let tail = bounded[bounded.index(after: close)...].split(separator: " ", omittingEmptySubsequences: false)
+                .map { TerminalText.visible(String($0), limit: quotedLimit) }.joined(separator: " ")
+            out = head + "\"" + of(String(inner), limit: quotedLimit) + "\"" + tail
+        } else {
+            out = bounded.split(separator: " ", omittingEmptySubsequences: false)
+                .map { TerminalText.visible(String($0), limit: quotedLimit) }.joined(separator: " ")
         }
-        if inQuotes { out += "\"" + of(quoted, limit: quotedLimit) }
-        return TerminalText.visible(out, limit: quotedLimit + 120)
+        return TerminalText.visible(out, limit: quotedLimit + 100)
     }
 }
