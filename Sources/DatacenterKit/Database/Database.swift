@@ -48,10 +48,10 @@ public final class Database {
     ///   before failing with `SQLITE_BUSY` (DBConnect's `busyRetryCount`).
     public init(path: String, mode: OpenMode = .readWrite, busyTimeout: TimeInterval = 5) throws {
         // A FIFO or a device would make SQLite wait for ever on its first read.
-        var status = stat()
-        if !path.isEmpty, path != ":memory:", stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "not a regular file (a folder, FIFO or device)",
-                                path: Database.displayPath(path))
+        if !path.isEmpty, path != ":memory:" {
+            do { try RegularFile.refuseIfNotRegular(path) } catch let error as FileAccessError {
+                throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: error.reason, path: Database.displayPath(path))
+            }
         }
         if mode == .readWrite, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") {
             // Created 0600 before SQLite sees it: SQLite gives the file it creates the
