@@ -244,12 +244,18 @@ struct RenderBuffer: Sendable {
 }
 
 /// Writes the SQL of a rendered statement byte by byte (see `RenderBuffer.finish`).
+///
+/// It reads template text as SQLite's tokenizer does (the same states as `SQLLexer`), so
+/// whitespace is collapsed only in plain SQL: never inside a string, any quoted identifier
+/// (`"…"`, `` `…` ``, `[…]`) or a comment.
 struct SQLWriter {
     var sql: [UInt8] = []
     var marks = PreviewMarks()
+    /// The byte that closes the quoted token the text is in (`'`, `"`, `` ` ``, `]`), 0 when none.
     private var quote: UInt8 = 0
     private var pendingSpace = false
     private var inComment = false
+    private var inBlockComment = false
     private var previous: UInt8 = 0x20
 
     /// A writer with room for `capacity` bytes and the marks of up to `pieces` values.
@@ -283,6 +289,24 @@ struct SQLWriter {
                 i += 1
                 continue
             }
+            if inBlockComment {
+                sql.append(c)
+                if c == UInt8(ascii: "/") && previous == UInt8(ascii: "*") {
+                    inBlockComment = false
+                    previous = 0 // `*/*` is not a new comment
+                } else {
+                    previous = c
+                }
+                i += 1
+                continue
+            }
+            if c == UInt8(ascii: "*") && previous == UInt8(ascii: "/") && !pendingSpace {
+                inBlockComment = true
+                sql.append(c)
+                previous = 0 // `/*/` does not close it
+                i += 1
+                continue
+            }
             if c < 0x80 {
                 if TextScan.isASCIIWhitespace(c) {
                     // A run of ASCII whitespace collapses to one pending space.
@@ -304,7 +328,8 @@ struct SQLWriter {
                     i = end
                     continue
                 }
-                if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") { quote = c }
+                if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "`") { quote = c }
+                if c == UInt8(ascii: "[") { quote = UInt8(ascii: "]") }
                 if c == UInt8(ascii: "-") && previous == UInt8(ascii: "-") && !pendingSpace { inComment = true }
                 separate()
                 sql.append(c)
@@ -321,10 +346,12 @@ struct SQLWriter {
         }
     }
 
-    /// True for an ASCII byte template text copies as is: not whitespace, not a quote, not
-    /// `-` (which may start a comment), and not a UTF-8 lead or continuation byte.
+    /// True for an ASCII byte template text copies as is: not whitespace, not a byte that
+    /// opens a quoted token (`'`, `"`, `` ` ``, `[`), not `-`, `/` or `*` (which may start a
+    /// comment), and not a UTF-8 lead or continuation byte.
     @inline(__always) private static func isPlain(_ c: UInt8) -> Bool {
         c > 0x20 && c < 0x80 && c != UInt8(ascii: "'") && c != UInt8(ascii: "\"") && c != UInt8(ascii: "-")
+            && c != UInt8(ascii: "`") && c != UInt8(ascii: "[") && c != UInt8(ascii: "/") && c != UInt8(ascii: "*")
     }
 
     /// A `?` for a bound value.

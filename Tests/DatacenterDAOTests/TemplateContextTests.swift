@@ -81,12 +81,22 @@ import Testing
 
 @Test func aValueHoldingNULIsRefusedNotTruncated() throws {
     let (dao, queue) = try daoWithVictim("""
-        <delete id="remove" arguments="id, owner">delete from ${T} where id = @{id no ""} and owner = #{owner}</delete>
+        <delete id="remove" arguments="id">delete from ${T} where id = @{id no ""} and owner = 'bob'</delete>
         """)
-    #expect(throws: (any Error).self) { try dao.call("remove", ["1\u{0}", "bob"]) }
+    // Cut at the NUL, this would be `delete from items where id = 1`: ann's row.
+    #expect(throws: (any Error).self) { try dao.call("remove", ["1\u{0}"]) }
     #expect(try queue.read { db in try db.scalar("select count(*) from items") } == .integer(2))
 }
 
 @Test func aTableNameWithACombiningMarkAfterItsQuoteStaysOneIdentifier() {
     #expect(Database.quoteIdentifier("x\"\u{301}") == "\"x\"\"\u{301}\"")
+}
+
+@Test func whitespaceIsKeptInsideEveryQuotedTokenAndComment() throws {
+    let config = try makeConfig("""
+        <select id="a" arguments="v">select 'a  b' /* it's   x */ , `my  col`, [x  y], "p  q",   'c  d' * 2, @{v}</select>
+        <select id="b">select 1 /*/ still  a comment */ ,   2</select>
+        """)
+    #expect(try renderOne(config, "a", [1]).sql == "select 'a  b' /* it's   x */ , `my  col`, [x  y], \"p  q\", 'c  d' * 2, 1")
+    #expect(try renderOne(config, "b", []).sql == "select 1 /*/ still  a comment */ , 2")
 }
