@@ -55,8 +55,8 @@ public enum DAOError: Error, Sendable, CustomStringConvertible {
         case .moreThanOneStatement(let method, let at):
             let prefix = at.map { "\($0): error: " } ?? ""
             let subject = method.map { "method '\($0)'" } ?? "a rendered body"
-            return prefix + subject + " rendered more than one SQL statement (text after the first statement); "
-                + "nothing of it ran: one statement per body, several need <step> elements"
+            return prefix + subject + " rendered more than one SQL statement (text after the first one), refused "
+                + "before running it: a body is one statement; several run as <step> elements"
         }
     }
 }
