@@ -52,6 +52,9 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         /// A dynamic element whose text (`part`: its body, open and close, separator, prefix,
         /// join) ends in another lexical state than it started in: `state` is where it ends.
         case unbalancedText(element: String, part: String, state: String)
+        /// A `--` comment inside an element that trims its text (`<where>`, `<set>`,
+        /// `<trim>`, `<foreach>`): trimming can drop the newline that ends it.
+        case lineCommentInTrimmedText(element: String)
         /// A `<!DOCTYPE>` declaring entities, a reference to an entity, or another XML
         /// construct whose text would not reach the SQL (a processing instruction); `what`.
         case unsupportedXML(String)
@@ -105,6 +108,9 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
             return "the \(part) of <\(element)> ends inside \(state) it did not start in: a quote or comment must close "
                 + "within the element that opens it"
         case .unsupportedXML(let what): return what
+        case .lineCommentInTrimmedText(let element):
+            return "a -- comment inside <\(element)>: trimming its text can remove the newline that ends the comment, "
+                + "which would then swallow the SQL after it; use /* */"
         }
     }
 

@@ -36,6 +36,11 @@ struct SQLLexer: Equatable, Sendable {
     /// The last byte when it may begin a two-byte token (`-` or `/` in plain SQL) or end one
     /// (`*` in a block comment); 0 otherwise.
     private(set) var pending: UInt8 = 0
+    /// How many `--` comments have started so far (not part of the state: two lexers that
+    /// differ only here read what follows the same way).
+    private(set) var lineComments = 0
+
+    static func == (a: SQLLexer, b: SQLLexer) -> Bool { a.state == b.state && a.pending == b.pending }
 
     /// Reads `text` from the current state.
     mutating func scan(_ text: String) {
@@ -56,7 +61,12 @@ struct SQLLexer: Equatable, Sendable {
             case UInt8(ascii: "`"): state = .backtickQuoted
             case UInt8(ascii: "["): state = .bracketQuoted
             case UInt8(ascii: "-"):
-                if previous == UInt8(ascii: "-") { state = .lineComment } else { pending = c }
+                if previous == UInt8(ascii: "-") {
+                    state = .lineComment
+                    lineComments += 1
+                } else {
+                    pending = c
+                }
             case UInt8(ascii: "*"):
                 if previous == UInt8(ascii: "/") { state = .blockComment }
             case UInt8(ascii: "/"): pending = c

@@ -14,6 +14,11 @@
 /// renders or not, or how often, the text after it is then read the same way. A quote or
 /// comment opened inside an element and closed outside it (or the reverse) is a load error
 /// at the element.
+///
+/// A `--` comment inside an element that trims its text (`<where>`, `<set>`, `<trim>`,
+/// `<foreach>`, and whatever they hold) is a load error too: trimming can remove the newline
+/// that ends it, and the comment would then swallow the SQL after the element. `/* */`
+/// comments are fine there.
 enum TemplateContextCheck {
     /// Checks one statement's template (a method body, a step, a `try` or `except` part),
     /// which starts in plain SQL.
@@ -42,13 +47,13 @@ enum TemplateContextCheck {
             try requireNeutral(format.join, from: lexer, element: "format", part: "join", at: format.location)
             lexer.wroteValue()
         case let condition as IfNode:
-            try requireBalanced(condition.body, from: lexer, element: "if", at: condition.location)
+            try requireBalanced(condition.body, from: &lexer, element: "if", at: condition.location)
         case let choose as ChooseNode:
             for branch in choose.branches {
-                try requireBalanced(branch.body, from: lexer, element: "when", at: branch.condition.location)
+                try requireBalanced(branch.body, from: &lexer, element: "when", at: branch.condition.location)
             }
             if let otherwise = choose.otherwise {
-                try requireBalanced(otherwise, from: lexer, element: "otherwise", at: otherwise.location)
+                try requireBalanced(otherwise, from: &lexer, element: "otherwise", at: otherwise.location)
             }
         case let loop as ForEachNode:
             // open, then the body once per element with the separator between, then close:
@@ -56,16 +61,17 @@ enum TemplateContextCheck {
             // open and close together leave the state as it was (nothing renders for none).
             var opened = lexer
             opened.scan(loop.open)
-            try requireBalanced(loop.body, from: opened, element: "foreach", at: loop.location)
+            try requireBalanced(loop.body, from: &opened, element: "foreach", at: loop.location, trimmed: true)
             try requireNeutral(loop.separator, from: opened, element: "foreach", part: "separator", at: loop.location)
             var closed = opened
             closed.scan(loop.close)
             if closed != lexer {
                 throw DAOConfigError(.unbalancedText(element: "foreach", part: "open and close", state: closed.state.phrase), at: loop.location)
             }
+            lexer = closed
         case let trim as TrimNode:
             try requireNeutral(trim.prefix, from: lexer, element: "trim", part: "prefix", at: trim.location)
-            try requireBalanced(trim.body, from: lexer, element: "where, set or trim", at: trim.location)
+            try requireBalanced(trim.body, from: &lexer, element: "where, set or trim", at: trim.location, trimmed: true)
         default:
             // A node kind this check does not know: nothing can be said about the text after
             // it, so it is refused rather than guessed (every kind the parser builds is above).
@@ -78,12 +84,19 @@ enum TemplateContextCheck {
         throw DAOConfigError(.valueInQuotedText(what, context: lexer.state.phrase), at: location)
     }
 
-    private static func requireBalanced(_ body: any SQLNode, from lexer: SQLLexer, element: String, at location: SourceLocation) throws {
+    /// Walks `body` from `lexer`, which it must leave in the same state; `lexer` then counts
+    /// the body's comments too (an enclosing trimmed element checks them).
+    private static func requireBalanced(_ body: any SQLNode, from lexer: inout SQLLexer, element: String, at location: SourceLocation,
+                                        trimmed: Bool = false) throws {
         var inner = lexer
         try walk(body, &inner)
+        if trimmed, inner.lineComments > lexer.lineComments {
+            throw DAOConfigError(.lineCommentInTrimmedText(element: element), at: location)
+        }
         if inner != lexer {
             throw DAOConfigError(.unbalancedText(element: element, part: "body", state: phrase(inner, from: lexer)), at: location)
         }
+        lexer = inner
     }
 
     private static func requireNeutral(_ text: String, from lexer: SQLLexer, element: String, part: String,

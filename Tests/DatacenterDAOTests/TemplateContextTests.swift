@@ -100,3 +100,16 @@ import Testing
     #expect(try renderOne(config, "a", [1]).sql == "select 'a  b' /* it's   x */ , `my  col`, [x  y], \"p  q\", 'c  d' * 2, 1")
     #expect(try renderOne(config, "b", []).sql == "select 1 /*/ still  a comment */ , 2")
 }
+
+@Test func aLineCommentInsideATrimmedElementIsALoadError() throws {
+    // <where> trims its body's trailing newline: the comment would swallow `and owner = 'bob'`.
+    let body = """
+        <delete id="a" arguments="id">delete from ${T} <where><if true="id != nil">id = #{id} -- by id
+        </if></where> and owner = 'bob'</delete>
+        """
+    let error = try #require(contextLoadError(body), "loaded: \(body)")
+    #expect(error.description.contains("-- comment inside <where"), "\(error)")
+    #expect(contextLoadError("""
+        <delete id="a" arguments="id">delete from ${T} <where><if true="id != nil">id = #{id} /* by id */</if></where></delete>
+        """) == nil)
+}
