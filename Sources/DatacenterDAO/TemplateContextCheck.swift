@@ -71,7 +71,9 @@ enum TemplateContextCheck {
             lexer = closed
         case let trim as TrimNode:
             try requireNeutral(trim.prefix, from: lexer, element: "trim", part: "prefix", at: trim.location)
-            try requireBalanced(trim.body, from: &lexer, element: "where, set or trim", at: trim.location, trimmed: true)
+            // `<where>` and `<set>` are trims with these prefixes (`TrimNode.makeWhere`, `makeSet`).
+            let element = trim.prefix == "WHERE" ? "where" : trim.prefix == "SET" ? "set" : "trim"
+            try requireBalanced(trim.body, from: &lexer, element: element, at: trim.location, trimmed: true)
         default:
             // A node kind this check does not know: nothing can be said about the text after
             // it, so it is refused rather than guessed (every kind the parser builds is above).

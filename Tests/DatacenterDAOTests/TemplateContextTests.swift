@@ -108,7 +108,7 @@ import Testing
         </if></where> and owner = 'bob'</delete>
         """
     let error = try #require(contextLoadError(body), "loaded: \(body)")
-    #expect(error.description.contains("-- comment inside <where"), "\(error)")
+    #expect(error.description.contains("a -- comment inside <where>:"), "\(error)")
     #expect(contextLoadError("""
         <delete id="a" arguments="id">delete from ${T} <where><if true="id != nil">id = #{id} /* by id */</if></where></delete>
         """) == nil)
