@@ -348,13 +348,16 @@ struct ConfigParser {
                     guard e.name == "step" else { throw DAOConfigError(.stepMixedWithText, at: e.location) }
                     try checkAttributes(e, allowed: ["resumable"])
                     let resumable = try boolAttribute(e, "resumable") ?? false
-                    steps.append(DAOStep(resumable: resumable, body: try parseContent(e.children, names: names, in: e, inStep: true),
-                                         location: e.location))
+                    let body = try parseContent(e.children, names: names, in: e, inStep: true)
+                    try TemplateContextCheck.check(body)
+                    steps.append(DAOStep(resumable: resumable, body: body, location: e.location))
                 }
             }
             return .steps(steps)
         }
-        return .sql(try parseContent(children, names: names, in: parent, inStep: false))
+        let body = try parseContent(children, names: names, in: parent, inStep: false)
+        try TemplateContextCheck.check(body)
+        return .sql(body)
     }
 
     /// SQL content: text with references, and the dynamic elements.

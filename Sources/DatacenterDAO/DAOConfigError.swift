@@ -45,6 +45,19 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         case unknownInitializer(String, suggestion: String?)
         /// A reference to a map that is not defined.
         case unknownMap(String, suggestion: String?)
+        /// A `@{}`, `#{}`, `${T}` or `<format>` inside a string literal, quoted identifier or
+        /// comment of the template (`context` says which): values are written only into
+        /// plain SQL (see `TemplateContextCheck`).
+        case valueInQuotedText(String, context: String)
+        /// A dynamic element whose text (`part`: its body, open and close, separator, prefix,
+        /// join) ends in another lexical state than it started in: `state` is where it ends.
+        case unbalancedText(element: String, part: String, state: String)
+        /// A `--` comment inside an element that trims its text (`<where>`, `<set>`,
+        /// `<trim>`, `<foreach>`): trimming can drop the newline that ends it.
+        case lineCommentInTrimmedText(element: String)
+        /// A `<!DOCTYPE>` declaring entities, a reference to an entity, or another XML
+        /// construct whose text would not reach the SQL (a processing instruction); `what`.
+        case unsupportedXML(String)
     }
 
     /// What is wrong.
@@ -85,6 +98,19 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unknownInitializer(let name, let s):
             return "initializer '\(name)' names no <update> method without arguments" + hint(s.map { "'\($0)'" })
         case .unknownMap(let name, let s): return "unknown map ':\(name)'" + hint(s.map { "':\($0)'" })
+        case .valueInQuotedText(let what, let context):
+            let fix = what.hasPrefix("#") ? "a ? there is text, not a parameter; bind the whole value with " + what + " outside the quotes"
+                : what.hasPrefix("@") ? "its value would be written into them and could end them; write " + what
+                    + " outside the quotes (it is quoted as one literal) or bind it with #" + what.dropFirst()
+                : "values are written only into plain SQL"
+            return "\(what) inside \(context): \(fix)"
+        case .unbalancedText(let element, let part, let state):
+            return "the \(part) of <\(element)> ends inside \(state) it did not start in: a quote or comment must close "
+                + "within the element that opens it"
+        case .unsupportedXML(let what): return what
+        case .lineCommentInTrimmedText(let element):
+            return "a -- comment inside <\(element)>: trimming its text can remove the newline that ends the comment, "
+                + "which would then swallow the SQL after it; use /* */"
         }
     }
 

@@ -27,6 +27,12 @@ public enum DAOError: Error, Sendable, CustomStringConvertible {
     case resultMapping(String)
     /// The regular expression given to `deleteTables(matching:)` does not compile.
     case badPattern(String)
+    /// A rendered statement held more than one SQL statement (text after its first statement
+    /// other than whitespace, comments and `;`, or a NUL character), so it was refused before
+    /// it ran: one rendered statement is one SQL statement (several run as `<step>`s). Names
+    /// the method (nil for an upgrade block) and where its body is; never the SQL, which may
+    /// hold inlined values.
+    case moreThanOneStatement(method: String?, at: SourceLocation?)
 
     public var description: String {
         switch self {
@@ -46,6 +52,11 @@ public enum DAOError: Error, Sendable, CustomStringConvertible {
         case .noTableName: return "no table name: the module's tableName is empty and none was set"
         case .resultMapping(let m): return "cannot map the result: \(m)"
         case .badPattern(let m): return "bad regular expression: \(m)"
+        case .moreThanOneStatement(let method, let at):
+            let prefix = at.map { "\($0): error: " } ?? ""
+            let subject = method.map { "method '\($0)'" } ?? "a rendered body"
+            return prefix + subject + " rendered more than one SQL statement (text after the first one), refused "
+                + "before running it: a body is one statement; several run as <step> elements"
         }
     }
 }

@@ -239,7 +239,7 @@ public final class DAOObject: @unchecked Sendable {
         /// Runs rendered bodies (the caller provides the transaction).
         func execute(_ rendered: RenderedCall, _ db: Database) throws -> DAOCallResult {
             let before = db.totalChanges
-            let executor = Executor(db: db, encryptor: encryptor)
+            let executor = Executor(db: db, encryptor: encryptor, methodID: method.id)
             var ran: [RenderedSQL] = []
             var skipped = 0
             var results: [DAOValue] = []
@@ -264,7 +264,7 @@ public final class DAOObject: @unchecked Sendable {
         /// SQLite runs atomically by itself (a transaction around it would add two statements).
         func executeAtomically(_ db: Database) throws -> DAOCallResult {
             if let sql = work.soleStatement {
-                let executor = Executor(db: db, encryptor: encryptor)
+                let executor = Executor(db: db, encryptor: encryptor, methodID: method.id)
                 if let statement = try executor.soleReadOnlyStatement(sql) {
                     let before = db.totalChanges
                     let rows = try executor.run(sql, on: statement)
@@ -322,7 +322,7 @@ public final class DAOObject: @unchecked Sendable {
         try mapDatabaseErrors {
             try queue.write { db -> DAOCallResult? in
                 if !isPrepared { try prepare(table, globals: globals, encryptor: encryptor, db: db) }
-                let executor = Executor(db: db, encryptor: encryptor)
+                let executor = Executor(db: db, encryptor: encryptor, methodID: method.id)
                 guard let statement = try executor.soleReadOnlyStatement(sql), statement.columnCount > 0 else { return nil }
                 if let plan = method.keptReadPlan, sql.bindings.count == plan.bindings.count,
                    let read = KeptRead(method: method, plan: plan, table: table, statement: statement) {

@@ -9,6 +9,8 @@ struct Executor {
     let db: Database
     /// Encrypts bindings a `<crypt>` rule covers.
     let encryptor: any DataCrypt
+    /// The method whose statements run, named by errors (nil for an upgrade block).
+    var methodID: String? = nil
 
     /// The rows of the last statement that returned columns, and the statements run.
     struct Outcome {
@@ -53,24 +55,42 @@ struct Executor {
         guard !sql.sql.isEmpty else { return }
         let bindings = try encryptedBindings(of: sql)
         do {
-            if sql.holdsSeveralStatements {
-                try db.execute(sql.sql, StatementArguments(bindings))
-            } else {
-                outcome.rows = try run(try db.cachedStatement(sql.sql), bindings) ?? outcome.rows
-            }
+            outcome.rows = try run(try statement(for: sql), bindings) ?? outcome.rows
         } catch let error as DatabaseError {
             throw DAOError.database(error)
         }
         outcome.ran.append(sql)
     }
 
+    /// The prepared statement of `sql`, from the connection's statement cache.
+    ///
+    /// Every statement the DAO runs is prepared here (kept reads and static foreach batches
+    /// too), so this is where a rendered statement is held to be exactly one SQL statement:
+    /// the cache prepares it with SQLite, which says where the first statement ends, and
+    /// refuses anything but whitespace, comments and `;` after it (checked once per prepare;
+    /// a cached statement was checked when it was prepared).
+    /// - throws: `DAOError.moreThanOneStatement` naming the method and where its body is;
+    ///   `DatabaseError` for other failures.
+    func statement(for sql: RenderedSQL) throws -> Statement {
+        try Executor.statement(sql.sql, on: db, method: methodID, at: sql.location)
+    }
+
+    /// `statement(for:)` for SQL rendered from the body at `location` of `method`.
+    static func statement(_ sql: String, on db: Database, method: String?, at location: SourceLocation?) throws -> Statement {
+        do {
+            return try db.cachedStatement(sql)
+        } catch let error as DatabaseError where error.isMoreThanOneStatement {
+            throw DAOError.moreThanOneStatement(method: method, at: location)
+        }
+    }
+
     /// The prepared statement of `sql` when it is one read-only statement that runs: a call
     /// made of it alone needs no transaction (SQLite runs one statement atomically, and a
     /// read leaves nothing to undo). nil otherwise.
     func soleReadOnlyStatement(_ sql: RenderedSQL) throws -> Statement? {
-        guard !sql.skipped, !sql.sql.isEmpty, !sql.holdsSeveralStatements else { return nil }
+        guard !sql.skipped, !sql.sql.isEmpty else { return nil }
         do {
-            let statement = try db.cachedStatement(sql.sql)
+            let statement = try statement(for: sql)
             return statement.isReadOnly ? statement : nil
         } catch let error as DatabaseError {
             throw DAOError.database(error)
@@ -125,43 +145,5 @@ struct Executor {
             bindings[index] = try CryptColumn.encrypt(bindings[index], with: encryptor)
         }
         return bindings
-    }
-
-    /// True when `sql` has a `;` followed by more SQL outside quotes and comments.
-    /// Scans UTF-8 bytes: every character that matters is ASCII.
-    static func holdsSeveralStatements(_ sql: String) -> Bool {
-        var sql = sql
-        guard sql.utf8.contains(UInt8(ascii: ";")) else { return false }
-        return sql.withUTF8 { chars in
-            var quote: UInt8 = 0
-            var sawSemicolon = false
-            var i = 0
-            let n = chars.count
-            while i < n {
-                let c = chars[i]
-                if quote != 0 {
-                    if c == quote { quote = 0 }
-                } else if c == UInt8(ascii: "-"), i + 1 < n, chars[i + 1] == UInt8(ascii: "-") {
-                    while i < n, chars[i] != UInt8(ascii: "\n") { i += 1 } // a line comment
-                } else if c == UInt8(ascii: "/"), i + 1 < n, chars[i + 1] == UInt8(ascii: "*") {
-                    i += 2
-                    while i + 1 < n, !(chars[i] == UInt8(ascii: "*") && chars[i + 1] == UInt8(ascii: "/")) { i += 1 }
-                    i += 1 // a block comment
-                } else if c == UInt8(ascii: ";") {
-                    sawSemicolon = true
-                } else if !TextScan.isASCIIWhitespace(c) && !(c >= 0x80 && Executor.startsWhitespace(chars, at: i)) {
-                    if sawSemicolon { return true }
-                    if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") { quote = c }
-                }
-                i += 1
-            }
-            return false
-        }
-    }
-
-    private static func startsWhitespace(_ chars: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
-        guard chars[i] >= 0xC0 else { return true } // a continuation byte of a sequence already judged
-        let end = min(i + TextScan.sequenceLength(chars[i]), chars.count)
-        return TextScan.isWhitespaceScalar(chars[i..<end])
     }
 }

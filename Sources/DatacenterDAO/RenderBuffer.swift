@@ -26,15 +26,11 @@ struct RenderBuffer: Sendable {
         fileprivate let start: Int
         fileprivate let byteCount: Int
         fileprivate let floor: Int
-        fileprivate let quote: UInt8
     }
 
     /// The bytes of every text and inlined piece (and leftovers of reworked ones).
     private(set) var bytes: [UInt8] = []
     private(set) var pieces: [Piece] = []
-    /// The quote the template text is inside of (`'` or `"`), 0 when none: a `@{}` inside a
-    /// quoted template literal is not quoted again.
-    private var openQuote: UInt8 = 0
     /// The first piece of the innermost open region: text never merges into a piece below.
     private var floor = 0
 
@@ -44,20 +40,17 @@ struct RenderBuffer: Sendable {
         pieces.reserveCapacity(32)
     }
 
-    /// True when the template text so far leaves a `'…'` literal open.
-    var isInsideSingleQuotes: Bool { openQuote == UInt8(ascii: "'") }
-
     // MARK: Appending
 
-    /// Appends template text. `scanQuotes: false` is for text known to hold no quote.
-    mutating func append(text: String, scanQuotes: Bool = true) {
+    /// Appends template text. (Where references may stand in it is checked when the config
+    /// loads, `TemplateContextCheck`, so rendering need not track quotes.)
+    mutating func append(text: String) {
         var text = text
-        text.withUTF8 { append(textBytes: $0, scanQuotes: scanQuotes) }
+        text.withUTF8 { append(textBytes: $0) }
     }
 
-    private mutating func append(textBytes text: UnsafeBufferPointer<UInt8>, scanQuotes: Bool) {
+    private mutating func append(textBytes text: UnsafeBufferPointer<UInt8>) {
         guard !text.isEmpty else { return }
-        if scanQuotes { openQuote = RenderBuffer.quote(after: text, from: openQuote) }
         if pieces.count > floor, case .text(var range) = pieces[pieces.count - 1] {
             if range.upperBound != bytes.count { range = copyToEnd(range) }
             bytes.append(contentsOf: text)
@@ -99,51 +92,30 @@ struct RenderBuffer: Sendable {
         pieces[index] = .text(start..<bytes.count)
     }
 
-    /// The quote state after `text`, starting in `quote`.
-    private static func quote(after text: UnsafeBufferPointer<UInt8>, from quote: UInt8) -> UInt8 {
-        var quote = quote
-        for byte in text where byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
-            if quote == 0 { quote = byte } else if quote == byte { quote = 0 }
-        }
-        return quote
-    }
-
     // MARK: Regions
 
     /// Opens a region over the pieces appended from now on.
     mutating func openRegion() -> Region {
-        let region = Region(start: pieces.count, byteCount: bytes.count, floor: floor, quote: openQuote)
+        let region = Region(start: pieces.count, byteCount: bytes.count, floor: floor)
         floor = pieces.count
         return region
     }
-
-    /// Restarts the quote state as it was when `region` opened (each `foreach` iteration
-    /// renders as if it were the first).
-    mutating func restartQuotes(of region: Region) { openQuote = region.quote }
 
     /// Drops everything `region` holds and restores the state from before it.
     mutating func drop(_ region: Region) {
         pieces.removeSubrange(region.start...)
         bytes.removeSubrange(region.byteCount...)
         floor = region.floor
-        openQuote = region.quote
     }
 
     /// Closes `region`, writing `prefix` before what it holds, and joins its text to the text
-    /// before it. The quote state is that of the text written, after what preceded the region.
+    /// before it.
     mutating func close(_ region: Region, prefix: String = "") {
         if !prefix.isEmpty {
             let start = bytes.count
             bytes.append(contentsOf: prefix.utf8)
             pieces.insert(.text(start..<bytes.count), at: region.start)
         }
-        var quote = region.quote
-        bytes.withUnsafeBufferPointer { store in
-            for case .text(let range) in pieces[region.start...] {
-                quote = RenderBuffer.quote(after: UnsafeBufferPointer(rebasing: store[range]), from: quote)
-            }
-        }
-        openQuote = quote
         floor = region.floor
         if !prefix.isEmpty { joinText(at: region.start + 1) }
         joinText(at: region.start)
@@ -272,12 +244,18 @@ struct RenderBuffer: Sendable {
 }
 
 /// Writes the SQL of a rendered statement byte by byte (see `RenderBuffer.finish`).
+///
+/// It reads template text as SQLite's tokenizer does (the same states as `SQLLexer`), so
+/// whitespace is collapsed only in plain SQL: never inside a string, any quoted identifier
+/// (`"…"`, `` `…` ``, `[…]`) or a comment.
 struct SQLWriter {
     var sql: [UInt8] = []
     var marks = PreviewMarks()
+    /// The byte that closes the quoted token the text is in (`'`, `"`, `` ` ``, `]`), 0 when none.
     private var quote: UInt8 = 0
     private var pendingSpace = false
     private var inComment = false
+    private var inBlockComment = false
     private var previous: UInt8 = 0x20
 
     /// A writer with room for `capacity` bytes and the marks of up to `pieces` values.
@@ -311,6 +289,24 @@ struct SQLWriter {
                 i += 1
                 continue
             }
+            if inBlockComment {
+                sql.append(c)
+                if c == UInt8(ascii: "/") && previous == UInt8(ascii: "*") {
+                    inBlockComment = false
+                    previous = 0 // `*/*` is not a new comment
+                } else {
+                    previous = c
+                }
+                i += 1
+                continue
+            }
+            if c == UInt8(ascii: "*") && previous == UInt8(ascii: "/") && !pendingSpace {
+                inBlockComment = true
+                sql.append(c)
+                previous = 0 // `/*/` does not close it
+                i += 1
+                continue
+            }
             if c < 0x80 {
                 if TextScan.isASCIIWhitespace(c) {
                     // A run of ASCII whitespace collapses to one pending space.
@@ -332,7 +328,8 @@ struct SQLWriter {
                     i = end
                     continue
                 }
-                if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") { quote = c }
+                if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "`") { quote = c }
+                if c == UInt8(ascii: "[") { quote = UInt8(ascii: "]") }
                 if c == UInt8(ascii: "-") && previous == UInt8(ascii: "-") && !pendingSpace { inComment = true }
                 separate()
                 sql.append(c)
@@ -349,10 +346,12 @@ struct SQLWriter {
         }
     }
 
-    /// True for an ASCII byte template text copies as is: not whitespace, not a quote, not
-    /// `-` (which may start a comment), and not a UTF-8 lead or continuation byte.
+    /// True for an ASCII byte template text copies as is: not whitespace, not a byte that
+    /// opens a quoted token (`'`, `"`, `` ` ``, `[`), not `-`, `/` or `*` (which may start a
+    /// comment), and not a UTF-8 lead or continuation byte.
     @inline(__always) private static func isPlain(_ c: UInt8) -> Bool {
         c > 0x20 && c < 0x80 && c != UInt8(ascii: "'") && c != UInt8(ascii: "\"") && c != UInt8(ascii: "-")
+            && c != UInt8(ascii: "`") && c != UInt8(ascii: "[") && c != UInt8(ascii: "/") && c != UInt8(ascii: "*")
     }
 
     /// A `?` for a bound value.
@@ -363,8 +362,10 @@ struct SQLWriter {
         previous = UInt8(ascii: "?")
     }
 
-    /// An `@{}` value, copied verbatim.
+    /// An `@{}` value, copied verbatim. A value starting with `-` (a negative number) right
+    /// after a `-` gets a space first: `1 -` then `-5` must not become a `--` comment.
     mutating func inlined(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if previous == UInt8(ascii: "-"), bytes.first == UInt8(ascii: "-") { pendingSpace = true }
         separate()
         let start = sql.count
         sql.append(contentsOf: bytes)

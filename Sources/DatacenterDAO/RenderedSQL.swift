@@ -26,9 +26,6 @@ public struct RenderedSQL: Sendable, Equatable {
     public let location: SourceLocation?
     private let explicitPreview: String?
     private let marks: PreviewMarks
-    /// True when the renderer already knows `sql` is one statement (a static statement's SQL
-    /// is checked once per table), so the executor need not scan it again.
-    private let isKnownSingleStatement: Bool
 
     /// A statement with its preview given.
     public init(sql: String, bindings: [DatabaseValue], preview: String, encryptedBindings: [Int] = [],
@@ -40,13 +37,10 @@ public struct RenderedSQL: Sendable, Equatable {
         self.encryptedBindings = encryptedBindings
         self.skipped = skipped
         self.location = location
-        self.isKnownSingleStatement = false
     }
 
-    /// A rendered statement whose preview is built from `marks` when asked for;
-    /// `isSingleStatement` when the caller has checked that `sql` is one statement.
-    init(sql: String, bindings: [DatabaseValue], marks: PreviewMarks, encryptedBindings: [Int], location: SourceLocation?,
-         isSingleStatement: Bool = false) {
+    /// A rendered statement whose preview is built from `marks` when asked for.
+    init(sql: String, bindings: [DatabaseValue], marks: PreviewMarks, encryptedBindings: [Int], location: SourceLocation?) {
         self.sql = sql
         self.bindings = bindings
         self.explicitPreview = nil
@@ -54,11 +48,7 @@ public struct RenderedSQL: Sendable, Equatable {
         self.encryptedBindings = encryptedBindings
         self.skipped = false
         self.location = location
-        self.isKnownSingleStatement = isSingleStatement
     }
-
-    /// True when `sql` holds several statements, which run as a script.
-    var holdsSeveralStatements: Bool { !isKnownSingleStatement && Executor.holdsSeveralStatements(sql) }
 
     /// Equal when they run the same: same SQL, bindings, encryption, skip and location, and
     /// the same preview.

@@ -98,7 +98,7 @@ extension Renderer {
             bindings.append(value.databaseValue)
         }
         return RenderedSQL(sql: statement.sql, bindings: bindings, marks: PreviewMarks(placeholders: statement.placeholders, inlined: []),
-                           encryptedBindings: encrypted, location: plan.location, isSingleStatement: statement.isSingleStatement)
+                           encryptedBindings: encrypted, location: plan.location)
     }
 }
 

@@ -35,8 +35,7 @@ public final class ForEachNode: SQLNode {
         self.reverse = reverse
         self.body = body
         self.location = location
-        let quoteFree = [open, separator, close].allSatisfy { !$0.utf8.contains { $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\"") } }
-        self.soleBoundReference = quoteFree ? ForEachNode.soleBoundReference(of: body) : nil
+        self.soleBoundReference = ForEachNode.soleBoundReference(of: body)
     }
 
     private static func soleBoundReference(of body: any SQLNode) -> ReferenceNode? {
@@ -64,23 +63,22 @@ public final class ForEachNode: SQLNode {
         if reverse { elements.reverse() }
         if let reference = soleBoundReference {
             guard !elements.isEmpty else { return }
-            context.buffer.append(text: open, scanQuotes: false)
+            context.buffer.append(text: open)
             for (index, element) in elements.enumerated() {
-                if index > 0 { context.buffer.append(text: separator, scanQuotes: false) }
+                if index > 0 { context.buffer.append(text: separator) }
                 context.scope.push(item, element)
                 defer { context.scope.pop() }
                 try reference.render(into: &context)
             }
-            context.buffer.append(text: close, scanQuotes: false)
+            context.buffer.append(text: close)
             return
         }
         // The whole output is one region; each iteration is a region inside it, rendered as
-        // if it were the first (same quote state), trimmed, and dropped when blank.
+        // if it were the first, trimmed, and dropped when blank.
         let output = context.buffer.openRegion()
         var wroteAny = false
         for element in elements {
             let iteration = context.buffer.openRegion()
-            context.buffer.restartQuotes(of: output)
             context.scope.push(item, element)
             defer { context.scope.pop() }
             try body.render(into: &context)

@@ -6,17 +6,14 @@ public final class TextNode: SQLNode {
     /// The text.
     public let text: String
     public let location: SourceLocation
-    /// False when the text holds no quote, so appending it need not track quotes.
-    private let holdsQuotes: Bool
 
     public init(_ text: String, location: SourceLocation) {
         self.text = text
         self.location = location
-        self.holdsQuotes = text.utf8.contains { $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\"") }
     }
 
     public func render(into context: inout RenderContext) throws {
-        context.buffer.append(text: text, scanQuotes: holdsQuotes)
+        context.buffer.append(text: text)
     }
 }
 
@@ -82,20 +79,35 @@ public final class ReferenceNode: SQLNode {
             context.buffer.append(bound: value, encrypted: encrypted && !value.isNil)
             return
         }
-        context.buffer.append(inlined: ReferenceNode.inline(value, raw: raw, insideQuotes: context.buffer.isInsideSingleQuotes))
+        guard let text = ReferenceNode.inline(value, raw: raw) else {
+            throw DAOError.render("@{\(path.joined(separator: "."))}: the value holds a NUL character, which SQL text cannot "
+                                  + "hold (SQLite would stop reading there); bind it with #{}", at: location)
+        }
+        context.buffer.append(inlined: text)
     }
 
-    /// How `@{}` writes a value into SQL.
+    /// How `@{}` writes a value into SQL, where the template has an expression (a `@{}`
+    /// inside a string literal, quoted identifier or comment does not load).
     ///
-    /// Strings (and JSON of collections) are single-quoted with embedded quotes doubled;
-    /// inside a quoted template literal the quotes are not added but embedded quotes are
-    /// still doubled; `raw` writes the text as is. nil is `NULL`; numbers as SQL numbers;
-    /// bools as 1/0; data as `X'…'`; dates as seconds since 1970.
-    public static func inline(_ value: DAOValue, raw: Bool, insideQuotes: Bool) -> String {
-        func quoted(_ s: String) -> String {
+    /// Strings (and JSON of collections) become one string literal: single-quoted, every
+    /// `'` doubled byte by byte (a quote followed by a combining mark is one Swift
+    /// `Character`, but SQLite reads bytes); newlines are kept, as a literal may hold them.
+    /// `raw` writes the text as is (still refused later if it makes more than one
+    /// statement). nil is `NULL`; numbers as SQL numbers; bools as 1/0; data as `X'…'`;
+    /// dates as seconds since 1970. nil when a string holds a NUL character: SQLite would
+    /// stop reading the SQL there, silently dropping the rest.
+    public static func inline(_ value: DAOValue, raw: Bool) -> String? {
+        func quoted(_ s: String) -> String? {
+            if s.utf8.contains(0) { return nil }
             if raw { return s }
-            let escaped = s.replacingOccurrences(of: "'", with: "''")
-            return insideQuotes ? escaped : "'" + escaped + "'"
+            var bytes: [UInt8] = [UInt8(ascii: "'")]
+            bytes.reserveCapacity(s.utf8.count + 8)
+            for byte in s.utf8 {
+                bytes.append(byte)
+                if byte == UInt8(ascii: "'") { bytes.append(byte) }
+            }
+            bytes.append(UInt8(ascii: "'"))
+            return String(decoding: bytes, as: UTF8.self)
         }
         switch value {
         case .nil: return "NULL"
@@ -105,8 +117,8 @@ public final class ReferenceNode: SQLNode {
         case .string(let s): return quoted(s)
         case .data(let d):
             let hex = d.map { String(format: "%02X", $0) }.joined()
-            return insideQuotes || raw ? hex : "X'" + hex + "'"
-        case .date(let d): return String(d.timeIntervalSince1970)
+            return raw ? hex : "X'" + hex + "'"
+        case .date(let d): return d.timeIntervalSince1970.isFinite ? String(d.timeIntervalSince1970) : "NULL"
         case .array, .dictionary, .model: return quoted(value.jsonText)
         }
     }

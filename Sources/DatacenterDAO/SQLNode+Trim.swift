@@ -71,7 +71,7 @@ public final class TrimNode: SQLNode {
             return
         }
         context.buffer.close(region, prefix: prefixText)
-        context.buffer.append(text: " ", scanQuotes: false)
+        context.buffer.append(text: " ")
     }
 }
 

@@ -114,9 +114,6 @@ final class StaticStatementPlan: @unchecked Sendable {
         let sql: String
         /// The UTF-8 offsets of the placeholders in `sql`.
         let placeholders: [Int]
-        /// False when `sql` holds several statements (a `;` followed by more SQL), which
-        /// the executor runs as a script; decided once here, not per call.
-        let isSingleStatement: Bool
     }
 
     /// nil when some child is dynamic.
@@ -170,7 +167,7 @@ final class StaticStatementPlan: @unchecked Sendable {
             if byte == 0 { bytes += name } else { bytes.append(byte) }
         }
         let sql = String(decoding: bytes, as: UTF8.self)
-        let statement = StaticStatement(sql: sql, placeholders: placeholders, isSingleStatement: !Executor.holdsSeveralStatements(sql))
+        let statement = StaticStatement(sql: sql, placeholders: placeholders)
         lock.lock()
         cached = (table, statement)
         lock.unlock()

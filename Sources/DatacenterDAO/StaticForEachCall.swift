@@ -42,7 +42,7 @@ struct StaticForEachCall: Sendable {
             placeholders = []
         } else {
             let statement = try plan.statement(forTable: tableName)
-            guard !statement.sql.isEmpty, statement.isSingleStatement else { return nil }
+            guard !statement.sql.isEmpty else { return nil }
             sql = statement.sql
             placeholders = statement.placeholders
         }
@@ -60,7 +60,7 @@ struct StaticForEachCall: Sendable {
         var results: [DAOValue] = []
         var objects: [any Sendable] = []
         do {
-            let statement = try db.cachedStatement(sql)
+            let statement = try Executor.statement(sql, on: db, method: method.id, at: location)
             let returnsRows = statement.columnCount > 0
             var scope = self.scope
             scope.push(item, .nil)
@@ -173,8 +173,7 @@ struct StaticForEachCall: Sendable {
         return elements.map { element in
             let scope = self.scope.binding(item, to: element)
             return RenderedSQL(sql: sql, bindings: plan.references.map { $0.value(in: scope).databaseValue },
-                               marks: PreviewMarks(placeholders: placeholders, inlined: []), encryptedBindings: [], location: location,
-                               isSingleStatement: true)
+                               marks: PreviewMarks(placeholders: placeholders, inlined: []), encryptedBindings: [], location: location)
         }
     }
 }

@@ -63,6 +63,16 @@ struct SourceText: Sendable {
         return 1
     }
 
+    /// Where `needle` first appears in the file, or nil.
+    func firstLocation(of needle: String) -> SourceLocation? {
+        for (index, line) in lines.enumerated() {
+            if let range = line.range(of: needle) {
+                return SourceLocation(file: file, line: index + 1, column: line.distance(from: line.startIndex, to: range.lowerBound) + 1)
+            }
+        }
+        return nil
+    }
+
     /// The location of character `offset` of a text that starts at `start`: lines are
     /// counted exactly; on the text's first line the column is found by searching for
     /// `snippet` (1 when not found).
@@ -102,12 +112,34 @@ enum XMLTree {
             throw DAOConfigError(.xmlSyntax(message), at: SourceLocation(file: file, line: line, column: column))
         }
         defer { xmlFreeDoc(document) }
+        try checkDocumentType(document, source: source)
         guard let rootNode = xmlDocGetRootElement(document) else {
             throw DAOConfigError(.xmlSyntax("the document has no root element"), at: SourceLocation(file: file, line: 1))
         }
         var occurrences: [String: Int] = [:]
-        let root = convert(rootNode, document: document, source: source, occurrences: &occurrences)
+        let root = try convert(rootNode, document: document, source: source, occurrences: &occurrences)
         return (root, source)
+    }
+
+    /// Refuses a `<!DOCTYPE>` that declares entities (general or parameter, internal or
+    /// external) or names an external DTD. Entities are never substituted (so nothing is
+    /// fetched and nothing expands exponentially), which means a reference to one would
+    /// silently vanish from the SQL: `where id = #{id} &guard;` would run without its guard.
+    /// A plain `<!DOCTYPE module>` is harmless and allowed.
+    private static func checkDocumentType(_ document: xmlDocPtr, source: SourceText) throws {
+        for dtd in [document.pointee.intSubset, document.pointee.extSubset] {
+            guard let dtd else { continue }
+            if dtd.pointee.entities != nil || dtd.pointee.pentities != nil {
+                throw DAOConfigError(.unsupportedXML("<!ENTITY> declarations are not supported: entities are never expanded, "
+                                                     + "so their text would not reach the SQL; use <const> or <sql> fragments with ${name}"),
+                                     at: source.firstLocation(of: "<!ENTITY") ?? source.firstLocation(of: "<!DOCTYPE")
+                                        ?? SourceLocation(file: source.file, line: 1))
+            }
+            if dtd.pointee.ExternalID != nil || dtd.pointee.SystemID != nil {
+                throw DAOConfigError(.unsupportedXML("a <!DOCTYPE> naming an external DTD is not supported: it is never read"),
+                                     at: source.firstLocation(of: "<!DOCTYPE") ?? SourceLocation(file: source.file, line: 1))
+            }
+        }
     }
 
     private static func string(_ pointer: UnsafePointer<xmlChar>?) -> String {
@@ -117,8 +149,12 @@ enum XMLTree {
 
     /// Copies one element and its subtree. `occurrences` counts elements of one name seen on
     /// one line, so the n-th `<if` on a line gets the n-th column.
+    ///
+    /// Text and CDATA are kept as text; XML comments are dropped (they are for people). A
+    /// reference to an entity or a processing instruction is an error: its text would
+    /// otherwise be dropped without a word.
     private static func convert(_ node: xmlNodePtr, document: xmlDocPtr, source: SourceText,
-                                occurrences: inout [String: Int]) -> XMLElementNode {
+                                occurrences: inout [String: Int]) throws -> XMLElementNode {
         let name = string(node.pointee.name)
         let line = Int(xmlGetLineNo(node))
         let key = "\(line)<\(name)"
@@ -148,7 +184,7 @@ enum XMLTree {
         while let current = child {
             switch current.pointee.type {
             case XML_ELEMENT_NODE:
-                children.append(.element(convert(current, document: document, source: source, occurrences: &occurrences)))
+                children.append(.element(try convert(current, document: document, source: source, occurrences: &occurrences)))
             case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
                 let text = string(current.pointee.content)
                 // libxml2 numbers a text node by the line where the text ends.
@@ -160,8 +196,21 @@ enum XMLTree {
                 } else {
                     children.append(.text(merged))
                 }
+            case XML_COMMENT_NODE:
+                break
+            case XML_ENTITY_REF_NODE:
+                let name = string(current.pointee.name)
+                throw DAOConfigError(.unsupportedXML("entity reference &\(name.prefix(40)); is not supported: only &lt; &gt; &amp; "
+                                                     + "&apos; &quot; and character references are"),
+                                     at: source.firstLocation(of: "&\(name);") ?? location)
+            case XML_PI_NODE:
+                let name = string(current.pointee.name)
+                throw DAOConfigError(.unsupportedXML("processing instruction <?\(name.prefix(40))…?> inside <\(node.pointee.name.map { String(cString: $0) } ?? "")>"
+                                                     + " is not supported: its text would not reach the SQL"),
+                                     at: source.firstLocation(of: "<?\(name)") ?? location)
             default:
-                break // comments, processing instructions
+                throw DAOConfigError(.unsupportedXML("unsupported XML content (node type \(current.pointee.type.rawValue)) inside <\(name)>"),
+                                     at: location)
             }
             child = current.pointee.next
         }

@@ -202,13 +202,14 @@ struct DAOCommand: ParsableCommand {
     }
 
     /// Runs `body`, turning `DAOError`s into CLI errors that name the config; render and
-    /// expression errors print as `file:line:column: error: …`.
+    /// expression errors, and a body that rendered more than one statement, print as
+    /// `file:line:column: error: …`.
     static func daoErrors<T>(_ config: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DAOError {
             switch error {
-            case .render, .expression:
+            case .render, .expression, .moreThanOneStatement(_, at: .some):
                 Output.error(error.description)
                 throw ExitCode(1)
             default:

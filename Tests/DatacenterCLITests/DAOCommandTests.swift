@@ -337,3 +337,64 @@ extension DAOCommandTests {
         #expect(tables.stdout.contains(#""n":"messages""#), "\(tables.stdout)")
     }
 }
+
+extension DAOCommandTests {
+    /// A database file with `items` (two rows) and a `victim` table.
+    private func databaseWithVictim(_ scratch: Scratch) throws -> String {
+        let db = scratch.file("victim.sqlite")
+        #expect(try CLI.run(["import", "/dev/null", db]).status == 0)
+        #expect(try CLI.run(["sql", db, "CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT)"]).status == 0)
+        #expect(try CLI.run(["sql", db, "INSERT INTO items(name) VALUES ('a'), ('b')"]).status == 0)
+        #expect(try CLI.run(["sql", db, "CREATE TABLE victim(x)"]).status == 0)
+        return db
+    }
+
+    private func victimExists(_ db: String) throws -> Bool {
+        let tables = try CLI.run(["sql", db, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'victim'", "--json"])
+        return tables.stdout.contains(#""n":1"#)
+    }
+
+    /// The reported attack: a `@{}` inside a quoted identifier let a value close the quotes
+    /// and stack a DROP, and `dao call` exited 0. The config no longer loads.
+    @Test func callRefusesAValueInsideAQuotedIdentifier() throws {
+        let scratch = Scratch()
+        let db = try databaseWithVictim(scratch)
+        let config = try writeConfig(scratch, """
+            <module name="Items" tableName="items">
+              <select id="pick" arguments="col" result="[{}]">select "@{col}" from ${T}</select>
+            </module>
+            """)
+        let payload = #"["x\" from items; drop table victim; --"]"#
+        let result = try CLI.run(["dao", "call", config, "pick", "--args", payload, "--db", db])
+        #expect(result.status != 0, "\(result.stdout)")
+        #expect(result.stderr.contains("\(config):2:") && result.stderr.contains("@{col} inside a quoted identifier"), "\(result.stderr)")
+        #expect(try victimExists(db))
+        let lint = try CLI.run(["dao", "lint", config])
+        #expect(lint.status == 1)
+        #expect(lint.stdout.contains("\(config):2:") && lint.stdout.contains("error: @{col} inside a quoted identifier"), "\(lint.stdout)")
+    }
+
+    /// A raw `@{x no ""}` value that stacks a statement is refused when prepared, naming the
+    /// method; nothing of it runs.
+    @Test func callRefusesARenderedStatementHoldingMoreThanOne() throws {
+        let scratch = Scratch()
+        let db = try databaseWithVictim(scratch)
+        let config = try writeConfig(scratch, """
+            <module name="Items" tableName="items">
+              <select id="filtered" arguments="filter" result="[string]">select name from ${T} where @{filter no ""}</select>
+              <update id="rename" arguments="id, name">update ${T} set name = #{name} where id = @{id no ""}</update>
+            </module>
+            """)
+        let fine = try CLI.run(["dao", "call", config, "filtered", "--args", #"["id = 1"]"#, "--db", db])
+        #expect(fine.status == 0, "\(fine.stderr)")
+        for (method, payload) in [("filtered", #"["1; drop table victim; --"]"#), ("rename", #"["1; drop table victim", "z"]"#)] {
+            let result = try CLI.run(["dao", "call", config, method, "--args", payload, "--db", db])
+            #expect(result.status != 0, "\(result.stdout)")
+            #expect(result.stderr.contains("method '\(method)'") && result.stderr.contains("more than one SQL statement"), "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("\(config):"), "\(result.stderr)")
+            #expect(try victimExists(db))
+        }
+        let names = try CLI.run(["dao", "call", config, "filtered", "--args", #"["1"]"#, "--db", db, "--json"])
+        #expect(names.stdout.contains("a") && names.stdout.contains("b") && !names.stdout.contains("z"), "\(names.stdout)")
+    }
+}

@@ -46,7 +46,7 @@ private func randomCase(seed: UInt64) throws -> (sql: RenderedSQL, xml: String) 
         case 0: clause = "\(connector)c_\(name) = \(reference)"
         case 1: clause = "\(connector)c_\(name) in <foreach item=\"i\" collection=\"\(name)\" open=\"(\" separator=\",\" close=\")\">#{i}</foreach>"
         case 2: clause = "\(connector)(x = #{\(name) or \"\"} or y = 1)"
-        default: clause = "\(connector)z = '@{\(name)}'"
+        default: clause = "\(connector)z = @{\(name)}"
         }
         let test = ["\(name) != nil", "\(name) == nil", "\(name)", "not \(name)"].randomElement(using: &rng) ?? "1"
         clauses += "<if true=\"\(test)\">\(clause)</if>\n"

@@ -23,13 +23,13 @@ func renderOne(_ config: DAOConfig, _ id: String, _ args: [DAOValue], globals: [
     let config = try makeConfig("""
         <update id="proc" arguments="list, prefix">
           select 1 where 'x' in
-          <foreach item="it" collection="list" open="(" separator="," close=")">'@{prefix no ""}@{it no ""}'</foreach>
+          <foreach item="it" collection="list" open="(" separator="," close=")">@{prefix} || @{it}</foreach>
         </update>
         """)
     let sql = try renderOne(config, "proc", [["1", "2", "3"], "abc"])
-    #expect(sql.sql == "select 1 where 'x' in ('abc1','abc2','abc3')")
+    #expect(sql.sql == "select 1 where 'x' in ('abc' || '1','abc' || '2','abc' || '3')")
     #expect(sql.bindings.isEmpty)
-    #expect(sql.preview == "select 1 where 'x' in ('⟦abc⟧⟦1⟧','⟦abc⟧⟦2⟧','⟦abc⟧⟦3⟧')")
+    #expect(sql.preview == "select 1 where 'x' in (⟦'abc'⟧ || ⟦'1'⟧,⟦'abc'⟧ || ⟦'2'⟧,⟦'abc'⟧ || ⟦'3'⟧)")
 }
 
 @Test func referenceFindExampleBindsHashAndInlinesAt() throws {
@@ -47,13 +47,10 @@ func renderOne(_ config: DAOConfig, _ id: String, _ args: [DAOValue], globals: [
 @Test func injectionPayloadStaysAQuotedLiteral() throws {
     let config = try makeConfig("""
         <select id="byName" arguments="name">select * from ${T} where name = @{name}</select>
-        <select id="quoted" arguments="name">select * from ${T} where name = '@{name}'</select>
         """)
     let payload: DAOValue = "x'; DROP TABLE t; --"
     let sql = try renderOne(config, "byName", [payload])
     #expect(sql.sql == "select * from t where name = 'x''; DROP TABLE t; --'")
-    let quoted = try renderOne(config, "quoted", [payload])
-    #expect(quoted.sql == "select * from t where name = 'x''; DROP TABLE t; --'")
 
     // And SQLite agrees: it is one literal, the table survives.
     let db = try Database.inMemory()
@@ -65,13 +62,15 @@ func renderOne(_ config: DAOConfig, _ id: String, _ args: [DAOValue], globals: [
 }
 
 @Test func atReferenceFormatsEachKindOfValue() throws {
-    #expect(ReferenceNode.inline(.nil, raw: false, insideQuotes: false) == "NULL")
-    #expect(ReferenceNode.inline(.bool(true), raw: false, insideQuotes: false) == "1")
-    #expect(ReferenceNode.inline(.double(1.5), raw: false, insideQuotes: false) == "1.5")
-    #expect(ReferenceNode.inline(.data(Data([0xAB, 1])), raw: false, insideQuotes: false) == "X'AB01'")
-    #expect(ReferenceNode.inline(["a"], raw: false, insideQuotes: false) == #"'["a"]'"#)
-    #expect(ReferenceNode.inline("it's", raw: true, insideQuotes: false) == "it's")
-    #expect(ReferenceNode.inline("it's", raw: false, insideQuotes: true) == "it''s")
+    #expect(ReferenceNode.inline(.nil, raw: false) == "NULL")
+    #expect(ReferenceNode.inline(.bool(true), raw: false) == "1")
+    #expect(ReferenceNode.inline(.double(1.5), raw: false) == "1.5")
+    #expect(ReferenceNode.inline(.data(Data([0xAB, 1])), raw: false) == "X'AB01'")
+    #expect(ReferenceNode.inline(["a"], raw: false) == #"'["a"]'"#)
+    #expect(ReferenceNode.inline("it's", raw: true) == "it's")
+    #expect(ReferenceNode.inline("it's\nok", raw: false) == "'it''s\nok'")
+    #expect(ReferenceNode.inline("a\u{0}b", raw: false) == nil)
+    #expect(ReferenceNode.inline("a\u{0}b", raw: true) == nil)
 }
 
 @Test func orEmptyAndNilHandling() throws {

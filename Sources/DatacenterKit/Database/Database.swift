@@ -134,19 +134,27 @@ public final class Database {
 
     // MARK: Statements
 
-    /// A new statement for `sql`, owned by the caller; `sql` must hold exactly one statement.
+    /// A new statement for `sql`, owned by the caller; `sql` must hold exactly one statement
+    /// (see `cachedStatement`).
     public func makeStatement(_ sql: String) throws -> Statement {
+        try checkHoldsNoNUL(sql)
         var remaining = ""
         guard let statement = try prepare(sql, persistent: false, tail: &remaining) else {
             throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "no SQL statement", sql: sql, path: path)
         }
-        if !remaining.allSatisfy(\.isWhitespace) {
-            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "expected one statement, found more", sql: sql, path: path)
+        if !StatementTail.isBlank(remaining) {
+            throw DatabaseError.moreThanOneStatement(sql: sql, path: path)
         }
         return statement
     }
 
     /// The cached statement for `sql`, prepared on first use and kept with the connection.
+    ///
+    /// `sql` must be exactly one statement: after it only whitespace, comments and `;` may
+    /// follow (where it ends is SQLite's own reading, so quotes and comments are lexed
+    /// exactly), and it may not hold a NUL character (SQLite would stop reading there).
+    /// Otherwise nothing is prepared and the error's `isMoreThanOneStatement` is true. This
+    /// is checked once, when the statement is prepared; a cached one was checked then.
     public func cachedStatement(_ sql: String) throws -> Statement {
         // A loop asks for the same SQL again and again, usually one constant: comparing with
         // the last one asked for is cheaper than hashing the text.
@@ -155,11 +163,12 @@ public final class Database {
             lastCachedStatement = statement
             return statement
         }
+        try checkHoldsNoNUL(sql)
         var remaining = ""
-        guard let statement = try prepare(sql, persistent: true, tail: &remaining),
-              remaining.allSatisfy(\.isWhitespace) else {
-            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "expected exactly one statement", sql: sql, path: path)
+        guard let statement = try prepare(sql, persistent: true, tail: &remaining) else {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "no SQL statement", sql: sql, path: path)
         }
+        guard StatementTail.isBlank(remaining) else { throw DatabaseError.moreThanOneStatement(sql: sql, path: path) }
         remember(statement, for: sql)
         lastCachedStatement = statement
         return statement
@@ -184,6 +193,15 @@ public final class Database {
     public func clearStatementCache() {
         statementCache.removeAll()
         lastCachedStatement = nil
+    }
+
+    /// Refuses SQL holding a NUL character: SQLite stops reading at it, so the text after it
+    /// would silently not run.
+    private func checkHoldsNoNUL(_ sql: String) throws {
+        if sql.utf8.contains(0) {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: DatabaseError.moreThanOneStatementMessage + " (it holds a NUL character)",
+                                sql: nil, path: path)
+        }
     }
 
     /// Prepares the first statement of `sql`; `tail` receives the unparsed rest.
@@ -389,8 +407,18 @@ public final class Database {
     }
 
     /// Quotes an identifier for SQL: `my "table"` becomes `"my ""table"""`.
+    ///
+    /// Quotes are doubled byte by byte: a `"` followed by a combining mark is one Swift
+    /// `Character`, which a search for `"` would not find, but SQLite reads bytes.
     public static func quoteIdentifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var bytes: [UInt8] = [UInt8(ascii: "\"")]
+        bytes.reserveCapacity(name.utf8.count + 2)
+        for byte in name.utf8 {
+            bytes.append(byte)
+            if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: Copies

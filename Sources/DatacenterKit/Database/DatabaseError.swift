@@ -28,6 +28,17 @@ public struct DatabaseError: Error, Sendable, Equatable {
     public var isReadOnly: Bool { code == SQLITE_READONLY }
     /// True when the database stayed locked past the busy timeout.
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+    /// True when SQL given as one statement (`Database.cachedStatement`, `makeStatement`)
+    /// held more: another statement after it, or a NUL character. Nothing was prepared.
+    public var isMoreThanOneStatement: Bool {
+        extendedCode == SQLITE_MISUSE && message.hasPrefix(DatabaseError.moreThanOneStatementMessage)
+    }
+
+    static let moreThanOneStatementMessage = "expected exactly one statement"
+
+    static func moreThanOneStatement(sql: String, path: String?) -> DatabaseError {
+        DatabaseError(extendedCode: SQLITE_MISUSE, message: moreThanOneStatementMessage + ", found more after it", sql: sql, path: path)
+    }
 
     static func from(_ handle: OpaquePointer?, code: Int32, sql: String? = nil, path: String? = nil) -> DatabaseError {
         let ext = handle.map { sqlite3_extended_errcode($0) } ?? code
