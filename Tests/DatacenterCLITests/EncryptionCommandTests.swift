@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import DatacenterKit
 
 @Suite struct EncryptionCommandTests {
     @Test func encryptedValueReadsWithTheKeyAndIsRefusedWithoutIt() throws {
@@ -94,5 +95,63 @@ import Testing
         #expect(rekey.status == 1)
         #expect(rekey.stderr.contains("left unchanged"))
         #expect(try CLI.run(["kv", "get", "s", "a", "--key", TestKeys.first, "--root", root]).stdout == "one\n")
+    }
+
+    // MARK: Values bound to their business and key
+
+    /// Copies the stored value of session/apiToken over settings/theme in the common store,
+    /// as someone able to write the file could.
+    static func copyTokenOverTheme(root: String) throws {
+        let db = try Database(path: root + "/common.sqlite", mode: .readWriteExisting)
+        try db.execute("""
+            UPDATE datacenter_kv SET value = (SELECT value FROM datacenter_kv WHERE business = 'session' AND key = 'apiToken')
+            WHERE business = 'settings' AND key = 'theme'
+            """)
+    }
+
+    static let token = "tok-8d1e55c0a7"
+
+    @Test func aCiphertextCopiedToAnotherKeyIsRefusedAndNeverPrinted() throws {
+        let scratch = Scratch()
+        let root = scratch.file("root")
+        #expect(try CLI.run(["kv", "set", "session", "apiToken", Self.token, "--encrypt", "--key", TestKeys.first, "--root", root]).status == 0)
+        #expect(try CLI.run(["kv", "set", "settings", "theme", "dark", "--encrypt", "--key", TestKeys.first, "--root", root]).status == 0)
+        try Self.copyTokenOverTheme(root: root)
+        for extra in [[], ["--json"]] {
+            let get = try CLI.run(["kv", "get", "settings", "theme", "--key", TestKeys.first, "--root", root] + extra)
+            #expect(get.status == 1)
+            #expect(get.stderr.contains("settings/theme"), "\(get.stderr)")
+            #expect(get.stderr.contains("not for this business/key"), "\(get.stderr)")
+            #expect(!get.stdout.contains(Self.token) && !get.stderr.contains(Self.token))
+        }
+        let list = try CLI.run(["kv", "list", "--json", "--key", TestKeys.first, "--root", root])
+        #expect(list.stdout.components(separatedBy: Self.token).count <= 2, "the token shows once at most, where it belongs")
+        #expect(try CLI.run(["kv", "get", "session", "apiToken", "--key", TestKeys.first, "--root", root]).stdout == Self.token + "\n")
+    }
+
+    @Test func rekeyUpgradesOldValuesSoACopyIsRefused() throws {
+        let scratch = Scratch()
+        let root = scratch.file("root")
+        #expect(try CLI.run(["kv", "set", "session", "apiToken", "placeholder", "--encrypt", "--key", TestKeys.first, "--root", root]).status == 0)
+        #expect(try CLI.run(["kv", "set", "settings", "theme", "dark", "--encrypt", "--key", TestKeys.first, "--root", root]).status == 0)
+        // The token as versions before binding wrote it: format 1, unbound.
+        let key = try EncryptionKey(parsing: TestKeys.first)
+        let old = try AESGCMCrypt(key: key).encrypt(Data(Self.token.utf8))
+        do {
+            let db = try Database(path: root + "/common.sqlite", mode: .readWriteExisting)
+            try db.execute("UPDATE datacenter_kv SET value = ? WHERE business = 'session' AND key = 'apiToken'", [.blob(old)])
+        }
+        #expect(try CLI.run(["kv", "get", "session", "apiToken", "--key", TestKeys.first, "--root", root]).stdout == Self.token + "\n",
+                "an old value still reads")
+        // Re-encrypting under the same key upgrades every value to the bound format.
+        let rekey = try CLI.run(["rekey", "--from", TestKeys.first, "--to", TestKeys.first, "--root", root])
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        #expect(rekey.stdout.contains("common: 2 value(s) re-encrypted"))
+        try Self.copyTokenOverTheme(root: root)
+        let get = try CLI.run(["kv", "get", "settings", "theme", "--key", TestKeys.first, "--root", root])
+        #expect(get.status == 1)
+        #expect(get.stderr.contains("not for this business/key"), "\(get.stderr)")
+        #expect(!get.stdout.contains(Self.token))
+        #expect(try CLI.run(["kv", "get", "session", "apiToken", "--key", TestKeys.first, "--root", root]).stdout == Self.token + "\n")
     }
 }
