@@ -38,13 +38,18 @@ public struct AESGCMCrypt: DataCrypt {
     }
 
     public func encrypt(bytes plaintext: UnsafeRawBufferPointer) throws -> Data {
-        try seal(plaintext, header: [Self.formatTag], context: [])
+        try seal(plaintext, headerSize: 1, context: []) { $0[0] = Self.formatTag }
     }
 
     public func encrypt(bytes plaintext: UnsafeRawBufferPointer, boundTo context: CryptContext) throws -> Data {
         let check = context.check
-        let header = [Self.boundFormatTag, UInt8(check >> 24), UInt8(check >> 16 & 0xFF), UInt8(check >> 8 & 0xFF), UInt8(check & 0xFF)]
-        return try seal(plaintext, header: header, context: context.bytes)
+        return try seal(plaintext, headerSize: Self.boundHeaderSize, context: context.bytes) { header in
+            header[0] = Self.boundFormatTag
+            header[1] = UInt8(check >> 24)
+            header[2] = UInt8(check >> 16 & 0xFF)
+            header[3] = UInt8(check >> 8 & 0xFF)
+            header[4] = UInt8(check & 0xFF)
+        }
     }
 
     public func decrypt(_ ciphertext: Data) throws -> Data {
@@ -86,20 +91,21 @@ public struct AESGCMCrypt: DataCrypt {
     /// True when `data` has the shape of a value this crypt wrote (format tag and length).
     public static func looksEncrypted(_ data: Data) -> Bool { format(of: data) != nil }
 
-    /// `header`, a nonce, the ciphertext of `plaintext` and its tag; the additional data is
-    /// `header` then `context`.
-    private func seal(_ plaintext: UnsafeRawBufferPointer, header: [UInt8], context: [UInt8]) throws -> Data {
-        var out = Data(count: header.count + GCMCipher.nonceSize + plaintext.count + GCMCipher.tagSize)
+    /// A header of `headerSize` bytes (written by `writeHeader`), a nonce, the ciphertext of
+    /// `plaintext` and its tag; the additional data is the header then `context`. The header
+    /// is written straight into the output (no allocation besides the output's).
+    private func seal(_ plaintext: UnsafeRawBufferPointer, headerSize: Int, context: [UInt8],
+                      writeHeader: (UnsafeMutablePointer<UInt8>) -> Void) throws -> Data {
+        var out = Data(count: headerSize + GCMCipher.nonceSize + plaintext.count + GCMCipher.tagSize)
         let ok = out.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) -> Bool in
             let o = buffer.bindMemory(to: UInt8.self).baseAddress!
-            for (i, byte) in header.enumerated() { o[i] = byte }
-            let nonce = o + header.count
+            writeHeader(o)
+            let nonce = o + headerSize
             let body = nonce + GCMCipher.nonceSize
-            return header.withUnsafeBytes { a in
-                context.withUnsafeBytes { c in
-                    cipher.seal(plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), count: plaintext.count, aad: a, moreAAD: c,
-                                nonce: nonce, output: body, tag: body + plaintext.count)
-                }
+            return context.withUnsafeBytes { c in
+                cipher.seal(plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), count: plaintext.count,
+                            aad: UnsafeRawBufferPointer(start: o, count: headerSize), moreAAD: c,
+                            nonce: nonce, output: body, tag: body + plaintext.count)
             }
         }
         guard ok else { throw CryptError.cipherFailure("AES-256-GCM encryption failed") }

@@ -3,6 +3,6 @@ extension CryptContext {
     /// value is bound to it, so its ciphertext copied under another business or key (or
     /// relabelled as another type) no longer decrypts.
     public static func kvValue(business: String, key: String, encoding: KVEncoding) -> CryptContext {
-        CryptContext(parts: ["kv", business, key, encoding.rawValue])
+        CryptContext("kv", business, key, encoding.rawValue)
     }
 }
