@@ -126,6 +126,10 @@ import Testing
         }
         let list = try CLI.run(["kv", "list", "--json", "--key", TestKeys.first, "--root", root])
         #expect(list.stdout.components(separatedBy: Self.token).count <= 2, "the token shows once at most, where it belongs")
+        let entries = try #require(try CLI.json(list.stdout) as? [[String: Any]])
+        let theme = try #require(entries.first { $0["key"] as? String == "theme" })
+        #expect(theme["locked"] as? String == "misplaced")
+        #expect(theme["value"] is NSNull)
         #expect(try CLI.run(["kv", "get", "session", "apiToken", "--key", TestKeys.first, "--root", root]).stdout == Self.token + "\n")
     }
 
