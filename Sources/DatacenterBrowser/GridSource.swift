@@ -118,6 +118,7 @@ public enum ValueFormatter {
         switch error {
         case CryptError.noKey, KVError.cannotDecrypt(_, _, .noKey), CacheError.cannotDecrypt(_, _, .noKey): return "no key"
         case CryptError.wrongKey, KVError.cannotDecrypt(_, _, .wrongKey), CacheError.cannotDecrypt(_, _, .wrongKey): return "wrong key"
+        case KVError.cannotDecrypt(_, _, .misplaced): return "misplaced"
         case KVError.needsCustomCrypt: return "custom crypt"
         default: return "unreadable"
         }

@@ -70,7 +70,7 @@ struct RekeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-encrypt every value stored with the default key under a new key.",
-        discussion: "Each store (common, every user, the version storage) is rewritten in one transaction: a store either moves entirely to the new key or is left as it was. Values encrypted with a custom crypt are left alone.")
+        discussion: "Each store (common, every user, the version storage) is rewritten in one transaction: a store either moves entirely to the new key or is left as it was. Values encrypted with a custom crypt are left alone. Every value is rewritten bound to its business and key, which upgrades values written before binding: --to may be the current key.")
 
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: ArgumentHelp("A key the values are encrypted with now (repeatable; --key and DATACENTER_KEY count too).", valueName: "key"))

@@ -274,6 +274,7 @@ struct KVCommand: ParsableCommand {
         switch error {
         case KVError.cannotDecrypt(_, _, .noKey): return "no key"
         case KVError.cannotDecrypt(_, _, .wrongKey): return "wrong key"
+        case KVError.cannotDecrypt(_, _, .misplaced): return "misplaced"
         case KVError.needsCustomCrypt: return "custom crypt"
         default: return "\(error)"
         }

@@ -279,7 +279,7 @@ private struct Demo {
 
         // Flip a byte in the second chunk (past the first 64 KiB).
         var bytes = try #require(FileManager.default.contents(atPath: sealed))
-        bytes[12 + 65_536 + 28 + 100] ^= 0x01
+        bytes[28 + 65_536 + 28 + 100] ^= 0x01   // header 28, chunk 0 of 64 KiB + 28
         let tampered = scratch.file("tampered.dcef")
         #expect(FileManager.default.createFile(atPath: tampered, contents: bytes))
         let tamperedOut = scratch.file("tampered.out")
@@ -296,7 +296,7 @@ private struct Demo {
 
         // Truncated.
         let truncated = scratch.file("truncated.dcef")
-        #expect(FileManager.default.createFile(atPath: truncated, contents: bytes.prefix(12 + 65_536 + 28)))
+        #expect(FileManager.default.createFile(atPath: truncated, contents: bytes.prefix(28 + 65_536 + 28)))
         let cut = try CLI.run(["file", "decrypt", truncated, scratch.file("cut.out"), "--key", TestKeys.first])
         #expect(cut.status == 1)
         #expect(cut.stderr.contains("truncated"))

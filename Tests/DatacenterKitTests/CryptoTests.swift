@@ -162,4 +162,52 @@ import Testing
         let written = try AESGCMCrypt(key: .random()).encrypt(Data("x".utf8))
         #expect(throws: CryptError.noKey) { try KeyRing.empty.decrypt(written) }
     }
+
+    // MARK: Values bound to a place (format 2)
+
+    static let here = CryptContext(parts: ["kv", "session", "apiToken", "string"])
+    static let there = CryptContext(parts: ["kv", "settings", "theme", "string"])
+
+    @Test(arguments: sizes)
+    func boundRoundTripAndLayout(_ size: Int) throws {
+        var rng = SplitMix64(seed: UInt64(size) &+ 0xB0B)
+        let plaintext = rng.bytes(size)
+        let crypt = AESGCMCrypt(key: .random())
+        let sealed = try plaintext.withUnsafeBytes { try crypt.encrypt(bytes: $0, boundTo: Self.here) }
+        #expect(sealed.count == plaintext.count + AESGCMCrypt.boundOverhead)
+        #expect(AESGCMCrypt.boundOverhead == 33)
+        #expect(sealed.first == 0x02)
+        #expect(AESGCMCrypt.format(of: sealed) == 2)
+        let check = Self.here.check
+        #expect(Array(sealed[1..<5]) == [UInt8(check >> 24), UInt8(check >> 16 & 0xFF), UInt8(check >> 8 & 0xFF), UInt8(check & 0xFF)])
+        #expect(try crypt.decrypt(sealed, boundTo: Self.here) == plaintext)
+        #expect(throws: CryptError.misplaced) { try crypt.decrypt(sealed, boundTo: Self.there) }
+        #expect(throws: CryptError.self) { try crypt.decrypt(sealed) }
+    }
+
+    @Test func unboundValuesStillReadAtAnyPlace() throws {
+        let crypt = AESGCMCrypt(key: .random())
+        let old = try crypt.encrypt(Data("old".utf8))
+        #expect(AESGCMCrypt.format(of: old) == 1)
+        #expect(try crypt.decrypt(old, boundTo: Self.here) == Data("old".utf8))
+    }
+
+    @Test func aKeyRingBindsAndRotates() throws {
+        let older = EncryptionKey.random(), newer = EncryptionKey.random()
+        let sealed = try Data("v".utf8).withUnsafeBytes { try KeyRing([older]).encrypt(bytes: $0, boundTo: Self.here) }
+        #expect(try KeyRing([newer, older]).decrypt(sealed, boundTo: Self.here) == Data("v".utf8))
+        #expect(throws: CryptError.misplaced) { try KeyRing([newer, older]).decrypt(sealed, boundTo: Self.there) }
+        #expect(throws: CryptError.wrongKey(keysTried: 1)) { try KeyRing([newer]).decrypt(sealed, boundTo: Self.here) }
+        #expect(throws: CryptError.noKey) { try KeyRing.empty.decrypt(sealed, boundTo: Self.here) }
+    }
+
+    @Test func everyAlteredByteOfABoundValueIsRefused() throws {
+        let crypt = AESGCMCrypt(key: .random())
+        let sealed = try Data("a bound value".utf8).withUnsafeBytes { try crypt.encrypt(bytes: $0, boundTo: Self.here) }
+        for index in sealed.indices {
+            var altered = sealed
+            altered[index] ^= 0x04
+            #expect(throws: CryptError.self) { try crypt.decrypt(altered, boundTo: Self.here) }
+        }
+    }
 }

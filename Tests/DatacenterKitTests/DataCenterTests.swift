@@ -318,7 +318,7 @@ import Testing
         let blob = try #require(try center.commonStore().queue.read {
             try $0.scalar("SELECT value FROM datacenter_kv WHERE key = 'k'")
         }?.dataValue)
-        #expect(try ring.decrypt(blob) == Data("enc".utf8))
+        #expect(try ring.decrypt(blob, boundTo: .kvValue(business: "b", key: "k", encoding: .string)) == Data("enc".utf8))
     }
 }
 

@@ -4,7 +4,7 @@ import Testing
 
 /// `EncryptedFile`, `EncryptedFileWriter` and `EncryptedFileReader`.
 @Suite struct EncryptedFileTests {
-    static let header = 12
+    static let header = 28   // version 2: 12 fixed bytes and the 16-byte file id
     static let overhead = 28   // nonce + tag per chunk
 
     let folder = TemporaryFolder()
@@ -143,7 +143,8 @@ import Testing
         // The same layout as encrypting the file in one go: 37 full chunks, then 42 bytes.
         let whole = try encrypted(plain, chunkSize: chunkSize, name: "whole")
         #expect(fileBytes(path).count == fileBytes(whole).count)
-        #expect(fileBytes(path).prefix(Self.header) == fileBytes(whole).prefix(Self.header))
+        // The same header but for the random file id.
+        #expect(fileBytes(path).prefix(12) == fileBytes(whole).prefix(12))
         for file in [path, whole] {
             let reader = try EncryptedFileReader(path: file, keys: KeyRing([key]))
             var sizes: [Int] = []
@@ -215,12 +216,12 @@ import Testing
     static func chunkStart(_ i: Int) -> Int { header + i * fullChunk }
 
     @Test func flippingAHeaderByteIsRefused() throws {
-        for (offset, expectation) in [(0, "notEncrypted"), (4, "version"), (6, "aad"), (11, "size")] {
+        for (offset, expectation) in [(0, "notEncrypted"), (4, "version"), (6, "aad"), (11, "size"), (12, "aad"), (27, "aad")] {
             let (path, _) = try sixChunkFile("h\(offset)")
             edit(path) { $0[offset] ^= 0x01 }
             switch expectation {
             case "notEncrypted": expectRefused(path, .notEncrypted(path))
-            case "version": expectRefused(path, .unsupportedVersion(path, 0))
+            case "version": expectRefused(path, .unsupportedVersion(path, 3))
             case "aad": expectRefused(path, .wrongKey(path, keysTried: 1))
             default: expectRefused(path, nil)
             }
@@ -311,5 +312,123 @@ import Testing
             try EncryptedFile.decrypt(from: path, to: output, keys: KeyRing([key]))
         }
         #expect(fileBytes(output) == Data("previous".utf8))
+    }
+
+    // MARK: Chunks bound to their file (version 2)
+
+    /// Writes `plain` as a version 1 file (no file id), as versions before 2 did.
+    func encryptedVersion1(_ plain: Data, chunkSize: Int, name: String) throws -> String {
+        let path = folder.file(name + ".enc")
+        let writer = try EncryptedFileWriter(path: path, key: key, chunkSize: chunkSize, version: 1)
+        try writer.write(plain)
+        try writer.finish()
+        return path
+    }
+
+    /// The header size of the file at `path`, holding `plain` in chunks of `chunkSize`.
+    func headerSize(_ path: String, plain: Data, chunkSize: Int) -> Int {
+        fileBytes(path).count - plain.count - (plain.count / chunkSize + 1) * Self.overhead
+    }
+
+    @Test func aChunkSplicedFromAnotherFileUnderTheSameKeyIsRefused() throws {
+        var rng = SplitMix64(seed: 21)
+        let plainA = rng.bytes(100), plainB = rng.bytes(100)
+        let b = try encrypted(plainB, chunkSize: 16, name: "b")
+        for chunk in [1, 3, 6] {
+            let a = try encrypted(plainA, chunkSize: 16, name: "a\(chunk)")
+            let header = headerSize(a, plain: plainA, chunkSize: 16)
+            let range = (header + chunk * Self.fullChunk)..<min(fileBytes(a).count, header + (chunk + 1) * Self.fullChunk)
+            edit(a) { $0.replaceSubrange(range, with: fileBytes(b).subdata(in: range)) }
+            expectRefused(a, chunk == 6 ? .truncated(a) : .tampered(a, chunk: UInt64(chunk)))
+        }
+        // The first chunk (with the other file's header kept): nothing opens.
+        let a = try encrypted(plainA, chunkSize: 16, name: "a0")
+        let header = headerSize(a, plain: plainA, chunkSize: 16)
+        edit(a) { $0.replaceSubrange(header..<(header + Self.fullChunk), with: fileBytes(b).subdata(in: header..<(header + Self.fullChunk))) }
+        expectRefused(a, .wrongKey(a, keysTried: 1))
+        // The other file's header with this file's chunks: the file id differs.
+        let c = try encrypted(plainA, chunkSize: 16, name: "c")
+        edit(c) { $0.replaceSubrange(0..<header, with: fileBytes(b).prefix(header)) }
+        expectRefused(c, .wrongKey(c, keysTried: 1))
+    }
+
+    @Test func duplicatedChunksAreRefused() throws {
+        let (replaced, _) = try sixChunkFile("dup-replace")
+        edit(replaced) { bytes in
+            bytes.replaceSubrange(Self.chunkStart(2)..<Self.chunkStart(3), with: bytes.subdata(in: Self.chunkStart(1)..<Self.chunkStart(2)))
+        }
+        expectRefused(replaced, .tampered(replaced, chunk: 2))
+        let (inserted, _) = try sixChunkFile("dup-insert")
+        edit(inserted) { bytes in bytes.insert(contentsOf: bytes.subdata(in: Self.chunkStart(3)..<Self.chunkStart(4)), at: Self.chunkStart(4)) }
+        expectRefused(inserted, .tampered(inserted, chunk: 4))
+    }
+
+    @Test func version2HeadersHoldARandomFileId() throws {
+        let plain = Data("same".utf8)
+        let a = try encrypted(plain, chunkSize: 16, name: "id-a"), b = try encrypted(plain, chunkSize: 16, name: "id-b")
+        #expect(fileBytes(a)[4] == 2)
+        #expect(fileBytes(a).prefix(12) == fileBytes(b).prefix(12))
+        #expect(fileBytes(a).subdata(in: 12..<28) != fileBytes(b).subdata(in: 12..<28))
+        let reader = try EncryptedFileReader(path: a, keys: KeyRing([key]))
+        #expect(reader.formatVersion == 2)
+        #expect(try reader.readAll() == plain)
+        #expect(try EncryptedFile.decrypt(from: a, to: a + ".out", keys: KeyRing([key])) == 2)
+    }
+
+    @Test func version1FilesStillReadAndSayTheirVersion() throws {
+        var rng = SplitMix64(seed: 5)
+        let plain = rng.bytes(100)
+        let path = try encryptedVersion1(plain, chunkSize: 16, name: "v1")
+        #expect(fileBytes(path)[4] == 1)
+        #expect(fileBytes(path).count == 12 + plain.count + 7 * Self.overhead)
+        let reader = try EncryptedFileReader(path: path, keys: KeyRing([key]))
+        #expect(reader.formatVersion == 1)
+        #expect(try reader.readAll() == plain)
+        #expect(try EncryptedFile.decrypt(from: path, to: path + ".plain", keys: KeyRing([key])) == 1)
+        #expect(fileBytes(path + ".plain") == plain)
+        // Its chunks are still bound to their index and end.
+        edit(path) { bytes in
+            let chunk = 16 + Self.overhead
+            bytes.replaceSubrange((12 + 2 * chunk)..<(12 + 3 * chunk), with: bytes.subdata(in: (12 + chunk)..<(12 + 2 * chunk)))
+        }
+        expectRefused(path, .tampered(path, chunk: 2))
+    }
+
+    @Test func aTruncatedVersion2HeaderIsRefused() throws {
+        for cut in [12, 13, 27] {
+            let path = try encrypted(Data("x".utf8), chunkSize: 16, name: "cut\(cut)")
+            edit(path) { $0 = $0.prefix(cut) }
+            expectRefused(path, .truncated(path))
+        }
+        let path = try encrypted(Data("x".utf8), chunkSize: 16, name: "v9")
+        edit(path) { $0[4] = 9 }
+        expectRefused(path, .unsupportedVersion(path, 9))
+    }
+
+    // MARK: What a file is
+
+    @Test func fileKindsTellTextFromDamagedEncryptedFiles() throws {
+        func kind(_ bytes: Data, _ name: String) throws -> EncryptedFileKind {
+            let path = folder.file(name)
+            #expect(FileManager.default.createFile(atPath: path, contents: bytes))
+            return try EncryptedFileKind.of(path: path)
+        }
+        let sealed = fileBytes(try encrypted(Data("secret".utf8), chunkSize: 16, name: "kind"))
+        #expect(try kind(sealed, "sealed") == .encrypted)
+        #expect(try kind(Data("plain text, héllo\n".utf8), "text") == .text)
+        #expect(try kind(Data(), "empty") == .text)
+        #expect(try kind(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D]), "png") == .unrecognized(resemblesHeader: false))
+        for offset in 0..<4 {
+            var damaged = sealed
+            damaged[offset] ^= 0x20
+            #expect(try kind(damaged, "damaged\(offset)") == .unrecognized(resemblesHeader: true))
+        }
+        var wholeMagic = sealed
+        wholeMagic.replaceSubrange(0..<4, with: Data("ABCD".utf8))
+        #expect(try kind(wholeMagic, "magicless") == .unrecognized(resemblesHeader: true))
+        // Long text cut inside a character by the sample's end is still text.
+        let long = String(repeating: "é", count: EncryptedFileKind.sampleSize)
+        #expect(try kind(Data(("a" + long).utf8), "long") == .text)
+        #expect(throws: EncryptedFileError.self) { try EncryptedFileKind.of(path: folder.file("missing")) }
     }
 }

@@ -97,7 +97,7 @@ func rawKVRow(_ store: Store, _ business: String, _ key: String) throws -> Row? 
         #expect(blob.range(of: Data(secret.utf8)) == nil, "the plaintext is in the file")
         #expect(blob.range(of: Data("swordfish".utf8)) == nil)
         #expect(AESGCMCrypt.looksEncrypted(blob))
-        #expect(blob.count == secret.utf8.count + AESGCMCrypt.overhead)
+        #expect(blob.count == secret.utf8.count + AESGCMCrypt.boundOverhead)
         let options = try #require(raw["options"]?.int64Value)
         #expect(options & 1 == 1)
         #expect(options & 2 == 0)
@@ -167,7 +167,7 @@ func rawKVRow(_ store: Store, _ business: String, _ key: String) throws -> Row? 
         #expect(try rotated.kv.string(forKey: "k", business: "b") == "old value")
         try rotated.kv.setString("new value", forKey: "k2", business: "b", encryption: .default)
         let blob = try #require(try rawKVRow(rotated, "b", "k2")?["value"]?.dataValue)
-        #expect(try AESGCMCrypt(key: new).decrypt(blob) == Data("new value".utf8))
+        #expect(try AESGCMCrypt(key: new).decrypt(blob, boundTo: .kvValue(business: "b", key: "k2", encoding: .string)) == Data("new value".utf8))
     }
 
     // MARK: Custom encryption

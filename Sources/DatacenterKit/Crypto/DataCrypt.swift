@@ -13,11 +13,29 @@ public protocol DataCrypt: Sendable {
     func encrypt(bytes plaintext: UnsafeRawBufferPointer) throws -> Data
     /// Decrypts what `encrypt` produced; throws `CryptError.wrongKey` when it cannot.
     func decrypt(_ ciphertext: Data) throws -> Data
+    /// Encrypts the bytes in `plaintext` bound to `context` (where the value is stored):
+    /// the result decrypts only through `decrypt(_:boundTo:)` with the same context. The
+    /// default ignores the context and calls `encrypt(bytes:)`; implement it (with
+    /// `decrypt(_:boundTo:)`) so that values cannot be moved between places.
+    func encrypt(bytes plaintext: UnsafeRawBufferPointer, boundTo context: CryptContext) throws -> Data
+    /// Decrypts a value read at the place `context` names: a value bound to another place
+    /// throws `CryptError.misplaced` (or `.wrongKey` when its stored check was forged too);
+    /// an unbound value written before binding existed still decrypts. The default ignores
+    /// the context and calls `decrypt(_:)`.
+    func decrypt(_ ciphertext: Data, boundTo context: CryptContext) throws -> Data
 }
 
 extension DataCrypt {
     public func encrypt(bytes plaintext: UnsafeRawBufferPointer) throws -> Data {
         try encrypt(Data(plaintext))
+    }
+
+    public func encrypt(bytes plaintext: UnsafeRawBufferPointer, boundTo context: CryptContext) throws -> Data {
+        try encrypt(bytes: plaintext)
+    }
+
+    public func decrypt(_ ciphertext: Data, boundTo context: CryptContext) throws -> Data {
+        try decrypt(ciphertext)
     }
 }
 
@@ -33,6 +51,9 @@ public enum CryptError: Error, Sendable, Equatable {
     case invalidKey(String)
     /// OpenSSL reported a failure.
     case cipherFailure(String)
+    /// The value is bound to another place (for a KV value: another business, key or type)
+    /// than the one it was read from: its ciphertext was copied or moved there.
+    case misplaced
 }
 
 extension CryptError: CustomStringConvertible, LocalizedError {
@@ -45,6 +66,7 @@ extension CryptError: CustomStringConvertible, LocalizedError {
         case .malformed(let why): return "not an encrypted value of this format: \(why)"
         case .invalidKey(let why): return "invalid key: \(why)"
         case .cipherFailure(let why): return "encryption failed: \(why)"
+        case .misplaced: return "the value is not for this place: it was encrypted for another business/key and copied here"
         }
     }
     public var errorDescription: String? { description }

@@ -1,49 +1,41 @@
+import COpenSSL
 import Foundation
 
-/// Why an encrypted file could not be read or written.
-public enum EncryptedFileError: Error, Sendable, Equatable {
-    /// The file does not start with the encrypted-file header.
-    case notEncrypted(String)
-    /// A header version this build does not read.
-    case unsupportedVersion(String, Int)
-    /// The file ends before its final chunk: it was cut short.
-    case truncated(String)
-    /// A chunk failed authentication after the first opened: the file was altered.
-    case tampered(String, chunk: UInt64)
-    /// No key given opens the file (or its first chunk was altered).
-    case wrongKey(String, keysTried: Int)
-    /// Reading or writing the file failed.
-    case io(String, String)
-}
-
-extension EncryptedFileError: CustomStringConvertible, LocalizedError {
-    public var description: String {
-        switch self {
-        case .notEncrypted(let p): return "\(p) is not an encrypted file (no DCEF header)"
-        case let .unsupportedVersion(p, v): return "\(p) uses encrypted-file version \(v), which this version cannot read"
-        case .truncated(let p): return "\(p) is truncated (or its end was altered): the last chunk does not authenticate"
-        case let .tampered(p, chunk): return "\(p) was altered: chunk \(chunk) fails authentication"
-        case let .wrongKey(p, n): return "wrong key: none of the \(n) key(s) given opens \(p) (or its start was altered)"
-        case let .io(p, why): return "\(p): \(why)"
-        }
-    }
-    public var errorDescription: String? { description }
-}
-
-/// The encrypted-file format (Android's `ZSecurityFileOutputStream`, ours): a 12-byte header
-/// (`DCEF`, version 1, three zero bytes, the chunk size as a big-endian UInt32), then chunks
-/// of `nonce (12) | ciphertext | tag (16)`. Every chunk but the last holds exactly the chunk
-/// size; the last holds less (possibly nothing), which marks the end. Each chunk is
+/// The encrypted-file format (Android's `ZSecurityFileOutputStream`, ours): a header, then
+/// chunks of `nonce (12) | ciphertext | tag (16)`. Every chunk but the last holds exactly the
+/// chunk size; the last holds less (possibly nothing), which marks the end. Each chunk is
 /// authenticated together with the header, its index and whether it is the last, so a
-/// truncated, reordered or altered file is refused. A large file never sits whole in memory.
+/// truncated, reordered, duplicated or altered file is refused. A large file never sits whole
+/// in memory.
+///
+/// The header of version 2 (what is written) is 28 bytes: `DCEF`, version 2, three zero
+/// bytes, the chunk size (big-endian UInt32), and a 16-byte random file id. The id, being in
+/// every chunk's additional data, binds the chunks to their file: a chunk spliced in from
+/// another file under the same key fails. Version 1 (12 bytes, no file id) is still read;
+/// its chunks are not bound to the file, so readers report its version for tools to warn.
 public enum EncryptedFile {
     /// The first four bytes of every encrypted file.
     public static let magic: [UInt8] = Array("DCEF".utf8)
-    static let version: UInt8 = 1
-    static let headerSize = 12
+    /// The version written: 2, chunks bound to a random file id.
+    public static let currentVersion = 2
+    /// The header size of each version read.
+    static func headerSize(version: Int) -> Int? {
+        switch version {
+        case 1: return 12
+        case 2: return 12 + fileIdSize
+        default: return nil
+        }
+    }
+    /// The size of the random file id of a version 2 header.
+    static let fileIdSize = 16
+    /// The bytes every header starts with: magic, version, zeros, chunk size.
+    static let fixedHeaderSize = 12
     static let chunkOverhead = GCMCipher.nonceSize + GCMCipher.tagSize
     /// The default plaintext bytes per chunk.
     public static let defaultChunkSize = 64 * 1024
+    /// The largest chunk size written or read (16 MiB): a damaged header cannot make a
+    /// reader allocate gigabytes.
+    public static let maximumChunkSize = 1 << 24
 
     /// True when the file at `path` starts with the encrypted-file header.
     public static func isEncrypted(atPath path: String) -> Bool {
@@ -66,11 +58,15 @@ public enum EncryptedFile {
 
     /// Decrypts the file at `input` into `output`, streaming. `output` appears only once the
     /// whole file has been authenticated: a tampered or truncated input leaves nothing behind.
-    public static func decrypt(from input: String, to output: String, keys: KeyRing) throws {
+    /// Returns the input's format version (1: chunks not bound to the file; worth
+    /// re-encrypting).
+    @discardableResult
+    public static func decrypt(from input: String, to output: String, keys: KeyRing) throws -> Int {
         let reader = try EncryptedFileReader(path: input, keys: keys)
         try writeAtomically(to: output) { sink in
             while let chunk = try reader.readChunk() { try sink.write(contentsOf: chunk) }
         }
+        return reader.formatVersion
     }
 
     /// Opens `input` for reading: a regular file only (a FIFO or device would block or never
@@ -91,9 +87,17 @@ public enum EncryptedFile {
         }
     }
 
-    static func header(chunkSize: Int) -> [UInt8] {
+    /// A new header of `version` (1 only for tests of old files): version 2 gets a fresh
+    /// random file id.
+    static func header(chunkSize: Int, version: Int = currentVersion) throws -> [UInt8] {
         let size = UInt32(chunkSize)
-        return magic + [version, 0, 0, 0] + [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+        var header = magic + [UInt8(version), 0, 0, 0] + [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+        if version >= 2 {
+            var id = [UInt8](repeating: 0, count: fileIdSize)
+            guard RAND_bytes(&id, Int32(fileIdSize)) == 1 else { throw CryptError.cipherFailure("no randomness for a file id") }
+            header += id
+        }
+        return header
     }
 
     /// The additional data of chunk `index`: the header, the index (big-endian), and 1 for
@@ -118,14 +122,19 @@ public final class EncryptedFileWriter {
     private var finished = false
 
     /// Creates (or truncates) the file at `path`, `0600` when it is created, and writes its
-    /// header.
+    /// header (the current version).
     public convenience init(path: String, key: EncryptionKey, chunkSize: Int = EncryptedFile.defaultChunkSize) throws {
-        guard chunkSize > 0, chunkSize <= 1 << 24 else { throw EncryptedFileError.io(path, "chunk size must be 1 B to 16 MiB") }
+        try self.init(path: path, key: key, chunkSize: chunkSize, version: EncryptedFile.currentVersion)
+    }
+
+    /// Writes a file of format `version` at `path`: 1 only to make old files in tests.
+    convenience init(path: String, key: EncryptionKey, chunkSize: Int, version: Int) throws {
+        guard chunkSize > 0, chunkSize <= EncryptedFile.maximumChunkSize else { throw EncryptedFileError.io(path, "chunk size must be 1 B to 16 MiB") }
         try RegularFile.refuseIfNotRegular(path)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, PrivateFile.fileMode)
         guard fd >= 0 else { throw EncryptedFileError.io(path, "cannot create: " + FileAccessError.describe(errno: errno)) }
         try self.init(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true), path: path, key: key,
-                      chunkSize: chunkSize, ownsHandle: true)
+                      chunkSize: chunkSize, version: version, ownsHandle: true)
     }
 
     /// Writes into `handle`, an empty file opened for writing by the caller (who closes it):
@@ -133,18 +142,24 @@ public final class EncryptedFileWriter {
     /// names the file in errors.
     public convenience init(handle: FileHandle, path: String, key: EncryptionKey,
                             chunkSize: Int = EncryptedFile.defaultChunkSize) throws {
-        try self.init(handle: handle, path: path, key: key, chunkSize: chunkSize, ownsHandle: false)
+        try self.init(handle: handle, path: path, key: key, chunkSize: chunkSize,
+                      version: EncryptedFile.currentVersion, ownsHandle: false)
     }
 
-    private init(handle: FileHandle, path: String, key: EncryptionKey, chunkSize: Int, ownsHandle: Bool) throws {
-        guard chunkSize > 0, chunkSize <= 1 << 24 else { throw EncryptedFileError.io(path, "chunk size must be 1 B to 16 MiB") }
+    private init(handle: FileHandle, path: String, key: EncryptionKey, chunkSize: Int, version: Int, ownsHandle: Bool) throws {
+        guard chunkSize > 0, chunkSize <= EncryptedFile.maximumChunkSize else { throw EncryptedFileError.io(path, "chunk size must be 1 B to 16 MiB") }
         self.path = path
         self.handle = handle
         self.ownsHandle = ownsHandle
         self.cipher = GCMCipher(key: key)
         self.chunkSize = chunkSize
-        self.header = EncryptedFile.header(chunkSize: chunkSize)
-        try handle.write(contentsOf: Data(header))
+        do {
+            self.header = try EncryptedFile.header(chunkSize: chunkSize, version: version)
+            try handle.write(contentsOf: Data(header))
+        } catch {
+            if ownsHandle { try? handle.close() }
+            throw error
+        }
     }
 
     deinit { if ownsHandle { try? handle.close() } }
@@ -216,25 +231,37 @@ public final class EncryptedFileReader {
     private var cipher: GCMCipher?
     private var index: UInt64 = 0
     private var done = false
+    /// The file's format version: 2 binds every chunk to the file; 1 (older files) does not,
+    /// so a chunk of another version 1 file under the same key could be spliced in unnoticed.
+    public let formatVersion: Int
 
     /// Opens the file and reads its header.
     public init(path: String, keys: KeyRing) throws {
         let handle = try EncryptedFile.openInput(path)
-        let head = [UInt8]((try? handle.read(upToCount: EncryptedFile.headerSize)) ?? Data())
-        guard head.count == EncryptedFile.headerSize, Array(head.prefix(4)) == EncryptedFile.magic else {
+        var head = [UInt8]((try? handle.read(upToCount: EncryptedFile.fixedHeaderSize)) ?? Data())
+        guard head.count == EncryptedFile.fixedHeaderSize, Array(head.prefix(4)) == EncryptedFile.magic else {
             try? handle.close()
             throw EncryptedFileError.notEncrypted(path)
         }
-        guard head[4] == EncryptedFile.version else {
+        guard let headerSize = EncryptedFile.headerSize(version: Int(head[4])) else {
             try? handle.close()
             throw EncryptedFileError.unsupportedVersion(path, Int(head[4]))
         }
+        if headerSize > head.count {
+            let rest = [UInt8]((try? handle.read(upToCount: headerSize - head.count)) ?? Data())
+            head += rest
+            guard head.count == headerSize else {
+                try? handle.close()
+                throw EncryptedFileError.truncated(path)
+            }
+        }
+        self.formatVersion = Int(head[4])
         self.path = path
         self.handle = handle
         self.header = head
         self.chunkSize = Int(head[8]) << 24 | Int(head[9]) << 16 | Int(head[10]) << 8 | Int(head[11])
         self.keys = keys
-        guard chunkSize > 0 else { throw EncryptedFileError.notEncrypted(path) }
+        guard chunkSize > 0, chunkSize <= EncryptedFile.maximumChunkSize else { throw EncryptedFileError.notEncrypted(path) }
     }
 
     deinit { try? handle.close() }

@@ -29,9 +29,13 @@ final class GCMCipher: @unchecked Sendable {
         EVP_CIPHER_CTX_free(decryptor)
     }
 
+    /// No more additional data.
+    static var noMoreAAD: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
+
     /// Encrypts `count` bytes at `input` to `output` (same length), writing a fresh random
-    /// nonce to `nonce` and the tag to `tag`. False when OpenSSL failed.
-    func seal(_ input: UnsafePointer<UInt8>?, count: Int, aad: UnsafeRawBufferPointer,
+    /// nonce to `nonce` and the tag to `tag`. The additional data is `aad` followed by
+    /// `moreAAD` (two pieces, so callers need not join them). False when OpenSSL failed.
+    func seal(_ input: UnsafePointer<UInt8>?, count: Int, aad: UnsafeRawBufferPointer, moreAAD: UnsafeRawBufferPointer = noMoreAAD,
               nonce: UnsafeMutablePointer<UInt8>, output: UnsafeMutablePointer<UInt8>, tag: UnsafeMutablePointer<UInt8>) -> Bool {
         guard let ctx = encryptor else { return false }
         lock.lock()
@@ -42,6 +46,9 @@ final class GCMCipher: @unchecked Sendable {
         if aad.count > 0 {
             guard EVP_EncryptUpdate(ctx, nil, &len, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1 else { return false }
         }
+        if moreAAD.count > 0 {
+            guard EVP_EncryptUpdate(ctx, nil, &len, moreAAD.bindMemory(to: UInt8.self).baseAddress, Int32(moreAAD.count)) == 1 else { return false }
+        }
         if count > 0 {
             guard EVP_EncryptUpdate(ctx, output, &len, input, Int32(count)) == 1 else { return false }
         }
@@ -50,8 +57,9 @@ final class GCMCipher: @unchecked Sendable {
     }
 
     /// Decrypts `count` bytes at `input` to `output` and checks the tag; false when the key
-    /// is wrong or any byte (data, nonce, tag or additional data) was altered.
-    func open(_ input: UnsafePointer<UInt8>?, count: Int, aad: UnsafeRawBufferPointer,
+    /// is wrong or any byte (data, nonce, tag or additional data) was altered. The additional
+    /// data is `aad` followed by `moreAAD`, as for `seal`.
+    func open(_ input: UnsafePointer<UInt8>?, count: Int, aad: UnsafeRawBufferPointer, moreAAD: UnsafeRawBufferPointer = noMoreAAD,
               nonce: UnsafePointer<UInt8>, tag: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>?) -> Bool {
         guard let ctx = decryptor else { return false }
         lock.lock()
@@ -61,6 +69,9 @@ final class GCMCipher: @unchecked Sendable {
         guard EVP_DecryptInit_ex(ctx, nil, nil, nil, nonce) == 1 else { return false }
         if aad.count > 0 {
             guard EVP_DecryptUpdate(ctx, nil, &len, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1 else { return false }
+        }
+        if moreAAD.count > 0 {
+            guard EVP_DecryptUpdate(ctx, nil, &len, moreAAD.bindMemory(to: UInt8.self).baseAddress, Int32(moreAAD.count)) == 1 else { return false }
         }
         if count > 0 {
             guard EVP_DecryptUpdate(ctx, output, &len, input, Int32(count)) == 1 else { return false }

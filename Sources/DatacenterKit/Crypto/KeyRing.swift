@@ -36,8 +36,25 @@ public struct KeyRing: DataCrypt {
         return try newest.encrypt(bytes: plaintext)
     }
 
+    public func encrypt(bytes plaintext: UnsafeRawBufferPointer, boundTo context: CryptContext) throws -> Data {
+        guard let newest = crypts.first else { throw CryptError.noKey }
+        return try newest.encrypt(bytes: plaintext, boundTo: context)
+    }
+
     public func decrypt(_ ciphertext: Data) throws -> Data {
         try decryptReportingKey(ciphertext).plaintext
+    }
+
+    /// Decrypts a value read at `context` with whichever key opens it. A value bound to
+    /// another place throws `CryptError.misplaced` at once: no key would change that.
+    public func decrypt(_ ciphertext: Data, boundTo context: CryptContext) throws -> Data {
+        guard !crypts.isEmpty else { throw CryptError.noKey }
+        for crypt in crypts {
+            do { return try crypt.decrypt(ciphertext, boundTo: context) } catch CryptError.wrongKey {
+                continue
+            }
+        }
+        throw CryptError.wrongKey(keysTried: crypts.count)
     }
 
     /// Decrypts and tells which key (its index, 0 = newest) opened the value.

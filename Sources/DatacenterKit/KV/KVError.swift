@@ -2,7 +2,8 @@
 public enum KVError: Error, Sendable, Equatable {
     /// The stored value has another type than the one asked for.
     case typeMismatch(business: String, key: String, stored: KVEncoding, requested: KVEncoding)
-    /// The value is encrypted and could not be decrypted.
+    /// The value is encrypted and could not be decrypted (`reason` `.misplaced`: it is bound
+    /// to another business or key, so its ciphertext was copied here).
     case cannotDecrypt(business: String, key: String, reason: CryptError)
     /// The value was encrypted with a custom crypt and none was passed to read it.
     case needsCustomCrypt(business: String, key: String)
@@ -23,6 +24,8 @@ extension KVError: CustomStringConvertible {
         switch self {
         case let .typeMismatch(b, k, stored, requested):
             return "type mismatch for \(b)/\(k): stored as \(stored.rawValue), read as \(requested.rawValue)"
+        case let .cannotDecrypt(b, k, .misplaced):
+            return "cannot decrypt \(b)/\(k): the value is not for this business/key (it was encrypted for another one and copied here)"
         case let .cannotDecrypt(b, k, reason):
             return "cannot decrypt \(b)/\(k): \(reason)"
         case let .needsCustomCrypt(b, k):

@@ -227,10 +227,13 @@ extension KVStore {
                 var failed: [String: Int] = [:]
                 if countingLocked, let tryInSwift {
                     // Decrypted one row at a time while the scan goes on: no value is kept.
-                    let scan = try db.makeStatement("SELECT business, value, options FROM datacenter_kv WHERE " + tryInSwift)
+                    let scan = try db.makeStatement("SELECT business, value, options, key, encoding FROM datacenter_kv WHERE " + tryInSwift)
                     try scan.forEachRow { row in
                         let options = KVOptions(rawValue: UInt32(truncatingIfNeeded: row.value(at: 2).int64Value ?? 0))
-                        if !opens(row.value(at: 1), options: options, crypt: crypt) {
+                        let business = row.value(at: 0).stringValue ?? ""
+                        let encoding = row.value(at: 4).stringValue.flatMap(KVEncoding.init(rawValue:))
+                        let context = encoding.map { CryptContext.kvValue(business: business, key: row.value(at: 3).stringValue ?? "", encoding: $0) }
+                        if !opens(row.value(at: 1), at: context, options: options, crypt: crypt) {
                             failed[row.value(at: 0).stringValue ?? "", default: 0] += 1
                         }
                         return true
@@ -279,11 +282,12 @@ extension KVStore {
         return try db.inTransaction(.deferred, body)
     }
 
-    /// True when the crypt `decode` would use opens `stored`, an encrypted value (its
-    /// authentication succeeds); the plaintext is dropped at once.
-    private func opens(_ stored: DatabaseValue, options: KVOptions, crypt: (any DataCrypt)?) -> Bool {
-        guard case .blob(let ciphertext) = stored else { return false }
+    /// True when the crypt `decode` would use opens `stored`, an encrypted value found at
+    /// `context` (its authentication there succeeds; no context: an unknown encoding, which
+    /// `decode` refuses); the plaintext is dropped at once.
+    private func opens(_ stored: DatabaseValue, at context: CryptContext?, options: KVOptions, crypt: (any DataCrypt)?) -> Bool {
+        guard case .blob(let ciphertext) = stored, let context else { return false }
         guard let decrypter = options.contains(.customEncrypted) ? crypt : (crypt ?? defaultCrypt) else { return false }
-        return (try? decrypter.decrypt(ciphertext)) != nil
+        return (try? decrypter.decrypt(ciphertext, boundTo: context)) != nil
     }
 }

@@ -93,14 +93,17 @@ public final class KVStore: Sendable {
         var options = options.subtracting([.defaultEncrypted, .customEncrypted])
         let stored: DatabaseValue
         do {
+            // Encrypted values are bound to their place: copied elsewhere, they do not open.
             switch encryption {
             case .none: stored = try value.databaseValue()
             case .default:
                 options.insert(.defaultEncrypted)
-                stored = .blob(try value.withPlaintextBytes { try defaultCrypt.encrypt(bytes: $0) })
+                let context = CryptContext.kvValue(business: business, key: key, encoding: value.encoding)
+                stored = .blob(try value.withPlaintextBytes { try defaultCrypt.encrypt(bytes: $0, boundTo: context) })
             case .custom(let crypt):
                 options.insert(.customEncrypted)
-                stored = .blob(try value.withPlaintextBytes { try crypt.encrypt(bytes: $0) })
+                let context = CryptContext.kvValue(business: business, key: key, encoding: value.encoding)
+                stored = .blob(try value.withPlaintextBytes { try crypt.encrypt(bytes: $0, boundTo: context) })
             }
         } catch let error as CryptError {
             throw KVError.cannotDecrypt(business: business, key: key, reason: error)
@@ -204,6 +207,8 @@ public final class KVStore: Sendable {
 
     /// Re-encrypts every value stored with the default crypt under `newCrypt`, in one
     /// transaction; values with a custom crypt are left as they are. Returns how many.
+    /// Every value is rewritten bound to its place, which upgrades values written before
+    /// binding existed (pass the current crypt as `newCrypt` to upgrade without a new key).
     /// Values that the current default crypt cannot open fail the whole operation, and the
     /// store is left as it was.
     ///
@@ -215,21 +220,21 @@ public final class KVStore: Sendable {
         cache.removeAll()
         return try queue.inTransaction { db in
             let flag = Int64(KVOptions.defaultEncrypted.rawValue)
-            let columns = "SELECT business, key, value FROM datacenter_kv WHERE options & ? != 0"
+            let columns = "SELECT business, key, value, encoding FROM datacenter_kv WHERE options & ? != 0"
             let first = try db.makeStatement(columns + " ORDER BY business, key LIMIT ?")
             let next = try db.makeStatement(columns + " AND (business, key) > (?, ?) ORDER BY business, key LIMIT ?")
             let update = try db.makeStatement("UPDATE datacenter_kv SET value = ? WHERE business = ? AND key = ?")
             let pageSize = Int64(KVStore.reencryptionPageSize)
             var count = 0
             var last: (business: String, key: String)?
-            var page: [(business: String, key: String, value: DatabaseValue)] = []
+            var page: [(business: String, key: String, value: DatabaseValue, encoding: DatabaseValue)] = []
             page.reserveCapacity(KVStore.reencryptionPageSize)
             repeat {
                 page.removeAll(keepingCapacity: true)
                 // The page is read whole and its statement reset before any row is updated:
                 // a scan never runs over rows being rewritten.
                 let collect: (Statement) throws -> Bool = { row in
-                    page.append((row.value(at: 0).stringValue ?? "", row.value(at: 1).stringValue ?? "", row.value(at: 2)))
+                    page.append((row.value(at: 0).stringValue ?? "", row.value(at: 1).stringValue ?? "", row.value(at: 2), row.value(at: 3)))
                     return true
                 }
                 if let last {
@@ -241,9 +246,14 @@ public final class KVStore: Sendable {
                     guard case .blob(let ciphertext) = row.value else {
                         throw KVError.corruptValue("\(row.business)/\(row.key) is marked encrypted but is not a blob")
                     }
+                    guard let name = row.encoding.stringValue, let encoding = KVEncoding(rawValue: name) else {
+                        throw KVError.corruptValue("\(row.business)/\(row.key) has unknown encoding \(row.encoding)")
+                    }
+                    let context = CryptContext.kvValue(business: row.business, key: row.key, encoding: encoding)
                     do {
-                        let plain = try defaultCrypt.decrypt(ciphertext)
-                        try update.execute([.blob(try newCrypt.encrypt(plain)), .text(row.business), .text(row.key)])
+                        let plain = try defaultCrypt.decrypt(ciphertext, boundTo: context)
+                        let sealed = try plain.withUnsafeBytes { try newCrypt.encrypt(bytes: $0, boundTo: context) }
+                        try update.execute([.blob(sealed), .text(row.business), .text(row.key)])
                     } catch let error as CryptError {
                         throw KVError.cannotDecrypt(business: row.business, key: row.key, reason: error)
                     }
@@ -312,7 +322,8 @@ public final class KVStore: Sendable {
                     throw KVError.corruptValue("\(entry.business)/\(entry.key) is marked encrypted but is not a blob")
                 }
                 let plain: Data
-                do { plain = try decrypter.decrypt(ciphertext) } catch let error as CryptError {
+                let context = CryptContext.kvValue(business: entry.business, key: entry.key, encoding: entry.encoding)
+                do { plain = try decrypter.decrypt(ciphertext, boundTo: context) } catch let error as CryptError {
                     throw KVError.cannotDecrypt(business: entry.business, key: entry.key, reason: error)
                 }
                 return try KVValue(plaintext: plain, encoding: entry.encoding)

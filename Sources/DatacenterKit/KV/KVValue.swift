@@ -93,7 +93,7 @@ public enum KVValue: Sendable, Hashable {
         case (.double, .real(let d)): self = .double(d)
         case (.double, .integer(let v)): self = .double(Double(v))
         case (.bool, .integer(let v)): self = .bool(v != 0)
-        case (.plist, .blob(let d)): self = .plist(try PropertyListValue(propertyList: d))
+        case (.plist, .blob(let d)): self = .plist(try Self.propertyList(d))
         case (.archive, .blob(let d)): self = .archive(d)
         case (.json, .text(let s)): self = .json(Data(s.utf8))
         case (.json, .blob(let d)): self = .json(d)
@@ -117,9 +117,17 @@ public enum KVValue: Sendable, Hashable {
             guard let d = Double(try text()) else { throw KVError.corruptValue("decrypted double is not a number") }
             self = .double(d)
         case .bool: self = .bool(try text() == "1")
-        case .plist: self = .plist(try PropertyListValue(propertyList: data))
+        case .plist: self = .plist(try Self.propertyList(data))
         case .archive: self = .archive(data)
         case .json: self = .json(data)
+        }
+    }
+
+    /// Parses a stored property list; bytes that are not one throw `KVError.corruptValue`
+    /// (never the parser's own error, which callers would not expect from a KV read).
+    private static func propertyList(_ data: Data) throws -> PropertyListValue {
+        do { return try PropertyListValue(propertyList: data) } catch let error as KVError { throw error } catch {
+            throw KVError.corruptValue("a plist value that is not a property list (\(data.count) bytes)")
         }
     }
 
