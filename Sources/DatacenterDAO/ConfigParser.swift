@@ -263,7 +263,7 @@ struct ConfigParser {
                                                            expected: "comma-separated names, each optionally starting with $"), at: at)
                 }
                 if arguments.contains(where: { $0.name == name }) {
-                    throw DAOConfigError(.duplicateName(name, reason: "two arguments of method '\(id)' have it"), at: at)
+                    throw DAOConfigError(.duplicateName(name, reason: "two arguments of method '\(Excerpt.of(id))' have it"), at: at)
                 }
                 arguments.append(DAOArgumentSpec(name: name, isRequired: required))
             }

@@ -57,34 +57,36 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         self.location = location
     }
 
-    /// The message without the location.
+    /// The message without the location. Input it quotes (names, values) is shortened to a
+    /// short excerpt with control characters escaped (`Excerpt`), so a message stays one line.
     public var message: String {
         func hint(_ s: String?) -> String { s.map { " (did you mean \($0)?)" } ?? "" }
+        func q(_ s: String) -> String { Excerpt.of(s) }
         switch kind {
-        case .xmlSyntax(let m): return "malformed XML: \(m)"
+        case .xmlSyntax(let m): return "malformed XML: \(Excerpt.of(m, limit: 160))"
         case .unreadable(let m): return "cannot read the config: \(m)"
-        case .notAModule(let found): return "the root element is <\(found)>, expected <module>"
-        case .unknownElement(let name, let s): return "unknown element <\(name)>" + hint(s.map { "<\($0)>" })
-        case .misplacedElement(let name, let context): return "<\(name)> is not allowed \(context)"
+        case .notAModule(let found): return "the root element is <\(q(found))>, expected <module>"
+        case .unknownElement(let name, let s): return "unknown element <\(q(name))>" + hint(s.map { "<\($0)>" })
+        case .misplacedElement(let name, let context): return "<\(q(name))> is not allowed \(context)"
         case .unknownAttribute(let name, let element, let s):
-            return "unknown attribute '\(name)' on <\(element)>" + hint(s.map { "'\($0)'" })
-        case .missingAttribute(let name, let element): return "<\(element)> needs the attribute '\(name)'"
+            return "unknown attribute '\(q(name))' on <\(q(element))>" + hint(s.map { "'\($0)'" })
+        case .missingAttribute(let name, let element): return "<\(q(element))> needs the attribute '\(name)'"
         case .invalidAttribute(let name, let element, let value, let expected):
-            return "invalid \(name)=\"\(value)\" on <\(element)>: expected \(expected)"
-        case .unknownName(let name, let s): return "unknown name ${\(name)}" + hint(s)
-        case .referenceCycle(let names): return "reference cycle: " + names.map { "${\($0)}" }.joined(separator: " → ")
-        case .badReference(let text, let reason): return "bad reference \(text): \(reason)"
+            return "invalid \(q(name))=\"\(q(value))\" on <\(q(element))>: expected \(expected)"
+        case .unknownName(let name, let s): return "unknown name ${\(q(name))}" + hint(s.map(q))
+        case .referenceCycle(let names): return "reference cycle: " + names.map { "${\(q($0))}" }.joined(separator: " → ")
+        case .badReference(let text, let reason): return "bad reference \(q(text)): \(reason)"
         case .badExpression(let e): return e.description
         case .duplicateMethod(let id, let arity, let first):
-            return "duplicate method '\(id)' with \(arity) argument(s); the first is at \(first)"
-        case .duplicateDefinition(let name, let kind, let first): return "duplicate \(kind) '\(name)'; the first is at \(first)"
+            return "duplicate method '\(q(id))' with \(arity) argument(s); the first is at \(first)"
+        case .duplicateDefinition(let name, let kind, let first): return "duplicate \(kind) '\(q(name))'; the first is at \(first)"
         case .stepMixedWithText: return "text or elements beside <step>: a body of steps holds only <step> elements"
         case .nestedStep: return "<step> cannot contain another <step>"
         case .badTry(let why): return "bad <try>: \(why)"
-        case .duplicateName(let name, let reason): return "duplicate name '\(name)': \(reason)"
+        case .duplicateName(let name, let reason): return "duplicate name '\(q(name))': \(reason)"
         case .unknownInitializer(let name, let s):
-            return "initializer '\(name)' names no <update> method without arguments" + hint(s.map { "'\($0)'" })
-        case .unknownMap(let name, let s): return "unknown map ':\(name)'" + hint(s.map { "':\($0)'" })
+            return "initializer '\(q(name))' names no <update> method without arguments" + hint(s.map { "'\(q($0))'" })
+        case .unknownMap(let name, let s): return "unknown map ':\(q(name))'" + hint(s.map { "':\(q($0))'" })
         }
     }
 

@@ -106,7 +106,7 @@ struct ExpressionParser {
         switch token.kind {
         case .end: return "the end"
         case .op(let o): return "'\(o)'"
-        case .path(let p): return "'\(p.joined(separator: "."))'"
+        case .path(let p): return "'\(Excerpt.of(p.joined(separator: ".")))'"
         case .integer(let i): return "\(i)"
         case .double(let d): return "\(d)"
         case .string: return "a string"
