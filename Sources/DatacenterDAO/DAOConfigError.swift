@@ -45,6 +45,12 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         case unknownInitializer(String, suggestion: String?)
         /// A reference to a map that is not defined.
         case unknownMap(String, suggestion: String?)
+        /// `${}` references chained deeper than `DAOLimits.spliceDepth`, starting at the named
+        /// const or fragment (or statement text when the name is empty).
+        case spliceTooDeep(String, limit: Int)
+        /// `${}` splicing made the named const or fragment (or a statement text when the name
+        /// is empty) larger than `DAOLimits.splicedSize` bytes.
+        case splicedTooLarge(String, limit: Int)
     }
 
     /// What is wrong.
@@ -87,6 +93,12 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unknownInitializer(let name, let s):
             return "initializer '\(q(name))' names no <update> method without arguments" + hint(s.map { "'\(q($0))'" })
         case .unknownMap(let name, let s): return "unknown map ':\(q(name))'" + hint(s.map { "':\(q($0))'" })
+        case .spliceTooDeep(let name, let limit):
+            let what = name.isEmpty ? "this text" : "${\(q(name))}"
+            return "${} references nest more than \(limit) levels deep from \(what) (the limit on splice depth)"
+        case .splicedTooLarge(let name, let limit):
+            let what = name.isEmpty ? "this text" : "${\(q(name))}"
+            return "splicing ${} references makes \(what) larger than \(limit) bytes (the limit on spliced size)"
         }
     }
 

@@ -5,6 +5,16 @@
 /// rendering costs nothing extra), and exceeding one is a located `DAOConfigError`. The
 /// bounds sit far above what a hand-written config uses.
 public enum DAOLimits {
+    /// How deep `${name}` references may chain: a const or fragment that splices one that
+    /// splices one … at most 64 levels. Deeper chains are an error at the const that
+    /// exceeds it.
+    public static let spliceDepth = 64
+
+    /// The largest text, in UTF-8 bytes, that `${}` splicing may produce for one const,
+    /// fragment or statement text: 1 MiB. Consts that double at each level would otherwise
+    /// grow exponentially (28 levels of an 875-byte file reach a gigabyte).
+    public static let splicedSize = 1 << 20
+
     /// How deeply an expression may nest: 256 levels, where each parenthesis, each prefix
     /// operator (`not`, unary `-`/`+`) and each operator of a chain (`a + b + c` is two levels)
     /// counts one. The parser and evaluator recurse per level, so this bounds their stack.

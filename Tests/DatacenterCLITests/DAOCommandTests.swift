@@ -275,6 +275,20 @@ private let itemsXML = """
         #expect(render.stderr.contains("\(config):2:") && render.stderr.contains("more than 256 levels"), "\(render.stderr.prefix(300))")
     }
 
+    @Test func lintOfDoublingConstsStopsAtTheSizeLimit() throws {
+        let scratch = Scratch()
+        var lines = ["<module name=\"m\" tableName=\"t\">", "<const c0=\"abcd\"/>"]
+        for level in 1...28 { lines.append("<const c\(level)=\"${c\(level - 1)}${c\(level - 1)}\"/>") }
+        lines += ["<select id=\"s\">select '${c28}'</select>", "</module>"]
+        let config = try writeConfig(scratch, lines.joined(separator: "\n"))
+        let start = Date()
+        let lint = try CLI.run(["dao", "lint", config])
+        #expect(Date().timeIntervalSince(start) < 10)
+        #expect(lint.status == 1)
+        #expect(lint.stdout.hasPrefix("\(config):21:"), "\(lint.stdout)")
+        #expect(lint.stdout.contains("${c19}") && lint.stdout.contains("1048576 bytes"), "\(lint.stdout)")
+    }
+
     // MARK: examples and demo
 
     @Test func embeddedExamplesEqualTheFiles() throws {
