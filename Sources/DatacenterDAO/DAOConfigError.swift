@@ -110,19 +110,31 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
 enum DidYouMean {
     /// The candidate closest to `name` by edit distance (case-insensitive), when it is close
     /// enough to be a likely typo (distance ≤ 2, and less than the name's length).
+    ///
+    /// Bounded work: no suggestion for a name longer than `DAOLimits.suggestionNameLength`
+    /// characters, and a candidate whose length differs by more than 2 (or that is that long
+    /// too) is skipped without comparing, so each comparison costs at most 64 × 66 steps.
     static func suggest(_ name: String, among candidates: some Sequence<String>) -> String? {
-        let lower = name.lowercased()
+        let limit = DAOLimits.suggestionNameLength
+        // A character is at most a few UTF-8 bytes; the byte count is known without a walk.
+        guard name.utf8.count <= 8 * limit, name.count <= limit else { return nil }
+        let lower = Array(name.lowercased())
         var best: (String, Int)?
         for candidate in candidates where candidate != name {
-            let d = distance(lower, candidate.lowercased())
+            guard candidate.utf8.count <= 8 * (limit + 2) else { continue }
+            let other = Array(candidate.lowercased())
+            guard abs(other.count - lower.count) <= 2 else { continue } // the distance is at least that
+            let d = distance(lower, other)
             if d <= 2, d < max(name.count, 2), best.map({ d < $0.1 }) ?? true { best = (candidate, d) }
         }
         return best?.0
     }
 
     /// Edit distance counting a swap of neighbours as one edit (optimal string alignment).
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+    static func distance(_ a: String, _ b: String) -> Int { distance(Array(a), Array(b)) }
+
+    /// Edit distance of two character arrays, in O(a.count × b.count) time.
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous = Array(0...b.count)

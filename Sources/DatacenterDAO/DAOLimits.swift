@@ -25,4 +25,9 @@ public enum DAOLimits {
     /// from the XML, and every walk over it (render, lint, table preparation), is therefore
     /// at most this deep.
     public static let elementDepth = 256
+
+    /// "Did you mean" suggestions are looked for only for names of at most 64 characters;
+    /// a longer name is no typo of a short one, and comparing it would cost its length
+    /// times each candidate's.
+    public static let suggestionNameLength = 64
 }

@@ -122,8 +122,10 @@ public enum DAOLinter {
     /// `${name}` in a method's text where `name` is an argument of that method.
     private static func splicedArgumentWarnings(_ root: XMLElementNode, source: SourceText, config: DAOConfig) -> [DAOLintDiagnostic] {
         var findings: [DAOLintDiagnostic] = []
+        // Keyed by location, so n methods cost O(n), not a search each (the first one wins).
+        let methodsByLocation = Dictionary(config.methods.map { ($0.location, $0) }, uniquingKeysWith: { first, _ in first })
         for element in root.elements where DAOMethodKind(rawValue: element.name) != nil {
-            guard let method = config.methods.first(where: { $0.location == element.location }) else { continue }
+            guard let method = methodsByLocation[element.location] else { continue }
             var names = Set(method.arguments.map(\.name))
             if let forEach = method.forEach { names.insert(forEach.item) }
             scanTexts(element) { text in
