@@ -81,6 +81,7 @@ struct ConfigParser {
         var crypts = Set<DAOCryptRule>()
         var upgrades: [DAOUpgrade] = []
         var methods: [DAOMethod] = []
+        var firstMethod: [DAOMethodKey: SourceLocation] = [:]
         for element in root.elements {
             switch element.name {
             case "map":
@@ -107,9 +108,11 @@ struct ConfigParser {
                                            location: element.location))
             case "select", "insert", "update", "delete":
                 let method = try parseMethod(element)
-                if let first = methods.first(where: { $0.id == method.id && $0.arity == method.arity }) {
-                    throw DAOConfigError(.duplicateMethod(method.id, arity: method.arity, first: first.location), at: method.location)
+                let key = DAOMethodKey(id: method.id, arity: method.arity)
+                if let first = firstMethod[key] {
+                    throw DAOConfigError(.duplicateMethod(method.id, arity: method.arity, first: first), at: method.location)
                 }
+                firstMethod[key] = method.location
                 methods.append(method)
             default:
                 break
@@ -120,8 +123,7 @@ struct ConfigParser {
                 throw DAOConfigError(.unknownMap(id, suggestion: DidYouMean.suggest(id, among: maps.keys)), at: method.location)
             }
         }
-        if let initializer = module.initializer,
-           !methods.contains(where: { $0.id == initializer && $0.arity == 0 }) {
+        if let initializer = module.initializer, firstMethod[DAOMethodKey(id: initializer, arity: 0)] == nil {
             throw DAOConfigError(.unknownInitializer(initializer, suggestion: DidYouMean.suggest(initializer, among: methods.map(\.id))),
                                  at: root.attributeNode("initializer")?.location ?? root.location)
         }
@@ -158,50 +160,83 @@ struct ConfigParser {
     // MARK: Consts and fragments
 
     /// Splices every `${name}` inside consts and fragments, detecting cycles.
+    ///
+    /// Each definition is expanded once and memoized with its depth (0 without references,
+    /// else one more than its deepest reference), so a chain of n consts costs O(n) splices.
+    /// A definition deeper than `DAOLimits.spliceDepth`, or one whose expansion is larger than
+    /// `DAOLimits.splicedSize` bytes, is an error located at that definition.
     private mutating func resolveDefinitions(consts: [String: (String, SourceLocation)],
                                              fragments: [String: (String, SourceLocation)]) throws {
         var raw: [String: (String, SourceLocation)] = consts
         for (k, v) in fragments { raw[k] = v }
-        var done: [String: String] = [:]
-        func resolve(_ name: String, stack: [String]) throws -> String {
-            if let text = done[name] { return text }
-            guard let (text, location) = raw[name] else { return "" }
-            let resolved = try splice(text, start: location, names: [], stack: stack + [name]) { inner, innerStack, at in
-                guard raw[inner] != nil else { return nil }
-                if let index = innerStack.firstIndex(of: inner) {
-                    throw DAOConfigError(.referenceCycle(Array(innerStack[index...]) + [inner]), at: at)
-                }
-                return try resolve(inner, stack: innerStack)
+        var done: [String: (text: String, depth: Int)] = [:]
+        var stack: [String] = [] // the definitions being expanded, outermost first
+        var onStack: Set<String> = []
+        let limit = DAOLimits.spliceDepth
+        func resolve(_ name: String) throws -> (text: String, depth: Int) {
+            if let resolved = done[name] { return resolved }
+            guard let (text, location) = raw[name] else { return ("", 0) }
+            // Past the limit the outermost definition is already too deep: stop before the
+            // recursion (one level per definition) goes any deeper.
+            if stack.count > limit, let outermost = stack.first, let (_, at) = raw[outermost] {
+                throw DAOConfigError(.spliceTooDeep(outermost, limit: limit), at: at)
             }
-            done[name] = resolved
-            return resolved
+            stack.append(name)
+            onStack.insert(name)
+            defer {
+                stack.removeLast()
+                onStack.remove(name)
+            }
+            var depth = 0
+            let spliced = try splice(text, start: location, names: [], owner: name) { inner, at in
+                guard raw[inner] != nil else { return nil }
+                if onStack.contains(inner), let index = stack.firstIndex(of: inner) {
+                    throw DAOConfigError(.referenceCycle(Array(stack[index...]) + [inner]), at: at())
+                }
+                let resolved = try resolve(inner)
+                depth = max(depth, resolved.depth + 1)
+                return resolved.text
+            }
+            guard depth <= limit else { throw DAOConfigError(.spliceTooDeep(name, limit: limit), at: location) }
+            done[name] = (spliced, depth)
+            return (spliced, depth)
         }
-        for name in raw.keys.sorted() { _ = try resolve(name, stack: []) }
-        definitions = done
+        for name in raw.keys.sorted() { _ = try resolve(name) }
+        definitions = done.mapValues(\.text)
     }
 
     /// Replaces `${name}` in `text`; `${T}`/`${t}` stay (normalised to `${T}`).
-    /// `lookup` returns the replacement or nil for an unknown name.
-    private func splice(_ text: String, start: SourceLocation, names: Set<String>, stack: [String],
-                        lookup: (String, [String], SourceLocation) throws -> String?) throws -> String {
+    /// `lookup` returns the replacement or nil for an unknown name; it gets the reference's
+    /// location as a function, computed only for an error (it searches the line).
+    /// `owner` names the const or fragment being expanded (empty for a statement text): a
+    /// result over `DAOLimits.splicedSize` bytes is an error naming it, at `start`.
+    private func splice(_ text: String, start: SourceLocation, names: Set<String>, owner: String,
+                        lookup: (String, () -> SourceLocation) throws -> String?) throws -> String {
         guard text.contains("${") else { return text }
         var result = ""
         var rest = Substring(text)
+        func append(_ piece: some StringProtocol) throws {
+            guard result.utf8.count + piece.utf8.count <= DAOLimits.splicedSize else {
+                throw DAOConfigError(.splicedTooLarge(owner, limit: DAOLimits.splicedSize), at: start)
+            }
+            result += piece
+        }
         while let open = rest.range(of: "${") {
-            result += rest[..<open.lowerBound]
+            try append(rest[..<open.lowerBound])
             guard let close = rest[open.upperBound...].firstIndex(of: "}") else {
                 let offset = text.distance(from: text.startIndex, to: open.lowerBound)
                 throw DAOConfigError(.badReference("${", reason: "no closing }"),
                                      at: source.location(in: text, offset: offset, start: start, snippet: "${"))
             }
             let name = rest[open.upperBound..<close].trimmingCharacters(in: .whitespaces)
-            let snippet = String(rest[open.lowerBound...close])
-            let offset = text.distance(from: text.startIndex, to: open.lowerBound)
-            let at = source.location(in: text, offset: offset, start: start, snippet: snippet)
+            let at = { [source] in
+                source.location(in: text, offset: text.distance(from: text.startIndex, to: open.lowerBound), start: start,
+                                snippet: String(rest[open.lowerBound...close]))
+            }
             if name == "T" || name == "t" {
-                result += "${T}"
-            } else if let replacement = try lookup(name, stack, at) {
-                result += replacement
+                try append("${T}")
+            } else if let replacement = try lookup(name, at) {
+                try append(replacement)
             } else {
                 let suggestion: String?
                 if names.contains(name) {
@@ -209,11 +244,11 @@ struct ConfigParser {
                 } else {
                     suggestion = DidYouMean.suggest(name, among: Array(definitions.keys) + ["T"]).map { "${\($0)}" }
                 }
-                throw DAOConfigError(.unknownName(name, suggestion: suggestion), at: at)
+                throw DAOConfigError(.unknownName(name, suggestion: suggestion), at: at())
             }
             rest = rest[rest.index(after: close)...]
         }
-        result += rest
+        try append(rest)
         return result
     }
 
@@ -263,7 +298,7 @@ struct ConfigParser {
                                                            expected: "comma-separated names, each optionally starting with $"), at: at)
                 }
                 if arguments.contains(where: { $0.name == name }) {
-                    throw DAOConfigError(.duplicateName(name, reason: "two arguments of method '\(id)' have it"), at: at)
+                    throw DAOConfigError(.duplicateName(name, reason: "two arguments of method '\(Excerpt.of(id))' have it"), at: at)
                 }
                 arguments.append(DAOArgumentSpec(name: name, isRequired: required))
             }
@@ -488,7 +523,7 @@ struct ConfigParser {
 
     /// Splices `${}`, expands `%{}`, and splits text into text, table and reference nodes.
     private func compileText(_ t: XMLText, names: Set<String>) throws -> [any SQLNode] {
-        let spliced = try splice(t.text, start: t.location, names: names, stack: []) { name, _, _ in definitions[name] }
+        let spliced = try splice(t.text, start: t.location, names: names, owner: "") { name, _ in definitions[name] }
         let expanded = try expandTemplates(spliced, original: t)
         var nodes: [any SQLNode] = []
         var rest = Substring(expanded)
@@ -591,6 +626,11 @@ struct ConfigParser {
             guard !names.isEmpty, names.allSatisfy(Self.isIdentifier) else {
                 throw DAOConfigError(.badReference("%{'\(template)', \(listText.dropFirst())}", reason: "expected comma-separated names"), at: at)
             }
+            let stars = template.utf8.count { $0 == UInt8(ascii: "*") }
+            let expandedSize = names.reduce(0) { $0 + template.utf8.count + stars * ($1.utf8.count - 1) + 2 }
+            guard result.utf8.count + expandedSize <= DAOLimits.splicedSize else {
+                throw DAOConfigError(.splicedTooLarge("", limit: DAOLimits.splicedSize), at: at)
+            }
             result += names.map { template.replacingOccurrences(of: "*", with: $0) }.joined(separator: ", ")
             rest = rest[rest.index(after: close)...]
         }
@@ -655,4 +695,11 @@ struct ConfigParser {
                                  at: e.attributeNode(name)?.location ?? e.location)
         }
     }
+}
+
+/// A method's identity for the duplicate check: its id and argument count. Hashed, so that
+/// loading n methods stays O(n) (a list search made 100,000 methods take half a minute).
+private struct DAOMethodKey: Hashable {
+    let id: String
+    let arity: Int
 }

@@ -58,6 +58,12 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         /// A `<!DOCTYPE>` declaring entities, a reference to an entity, or another XML
         /// construct whose text would not reach the SQL (a processing instruction); `what`.
         case unsupportedXML(String)
+        /// `${}` references chained deeper than `DAOLimits.spliceDepth`, starting at the named
+        /// const or fragment (or statement text when the name is empty).
+        case spliceTooDeep(String, limit: Int)
+        /// `${}` splicing made the named const or fragment (or a statement text when the name
+        /// is empty) larger than `DAOLimits.splicedSize` bytes.
+        case splicedTooLarge(String, limit: Int)
     }
 
     /// What is wrong.
@@ -70,40 +76,42 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         self.location = location
     }
 
-    /// The message without the location.
+    /// The message without the location. Input it quotes (names, values) is shortened to a
+    /// short excerpt with control characters escaped (`Excerpt`), so a message stays one line.
     public var message: String {
         func hint(_ s: String?) -> String { s.map { " (did you mean \($0)?)" } ?? "" }
+        func q(_ s: String) -> String { Excerpt.of(s) }
         switch kind {
-        case .xmlSyntax(let m): return "malformed XML: \(m)"
+        case .xmlSyntax(let m): return "malformed XML: \(Excerpt.of(m, limit: 160))"
         case .unreadable(let m): return "cannot read the config: \(m)"
-        case .notAModule(let found): return "the root element is <\(found)>, expected <module>"
-        case .unknownElement(let name, let s): return "unknown element <\(name)>" + hint(s.map { "<\($0)>" })
-        case .misplacedElement(let name, let context): return "<\(name)> is not allowed \(context)"
+        case .notAModule(let found): return "the root element is <\(q(found))>, expected <module>"
+        case .unknownElement(let name, let s): return "unknown element <\(q(name))>" + hint(s.map { "<\($0)>" })
+        case .misplacedElement(let name, let context): return "<\(q(name))> is not allowed \(context)"
         case .unknownAttribute(let name, let element, let s):
-            return "unknown attribute '\(name)' on <\(element)>" + hint(s.map { "'\($0)'" })
-        case .missingAttribute(let name, let element): return "<\(element)> needs the attribute '\(name)'"
+            return "unknown attribute '\(q(name))' on <\(q(element))>" + hint(s.map { "'\($0)'" })
+        case .missingAttribute(let name, let element): return "<\(q(element))> needs the attribute '\(name)'"
         case .invalidAttribute(let name, let element, let value, let expected):
-            return "invalid \(name)=\"\(value)\" on <\(element)>: expected \(expected)"
-        case .unknownName(let name, let s): return "unknown name ${\(name)}" + hint(s)
-        case .referenceCycle(let names): return "reference cycle: " + names.map { "${\($0)}" }.joined(separator: " → ")
-        case .badReference(let text, let reason): return "bad reference \(text): \(reason)"
+            return "invalid \(q(name))=\"\(q(value))\" on <\(q(element))>: expected \(expected)"
+        case .unknownName(let name, let s): return "unknown name ${\(q(name))}" + hint(s.map(q))
+        case .referenceCycle(let names): return "reference cycle: " + names.map { "${\(q($0))}" }.joined(separator: " → ")
+        case .badReference(let text, let reason): return "bad reference \(q(text)): \(reason)"
         case .badExpression(let e): return e.description
         case .duplicateMethod(let id, let arity, let first):
-            return "duplicate method '\(id)' with \(arity) argument(s); the first is at \(first)"
-        case .duplicateDefinition(let name, let kind, let first): return "duplicate \(kind) '\(name)'; the first is at \(first)"
+            return "duplicate method '\(q(id))' with \(arity) argument(s); the first is at \(first)"
+        case .duplicateDefinition(let name, let kind, let first): return "duplicate \(kind) '\(q(name))'; the first is at \(first)"
         case .stepMixedWithText: return "text or elements beside <step>: a body of steps holds only <step> elements"
         case .nestedStep: return "<step> cannot contain another <step>"
         case .badTry(let why): return "bad <try>: \(why)"
-        case .duplicateName(let name, let reason): return "duplicate name '\(name)': \(reason)"
+        case .duplicateName(let name, let reason): return "duplicate name '\(q(name))': \(reason)"
         case .unknownInitializer(let name, let s):
-            return "initializer '\(name)' names no <update> method without arguments" + hint(s.map { "'\($0)'" })
-        case .unknownMap(let name, let s): return "unknown map ':\(name)'" + hint(s.map { "':\($0)'" })
+            return "initializer '\(q(name))' names no <update> method without arguments" + hint(s.map { "'\(q($0))'" })
+        case .unknownMap(let name, let s): return "unknown map ':\(q(name))'" + hint(s.map { "':\(q($0))'" })
         case .valueInQuotedText(let what, let context):
-            let fix = what.hasPrefix("#") ? "a ? there is text, not a parameter; bind the whole value with " + what + " outside the quotes"
-                : what.hasPrefix("@") ? "its value would be written into them and could end them; write " + what
-                    + " outside the quotes (it is quoted as one literal) or bind it with #" + what.dropFirst()
+            let fix = what.hasPrefix("#") ? "a ? there is text, not a parameter; bind the whole value with " + q(what) + " outside the quotes"
+                : what.hasPrefix("@") ? "its value would be written into them and could end them; write " + q(what)
+                    + " outside the quotes (it is quoted as one literal) or bind it with #" + q(String(what.dropFirst()))
                 : "values are written only into plain SQL"
-            return "\(what) inside \(context): \(fix)"
+            return "\(q(what)) inside \(context): \(fix)"
         case .unbalancedText(let element, let part, let state):
             return "the \(part) of <\(element)> ends inside \(state) it did not start in: a quote or comment must close "
                 + "within the element that opens it"
@@ -111,6 +119,12 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         case .lineCommentInTrimmedText(let element):
             return "a -- comment inside <\(element)>: trimming its text can remove the newline that ends the comment, "
                 + "which would then swallow the SQL after it; use /* */"
+        case .spliceTooDeep(let name, let limit):
+            let what = name.isEmpty ? "this text" : "${\(q(name))}"
+            return "${} references nest more than \(limit) levels deep from \(what) (the limit on splice depth)"
+        case .splicedTooLarge(let name, let limit):
+            let what = name.isEmpty ? "this text" : "${\(q(name))}"
+            return "splicing ${} references makes \(what) larger than \(limit) bytes (the limit on spliced size)"
         }
     }
 
@@ -122,19 +136,31 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
 enum DidYouMean {
     /// The candidate closest to `name` by edit distance (case-insensitive), when it is close
     /// enough to be a likely typo (distance ≤ 2, and less than the name's length).
+    ///
+    /// Bounded work: no suggestion for a name longer than `DAOLimits.suggestionNameLength`
+    /// characters, and a candidate whose length differs by more than 2 (or that is that long
+    /// too) is skipped without comparing, so each comparison costs at most 64 × 66 steps.
     static func suggest(_ name: String, among candidates: some Sequence<String>) -> String? {
-        let lower = name.lowercased()
+        let limit = DAOLimits.suggestionNameLength
+        // A character is at most a few UTF-8 bytes; the byte count is known without a walk.
+        guard name.utf8.count <= 8 * limit, name.count <= limit else { return nil }
+        let lower = Array(name.lowercased())
         var best: (String, Int)?
         for candidate in candidates where candidate != name {
-            let d = distance(lower, candidate.lowercased())
+            guard candidate.utf8.count <= 8 * (limit + 2) else { continue }
+            let other = Array(candidate.lowercased())
+            guard abs(other.count - lower.count) <= 2 else { continue } // the distance is at least that
+            let d = distance(lower, other)
             if d <= 2, d < max(name.count, 2), best.map({ d < $0.1 }) ?? true { best = (candidate, d) }
         }
         return best?.0
     }
 
     /// Edit distance counting a swap of neighbours as one edit (optimal string alignment).
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+    static func distance(_ a: String, _ b: String) -> Int { distance(Array(a), Array(b)) }
+
+    /// Edit distance of two character arrays, in O(a.count × b.count) time.
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous = Array(0...b.count)

@@ -1,7 +1,8 @@
 import DatacenterKit
 
 /// Why a DAO call failed. Messages name methods, arguments and config locations, never the
-/// values of arguments (they may be secrets).
+/// values of arguments (they may be secrets); names a caller gave are quoted as a short
+/// excerpt (`Excerpt`).
 public enum DAOError: Error, Sendable, CustomStringConvertible {
     /// No method of that name.
     case unknownMethod(String, suggestion: String?)
@@ -37,10 +38,10 @@ public enum DAOError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownMethod(let name, let s):
-            return "unknown method '\(name)'" + (s.map { " (did you mean '\($0)'?)" } ?? "")
+            return "unknown method '\(Excerpt.of(name))'" + (s.map { " (did you mean '\(Excerpt.of($0))'?)" } ?? "")
         case .wrongArgumentCount(let m, let given, let accepted):
-            return "method '\(m)' takes \(accepted.map(String.init).joined(separator: " or ")) argument(s), \(given) given"
-        case .nilArgument(let m, let a): return "method '\(m)': argument '$\(a)' must not be nil"
+            return "method '\(Excerpt.of(m))' takes \(accepted.map(String.init).joined(separator: " or ")) argument(s), \(given) given"
+        case .nilArgument(let m, let a): return "method '\(Excerpt.of(m))': argument '$\(Excerpt.of(a))' must not be nil"
         case .render(let message, let at): return "\(at): error: \(message)"
         case .expression(let e, let at): return "\(at): error: \(e)"
         case .database(let e): return e.description

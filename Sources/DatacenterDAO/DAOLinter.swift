@@ -85,19 +85,20 @@ public enum DAOLinter {
         for method in config.methods {
             var names = Set(method.arguments.map(\.name))
             if let forEach = method.forEach { names.insert(forEach.item) }
-            var walker = ReferenceWalker(context: "method '\(method.id)'", known: names)
+            let id = Excerpt.of(method.id)
+            var walker = ReferenceWalker(context: "method '\(id)'", known: names)
             if let forEach = method.forEach { walker.used.insert(forEach.collection) }
             walker.walk(method.body)
             findings += walker.findings
             for argument in method.arguments where !walker.used.contains(argument.name) {
-                findings.append(DAOLintDiagnostic(.warning, "argument '\(argument.name)' of method '\(method.id)' is never used",
+                findings.append(DAOLintDiagnostic(.warning, "argument '\(argument.name)' of method '\(id)' is never used",
                                                   at: method.location))
             }
             if case .model(let name)? = method.result?.element, !knownModels.contains(name) {
                 findings.append(DAOLintDiagnostic(
                     .warning,
-                    "result type '\(name)' of method '\(method.id)' is not registered: rows come back as dictionaries "
-                        + "(register it with models.register, or declare it with --model \(name))",
+                    "result type '\(Excerpt.of(name))' of method '\(id)' is not registered: rows come back as dictionaries "
+                        + "(register it with models.register, or declare it with --model \(Excerpt.of(name)))",
                     at: method.location))
             }
         }
@@ -121,8 +122,10 @@ public enum DAOLinter {
     /// `${name}` in a method's text where `name` is an argument of that method.
     private static func splicedArgumentWarnings(_ root: XMLElementNode, source: SourceText, config: DAOConfig) -> [DAOLintDiagnostic] {
         var findings: [DAOLintDiagnostic] = []
+        // Keyed by location, so n methods cost O(n), not a search each (the first one wins).
+        let methodsByLocation = Dictionary(config.methods.map { ($0.location, $0) }, uniquingKeysWith: { first, _ in first })
         for element in root.elements where DAOMethodKind(rawValue: element.name) != nil {
-            guard let method = config.methods.first(where: { $0.location == element.location }) else { continue }
+            guard let method = methodsByLocation[element.location] else { continue }
             var names = Set(method.arguments.map(\.name))
             if let forEach = method.forEach { names.insert(forEach.item) }
             scanTexts(element) { text in
@@ -135,7 +138,7 @@ public enum DAOLinter {
                         let kind = config.consts[name] != nil ? "const" : "sql fragment"
                         findings.append(DAOLintDiagnostic(
                             .warning,
-                            "${\(name)} splices the \(kind) '\(name)' at load time, not the argument '\(name)' of method '\(method.id)' (did you mean #{\(name)}?)",
+                            "${\(name)} splices the \(kind) '\(name)' at load time, not the argument '\(name)' of method '\(Excerpt.of(method.id))' (did you mean #{\(name)}?)",
                             at: source.location(in: text.text, offset: offset, start: text.location, snippet: snippet)))
                     }
                     rest = rest[rest.index(after: close)...]
@@ -186,7 +189,7 @@ private struct ReferenceWalker {
         used.insert(name)
         if !known.contains(name), reported.insert(name).inserted {
             findings.append(DAOLintDiagnostic(
-                .warning, "'\(name)' is not an argument of \(context): it reads a global argument, else nil", at: location))
+                .warning, "'\(Excerpt.of(name))' is not an argument of \(context): it reads a global argument, else nil", at: location))
         }
     }
 
@@ -201,9 +204,9 @@ private struct ReferenceWalker {
         case let n as ReferenceNode:
             read(n.path.first, at: n.location)
             if n.mode == .inline {
-                let text = "@{" + n.path.joined(separator: ".") + "}"
+                let path = Excerpt.of(n.path.joined(separator: "."))
                 findings.append(DAOLintDiagnostic(
-                    .warning, "\(text) writes the value into the SQL text; prefer #{\(n.path.joined(separator: "."))}, which binds it",
+                    .warning, "@{\(path)} writes the value into the SQL text; prefer #{\(path)}, which binds it",
                     at: n.location))
             }
         case let n as IfNode:

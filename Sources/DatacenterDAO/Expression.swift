@@ -106,7 +106,7 @@ struct ExpressionParser {
         switch token.kind {
         case .end: return "the end"
         case .op(let o): return "'\(o)'"
-        case .path(let p): return "'\(p.joined(separator: "."))'"
+        case .path(let p): return "'\(Excerpt.of(p.joined(separator: ".")))'"
         case .integer(let i): return "\(i)"
         case .double(let d): return "\(d)"
         case .string: return "a string"
@@ -118,44 +118,75 @@ struct ExpressionParser {
 
     mutating func parseAll() throws -> ExpressionNode {
         if case .end = current.kind { throw fail("the expression is empty", current) }
-        let node = try parse(minimumPower: 0)
+        let node = try parse(minimumPower: 0).node
         guard case .end = current.kind else { throw fail("expected an operator, found \(describe(current))", current) }
         return node
     }
 
-    mutating func parse(minimumPower: Int) throws -> ExpressionNode {
-        var left = try parsePrefix()
+    /// How many parentheses and prefix operators enclose the token being read: the parser
+    /// recurses once per level, so this is checked on the way in, before the stack grows.
+    private var depth = 0
+
+    /// One more level of nesting at `token`.
+    /// - throws: past `DAOLimits.expressionDepth`.
+    private mutating func enter(_ token: ExpressionToken) throws {
+        depth += 1
+        try check(height: depth, at: token)
+    }
+
+    private func check(height: Int, at token: ExpressionToken) throws {
+        guard height <= DAOLimits.expressionDepth else {
+            throw fail("the expression nests more than \(DAOLimits.expressionDepth) levels deep "
+                       + "(parentheses, prefix operators and chained operators each count)", token)
+        }
+    }
+
+    /// Parses operators of more than `minimumPower`; returns the tree and its height. A chain
+    /// `a + b + c` builds a left-deep tree without recursing, but evaluating it recurses per
+    /// operator, so the height is bounded like the nesting.
+    mutating func parse(minimumPower: Int) throws -> (node: ExpressionNode, height: Int) {
+        var (left, height) = try parsePrefix()
         while case .op(let text) = current.kind, let op = BinaryOperator(rawValue: text), op.bindingPower > minimumPower {
             let token = current
             index += 1
             let right = try parse(minimumPower: op.bindingPower)
-            left = .binary(op, left, right, position: token.position)
+            height = max(height, right.height) + 1
+            try check(height: height, at: token)
+            left = .binary(op, left, right.node, position: token.position)
         }
-        return left
+        return (left, height)
     }
 
-    mutating func parsePrefix() throws -> ExpressionNode {
+    mutating func parsePrefix() throws -> (node: ExpressionNode, height: Int) {
         let token = current
         index += 1
         switch token.kind {
-        case .integer(let i): return .literal(.integer(i))
-        case .double(let d): return .literal(.double(d))
-        case .string(let s): return .literal(.string(s))
-        case .nilLiteral: return .literal(.nil)
-        case .trueLiteral: return .literal(.bool(true))
-        case .falseLiteral: return .literal(.bool(false))
-        case .path(let parts): return .path(parts, position: token.position)
+        case .integer(let i): return (.literal(.integer(i)), 1)
+        case .double(let d): return (.literal(.double(d)), 1)
+        case .string(let s): return (.literal(.string(s)), 1)
+        case .nilLiteral: return (.literal(.nil), 1)
+        case .trueLiteral: return (.literal(.bool(true)), 1)
+        case .falseLiteral: return (.literal(.bool(false)), 1)
+        case .path(let parts): return (.path(parts, position: token.position), 1)
         case .op("("):
+            try enter(token)
+            defer { depth -= 1 }
             let inner = try parse(minimumPower: 0)
             guard case .op(")") = current.kind else { throw fail("expected ')', found \(describe(current))", current) }
             index += 1
-            return inner
-        case .op("not"):
-            return .unary(.not, try parse(minimumPower: 4), position: token.position)
-        case .op("-"):
-            return .unary(.minus, try parse(minimumPower: 8), position: token.position)
-        case .op("+"):
-            return .unary(.plus, try parse(minimumPower: 8), position: token.position)
+            return (inner.node, inner.height + 1)
+        case .op("not"), .op("-"), .op("+"):
+            try enter(token)
+            defer { depth -= 1 }
+            let (op, power): (UnaryOperator, Int) = switch token.kind {
+            case .op("not"): (.not, 4)
+            case .op("-"): (.minus, 8)
+            default: (.plus, 8)
+            }
+            let operand = try parse(minimumPower: power)
+            let height = operand.height + 1
+            try check(height: height, at: token)
+            return (.unary(op, operand.node, position: token.position), height)
         default: break
         }
         index -= 1

@@ -16,7 +16,9 @@ public struct ExpressionError: Error, Sendable, Equatable, CustomStringConvertib
         self.message = message
     }
 
+    /// The expression is quoted as a short excerpt around `position` (`Excerpt`), so a long
+    /// expression never floods the error line.
     public var description: String {
-        "bad expression \"\(expression)\" at position \(position): \(message)"
+        "bad expression \"\(Excerpt.around(expression, position: position))\" at position \(position): \(message)"
     }
 }

@@ -45,10 +45,10 @@ struct ExpressionTokenizer {
                 }
                 let literal = String(chars[i..<j])
                 if isDouble {
-                    guard let d = Double(literal) else { throw fail("bad number \(literal)", at: start) }
+                    guard let d = Double(literal) else { throw fail("bad number \(Excerpt.of(literal))", at: start) }
                     result.append(.init(kind: .double(d), position: start + 1))
                 } else {
-                    guard let n = Int64(literal) else { throw fail("integer \(literal) is too large", at: start) }
+                    guard let n = Int64(literal) else { throw fail("integer \(Excerpt.of(literal)) is too large", at: start) }
                     result.append(.init(kind: .integer(n), position: start + 1))
                 }
                 i = j
@@ -111,7 +111,7 @@ struct ExpressionTokenizer {
                 continue
             }
             if c == "=" { throw fail("'=' is not an operator; use '=='", at: start) }
-            throw fail("unexpected character '\(c)'", at: start)
+            throw fail("unexpected character '\(Excerpt.escaped(c))'", at: start)
         }
         result.append(.init(kind: .end, position: chars.count + 1))
         return result

@@ -73,6 +73,33 @@ struct SourceText: Sendable {
         return nil
     }
 
+    /// Where on a line the last search ended: an index into the line and its 1-based column.
+    /// Searching on from it, rather than from the line's start, keeps finding n elements or
+    /// attributes on one line O(line length) instead of O(n × line length).
+    struct LineCursor {
+        let line: Int
+        var index: String.Index
+        var column: Int
+    }
+
+    /// A cursor at the start of `line`, or nil when there is no such line.
+    func cursor(atLine line: Int) -> LineCursor? {
+        guard line >= 1, line <= lines.count else { return nil }
+        return LineCursor(line: line, index: lines[line - 1].startIndex, column: 1)
+    }
+
+    /// The column (1-based) of the next match of `needle` on the cursor's line at or after the
+    /// cursor, moving the cursor past the match; nil (cursor unmoved) when there is none.
+    func column(of needle: String, from cursor: inout LineCursor) -> Int? {
+        guard !needle.isEmpty else { return nil }
+        let text = lines[cursor.line - 1]
+        guard let range = text.range(of: needle, range: cursor.index..<text.endIndex) else { return nil }
+        let column = cursor.column + text.distance(from: cursor.index, to: range.lowerBound)
+        cursor.index = range.upperBound
+        cursor.column = column + needle.count
+        return column
+    }
+
     /// The location of character `offset` of a text that starts at `start`: lines are
     /// counted exactly; on the text's first line the column is found by searching for
     /// `snippet` (1 when not found).
@@ -116,8 +143,8 @@ enum XMLTree {
         guard let rootNode = xmlDocGetRootElement(document) else {
             throw DAOConfigError(.xmlSyntax("the document has no root element"), at: SourceLocation(file: file, line: 1))
         }
-        var occurrences: [String: Int] = [:]
-        let root = try convert(rootNode, document: document, source: source, occurrences: &occurrences)
+        var cursors: [String: SourceText.LineCursor] = [:]
+        let root = try convert(rootNode, document: document, source: source, cursors: &cursors)
         return (root, source)
     }
 
@@ -147,20 +174,27 @@ enum XMLTree {
         return String(cString: pointer)
     }
 
-    /// Copies one element and its subtree. `occurrences` counts elements of one name seen on
-    /// one line, so the n-th `<if` on a line gets the n-th column.
+    /// Copies one element and its subtree. `cursors` holds, per line and element name, where
+    /// the last `<name` on that line was found, so the n-th `<if` on a line gets the n-th
+    /// column and a line of many elements is searched once, not once per element.
     ///
     /// Text and CDATA are kept as text; XML comments are dropped (they are for people). A
     /// reference to an entity or a processing instruction is an error: its text would
     /// otherwise be dropped without a word.
     private static func convert(_ node: xmlNodePtr, document: xmlDocPtr, source: SourceText,
-                                occurrences: inout [String: Int]) throws -> XMLElementNode {
+                                cursors: inout [String: SourceText.LineCursor]) throws -> XMLElementNode {
         let name = string(node.pointee.name)
         let line = Int(xmlGetLineNo(node))
         let key = "\(line)<\(name)"
-        let seen = occurrences[key, default: 0]
-        occurrences[key] = seen + 1
-        let column = source.column(of: "<" + name, line: line, occurrence: seen)
+        var column = 1
+        var attributeCursor: SourceText.LineCursor?
+        if var cursor = cursors[key] ?? source.cursor(atLine: line) {
+            if let found = source.column(of: "<" + name, from: &cursor) {
+                column = found
+                attributeCursor = cursor
+            }
+            cursors[key] = cursor
+        }
         let location = SourceLocation(file: source.file, line: max(line, 1), column: column)
 
         var attributes: [XMLAttribute] = []
@@ -172,10 +206,14 @@ enum XMLTree {
                 value = String(cString: raw)
                 dc_xml_free(raw)
             }
-            let attributeColumn = source.column(of: attributeName, line: location.line, after: max(column - 1, 0))
+            // Attributes come in source order: each is searched for after the previous one.
+            var attributeColumn = column
+            if var cursor = attributeCursor, let found = source.column(of: attributeName, from: &cursor) {
+                attributeColumn = found
+                attributeCursor = cursor
+            }
             attributes.append(XMLAttribute(name: attributeName, value: value,
-                                           location: SourceLocation(file: source.file, line: location.line,
-                                                                    column: attributeColumn == 1 ? column : attributeColumn)))
+                                           location: SourceLocation(file: source.file, line: location.line, column: attributeColumn)))
             attribute = current.pointee.next
         }
 
@@ -184,7 +222,7 @@ enum XMLTree {
         while let current = child {
             switch current.pointee.type {
             case XML_ELEMENT_NODE:
-                children.append(.element(try convert(current, document: document, source: source, occurrences: &occurrences)))
+                children.append(.element(try convert(current, document: document, source: source, cursors: &cursors)))
             case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
                 let text = string(current.pointee.content)
                 // libxml2 numbers a text node by the line where the text ends.

@@ -256,6 +256,39 @@ private let itemsXML = """
         #expect(result.stderr.hasPrefix("error: "))
     }
 
+    // MARK: limits
+
+    @Test(arguments: [("not ", 50_000, ""), ("-", 50_000, ""), ("a + ", 100_000, "a")])
+    func lintAndRenderOfADeepExpressionReportTheLimitInsteadOfCrashing(_ piece: String, _ count: Int, _ tail: String) throws {
+        let scratch = Scratch()
+        let expression = String(repeating: piece, count: count) + (tail.isEmpty ? "a" : tail)
+        let config = try writeConfig(scratch, "<module name=\"m\" tableName=\"t\">\n"
+            + "  <select id=\"s\" arguments=\"a\"><if true=\"\(expression)\">x</if></select>\n</module>\n")
+        let lint = try CLI.run(["dao", "lint", config])
+        #expect(lint.status == 1, "exit \(lint.status): \(lint.stderr.prefix(300))")
+        #expect(lint.stdout.hasPrefix("\(config):2:"), "\(lint.stdout.prefix(300))")
+        #expect(lint.stdout.contains("more than 256 levels"), "\(lint.stdout.prefix(300))")
+        #expect(lint.stdout.split(separator: "\n").allSatisfy { $0.count < 400 })
+
+        let render = try CLI.run(["dao", "render", config, "s", "--args", "[1]"])
+        #expect(render.status == 1, "exit \(render.status): \(render.stderr.prefix(300))")
+        #expect(render.stderr.contains("\(config):2:") && render.stderr.contains("more than 256 levels"), "\(render.stderr.prefix(300))")
+    }
+
+    @Test func lintOfDoublingConstsStopsAtTheSizeLimit() throws {
+        let scratch = Scratch()
+        var lines = ["<module name=\"m\" tableName=\"t\">", "<const c0=\"abcd\"/>"]
+        for level in 1...28 { lines.append("<const c\(level)=\"${c\(level - 1)}${c\(level - 1)}\"/>") }
+        lines += ["<select id=\"s\">select '${c28}'</select>", "</module>"]
+        let config = try writeConfig(scratch, lines.joined(separator: "\n"))
+        let start = Date()
+        let lint = try CLI.run(["dao", "lint", config])
+        #expect(Date().timeIntervalSince(start) < 10)
+        #expect(lint.status == 1)
+        #expect(lint.stdout.hasPrefix("\(config):21:"), "\(lint.stdout)")
+        #expect(lint.stdout.contains("${c19}") && lint.stdout.contains("1048576 bytes"), "\(lint.stdout)")
+    }
+
     // MARK: examples and demo
 
     @Test func embeddedExamplesEqualTheFiles() throws {

@@ -54,6 +54,96 @@ import Testing
             }
         }
     }
+
+    /// Generated configs of the shapes that once took gigabytes, minutes or the stack: deep
+    /// element nesting, deep and long expressions, doubling and chained consts, huge attributes,
+    /// many methods. Each loads (and renders) or fails with a located error of one short line,
+    /// within the watchdog's 5 s.
+    @Test func pathologicalConfigsLoadOrFailFastWithALocation() throws {
+        var random = SplitMix64(seed: Self.seed ^ 0xDEE9)
+        let watchdog = Watchdog(limit: 5)
+        defer { watchdog.finish() }
+        for index in 0..<max(1, Self.cases / 4) {
+            let text = Pathological.config(&random)
+            let label = "seed \(Self.seed) pathological case \(index)"
+            watchdog.start(label)
+            defer { watchdog.stop() }
+            do {
+                let config = try DAOConfig(xml: text, file: "p.xml")
+                for method in config.methods.prefix(20) {
+                    let arguments = method.arguments.map { _ in DAOValue.integer(1) }
+                    do { _ = try config.render(method.id, arguments: arguments, globals: [:], tableName: "t") } catch {
+                        #expect("\(error)".count < 600, "\(label): \("\(error)".prefix(600))")
+                    }
+                }
+                for finding in DAOLinter.warnings(for: config) {
+                    #expect(finding.description.count < 600, "\(label): \(finding.description.prefix(600))")
+                }
+            } catch let error as DAOConfigError {
+                #expect(error.location.line >= 1, "\(label): unlocated \(error)")
+                #expect(error.description.hasPrefix("p.xml:"), "\(label): \(error.description.prefix(600))")
+                #expect(error.description.count < 600, "\(label): \(error.description.prefix(600))")
+                #expect(!error.description.contains("\n"), "\(label): \(error.description.prefix(600))")
+            }
+        }
+    }
+}
+
+/// Generators of pathological configs (`pathologicalConfigsLoadOrFailFastWithALocation`).
+enum Pathological {
+    static func config(_ random: inout SplitMix64) -> String {
+        let big = random.below(20) == 0
+        let head = "<module name=\"m\" tableName=\"t\">\n"
+        switch random.below(6) {
+        case 0: // nested elements, around libxml2's limit or far past it
+            let depth = big ? 100_000 : random.below(300)
+            let element = ["<if true=\"a\">", "<where>", "<trim prefix=\"(\">", "<foreach item=\"i\" collection=\"a\">"]
+            let opens = (0..<depth).map { _ in random.below(element.count) }
+            let closes = ["</if>", "</where>", "</trim>", "</foreach>"]
+            return head + "<update id=\"u\" arguments=\"a\">" + opens.map { element[$0] + "x" }.joined()
+                + opens.reversed().map { closes[$0] }.joined() + "</update>\n</module>"
+        case 1: // deep or long expressions
+            let expression = ExpressionFuzzTests.generate(&random)
+                .replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: "\"", with: "&quot;")
+            return head + "<select id=\"s\" arguments=\"a, b, c\"><if true=\"\(expression)\">x</if></select>\n</module>"
+        case 2: // consts doubling at each level
+            let levels = 1 + random.below(big ? 40 : 24)
+            var lines = [head, "<const c0=\"ab\"/>"]
+            for level in 1...levels { lines.append("<const c\(level)=\"${c\(level - 1)}${c\(level - 1)}\"/>") }
+            lines.append("<select id=\"s\">select '${c\(random.below(levels + 1))}' ${c\(random.below(levels + 1))}</select>")
+            return lines.joined(separator: "\n") + "\n</module>"
+        case 3: // a chain of consts (or sql fragments)
+            let length = 1 + (big ? 4_000 : random.below(150))
+            var lines = [head, "<const k0=\"x\"/>"]
+            for n in 1..<max(length, 2) {
+                lines.append(random.below(2) == 0 ? "<const k\(n)=\"${k\(n - 1)}\"/>" : "<sql id=\"k\(n)\">${k\(n - 1)}</sql>")
+            }
+            lines.append("<select id=\"s\">select ${k\(random.below(max(length, 2)))}</select>")
+            return lines.joined(separator: "\n") + "\n</module>"
+        case 4: // a huge attribute name or value, control characters included
+            let size = big ? 1 << 20 : random.below(5_000)
+            let piece = ["v", "\t", "&#27;", "é", "&#1;"][random.below(5)]
+            let huge = String(repeating: piece, count: size)
+            let plainName = String(repeating: "n", count: size)
+            let shapes = [
+                "<select id=\"\(huge)\" result=\"\(huge)\">select 1</select>",
+                "<select id=\"a\" \(plainName)=\"1\">select 1</select>",
+                "<select id=\"a\" arguments=\"\(huge)\">select 1</select>",
+                "<update id=\"a\" arguments=\"b\" foreach=\"\(huge)\">x</update>",
+                "<select id=\"a\">select ${\(plainName)} #{\(huge)}</select>",
+                "<\(plainName)/>",
+                "<select id=\"a\"><if true=\"\(huge)\">x</if></select>",
+            ]
+            return head + shapes[random.below(shapes.count)] + "\n</module>"
+        default: // many methods, maybe one duplicate, maybe an initializer typo
+            let count = big ? 20_000 : random.below(2_000)
+            var xml = "<module name=\"m\" tableName=\"t\" initializer=\"m\(random.below(count + 2))x\">\n"
+            let duplicate = random.below(max(count, 1))
+            for n in 0..<count { xml += "<update id=\"m\(n == duplicate && random.below(2) == 0 ? 0 : n)\">x</update>\n" }
+            return xml + "</module>"
+        }
+    }
 }
 
 /// Byte-level mutations: flips, cuts, repeats and splices of tokens, one to eight per input.

@@ -1,0 +1,204 @@
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterDAO
+
+/// The bounds of `DAOLimits`: a small hostile config fails fast with a located error instead
+/// of taking gigabytes, minutes or the stack; configs within the bounds still load.
+@Suite struct ConfigLimitsTests {
+    /// The seconds `body` takes.
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = ContinuousClock.now
+        try body()
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Consts `c0 = "abcd"`, `c(n+1) = "${cn}${cn}"`: const n is 4·2ⁿ bytes, one per line.
+    static func doublingConsts(levels: Int) -> String {
+        var lines = ["<module name=\"m\" tableName=\"t\">", "  <const c0=\"abcd\"/>"]
+        for level in 1...levels { lines.append("  <const c\(level)=\"${c\(level - 1)}${c\(level - 1)}\"/>") }
+        lines.append("  <select id=\"a\" result=\"[string]\">select '${c\(levels)}' from ${T}</select>")
+        lines.append("</module>")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Consts `k0 = "x"`, `k(n+1) = "${kn}"`: a chain `length` long, one per line.
+    static func constChain(length: Int) -> String {
+        var lines = ["<module name=\"m\" tableName=\"t\">", "  <const k0=\"x\"/>"]
+        for n in 1..<length { lines.append("  <const k\(n)=\"${k\(n - 1)}\"/>") }
+        lines.append("  <select id=\"a\" result=\"[string]\">select '${k\(length - 1)}' from ${T}</select>")
+        lines.append("</module>")
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: ${} splicing
+
+    @Test func doublingConstsStopAtTheSizeLimitWithTheConstsLocation() throws {
+        // c18 is 1 MiB exactly; c19 is the first over the limit (line 21: two lines before c0's kin).
+        var caught: DAOConfigError?
+        let time = Self.seconds {
+            #expect(throws: DAOConfigError.self) {
+                do { _ = try DAOConfig(xml: Self.doublingConsts(levels: 24), file: "d.xml") } catch let e as DAOConfigError {
+                    caught = e
+                    throw e
+                }
+            }
+        }
+        let error = try #require(caught)
+        #expect(error.kind == .splicedTooLarge("c19", limit: DAOLimits.splicedSize))
+        #expect(error.location.line == 21 && error.location.column > 1, "\(error)")
+        #expect(error.description.hasPrefix("d.xml:21:"))
+        #expect(error.description.contains("${c19}") && error.description.contains("1048576 bytes"))
+        #expect(time < 5, "took \(time) s")
+        // Within the limit it loads, and the statement holds the whole expansion.
+        let config = try DAOConfig(xml: Self.doublingConsts(levels: 10))
+        let sql = try config.render("a", arguments: []).statements[0].sql
+        #expect(sql.utf8.count == "select '' from t".utf8.count + 4 << 10)
+    }
+
+    @Test func aStatementThatSplicesTooMuchIsLocated() throws {
+        let half = String(repeating: "y", count: DAOLimits.splicedSize / 2 - 16)
+        let xml = "<module name=\"m\">\n<const big=\"\(half)\"/>\n<select id=\"a\">select '${big}${big}${big}'</select>\n</module>"
+        #expect { try DAOConfig(xml: xml, file: "s.xml") } throws: { error in
+            guard let error = error as? DAOConfigError else { return false }
+            return error.kind == .splicedTooLarge("", limit: DAOLimits.splicedSize) && error.location.line == 3
+                && error.description.count < 200
+        }
+        _ = try DAOConfig(xml: xml.replacingOccurrences(of: "${big}${big}${big}", with: "${big}${big}"))
+    }
+
+    @Test func aConstChainDeeperThanTheLimitIsLocatedAtTheConst() throws {
+        // k0 … k64 is 64 references deep from k64: loads.
+        let config = try DAOConfig(xml: Self.constChain(length: DAOLimits.spliceDepth + 1))
+        #expect(try config.render("a", arguments: [], tableName: "t").statements[0].sql == "select 'x' from t")
+        // One more is over the limit: the error names the const 65 references deep (line 67).
+        #expect { try DAOConfig(xml: Self.constChain(length: DAOLimits.spliceDepth + 2), file: "c.xml") } throws: { error in
+            guard let error = error as? DAOConfigError, case .spliceTooDeep(let name, 64) = error.kind else { return false }
+            return name == "k65" && error.location.line == 67 && error.location.column > 1
+                && error.description.contains("more than 64 levels")
+        }
+    }
+
+    @Test func aLongConstChainFailsFast() throws {
+        let xml = Self.constChain(length: 4000)
+        let time = Self.seconds {
+            #expect(throws: DAOConfigError.self) { try DAOConfig(xml: xml) }
+        }
+        #expect(time < 5, "took \(time) s")
+    }
+
+    @Test func cyclesAreStillFound() {
+        let xml = "<module name=\"m\">\n<const a=\"${b}\" b=\"${c}\" c=\"${a}\"/>\n<select id=\"s\">select 1</select>\n</module>"
+        #expect { try DAOConfig(xml: xml) } throws: { error in
+            guard let error = error as? DAOConfigError, case .referenceCycle(let names) = error.kind else { return false }
+            return names == ["a", "b", "c", "a"] && error.location.line == 2
+        }
+    }
+
+    @Test func templateExpansionIsBoundedToo() {
+        let star = String(repeating: "*", count: 2000)
+        let names = (0..<1000).map { "n\($0)" }.joined(separator: ", ")
+        let xml = "<module name=\"m\">\n<select id=\"s\">select %{'\(star)', \(names)}</select>\n</module>"
+        #expect { try DAOConfig(xml: xml) } throws: { error in
+            (error as? DAOConfigError)?.kind == .splicedTooLarge("", limit: DAOLimits.splicedSize)
+        }
+    }
+
+    // MARK: Element nesting
+
+    static func nestedIfs(_ depth: Int) -> String {
+        "<module name=\"m\" tableName=\"t\">\n<upgrade toVersion=\"1.1\">\n<update id=\"u\" arguments=\"a\">"
+            + String(repeating: "<if true=\"a\">x", count: depth) + String(repeating: "</if>", count: depth)
+            + "</update>\n</upgrade>\n</module>"
+    }
+
+    @Test func libxml2RefusesElementsNestedTooDeepWithALocation() throws {
+        let xml = "<module name=\"m\">\n<update id=\"u\" arguments=\"a\">\n"
+            + String(repeating: "<if true=\"a\">", count: 100_000) + String(repeating: "</if>", count: 100_000) + "</update></module>"
+        #expect { try DAOConfig(xml: xml, file: "deep.xml") } throws: { error in
+            guard let error = error as? DAOConfigError, case .xmlSyntax = error.kind else { return false }
+            return error.location.line == 3 && error.description.count < 300
+        }
+        let lint = DAOLinter.lint(xml: xml, file: "deep.xml")
+        #expect(lint.count == 1 && lint[0].severity == .error)
+    }
+
+    @Test func theDeepestAcceptedNestingRendersLintsAndPrepares() throws {
+        // The module, update and 250 ifs: within libxml2's 256 levels.
+        let method = "<module name=\"m\" tableName=\"t\">\n<update id=\"u\" arguments=\"a\">"
+            + String(repeating: "<if true=\"a\">x", count: 250) + String(repeating: "</if>", count: 250) + "</update>\n</module>"
+        let config = try DAOConfig(xml: method)
+        let rendered = try config.render("u", arguments: [1])
+        #expect(rendered.statements[0].sql == String(repeating: "x", count: 250))
+        #expect(DAOLinter.lint(xml: method).allSatisfy { $0.severity == .warning })
+
+        let upgrade = "<module name=\"m\" tableName=\"t\" version=\"1.1\">\n<update id=\"create\">create table ${T} (x)</update>\n"
+            + "<upgrade toVersion=\"1.1\"><step>" + String(repeating: "<if true=\"1\">", count: 250) + "select 1"
+            + String(repeating: "</if>", count: 250) + "</step></upgrade>\n</module>"
+        let folder = DAOTestFolder()
+        let path = folder.file("p.sqlite")
+        try Database(path: path).execute("CREATE TABLE t(x)")
+        let plan = try TablePreparation.plan(config: try DAOConfig(xml: upgrade), table: "t", in: try Database(path: path, mode: .readOnly))
+        #expect(!plan.steps.isEmpty)
+    }
+
+    // MARK: Sizes stay linear
+
+    static func manyMethods(_ count: Int) -> String {
+        var xml = "<module name=\"m\" tableName=\"t\" initializer=\"m0\">\n"
+        xml.reserveCapacity(count * 60)
+        for n in 0..<count { xml += "<update id=\"m\(n)\">delete from ${T} where x = \(n)</update>\n" }
+        return xml + "</module>\n"
+    }
+
+    @Test func manyMethodsLintInLinearTime() throws {
+        let xml = Self.manyMethods(20_000)
+        var findings: [DAOLintDiagnostic] = []
+        let time = Self.seconds { findings = DAOLinter.lint(xml: xml) }
+        #expect(findings.isEmpty, "\(findings.prefix(3))")
+        // Quadratic duplicate checks took ~40 s here (debug build); linear is ~2 s.
+        #expect(time < 15, "took \(time) s")
+        // Duplicates are still found, with the first one's location.
+        let duplicate = xml.replacingOccurrences(of: "id=\"m7\"", with: "id=\"m3\"")
+        #expect { try DAOConfig(xml: duplicate) } throws: { error in
+            guard let error = error as? DAOConfigError, case .duplicateMethod("m3", 0, let first) = error.kind else { return false }
+            return first.line == 5 && error.location.line == 9
+        }
+    }
+
+    @Test func manyElementsAndAttributesOnOneLineLoadInLinearTime() throws {
+        // Columns are searched on from the previous match, not from the line's start.
+        let consts = (0..<20_000).map { "k\($0)=\"v\($0)\"" }.joined(separator: " ")
+        let methods = (0..<20_000).map { "<update id=\"m\($0)\">x</update>" }.joined()
+        let xml = "<module name=\"m\"><const \(consts)/>\(methods)</module>"
+        var config: DAOConfig?
+        let time = try Self.seconds { config = try DAOConfig(xml: xml) }
+        #expect(time < 15, "took \(time) s")
+        let loaded = try #require(config)
+        #expect(loaded.methods.count == 20_000)
+        let third = try loaded.method("m2", arity: 0).location
+        #expect(third.line == 1 && third.column == xml.distance(from: xml.startIndex, to: xml.range(of: "<update id=\"m2\"")!.lowerBound) + 1)
+        // An error about the 19,999th const still points at it.
+        let bad = xml.replacingOccurrences(of: "k19998=\"v19998\"", with: "k19998=\"${nope}\"")
+        #expect { try DAOConfig(xml: bad) } throws: { error in
+            guard let error = error as? DAOConfigError else { return false }
+            return error.location.column == bad.distance(from: bad.startIndex, to: bad.range(of: "${nope}")!.lowerBound) + 1
+        }
+    }
+
+    @Test func suggestionsAreBoundedForHugeNames() throws {
+        let huge = String(repeating: "q", count: 1 << 20)
+        let candidates = (0..<20).map { "method\($0)" } + [huge]
+        var suggestion: String??
+        let time = Self.seconds {
+            suggestion = DidYouMean.suggest(huge + "x", among: candidates)
+            _ = DidYouMean.suggest("methd3", among: candidates)
+        }
+        #expect(suggestion == .some(nil))
+        #expect(DidYouMean.suggest("methd3", among: candidates) == "method3")
+        #expect(DidYouMean.suggest(String(repeating: "a", count: 65), among: [String(repeating: "a", count: 64)]) == nil)
+        #expect(DidYouMean.suggest(String(repeating: "a", count: 63), among: [String(repeating: "a", count: 64)]) != nil)
+        #expect(time < 1, "took \(time) s")
+    }
+}
