@@ -53,7 +53,7 @@ enum CryptColumnGuard {
         for (index, column) in guarded.enumerated() {
             let name = Database.quoteIdentifier(column)
             let message = "encrypted column \(column): the value is not ciphertext of the key, so it was refused (it would be stored in plaintext)"
-            let literal = "'" + message.replacingOccurrences(of: "'", with: "''") + "'"
+            let literal = Database.quoteLiteral(message)
             let check = "WHEN NEW.\(name) IS NOT NULL AND NOT \(functionName)(NEW.\(name)) BEGIN SELECT RAISE(ABORT, \(literal)); END"
             try db.execute("CREATE TEMP TRIGGER IF NOT EXISTS datacenter_crypt_insert_\(index) BEFORE INSERT ON \(target) \(check)")
             try db.execute("CREATE TEMP TRIGGER IF NOT EXISTS datacenter_crypt_update_\(index) BEFORE UPDATE OF \(name) ON \(target) \(check)")

@@ -100,29 +100,30 @@ enum TypedValue {
             return text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? text : text + ".0"
         case .blob(let d): return "X'" + d.map { String(format: "%02x", $0) }.joined() + "'"
         case .text(let s):
-            return parse(s) == .text(s) ? s : "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+            return parse(s) == .text(s) ? s : Database.quoteLiteral(s)
         }
     }
 
     /// The text inside an SQL string literal (`'…'`, quotes doubled inside), or nil when
-    /// `text` is not exactly one.
+    /// `text` is not exactly one. Read byte by byte, as SQLite reads it: a quote followed by a
+    /// combining mark is one Swift `Character` but still a quote to SQLite.
     private static func unquoted(_ text: String) -> String? {
-        guard text.count >= 2, text.first == "'", text.last == "'" else { return nil }
-        let inner = text.dropFirst().dropLast()
-        var out = ""
-        var pendingQuote = false
-        for character in inner {
-            if pendingQuote {
-                guard character == "'" else { return nil }
-                out.append("'")
-                pendingQuote = false
-            } else if character == "'" {
-                pendingQuote = true
+        let quote = UInt8(ascii: "'")
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 2, bytes.first == quote, bytes.last == quote else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 1
+        while index < bytes.count - 1 {
+            if bytes[index] == quote {
+                guard index + 1 < bytes.count - 1, bytes[index + 1] == quote else { return nil }
+                index += 2
             } else {
-                out.append(character)
+                index += 1
             }
+            out.append(bytes[index - 1])
         }
-        return pendingQuote ? nil : out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A value of a JSON object (for inserts).

@@ -99,15 +99,7 @@ public final class ReferenceNode: SQLNode {
     public static func inline(_ value: DAOValue, raw: Bool) -> String? {
         func quoted(_ s: String) -> String? {
             if s.utf8.contains(0) { return nil }
-            if raw { return s }
-            var bytes: [UInt8] = [UInt8(ascii: "'")]
-            bytes.reserveCapacity(s.utf8.count + 8)
-            for byte in s.utf8 {
-                bytes.append(byte)
-                if byte == UInt8(ascii: "'") { bytes.append(byte) }
-            }
-            bytes.append(UInt8(ascii: "'"))
-            return String(decoding: bytes, as: UTF8.self)
+            return raw ? s : Database.quoteLiteral(s)
         }
         switch value {
         case .nil: return "NULL"

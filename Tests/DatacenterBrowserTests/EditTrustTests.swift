@@ -240,6 +240,19 @@ import Testing
         #expect(TypedValue.parse("'a'b'") == .text("'a'b'"))
     }
 
+    /// A quote followed by a combining mark is one Swift `Character` but a quote to SQLite:
+    /// the prompt's literal must still read back as the same bytes.
+    @Test func aQuoteBeforeACombiningMarkReadsBackByteForByte() {
+        for text in ["'a'\u{301}'", "'\u{301}", "x'\u{301}'y", "'\u{301}'"] {
+            let shown = TypedValue.literal(.text(text))
+            guard case .text(let back) = TypedValue.parse(shown) else {
+                Issue.record("\(shown.debugDescription) reads back as \(TypedValue.parse(shown))")
+                continue
+            }
+            #expect(Array(back.utf8) == Array(text.utf8), "\(text.debugDescription) shown as \(shown.debugDescription)")
+        }
+    }
+
     @Test func everyValueReadsBackAsItself() {
         // Seeded, printed: a failure names the seed and the value.
         let seed: UInt64 = 0x5eed_0010

@@ -231,4 +231,18 @@ private struct Boom: Error, Equatable { let tag: String }
         #expect(Database.quoteIdentifier("plain") == "\"plain\"")
         #expect(Database.quoteIdentifier("my \"table\"") == "\"my \"\"table\"\"\"")
     }
+
+    /// SQLite reads quotes byte by byte: a quote followed by a combining mark (one Swift
+    /// `Character`) must still be doubled, or the literal ends there.
+    @Test func quotedTextReadsBackByteForByteThroughSQLite() throws {
+        let db = try Database.inMemory()
+        for text in ["it's", "'\u{301}; select 1; --", "\"\u{301}x\"", "a'\u{301}'b", ""] {
+            let literal = try db.scalar("SELECT \(Database.quoteLiteral(text))")
+            guard case .text(let back) = literal else { Issue.record("\(text.debugDescription) read as \(literal)"); continue }
+            #expect(Array(back.utf8) == Array(text.utf8), "literal of \(text.debugDescription)")
+            #expect(DatabaseValue.text(text).description == Database.quoteLiteral(text))
+            let names = try db.query("SELECT 1 AS \(Database.quoteIdentifier(text.isEmpty ? "x" : text))").first?.columnNames ?? []
+            #expect(names.map { Array($0.utf8) } == [Array((text.isEmpty ? "x" : text).utf8)], "identifier \(text.debugDescription)")
+        }
+    }
 }

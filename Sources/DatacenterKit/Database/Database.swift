@@ -407,17 +407,26 @@ public final class Database {
     }
 
     /// Quotes an identifier for SQL: `my "table"` becomes `"my ""table"""`.
-    ///
-    /// Quotes are doubled byte by byte: a `"` followed by a combining mark is one Swift
-    /// `Character`, which a search for `"` would not find, but SQLite reads bytes.
     public static func quoteIdentifier(_ name: String) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "\"")]
-        bytes.reserveCapacity(name.utf8.count + 2)
-        for byte in name.utf8 {
+        quote(name, with: UInt8(ascii: "\""))
+    }
+
+    /// Quotes text as a SQL string literal: `it's` becomes `'it''s'`.
+    public static func quoteLiteral(_ text: String) -> String {
+        quote(text, with: UInt8(ascii: "'"))
+    }
+
+    /// `text` between two `quote`s, each `quote` in it doubled. Byte by byte: a quote followed
+    /// by a combining mark is one Swift `Character`, which a search for the quote would not
+    /// find, but SQLite reads bytes, and would end the quoted text there.
+    private static func quote(_ text: String, with quote: UInt8) -> String {
+        var bytes: [UInt8] = [quote]
+        bytes.reserveCapacity(text.utf8.count + 8)
+        for byte in text.utf8 {
             bytes.append(byte)
-            if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+            if byte == quote { bytes.append(byte) }
         }
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(quote)
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -69,7 +69,7 @@ extension DatabaseValue: CustomStringConvertible {
         case .null: return "NULL"
         case .integer(let v): return String(v)
         case .real(let d): return String(d)
-        case .text(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .text(let s): return Database.quoteLiteral(s)
         case .blob(let d): return "X'" + d.map { String(format: "%02X", $0) }.joined() + "'"
         }
     }
