@@ -6,6 +6,8 @@ import Foundation
 struct ConfigParser {
     let source: SourceText
     var file: String { source.file }
+    /// Where references were last found on each source line (see `ReferenceLocator`).
+    private let lineCursors: SourceLineCursors
     /// Const and fragment texts with every `${name}` but `${T}` spliced in.
     private(set) var definitions: [String: String] = [:]
 
@@ -14,7 +16,7 @@ struct ConfigParser {
 
     static func parse(_ data: Data, file: String) throws -> DAOConfig {
         let (root, source) = try XMLTree.parse(data, file: file)
-        var parser = ConfigParser(source: source)
+        var parser = ConfigParser(source: source, lineCursors: SourceLineCursors(source: source))
         return try parser.build(root)
     }
 
@@ -528,6 +530,8 @@ struct ConfigParser {
         var nodes: [any SQLNode] = []
         var rest = Substring(expanded)
         var literal = ""
+        // Walked in order when the text is the source's own; spliced text is searched for.
+        var locator = expanded == t.text ? ReferenceLocator(text: expanded, start: t.location, cursors: lineCursors) : nil
         func flush() {
             if !literal.isEmpty { nodes.append(TextNode(literal, location: t.location)); literal = "" }
         }
@@ -545,7 +549,7 @@ struct ConfigParser {
             }
             let whole = String(rest[index...close])
             let inner = String(rest[rest.index(after: afterMarker)..<close])
-            let at = locate(whole, in: t)
+            let at = locator?.location(of: whole, at: index) ?? locate(whole, in: t)
             flush()
             if marker == "$" {
                 nodes.append(TableNameNode(location: at)) // only ${T} survives splicing

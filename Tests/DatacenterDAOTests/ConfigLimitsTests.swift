@@ -187,6 +187,42 @@ import Testing
         }
     }
 
+    @Test func manyReferencesOnOneLineLoadInLinearTime() throws {
+        // A minified config: every reference's column is searched on from the previous one.
+        let methods = (0..<20_000).map { "<select id=\"m\($0)\" arguments=\"a\">select #{a} from ${T} where b = #{a}</select>" }
+        let xml = "<module name=\"m\" tableName=\"t\">\(methods.joined())</module>"
+        var config: DAOConfig?
+        let time = try Self.seconds { config = try DAOConfig(xml: xml) }
+        #expect(time < 15, "took \(time) s")
+        #expect(config?.methods.count == 20_000)
+        // The last method's second reference still has its own column.
+        let bad = xml.replacingOccurrences(of: "where b = #{a}</select></module>", with: "where b = '#{a}'</select></module>")
+        let expected = bad.distance(from: bad.startIndex, to: bad.range(of: "'#{a}'", options: .backwards)!.lowerBound) + 2
+        #expect { try DAOConfig(xml: bad) } throws: { error in
+            guard let error = error as? DAOConfigError else { return false }
+            return error.location.line == 1 && error.location.column == expected
+        }
+    }
+
+    @Test func aRepeatedReferenceIsLocatedWhereItStands() throws {
+        // The second @{x} (inside quotes) is at fault, not the first, though they read alike.
+        let xml = """
+        <module name="m" tableName="t">
+          <select id="s" arguments="x">select @{x},
+            '@{x}' from ${T}</select>
+        </module>
+        """
+        #expect { try DAOConfig(xml: xml) } throws: { error in
+            guard let error = error as? DAOConfigError, case .valueInQuotedText = error.kind else { return false }
+            return error.location.line == 3 && error.location.column == 6
+        }
+        let oneLine = "<module name=\"m\" tableName=\"t\"><select id=\"s\" arguments=\"x\">select @{x}, '@{x}' from ${T}</select></module>"
+        #expect { try DAOConfig(xml: oneLine) } throws: { error in
+            guard let error = error as? DAOConfigError else { return false }
+            return error.location.column == oneLine.distance(from: oneLine.startIndex, to: oneLine.range(of: "'@{x}'")!.lowerBound) + 2
+        }
+    }
+
     @Test func suggestionsAreBoundedForHugeNames() throws {
         let huge = String(repeating: "q", count: 1 << 20)
         let candidates = (0..<20).map { "method\($0)" } + [huge]
