@@ -33,9 +33,16 @@ let package = Package(
         // The browser as pure logic: state, events, rendering into a cell grid. No curses.
         .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO", "CSQLite"]),
 
+        // The demo root and the example DAO configs the tool builds and the tests share.
+        .target(name: "DatacenterDemo", dependencies: ["DatacenterKit", "DatacenterDAO"]),
+
+        // The benchmarks behind `datacenter bench`, with their raw-SQLite baselines.
+        .target(name: "DatacenterBench", dependencies: ["DatacenterKit", "DatacenterDAO", "DatacenterBrowser",
+                                                        "DatacenterDemo", "CSQLite"]),
+
         // The command-line tool (and the curses edge of the browser).
         .executableTarget(name: "datacenter", dependencies: [
-            "DatacenterKit", "DatacenterDAO", "DatacenterBrowser", "CNcursesW",
+            "DatacenterKit", "DatacenterDAO", "DatacenterBrowser", "DatacenterDemo", "DatacenterBench", "CNcursesW",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -45,13 +52,13 @@ let package = Package(
         .testTarget(name: "DatacenterKitTests", dependencies: ["DatacenterKit", "DatacenterTestSupport"]),
         .testTarget(name: "DatacenterDAOTests", dependencies: ["DatacenterDAO", "DatacenterKit", "DatacenterTestSupport"]),
         .testTarget(name: "DatacenterBrowserTests", dependencies: ["DatacenterBrowser", "DatacenterKit", "DatacenterDAO",
-                                                                   "DatacenterTestSupport"],
+                                                                   "DatacenterDemo", "DatacenterTestSupport"],
                     exclude: ["Snapshots"]),
         // A writer the kill -9 tests kill at random moments (test support, not a product).
         .executableTarget(name: "crash-writer", dependencies: ["DatacenterKit", "DatacenterDAO"], path: "Tests/CrashWriter"),
 
         .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "crash-writer", "DatacenterKit", "DatacenterDAO",
-                                                               "DatacenterTestSupport"]),
+                                                               "DatacenterDemo", "DatacenterTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DatacenterBrowser
+import DatacenterBench
 import DatacenterKit
 import Foundation
 

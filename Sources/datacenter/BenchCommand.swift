@@ -1,4 +1,5 @@
 import ArgumentParser
+import DatacenterBench
 import DatacenterDAO
 import DatacenterKit
 import Foundation

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DatacenterBrowser
 import DatacenterDAO
+import DatacenterDemo
 import DatacenterKit
 import Foundation
 

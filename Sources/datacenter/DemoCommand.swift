@@ -1,5 +1,6 @@
 import ArgumentParser
 import DatacenterDAO
+import DatacenterDemo
 import DatacenterKit
 import Foundation
 

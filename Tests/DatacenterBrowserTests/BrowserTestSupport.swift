@@ -1,4 +1,5 @@
 import DatacenterDAO
+import DatacenterDemo
 import DatacenterKit
 import Foundation
 import Testing

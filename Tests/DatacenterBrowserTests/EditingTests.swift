@@ -1,3 +1,4 @@
+import DatacenterDemo
 import DatacenterKit
 import Foundation
 import Testing

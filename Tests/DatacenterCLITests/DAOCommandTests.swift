@@ -1,4 +1,5 @@
 import DatacenterDAO
+import DatacenterDemo
 import Foundation
 import Testing
 

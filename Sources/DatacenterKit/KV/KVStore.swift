@@ -43,7 +43,7 @@ public final class KVStore: Sendable {
     /// The table that holds the values.
     public static let tableName = "datacenter_kv"
 
-    static let schema = """
+    package static let schema = """
         CREATE TABLE IF NOT EXISTS datacenter_kv(
           business TEXT NOT NULL,
           key TEXT NOT NULL,
@@ -55,8 +55,8 @@ public final class KVStore: Sendable {
         ) WITHOUT ROWID;
         """
 
-    static let upsertSQL = "INSERT OR REPLACE INTO datacenter_kv(business, key, value, encoding, options, modified) VALUES (?, ?, ?, ?, ?, ?)"
-    static let selectSQL = "SELECT value, encoding, options, modified FROM datacenter_kv WHERE business = ? AND key = ?"
+    package static let upsertSQL = "INSERT OR REPLACE INTO datacenter_kv(business, key, value, encoding, options, modified) VALUES (?, ?, ?, ?, ?, ?)"
+    package static let selectSQL = "SELECT value, encoding, options, modified FROM datacenter_kv WHERE business = ? AND key = ?"
 
     private struct CacheKey: Hashable, Sendable {
         let business: String

@@ -1,4 +1,8 @@
 import CSQLite
+import DatacenterBrowser
+import DatacenterDAO
+import DatacenterDemo
+import DatacenterKit
 import Foundation
 
 /// The LRU benchmarks behind `datacenter bench lru`.

@@ -1,3 +1,5 @@
+import DatacenterDAO
+import DatacenterKit
 import Foundation
 
 /// Builds the demo root: a data center with a common store, two users and a version

@@ -1,3 +1,4 @@
+import DatacenterDAO
 import DatacenterKit
 import Foundation
 

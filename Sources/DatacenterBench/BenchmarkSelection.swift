@@ -1,3 +1,9 @@
+import DatacenterBrowser
+import DatacenterDAO
+import DatacenterDemo
+import DatacenterKit
+import Foundation
+
 /// The scenarios a benchmark run measures: all of them, or the ones named with `--scenario`
 /// (to profile or re-measure one scenario without waiting for the others).
 ///

@@ -1,3 +1,7 @@
+import DatacenterDAO
+import DatacenterKit
+import Foundation
+
 /// The example configs of `examples/` (messages, templates, conversation), embedded so the
 /// demo works from any directory. Keep them identical to the files: a test compares them.
 ///

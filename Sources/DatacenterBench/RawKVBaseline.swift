@@ -1,4 +1,8 @@
 import CSQLite
+import DatacenterBrowser
+import DatacenterDAO
+import DatacenterDemo
+import DatacenterKit
 import Foundation
 
 /// The same key-value work as `KVStore`, done with raw SQLite C calls: the benchmarks'

@@ -1,3 +1,7 @@
+import DatacenterBrowser
+import DatacenterDAO
+import DatacenterDemo
+import DatacenterKit
 import Foundation
 
 /// The key-value benchmarks behind `datacenter bench kv`: each scenario runs the engine and a

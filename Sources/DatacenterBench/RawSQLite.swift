@@ -1,4 +1,9 @@
 import CSQLite
+import DatacenterBrowser
+import DatacenterDAO
+import DatacenterDemo
+import DatacenterKit
+import Foundation
 
 /// A raw SQLite connection for the benchmarks' baselines: the C API with nothing of the
 /// engine in between, opened and configured as the engine's stores are (WAL,

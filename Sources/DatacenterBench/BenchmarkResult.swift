@@ -1,3 +1,7 @@
+import DatacenterBrowser
+import DatacenterDAO
+import DatacenterDemo
+import DatacenterKit
 import Foundation
 
 /// One measured scenario: the engine's time per operation against a baseline doing the same

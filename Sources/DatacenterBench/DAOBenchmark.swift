@@ -1,4 +1,7 @@
 import CSQLite
+import DatacenterBrowser
+import DatacenterDAO
+import DatacenterDemo
 import DatacenterKit
 import Foundation
 
