@@ -1,3 +1,4 @@
+import DatacenterKit
 import Foundation
 
 /// The `<module>` element's attributes.
@@ -77,13 +78,18 @@ public struct DAOConfig: Sendable {
     /// Loads and compiles the config at `path`.
     /// - throws: `DAOConfigError` naming `file:line:column` and the fault.
     public init(contentsOfFile path: String) throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        self = try ConfigParser.parse(try Self.read(path), file: path)
+    }
+
+    /// The bytes of the config file at `path`: a regular file only (a FIFO or device would
+    /// block the read), of at most 64 MiB.
+    /// - throws: `DAOConfigError` (`.unreadable`) saying why, in plain words.
+    static func read(_ path: String) throws(DAOConfigError) -> Data {
+        do { return try RegularFile.contents(atPath: path) } catch let error as FileAccessError {
+            throw DAOConfigError(.unreadable(error.reason), at: SourceLocation(file: path, line: 1))
         } catch {
-            throw DAOConfigError(.unreadable(error.localizedDescription), at: SourceLocation(file: path, line: 1))
+            throw DAOConfigError(.unreadable("\(error)"), at: SourceLocation(file: path, line: 1))
         }
-        self = try ConfigParser.parse(data, file: path)
     }
 
     /// Compiles a config held in memory; `file` names it in errors.

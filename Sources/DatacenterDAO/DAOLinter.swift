@@ -1,3 +1,4 @@
+import DatacenterKit
 import Foundation
 
 /// One finding of `DAOLinter`: an error (the config does not load) or a warning (it loads, but
@@ -50,11 +51,11 @@ public struct DAOLintDiagnostic: Sendable, Equatable, CustomStringConvertible {
 public enum DAOLinter {
     /// Lints the config file at `path`.
     public static func lint(file path: String, registeredModels: Set<String> = []) -> [DAOLintDiagnostic] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return [DAOLintDiagnostic(.error, "cannot read the config: no readable file at \(path)",
-                                      at: SourceLocation(file: path, line: 1))]
+        do {
+            return lint(data: try DAOConfig.read(path), file: path, registeredModels: registeredModels)
+        } catch {
+            return [DAOLintDiagnostic(.error, error.message, at: error.location)]
         }
-        return lint(data: data, file: path, registeredModels: registeredModels)
     }
 
     /// Lints a config held in memory; `file` names it in the findings.

@@ -58,3 +58,23 @@ import Testing
         """, file: "c.xml")
     #expect(try commented.render("a", arguments: []).statements.first?.sql == "select 1 + 1")
 }
+
+// MARK: Files that are not configs
+
+/// The loader itself refuses what is not a regular file, so no caller (an app, the tool, the
+/// browser) can hang on a FIFO put where a config was expected.
+@Test func aFIFOAtAConfigPathIsRefusedByTheLoaderAtOnce() throws {
+    let folder = TemporaryFolder()
+    let fifo = folder.file("config.xml")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let watchdog = Watchdog(limit: 5)
+    defer { watchdog.finish() }
+    watchdog.start("DAOConfig(contentsOfFile:) on a FIFO")
+    #expect { try DAOConfig(contentsOfFile: fifo) } throws: { error in
+        guard let error = error as? DAOConfigError, case .unreadable(let why) = error.kind else { return false }
+        return why.contains("not a regular file") && error.location.file == fifo
+    }
+    let findings = DAOLinter.lint(file: fifo)
+    #expect(findings.count == 1 && findings[0].description.contains("not a regular file"), "\(findings)")
+    watchdog.stop()
+}
