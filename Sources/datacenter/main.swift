@@ -8,7 +8,7 @@ struct DatacenterCommand: ParsableCommand {
         commandName: "datacenter",
         abstract: "Inspect and edit Datacenter stores: users, key-value entries, SQL.",
         discussion: """
-            Global options --root PATH and --key KEY (repeatable) may stand before or after the subcommand.
+            Global options --root PATH, --key KEY (repeatable) and --busy-timeout SECONDS may stand before or after the subcommand.
             Exit status: 0 success, 1 an error (message on stderr starting with 'error:'), 2 a usage error. \
             Damaged entries or stores are listed as damaged and the rest shown: exit 0, with a 'warning:' on stderr.
             Inputs must be regular files (a FIFO or device is refused at once); files created are 0600, folders 0700.
@@ -17,42 +17,26 @@ struct DatacenterCommand: ParsableCommand {
         subcommands: [BrowseCommand.self, UsersCommand.self, KVCommand.self, SQLCommand.self, ImportCommand.self, DemoCommand.self,
                       OverviewCommand.self, RekeyCommand.self, CacheCommand.self, CleanCommand.self, PurgeCommand.self,
                       FileCommand.self, BenchCommand.self, DAOCommand.self])
+
+    /// Declared here too so that the global options may precede the subcommand: the parser
+    /// hands what it reads here to the subcommand's own `GlobalOptions`.
+    @OptionGroup var global: GlobalOptions
 }
 
-/// Runs the command line: global options may come before the subcommand; errors map to the
-/// documented exit statuses.
+/// Runs the command line and maps its outcomes to the documented exit statuses: 0 success,
+/// 1 an error (`error: …` on stderr), 2 a usage error.
 enum CommandLineRunner {
-    static let globalOptions: Set<String> = ["--root", "--key"]
-
-    /// Moves `--root X` / `--key X` written before the subcommand to after it, where the
-    /// subcommands declare them.
-    static func hoistGlobalOptions(_ arguments: [String]) -> [String] {
-        var leading: [String] = []
-        var rest = arguments[...]
-        while let first = rest.first {
-            if globalOptions.contains(first), rest.count >= 2 {
-                leading += rest.prefix(2)
-                rest = rest.dropFirst(2)
-            } else if let name = first.split(separator: "=", maxSplits: 1).first, first.contains("="),
-                      globalOptions.contains(String(name)) {
-                leading.append(first)
-                rest = rest.dropFirst()
-            } else {
-                break
-            }
-        }
-        guard !leading.isEmpty else { return arguments }
-        var result = Array(rest)
-        if let separator = result.firstIndex(of: "--") { result.insert(contentsOf: leading, at: separator) } else { result += leading }
-        return result
-    }
-
     static func main() -> Never {
         // Ctrl-C or a kill during `file decrypt` (or any private write) leaves no partial file.
         PartialFiles.removeOnTerminationSignals()
-        let arguments = hoistGlobalOptions(Array(CommandLine.arguments.dropFirst()))
+        var command: ParsableCommand
         do {
-            var command = try DatacenterCommand.parseAsRoot(arguments)
+            command = try DatacenterCommand.parseAsRoot()
+        } catch {
+            // The parser's own outcomes: help and version print and exit 0; usage errors exit 2.
+            exitForParser(error)
+        }
+        do {
             try command.run()
             exit(0)
         } catch let error as CLIError {
@@ -60,25 +44,23 @@ enum CommandLineRunner {
             exit(1)
         } catch let error as ExitCode {
             exit(error.rawValue)
-        } catch let error as CleanExit {
-            DatacenterCommand.exit(withError: error)
         } catch {
-            let code = DatacenterCommand.exitCode(for: error)
-            if code == .validationFailure {
-                Output.error(DatacenterCommand.fullMessage(for: error))
-                exit(2)
-            }
-            if code != .failure || isParserError(error) {
-                DatacenterCommand.exit(withError: error)
-            }
+            // What the parser defers to running: help asked of a command that only groups
+            // others, and `ValidationError`s thrown by `run`.
+            if DatacenterCommand.exitCode(for: error) != .failure { exitForParser(error) }
             Output.error("error: \(describe(error))")
             exit(1)
         }
     }
 
-    /// True for argument-parser errors that are not usage errors (help, version).
-    static func isParserError(_ error: Error) -> Bool {
-        String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
+    /// Exits for an error the argument parser made or understands: usage errors print the
+    /// parser's message with the usage line and exit 2 (not the parser's default, 64).
+    static func exitForParser(_ error: Error) -> Never {
+        if DatacenterCommand.exitCode(for: error) == .validationFailure {
+            Output.error(DatacenterCommand.fullMessage(for: error))
+            exit(2)
+        }
+        DatacenterCommand.exit(withError: error)
     }
 
     /// A one-line description of an engine error. Foundation's file errors are put in

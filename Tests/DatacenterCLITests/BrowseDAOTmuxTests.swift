@@ -8,7 +8,7 @@ import Testing
     static func sqlite3(_ path: String, _ sql: String) throws -> String { try sqlite3Shell(path, sql) }
 
     @Test func insertAModelFromTheFormAndFindItEncrypted() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         #expect(try CLI.run(["demo", root]).status == 0)
         let store = root + "/users/alice/user.sqlite"

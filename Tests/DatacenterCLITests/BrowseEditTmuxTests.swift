@@ -13,7 +13,7 @@ extension BrowseTmuxTests {
     }
 
     @Test func anEditCommittedOnAPlainFileChangesOnlyTheRow() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let path = scratch.file("plain.db")
         _ = try Self.sqlite3(path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('alpha'), ('beta');")
         #expect(try Self.sqlite3(path, "PRAGMA journal_mode") == "delete")
@@ -38,7 +38,7 @@ extension BrowseTmuxTests {
     }
 
     @Test func quittingWithAStagedEditAsksAndEscNeverQuits() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let path = scratch.file("plain.db")
         _ = try Self.sqlite3(path, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('alpha'), ('beta');")
         let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(path) --table t")

@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func openTheDemoAndSeeAnEncryptedValueDecrypted() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         #expect(try CLI.run(["demo", root]).status == 0)
         let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --key \(Self.demoKey)")
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func withoutTheKeyValuesShowLockedAndResizeRedraws() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         #expect(try CLI.run(["demo", root]).status == 0)
         let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table session")
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func aFileThatIsNotSQLiteIsRefusedBeforeTheScreenIsTouched() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let junk = scratch.file("random.bin")
         try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 73 &+ 11) }).write(to: URL(fileURLWithPath: junk))
         let result = try CLI.run(["browse", junk])
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func browseWithoutATerminalSaysSo() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         _ = try CLI.run(["demo", root])
         let result = try CLI.run(["browse", root])
@@ -116,7 +116,7 @@ import Testing
 
 extension BrowseTmuxTests {
     @Test func fillADAOMethodFormSeeTheSQLAndRunIt() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         #expect(try CLI.run(["demo", root]).status == 0)
         let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table messages --key \(Self.demoKey)", width: 140)
@@ -139,7 +139,7 @@ extension BrowseTmuxTests {
 
 extension BrowseTmuxTests {
     @Test func theBrowserEndsWhenItsTerminalGoesAway() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         #expect(try CLI.run(["demo", root]).status == 0)
         var session: Session? = try Session(command: "exec \(CLI.binaryPath) browse \(root)")

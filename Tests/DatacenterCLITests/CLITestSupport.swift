@@ -64,9 +64,6 @@ enum CLI {
     }
 }
 
-/// A fresh folder for one test, removed afterwards.
-typealias Scratch = TemporaryFolder
-
 /// Two keys for the tests, as 64 hex digits.
 enum TestKeys {
     static let first = String(repeating: "ab", count: 32)

@@ -3,7 +3,7 @@ import Testing
 
 /// A demo root for one test, with the demo key it prints.
 private struct Demo {
-    let scratch = Scratch("CacheCommandDemo")
+    let scratch = TemporaryFolder("CacheCommandDemo")
     let root: String
     let key: String
 
@@ -234,7 +234,7 @@ private struct Demo {
     // MARK: file
 
     @Test func fileEncryptDecryptAndCat() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let plain = scratch.file("plain.txt")
         let text = String(repeating: "line of secret text\n", count: 5000)
         #expect(FileManager.default.createFile(atPath: plain, contents: Data(text.utf8)))
@@ -264,7 +264,7 @@ private struct Demo {
     }
 
     @Test func wrongKeysAndTamperedFilesAreRefused() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let plain = scratch.file("plain.bin")
         #expect(FileManager.default.createFile(atPath: plain, contents: Data((0..<200_000).map { UInt8(65 + $0 % 26) })))
         let sealed = scratch.file("sealed.dcef")

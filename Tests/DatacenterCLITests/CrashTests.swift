@@ -21,18 +21,11 @@ import Testing
         return URL(fileURLWithPath: CLI.binaryPath).deletingLastPathComponent().appendingPathComponent("crash-writer").path
     }()
 
-    /// Random moments, from the printed seed.
-    struct Dice {
-        var generator: SplitMix64
-        init(state: UInt64) { generator = SplitMix64(seed: state) }
-        mutating func next(_ range: ClosedRange<Int>) -> Int { range.lowerBound + generator.below(range.count) }
-    }
-
     /// Runs `executable ARGS`, kills it with SIGKILL after `acks` acknowledgements (or after
     /// `delay` when `acks` is nil) plus a few random microseconds, and returns everything it
     /// printed before it died.
     static func runAndKill(_ executable: String, _ arguments: [String], acks: Int?, delay: TimeInterval = 0,
-                           dice: inout Dice) throws -> String {
+                           dice: inout SplitMix64) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -51,7 +44,7 @@ import Testing
         } else {
             Thread.sleep(forTimeInterval: delay)
         }
-        usleep(UInt32(dice.next(0...3_000)))
+        usleep(UInt32(Int.random(in: 0...3_000, using: &dice)))
         kill(process.processIdentifier, SIGKILL)
         text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
@@ -68,11 +61,11 @@ import Testing
     }
 
     @Test func killedKVWritesKeepEveryAcknowledgedValue() throws {
-        var dice = Dice(state: Self.seed)
-        let scratch = Scratch()
+        var dice = SplitMix64(seed: Self.seed)
+        let scratch = TemporaryFolder()
         for trial in 0..<Self.trials {
             let root = scratch.file("kv-\(trial)")
-            let out = try Self.runAndKill(Self.writerPath, ["kv", root], acks: dice.next(1...300), dice: &dice)
+            let out = try Self.runAndKill(Self.writerPath, ["kv", root], acks: Int.random(in: 1...300, using: &dice), dice: &dice)
             let last = Self.lastAck(out)
             #expect(last >= 0, "seed \(Self.seed) trial \(trial): the writer acknowledged nothing: \(out.suffix(300))")
             let store = try Store(path: root + "/common.sqlite", readOnly: true)
@@ -86,11 +79,11 @@ import Testing
     }
 
     @Test func killedDAOForEachInsertsKeepEveryAcknowledgedBatch() throws {
-        var dice = Dice(state: Self.seed &+ 1)
-        let scratch = Scratch()
+        var dice = SplitMix64(seed: Self.seed &+ 1)
+        let scratch = TemporaryFolder()
         for trial in 0..<Self.trials {
             let path = scratch.file("dao-\(trial).sqlite")
-            let out = try Self.runAndKill(Self.writerPath, ["dao", path], acks: dice.next(1...60), dice: &dice)
+            let out = try Self.runAndKill(Self.writerPath, ["dao", path], acks: Int.random(in: 1...60, using: &dice), dice: &dice)
             let last = Self.lastAck(out)
             #expect(last >= 0, "seed \(Self.seed) trial \(trial): \(out.suffix(300))")
             let db = try Database(path: path, mode: .readOnly)
@@ -103,11 +96,11 @@ import Testing
     }
 
     @Test func killedDiskCacheWritesKeepEveryFlushedEntry() throws {
-        var dice = Dice(state: Self.seed &+ 2)
-        let scratch = Scratch()
+        var dice = SplitMix64(seed: Self.seed &+ 2)
+        let scratch = TemporaryFolder()
         for trial in 0..<Self.trials {
             let root = scratch.file("cache-\(trial)")
-            let out = try Self.runAndKill(Self.writerPath, ["cache", root], acks: dice.next(7...400), dice: &dice)
+            let out = try Self.runAndKill(Self.writerPath, ["cache", root], acks: Int.random(in: 7...400, using: &dice), dice: &dice)
             let last = Self.lastAck(out)
             #expect(last >= 0, "seed \(Self.seed) trial \(trial): \(out.suffix(300))")
             let center = try DataCenter(rootPath: root)
@@ -122,8 +115,8 @@ import Testing
     }
 
     @Test func aKilledImportIsAllOrNothing() throws {
-        var dice = Dice(state: Self.seed &+ 3)
-        let scratch = Scratch()
+        var dice = SplitMix64(seed: Self.seed &+ 3)
+        let scratch = TemporaryFolder()
         let dump = scratch.file("dump.sql")
         let rows = 30_000
         var text = "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT);\n"
@@ -133,7 +126,7 @@ import Testing
         for trial in 0..<Self.trials {
             let db = scratch.file("import-\(trial).sqlite")
             _ = try Self.runAndKill(CLI.binaryPath, ["import", dump, db], acks: nil,
-                                    delay: Double(dice.next(0...400)) / 1000, dice: &dice)
+                                    delay: Double(Int.random(in: 0...400, using: &dice)) / 1000, dice: &dice)
             guard FileManager.default.fileExists(atPath: db) else { outcomes.insert("no file"); continue }
             // Opened read-write, so a transaction the kill interrupted is rolled back first.
             let connection = try Database(path: db, mode: .readWriteExisting)
@@ -147,8 +140,8 @@ import Testing
     }
 
     @Test func aKilledRekeyLeavesEachStoreAllOldOrAllNew() throws {
-        var dice = Dice(state: Self.seed &+ 4)
-        let scratch = Scratch()
+        var dice = SplitMix64(seed: Self.seed &+ 4)
+        let scratch = TemporaryFolder()
         let old = try EncryptionKey(parsing: TestKeys.first), new = try EncryptionKey(parsing: TestKeys.second)
         for trial in 0..<max(1, Self.trials / 2) {
             let root = scratch.file("rekey-\(trial)")
@@ -162,7 +155,7 @@ import Testing
                 }
             }
             _ = try Self.runAndKill(CLI.binaryPath, ["rekey", "--root", root, "--from", TestKeys.first, "--to", TestKeys.second],
-                                    acks: nil, delay: Double(dice.next(0...250)) / 1000, dice: &dice)
+                                    acks: nil, delay: Double(Int.random(in: 0...250, using: &dice)) / 1000, dice: &dice)
             for path in [root + "/common.sqlite", root + "/users/ann/user.sqlite"] {
                 #expect(try Self.integrityCheck(path) == "ok")
                 let withOld = try Store(path: path, crypt: KeyRing([old]), readOnly: true).kv

@@ -10,7 +10,7 @@ private let examplesFolder = URL(fileURLWithPath: #filePath).deletingLastPathCom
 private func example(_ name: String) -> String { examplesFolder + "/" + name }
 
 /// A small config written into a scratch folder.
-private func writeConfig(_ scratch: Scratch, _ xml: String, name: String = "t.xml") throws -> String {
+private func writeConfig(_ scratch: TemporaryFolder, _ xml: String, name: String = "t.xml") throws -> String {
     let path = scratch.file(name)
     try xml.write(toFile: path, atomically: true, encoding: .utf8)
     return path
@@ -53,7 +53,7 @@ private let itemsXML = """
     // MARK: render
 
     @Test func renderPrintsExactlySQLBindingsAndPreview() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let config = try writeConfig(scratch, itemsXML)
         let result = try CLI.run(["dao", "render", config, "add", "--args", #"["ann", {"$blob": "AP8="}]"#, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -94,7 +94,7 @@ private let itemsXML = """
     }
 
     @Test func renderErrorsExitOneNamingTheThing() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let config = try writeConfig(scratch, itemsXML)
         let unknown = try CLI.run(["dao", "render", config, "gett", "--args", "[1]"])
         #expect(unknown.status == 1)
@@ -129,7 +129,7 @@ private let itemsXML = """
     // MARK: call
 
     @Test func callRunsOnTheCommonStoreAndPrintsJSON() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let config = try writeConfig(scratch, itemsXML)
         let root = scratch.file("root")
         let add = try CLI.run(["dao", "call", config, "add", "--args", #"["ann", {"$blob": "AP8="}]"#, "--json", "--root", root])
@@ -161,7 +161,7 @@ private let itemsXML = """
     }
 
     @Test func callSelectsTheStore() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let config = try writeConfig(scratch, itemsXML)
         let root = scratch.file("root")
         let db = scratch.file("other.sqlite")
@@ -178,7 +178,7 @@ private let itemsXML = """
     }
 
     @Test func callEncryptsModelsAndUsesTheTableOption() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let db = scratch.file("m.sqlite")
         let message = #"[{"$model": "MessageModel", "conversation": "c", "sender": "s", "time": 1, "content": "secret text"}]"#
         let insert = try CLI.run(["dao", "call", example("messages.xml"), "insertMessage", "--args", message, "--db", db,
@@ -202,7 +202,7 @@ private let itemsXML = """
     }
 
     @Test func callFailuresExitOne() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let config = try writeConfig(scratch, itemsXML)
         let root = scratch.file("root")
         let nilArgument = try CLI.run(["dao", "call", config, "get", "--args", "[null]", "--root", root])
@@ -222,7 +222,7 @@ private let itemsXML = """
     }
 
     @Test func lintReportsWarningsWithLocations() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let config = try writeConfig(scratch, """
             <module name="w" tableName="t">
               <const id="7"/>
@@ -248,7 +248,7 @@ private let itemsXML = """
     }
 
     @Test func lintErrorsExitOne() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let bad = try writeConfig(scratch, "<module name=\"m\">\n  <select id=\"a\">select ${nope}</select>\n</module>\n", name: "bad.xml")
         let result = try CLI.run(["dao", "lint", bad, example("templates.xml")])
         #expect(result.status == 1)
@@ -261,7 +261,7 @@ private let itemsXML = """
 
     @Test(arguments: [("not ", 50_000, ""), ("-", 50_000, ""), ("a + ", 100_000, "a")])
     func lintAndRenderOfADeepExpressionReportTheLimitInsteadOfCrashing(_ piece: String, _ count: Int, _ tail: String) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let expression = String(repeating: piece, count: count) + (tail.isEmpty ? "a" : tail)
         let config = try writeConfig(scratch, "<module name=\"m\" tableName=\"t\">\n"
             + "  <select id=\"s\" arguments=\"a\"><if true=\"\(expression)\">x</if></select>\n</module>\n")
@@ -277,7 +277,7 @@ private let itemsXML = """
     }
 
     @Test func lintOfDoublingConstsStopsAtTheSizeLimit() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         var lines = ["<module name=\"m\" tableName=\"t\">", "<const c0=\"abcd\"/>"]
         for level in 1...28 { lines.append("<const c\(level)=\"${c\(level - 1)}${c\(level - 1)}\"/>") }
         lines += ["<select id=\"s\">select '${c28}'</select>", "</module>"]
@@ -302,7 +302,7 @@ private let itemsXML = """
     }
 
     @Test func demoHasDAOTablesWithTheirConfigs() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         let built = try CLI.run(["demo", root])
         #expect(built.status == 0, "\(built.stderr)")
@@ -329,7 +329,7 @@ private let itemsXML = """
     }
 
     @Test func benchDAOQuickPrintsEveryScenario() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let result = try CLI.run(["bench", "dao", "--quick", "--json", "--folder", scratch.file("bench")])
         #expect(result.status == 0, "\(result.stderr)")
         let objects = try result.stdout.split(separator: "\n").map { try #require(try CLI.json(String($0)) as? [String: Any]) }
@@ -344,7 +344,7 @@ private let itemsXML = """
 extension DAOCommandTests {
     /// `dao call --db` on a plain file keeps its journal mode, and a select writes nothing.
     @Test func callOnAPlainFileKeepsItAsItIsAndSelectsWriteNothing() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let db = scratch.file("plain.sqlite")
         let messages = example("messages.xml")
         let message = #"[{"$model": "MessageModel", "conversation": "c", "sender": "s", "time": 1, "content": "x"}]"#
@@ -374,7 +374,7 @@ extension DAOCommandTests {
 
 extension DAOCommandTests {
     /// A database file with `items` (two rows) and a `victim` table.
-    private func databaseWithVictim(_ scratch: Scratch) throws -> String {
+    private func databaseWithVictim(_ scratch: TemporaryFolder) throws -> String {
         let db = scratch.file("victim.sqlite")
         #expect(try CLI.run(["import", "/dev/null", db]).status == 0)
         #expect(try CLI.run(["sql", db, "CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT)"]).status == 0)
@@ -391,7 +391,7 @@ extension DAOCommandTests {
     /// The reported attack: a `@{}` inside a quoted identifier let a value close the quotes
     /// and stack a DROP, and `dao call` exited 0. The config no longer loads.
     @Test func callRefusesAValueInsideAQuotedIdentifier() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let db = try databaseWithVictim(scratch)
         let config = try writeConfig(scratch, """
             <module name="Items" tableName="items">
@@ -411,7 +411,7 @@ extension DAOCommandTests {
     /// A raw `@{x no ""}` value that stacks a statement is refused when prepared, naming the
     /// method; nothing of it runs.
     @Test func callRefusesARenderedStatementHoldingMoreThanOne() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let db = try databaseWithVictim(scratch)
         let config = try writeConfig(scratch, """
             <module name="Items" tableName="items">

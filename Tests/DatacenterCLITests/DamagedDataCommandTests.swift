@@ -6,7 +6,7 @@ import Testing
 /// `clean` report the store and carry on (exit status 0, a warning on stderr).
 @Suite struct DamagedDataCommandTests {
     /// A root with a common store holding `a`, a row of unknown encoding and `c`.
-    private func rootWithADamagedRow(_ scratch: Scratch) throws -> String {
+    private func rootWithADamagedRow(_ scratch: TemporaryFolder) throws -> String {
         let root = scratch.file("root")
         #expect(try CLI.run(["kv", "set", "b", "a", "one", "--root", root]).status == 0)
         #expect(try CLI.run(["kv", "set", "b", "c", "three", "--root", root]).status == 0)
@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func kvListMarksADamagedRowAndListsTheOthers() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = try rootWithADamagedRow(scratch)
         let list = try CLI.run(["kv", "list", "--root", root])
         #expect(list.status == 0, "\(list.stderr)")
@@ -47,7 +47,7 @@ import Testing
     }
 
     /// A root with users alice and bob, bob's store overwritten with text.
-    private func rootWithADamagedUserStore(_ scratch: Scratch) throws -> (root: String, bob: String) {
+    private func rootWithADamagedUserStore(_ scratch: TemporaryFolder) throws -> (root: String, bob: String) {
         let root = scratch.file("root")
         #expect(try CLI.run(["kv", "set", "b", "k", "v", "--purgeable", "--root", root]).status == 0)
         #expect(try CLI.run(["kv", "set", "b", "k", "v", "--purgeable", "--user", "alice", "--root", root]).status == 0)
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func overviewListsADamagedStoreWithItsReason() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let (root, bob) = try rootWithADamagedUserStore(scratch)
         let overview = try CLI.run(["overview", "--root", root])
         #expect(overview.status == 0, "\(overview.stderr)")
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func cleanSkipsADamagedStoreAndCleansTheOthers() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let (root, bob) = try rootWithADamagedUserStore(scratch)
         let clean = try CLI.run(["clean", "--json", "--root", root])
         #expect(clean.status == 0, "\(clean.stderr)")

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct EncryptionCommandTests {
     @Test func encryptedValueReadsWithTheKeyAndIsRefusedWithoutIt() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         let set = try CLI.run(["kv", "set", "s", "token", "secret-value", "--encrypt", "--key", TestKeys.first, "--root", root])
         #expect(set.status == 0, "\(set.stderr)")
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func theEnvironmentKeyAndOlderKeysAreTried() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         _ = try CLI.run(["kv", "set", "s", "t", "v1", "--encrypt", "--root", root], environment: ["DATACENTER_KEY": TestKeys.first])
         let rotated = try CLI.run(["kv", "get", "s", "t", "--key", TestKeys.second, "--key", TestKeys.first, "--root", root])
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func keyFilesAndBase64KeysWork() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         let keyFile = scratch.file("key.txt")
         try (TestKeys.first + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func encryptWithoutAKeyIsRefused() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         let result = try CLI.run(["kv", "set", "s", "t", "v", "--encrypt", "--root", root])
         #expect(result.status == 1)
@@ -55,14 +55,14 @@ import Testing
     }
 
     @Test func malformedKeyIsAClearError() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let result = try CLI.run(["kv", "list", "--key", "not-a-key", "--root", scratch.file("root")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("invalid key"))
     }
 
     @Test func listMarksLockedValuesAndNeverShowsCiphertext() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         _ = try CLI.run(["kv", "set", "s", "t", "plain-secret", "--encrypt", "--key", TestKeys.first, "--root", root])
         let listed = try #require(try CLI.json(try CLI.run(["kv", "list", "--json", "--key", TestKeys.second, "--root", root]).stdout) as? [[String: Any]])
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func rekeyMovesValuesToTheNewKey() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         _ = try CLI.run(["kv", "set", "s", "a", "one", "--encrypt", "--key", TestKeys.first, "--root", root])
         _ = try CLI.run(["kv", "set", "s", "b", "two", "--encrypt", "--user", "u1", "--key", TestKeys.first, "--root", root])
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func rekeyWithTheWrongOldKeyChangesNothing() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         _ = try CLI.run(["kv", "set", "s", "a", "one", "--encrypt", "--key", TestKeys.first, "--root", root])
         let rekey = try CLI.run(["rekey", "--from", TestKeys.second, "--to", TestKeys.second, "--root", root])
@@ -112,7 +112,7 @@ import Testing
     static let token = "tok-8d1e55c0a7"
 
     @Test func aCiphertextCopiedToAnotherKeyIsRefusedAndNeverPrinted() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         #expect(try CLI.run(["kv", "set", "session", "apiToken", Self.token, "--encrypt", "--key", TestKeys.first, "--root", root]).status == 0)
         #expect(try CLI.run(["kv", "set", "settings", "theme", "dark", "--encrypt", "--key", TestKeys.first, "--root", root]).status == 0)
@@ -134,7 +134,7 @@ import Testing
     }
 
     @Test func rekeyUpgradesOldValuesSoACopyIsRefused() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         #expect(try CLI.run(["kv", "set", "session", "apiToken", "placeholder", "--encrypt", "--key", TestKeys.first, "--root", root]).status == 0)
         #expect(try CLI.run(["kv", "set", "settings", "theme", "dark", "--encrypt", "--key", TestKeys.first, "--root", root]).status == 0)
@@ -162,7 +162,7 @@ import Testing
     // MARK: Encrypted files bound to their chunks
 
     /// Encrypts three chunks' worth of `fill` under the first test key.
-    static func sealed(_ scratch: Scratch, _ name: String, fill: UInt8) throws -> String {
+    static func sealed(_ scratch: TemporaryFolder, _ name: String, fill: UInt8) throws -> String {
         let plain = scratch.file(name + ".txt")
         #expect(FileManager.default.createFile(atPath: plain, contents: Data(repeating: fill, count: 150_000)))
         let sealed = scratch.file(name + ".enc")
@@ -171,7 +171,7 @@ import Testing
     }
 
     @Test func aChunkSplicedFromAnotherFileIsRefused() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let a = try Self.sealed(scratch, "a", fill: 0x41), b = try Self.sealed(scratch, "b", fill: 0x42)
         var bytes = try #require(FileManager.default.contents(atPath: a))
         let other = try #require(FileManager.default.contents(atPath: b))
@@ -191,7 +191,7 @@ import Testing
     }
 
     @Test func catRefusesAFileWhoseMagicIsDamaged() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let sealed = try Self.sealed(scratch, "m", fill: 0x41)
         var bytes = try #require(FileManager.default.contents(atPath: sealed))
         bytes[1] ^= 0x01
@@ -215,7 +215,7 @@ import Testing
     }
 
     @Test func version1FilesReadWithANoteToReEncrypt() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let path = scratch.file("old.enc")
         let writer = try EncryptedFileWriter(path: path, key: try EncryptionKey(parsing: TestKeys.first), chunkSize: 16, version: 1)
         try writer.write(Data("an old secret file".utf8))

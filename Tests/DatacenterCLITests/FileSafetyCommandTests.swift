@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func aFIFOGivenToFileCommandsIsRefusedAtOnce() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let fifo = scratch.file("pipe")
         try makeFIFO(fifo)
         let key = ["--key", TestKeys.first]
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func aFIFOAsDumpConfigOrRootFileIsRefusedAtOnce() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let fifo = scratch.file("dump.sql")
         try makeFIFO(fifo)
         expectRefused(try CLI.run(["import", fifo, scratch.file("db.sqlite")], timeout: Self.limit),
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func foldersAndFilesInTheWrongPlaceArePlainErrors() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let folder = scratch.file("folder")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         expectRefused(try CLI.run(["file", "encrypt", folder, scratch.file("x.enc"), "--key", TestKeys.first], timeout: Self.limit),
@@ -106,7 +106,7 @@ import Testing
     @Test func decryptedFilesStoresAndTheRootArePrivate() throws {
         let previous = umask(0o022)
         defer { umask(previous) }
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let plain = scratch.file("plain.txt")
         try Data("top secret".utf8).write(to: URL(fileURLWithPath: plain))
         chmod(plain, 0o600)
@@ -137,7 +137,7 @@ import Testing
     }
 
     @Test func relativePathsOfOneLetterWork() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         try Data("abc".utf8).write(to: URL(fileURLWithPath: scratch.file("p")))
         let key = ["--key", TestKeys.first]
         let encrypt = try CLI.run(["file", "encrypt", "p", "e"] + key, directory: scratch.path)
@@ -149,7 +149,7 @@ import Testing
     }
 
     @Test func aBinaryDumpErrorShowsOnlyAShortEscapedExcerpt() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let dump = scratch.file("binary.sql")
         var bytes = Data("CREATE TABLE t(x);\n".utf8)
         var rng = SplitMix64(seed: 0xB1_7E5)

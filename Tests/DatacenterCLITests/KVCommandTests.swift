@@ -10,7 +10,7 @@ import Testing
         ("bool", "yes", "true"),
     ])
     func setThenGetRoundTripsEachScalarType(type: String, input: String, expectedJSON: String) throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         // `--` ends the options, so a value like -42 is not read as one.
         let set = try CLI.run(["kv", "set", "biz", "k", "--type", type, "--root", root, "--", input])
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func jsonAndPlistValuesKeepTheirStructure() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         #expect(try CLI.run(["kv", "set", "b", "j", #"{"a":[1,2],"s":"x"}"#, "--type", "json", "--root", root]).status == 0)
         #expect(try CLI.run(["kv", "set", "b", "p", #"{"d":{"$data":"AAEC"},"n":3}"#, "--type", "plist", "--root", root]).status == 0)
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func plainGetPrintsTheValueAlone() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         _ = try CLI.run(["kv", "set", "b", "k", "line", "--root", root])
         let get = try CLI.run(["kv", "get", "b", "k", "--root", root])
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func missingKeyExitsOneWithAnErrorLine() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         _ = try CLI.run(["kv", "set", "b", "k", "v", "--root", root])
         let get = try CLI.run(["kv", "get", "b", "nope", "--root", root])
@@ -64,28 +64,28 @@ import Testing
     }
 
     @Test func badValueForTypeIsAUserError() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let result = try CLI.run(["kv", "set", "b", "k", "twelve", "--type", "int", "--root", scratch.file("root")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("not an integer"))
     }
 
     @Test func globalOptionsMayComeBeforeTheSubcommand() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         #expect(try CLI.run(["--root", root, "kv", "set", "b", "k", "v"]).status == 0)
         #expect(try CLI.run(["--root=\(root)", "kv", "get", "b", "k"]).stdout == "v\n")
     }
 
     @Test func rootDefaultsToTheEnvironment() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("envroot")
         #expect(try CLI.run(["kv", "set", "b", "k", "v"], environment: ["DATACENTER_ROOT": root]).status == 0)
         #expect(FileManager.default.fileExists(atPath: root + "/common.sqlite"))
     }
 
     @Test func userOptionWritesToThatUsersStore() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         #expect(try CLI.run(["kv", "set", "b", "k", "mine", "--user", "ann", "--root", root]).status == 0)
         #expect(try CLI.run(["kv", "get", "b", "k", "--user", "ann", "--root", root]).stdout == "mine\n")
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func removeDeletesAndMissingRemoveFails() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         _ = try CLI.run(["kv", "set", "b", "k", "v", "--root", root])
         #expect(try CLI.run(["kv", "rm", "b", "k", "--root", root]).status == 0)
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func listShowsEntriesAndFilterByBusiness() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         _ = try CLI.run(["kv", "set", "one", "a", "1", "--type", "int", "--root", root])
         _ = try CLI.run(["kv", "set", "two", "b", "x", "--purgeable", "--root", root])
@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func controlCharactersAreShownVisiblyInTheTable() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         _ = try CLI.run(["kv", "set", "b", "k", "red \u{1b}[31mtext\nnext", "--root", root])
         let table = try CLI.run(["kv", "list", "--root", root])
@@ -130,7 +130,7 @@ extension KVCommandTests {
     /// A stored escape sequence (a title change, a bell, colours) never reaches the terminal
     /// from `kv get`: it is printed escaped, whole; `--json` keeps the exact value.
     @Test func getEscapesControlCharacters() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         let hostile = "\u{1b}]0;owned\u{7}\u{1b}[31mred\u{1b}[0m\nline two"
         #expect(try CLI.run(["kv", "set", "b", "k", hostile, "--root", root]).status == 0)

@@ -18,8 +18,41 @@ import Testing
         #expect(!result.stderr.isEmpty)
     }
 
+    /// The global options may stand before the subcommand, even a nested one, and keys given on
+    /// both sides of it all count.
+    @Test func globalOptionsMayPrecedeTheSubcommand() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        let demo = try CLI.run(["demo", root])
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let key = try #require(demo.stdout.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let after = try CLI.run(["kv", "list", "--json", "--root", root, "--key", key])
+        let before = try CLI.run(["--root", root, "--key", key, "kv", "list", "--json"])
+        #expect(before.status == 0, "\(before.stderr)")
+        #expect(before.stdout == after.stdout)
+        #expect(before.stdout.contains("\"encrypted\""))
+        // A wrong key before the subcommand and the right one after: the right one still opens.
+        let split = try CLI.run(["--root=" + root, "--key", TestKeys.first, "kv", "list", "--json", "--key", key])
+        #expect(split.stdout == after.stdout)
+        // Without the key the same values stay locked, so the comparison above means something.
+        let locked = try CLI.run(["--root", root, "kv", "list", "--json"])
+        #expect(locked.stdout != after.stdout)
+        // A bad global option before the subcommand is a usage error.
+        let bad = try CLI.run(["--busy-timeout=-1", "--root", root, "users"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--busy-timeout"))
+    }
+
+    /// No subcommand prints the help and succeeds, as `--help` does.
+    @Test func noSubcommandPrintsTheHelp() throws {
+        let bare = try CLI.run([])
+        #expect(bare.status == 0)
+        #expect(bare.stdout.contains("SUBCOMMANDS"))
+        #expect(bare.stderr.isEmpty, "\(bare.stderr)")
+    }
+
     @Test func usersListAndSwitch() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         #expect(try CLI.run(["users", "switch", "ann", "--root", root]).status == 0)
         #expect(try CLI.run(["users", "switch", "bob/../x", "--root", root]).status == 0)
@@ -35,7 +68,7 @@ import Testing
     }
 
     @Test func emptyUserIdIsRefused() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let result = try CLI.run(["users", "switch", "", "--root", scratch.file("root")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("user id"))
@@ -48,7 +81,7 @@ import Testing
     }
 
     @Test func sqlPrintsRowsAsJSONWithBlobs() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let db = scratch.file("t.db")
         let create = try CLI.run(["import", "/dev/null", db])
         #expect(create.status == 0, "\(create.stderr)")
@@ -63,7 +96,7 @@ import Testing
     }
 
     @Test func sqlOnAMissingOrNonDatabaseFileFails() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let missing = try CLI.run(["sql", scratch.file("none.db"), "SELECT 1"])
         #expect(missing.status == 1)
         #expect(!FileManager.default.fileExists(atPath: scratch.file("none.db")))
@@ -76,7 +109,7 @@ import Testing
     }
 
     @Test func sqlReportsTheFailingStatement() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let db = scratch.file("t.db")
         _ = try CLI.run(["import", "/dev/null", db])
         let result = try CLI.run(["sql", db, "SELECT * FROM missing_table"])
@@ -85,7 +118,7 @@ import Testing
     }
 
     @Test func importStopsAtABrokenStatementNamingItsLine() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let dump = scratch.file("dump.sql")
         try """
             CREATE TABLE t(a);
@@ -106,7 +139,7 @@ import Testing
     }
 
     @Test func aFailedImportIntoAnExistingDatabaseKeepsItAsItWas() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let db = scratch.file("t.db")
         _ = try CLI.run(["import", "/dev/null", db])
         #expect(try CLI.run(["sql", db, "CREATE TABLE t(a); INSERT INTO t VALUES (1)"]).status == 0)
@@ -120,7 +153,7 @@ import Testing
     }
 
     @Test func sqlRunsSeveralStatementsAllOrNothing() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let db = scratch.file("t.db")
         _ = try CLI.run(["import", "/dev/null", db])
         #expect(try CLI.run(["sql", db, "CREATE TABLE t(a)"]).status == 0)
@@ -136,7 +169,7 @@ import Testing
     }
 
     @Test func importCanContinuePastFailures() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let dump = scratch.file("dump.sql")
         try "CREATE TABLE t(a);\nINSERT INTO t VALUES (1);\nINSERT INTO nowhere VALUES (3);\nINSERT INTO t VALUES (4);\n"
             .write(toFile: dump, atomically: true, encoding: .utf8)
@@ -152,7 +185,7 @@ import Testing
     /// A demo built from a relative path records absolute config paths (the DAO panel finds
     /// them from any folder), and each store file holds its data without its `-wal` file.
     @Test func aDemoIsSelfContainedAndFoundFromAnywhere() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         #expect(try CLI.run(["demo", "rel-demo"], directory: scratch.path).status == 0)
         let root = scratch.file("rel-demo")
         let recorded = try CLI.run(["sql", root + "/users/alice/user.sqlite", "SELECT config_path FROM datacenter_dao_tables", "--json"])
@@ -172,7 +205,7 @@ import Testing
     }
 
     @Test func demoBuildsEveryKindOfValueAndRefusesToOverwrite() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         let demo = try CLI.run(["demo", root])
         #expect(demo.status == 0, "\(demo.stderr)")
@@ -195,7 +228,7 @@ import Testing
     }
 
     @Test func benchPrintsOneJSONObjectPerScenario() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let result = try CLI.run(["bench", "kv", "--quick", "--json", "--folder", scratch.file("bench")])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
@@ -211,7 +244,7 @@ import Testing
     }
 
     @Test func benchScenarioMeasuresOnlyTheNamedScenarios() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         // kv-get reads rows another scenario writes: they are set up even though it is left out.
         let result = try CLI.run(["bench", "kv", "--quick", "--json", "--folder", scratch.file("bench"),
                                   "--scenario", "kv-get", "--scenario", "kv-get-cached"])
@@ -238,7 +271,7 @@ import Testing
 
 extension OtherCommandTests {
     @Test func busyTimeoutIsAGlobalOptionAndALockedWriteSaysHowLongItWaited() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let db = scratch.file("t.db")
         _ = try CLI.run(["import", "/dev/null", db])
         #expect(try CLI.run(["sql", db, "CREATE TABLE t(a)"]).status == 0)

@@ -8,7 +8,7 @@ import Testing
 /// no temporary file once the root is opened again.
 @Suite(.serialized) struct PartialFileKillTests {
     /// An encrypted file big enough that decrypting it takes a while.
-    private func bigEncryptedFile(_ scratch: Scratch) throws -> String {
+    private func bigEncryptedFile(_ scratch: TemporaryFolder) throws -> String {
         let path = scratch.file("big.enc")
         let writer = try EncryptedFileWriter(path: path, key: try EncryptionKey(parsing: TestKeys.first), chunkSize: 1 << 20)
         let block = Data(repeating: 0x5A, count: 1 << 20)
@@ -50,7 +50,7 @@ import Testing
     func anInterruptedDecryptLeavesNothing(_ signal: Int32) throws {
         let previous = umask(0o022)
         defer { umask(previous) }
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let input = try bigEncryptedFile(scratch)
         let folder = scratch.file("target")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -64,7 +64,7 @@ import Testing
     @Test func aKilledDecryptLeavesAPrivatePartialThatTheNextRunRemoves() throws {
         let previous = umask(0o022)
         defer { umask(previous) }
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let input = try bigEncryptedFile(scratch)
         let folder = scratch.file("target")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -81,13 +81,13 @@ import Testing
     }
 
     @Test func killedUserSwitchesLeaveNoTemporaryFiles() throws {
-        var dice = CrashTests.Dice(state: CrashTests.seed)
-        let scratch = Scratch()
+        var dice = SplitMix64(seed: CrashTests.seed)
+        let scratch = TemporaryFolder()
         let root = scratch.file("root")
         #expect(try CLI.run(["users", "switch", "first", "--root", root]).status == 0)
         for trial in 0..<max(5, CrashTests.trials) {
             _ = try CrashTests.runAndKill(CLI.binaryPath, ["users", "switch", "user-\(trial)", "--root", root],
-                                          acks: nil, delay: Double(dice.next(0...40)) / 1000, dice: &dice)
+                                          acks: nil, delay: Double(Int.random(in: 0...40, using: &dice)) / 1000, dice: &dice)
         }
         // Whatever the kills left is gone once the root is opened again.
         #expect(try CLI.run(["users", "--root", root]).status == 0)

@@ -5,7 +5,7 @@ import Testing
 /// keeps its documented shape, and what they count is counted right.
 @Suite struct StreamingCommandTests {
     /// A root with plain, wide, purgeable and encrypted values in two businesses.
-    func filledRoot(_ scratch: Scratch) throws -> String {
+    func filledRoot(_ scratch: TemporaryFolder) throws -> String {
         let root = scratch.file("root")
         // Every escape JSON text needs, in a key and in a value.
         let awkward = "q\"b\\s/ \u{1}\u{8}\u{c}\n\r\t\u{1f}\u{7f}\u{2028} é 🚀"
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func jsonListIsOneArrayAsTheWholeDocumentWouldBeWritten() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = try filledRoot(scratch)
         let listed = try CLI.run(["kv", "list", "--json", "--key", TestKeys.first, "--root", root])
         #expect(listed.status == 0, "\(listed.stderr)")
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func tableColumnsLineUpAndTheLastRuleIsItsHeading() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = try filledRoot(scratch)
         let table = try CLI.run(["kv", "list", "--root", root])
         #expect(table.status == 0, "\(table.stderr)")
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aRowThatCannotBeDecodedIsListedAsDamagedInItsPlace() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = try filledRoot(scratch)
         let store = root + "/common.sqlite"
         let broken = try CLI.run(["sql", store, "INSERT INTO datacenter_kv VALUES ('zeta', 'odd', 'x', 'weird', 0, 0)"])
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func overviewCountsLockedValuesWithTheKeysGiven() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = try filledRoot(scratch)
         _ = try CLI.run(["kv", "set", "beta-business", "old", "older secret", "--encrypt", "--key", TestKeys.second, "--root", root])
         let none = try CLI.run(["overview", "--root", root])
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func aDryRunCountsPurgeableValuesAndTheirBytes() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = try filledRoot(scratch)
         let dry = try #require(try CLI.json(try CLI.run(["clean", "--json", "--dry-run", "--root", root]).stdout) as? [String: Any])
         let tasks = try #require(dry["tasks"] as? [[String: Any]])

@@ -8,7 +8,7 @@ import Glibc
 /// Tables printed by the command line keep their columns under wide characters.
 @Suite struct TableWidthTests {
     @Test func columnsAfterEmojiAndJoinersLineUpWithTheHeader() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let db = scratch.file("wide.db")
         #expect(try CLI.run(["import", "/dev/null", db]).status == 0)
         let names = ["rocket 🚀", "✅⌚⚡🀄", "family 👨\u{200D}👩\u{200D}👧", "flag 🇺🇸", "cafe\u{301} 日本語", "plain"]
