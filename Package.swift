@@ -5,7 +5,10 @@ import PackageDescription
 let package = Package(
     name: "Datacenter",
     products: [
+        // The engine an app links: stores, key-value, caches, encryption.
         .library(name: "DatacenterKit", targets: ["DatacenterKit"]),
+        // The DAO engine, for apps that define their tables in XML configs of dynamic SQL.
+        .library(name: "DatacenterDAO", targets: ["DatacenterDAO"]),
         .executable(name: "datacenter", targets: ["datacenter"]),
     ],
     dependencies: [

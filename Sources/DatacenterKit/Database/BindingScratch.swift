@@ -9,7 +9,7 @@
 /// bound from the scratch is bound again before the statement runs again. The scratch
 /// itself clears the bindings of every statement it lent memory to before that memory is
 /// freed, so no statement is ever left pointing at it, whatever its user forgets or throws.
-public struct BindingScratch: ~Copyable {
+package struct BindingScratch: ~Copyable {
     let base: UnsafeMutableRawPointer
     let capacity: Int
     var used = 0
@@ -17,7 +17,7 @@ public struct BindingScratch: ~Copyable {
     private var borrowers: [Statement] = []
 
     /// Scratch memory of `capacity` bytes.
-    public init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         self.capacity = capacity
         base = .allocate(byteCount: capacity, alignment: 8)
     }
@@ -29,7 +29,7 @@ public struct BindingScratch: ~Copyable {
 
     /// Makes the whole memory available for the next row's values (the statement has run
     /// with the previous row's).
-    public mutating func startRow() { used = 0 }
+    package mutating func startRow() { used = 0 }
 
     /// A copy of `bytes` in the memory left for `statement` to read in place, or nil when
     /// they are empty or do not fit.

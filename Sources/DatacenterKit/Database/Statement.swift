@@ -22,7 +22,7 @@ public final class Statement {
     /// its rows are turned into values (the DAO engine's row templates). Lives as long as
     /// the statement; used, like the statement, by one thread at a time. Check
     /// `preparedGeneration` before trusting what depends on the columns.
-    public var attachment: AnyObject?
+    package var attachment: AnyObject?
 
     init(handle: OpaquePointer, sql: String, database: Database) {
         self.handle = handle
@@ -51,7 +51,7 @@ public final class Statement {
 
     /// How many times SQLite has prepared this statement again (after a schema change, its
     /// columns may differ): what is derived from the columns is valid while this is unchanged.
-    public var preparedGeneration: Int32 { sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0) }
+    package var preparedGeneration: Int32 { sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0) }
 
     /// True when the statement does not write (SELECT, read-only PRAGMA, EXPLAIN).
     public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
@@ -95,7 +95,7 @@ public final class Statement {
     ///
     /// - throws: `DatabaseError` with `SQLITE_RANGE` when the value count differs from the
     ///   parameter count.
-    public func bind(values: [DatabaseValue]) throws {
+    package func bind(values: [DatabaseValue]) throws {
         sqlite3_reset(handle)
         try checkParameterCount(values.count)
         for index in 0..<values.count { try bind(values[index], at: Int32(index + 1)) }
@@ -103,7 +103,7 @@ public final class Statement {
 
     /// Checks that the statement has exactly `count` parameters, as positional binding needs.
     /// - throws: `DatabaseError` with `SQLITE_RANGE` when it has another number.
-    public func checkParameterCount(_ count: Int) throws {
+    package func checkParameterCount(_ count: Int) throws {
         let parameters = Int(sqlite3_bind_parameter_count(handle))
         guard count == parameters else {
             throw bindingError("statement has \(parameters) parameter(s), \(count) value(s) given")
@@ -123,7 +123,7 @@ public final class Statement {
     /// `scratch` (see `BindingScratch` for the contract): its bytes are copied there and SQLite
     /// reads them in place instead of allocating a copy of its own. Bytes that do not fit
     /// are bound the copying way.
-    public func bind(_ value: DatabaseValue, toParameter index: Int, scratch: inout BindingScratch) throws {
+    package func bind(_ value: DatabaseValue, toParameter index: Int, scratch: inout BindingScratch) throws {
         let rc: Int32
         switch value {
         case .text(var text):
@@ -145,28 +145,28 @@ public final class Statement {
     private var connection: OpaquePointer? { sqlite3_db_handle(handle) }
 
     /// Binds `values` (see `bind(values:)`) and runs the statement to completion, ignoring rows.
-    public func execute(values: [DatabaseValue]) throws {
+    package func execute(values: [DatabaseValue]) throws {
         try bind(values: values)
         try executeBound()
     }
 
     /// Runs the statement with the values bound now to completion, ignoring rows, and
     /// resets it.
-    public func executeBound() throws {
+    package func executeBound() throws {
         defer { sqlite3_reset(handle) }
         while try step() {}
     }
 
     /// Binds `values` (see `bind(values:)`), then calls `body` for each row; stop early by
     /// returning false.
-    public func forEachRow(values: [DatabaseValue], _ body: (Statement) throws -> Bool) throws {
+    package func forEachRow(values: [DatabaseValue], _ body: (Statement) throws -> Bool) throws {
         try bind(values: values)
         try forEachBoundRow(body)
     }
 
     /// Runs the statement with the values bound now, calling `body` for each row (stop early
     /// by returning false), and resets it.
-    public func forEachBoundRow(_ body: (Statement) throws -> Bool) throws {
+    package func forEachBoundRow(_ body: (Statement) throws -> Bool) throws {
         defer { sqlite3_reset(handle) }
         while try step() {
             if try !body(self) { break }
@@ -180,7 +180,7 @@ public final class Statement {
     ///
     /// - throws: `DatabaseError` with `SQLITE_RANGE` when `count` differs from the
     ///   parameter count; what stepping or `read` throws.
-    public func firstRow(bindingCount count: Int, _ value: (Int) -> DatabaseValue,
+    package func firstRow(bindingCount count: Int, _ value: (Int) -> DatabaseValue,
                          _ read: (Statement) throws -> Void) throws -> Bool {
         sqlite3_reset(handle)
         try checkParameterCount(count)
@@ -267,7 +267,7 @@ public final class Statement {
     }
 
     /// The byte length of column `index` of the current row, without reading its value.
-    public func byteCount(at index: Int) -> Int { Int(sqlite3_column_bytes(handle, Int32(index))) }
+    package func byteCount(at index: Int) -> Int { Int(sqlite3_column_bytes(handle, Int32(index))) }
 
     /// The current row, all columns.
     public func row() -> Row {

@@ -9,17 +9,17 @@ import Foundation
 /// `0600`, folders `0700` (see `docs/FORMAT.md`). Stores, `datacenter.json`, decrypted
 /// files and every partial file hold the user's data, so none is ever created readable by
 /// others, not even for a moment.
-public enum PrivateFile {
+package enum PrivateFile {
     /// The mode of every file the engine creates.
-    public static let fileMode: mode_t = 0o600
+    package static let fileMode: mode_t = 0o600
     /// The mode of every folder the engine creates.
-    public static let folderMode: mode_t = 0o700
+    package static let folderMode: mode_t = 0o700
 
     /// Creates the folder at `path` and any missing parent, each `0700`; folders already
     /// there are left as they are.
     /// - throws: `FileAccessError` naming the path, e.g. when a file stands where a folder
     ///   should be (`not a folder (a regular file)`).
-    public static func createFolder(atPath path: String) throws {
+    package static func createFolder(atPath path: String) throws {
         var status = stat()
         if stat(path, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFDIR else {
@@ -35,7 +35,7 @@ public enum PrivateFile {
     }
 
     /// Writes `data` to `path` atomically (`writeAtomically`).
-    public static func write(_ data: Data, toPath path: String) throws {
+    package static func write(_ data: Data, toPath path: String) throws {
         try writeAtomically(to: path) { handle in
             try handle.write(contentsOf: data)
         }
@@ -48,7 +48,7 @@ public enum PrivateFile {
     /// untouched. Stale partial files of dead processes in the folder are removed first.
     /// - throws: `FileAccessError` when `path` is a folder, FIFO or device (nothing is
     ///   replaced), or the folder cannot be written; else what `body` throws.
-    public static func writeAtomically(to path: String, _ body: (FileHandle) throws -> Void) throws {
+    package static func writeAtomically(to path: String, _ body: (FileHandle) throws -> Void) throws {
         try RegularFile.refuseIfNotRegular(path)
         let folder = folder(of: path)
         PartialFiles.removeStale(inFolder: folder)
@@ -80,7 +80,7 @@ public enum PrivateFile {
     /// library creating it next, such as SQLite, keeps that mode); an existing file is
     /// left as it is. Returns true when this call created it.
     @discardableResult
-    public static func createIfMissing(atPath path: String) throws -> Bool {
+    package static func createIfMissing(atPath path: String) throws -> Bool {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, fileMode)
         if fd >= 0 {
             close(fd)

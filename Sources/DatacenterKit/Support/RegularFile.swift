@@ -12,12 +12,12 @@ import Foundation
 /// in Foundation's words. The path is opened with `O_NONBLOCK`, so opening a FIFO returns at
 /// once, then checked with `fstat` on the open descriptor (no window for the path to be
 /// swapped between the check and the read), and refused unless it is a regular file.
-public enum RegularFile {
+package enum RegularFile {
     /// Opens the regular file at `path` for reading.
     /// - parameter allowingNullDevice: also accept `/dev/null` (or any path to the null
     ///   device), which reads as an empty file: for inputs where "nothing" is meaningful.
     /// - throws: `FileAccessError`: missing, not readable, or not a regular file.
-    public static func openForReading(_ path: String, allowingNullDevice: Bool = false) throws -> FileHandle {
+    package static func openForReading(_ path: String, allowingNullDevice: Bool = false) throws -> FileHandle {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw FileAccessError.system(path: path, doing: "open it", errno: errno) }
         var status = stat()
@@ -41,7 +41,7 @@ public enum RegularFile {
     ///   settings file that grew huge cannot take the memory.
     /// - throws: `FileAccessError` when something other than a readable regular file is at
     ///   `path`, or it is longer than `limit`.
-    public static func contentsIfPresent(atPath path: String, limit: Int = 64 << 20) throws -> Data? {
+    package static func contentsIfPresent(atPath path: String, limit: Int = 64 << 20) throws -> Data? {
         var status = stat()
         if lstat(path, &status) != 0, errno == ENOENT { return nil }
         return try contents(atPath: path, limit: limit)
@@ -49,7 +49,7 @@ public enum RegularFile {
 
     /// The whole contents of the regular file at `path`.
     /// - throws: `FileAccessError`, as `contentsIfPresent`, and for a missing file.
-    public static func contents(atPath path: String, limit: Int = 64 << 20) throws -> Data {
+    package static func contents(atPath path: String, limit: Int = 64 << 20) throws -> Data {
         let handle = try openForReading(path)
         defer { try? handle.close() }
         var data = Data()
@@ -72,7 +72,7 @@ public enum RegularFile {
     /// socket; a symbolic link is judged by what it points to): for outputs about to be
     /// replaced and for files about to be handed to a library that would open them itself.
     /// A missing path passes.
-    public static func refuseIfNotRegular(_ path: String) throws {
+    package static func refuseIfNotRegular(_ path: String) throws {
         var status = stat()
         guard stat(path, &status) == 0 else { return }
         guard status.st_mode & S_IFMT == S_IFREG else { throw FileAccessError.notRegular(path: path, mode: status.st_mode) }

@@ -31,12 +31,12 @@ import Darwin
 ///
 /// Without any UTF-8 locale on the system, every non-ASCII scalar counts as unprintable and
 /// is shown escaped: wrong-looking, but the columns still line up.
-public enum TerminalText {
+package enum TerminalText {
     /// Columns `text` takes as the grid draws it and as `visible` prints it: the sum of its
     /// cells (see the type's notes), control and unprintable scalars counted as their escapes.
     ///
     /// For example, `width(of: "a👨‍👩‍👧")` is 7 and `width(of: "e\u{301}")` is 1.
-    public static func width(of text: String) -> Int {
+    package static func width(of text: String) -> Int {
         // Printable ASCII (the common case) is one column a byte: no locale, no cells.
         if isPrintableASCII(text) { return text.utf8.count }
         var columns = 0
@@ -49,7 +49,7 @@ public enum TerminalText {
 
     /// Columns a character takes on its own: `width(of: String(character))`. A character
     /// (grapheme) may be several cells: the family 👨‍👩‍👧 is one character of 6 columns.
-    public static func width(of character: Character) -> Int {
+    package static func width(of character: Character) -> Int {
         if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F { return 1 }
         return width(of: String(character))
     }
@@ -57,7 +57,7 @@ public enum TerminalText {
     /// Columns a scalar adds after a spacing one: its `wcwidth` under a UTF-8 locale (0 for
     /// combining marks, joiners and variation selectors, 2 for wide ones), or the length of
     /// its escape for a control or unprintable scalar.
-    public static func width(of scalar: Unicode.Scalar) -> Int {
+    package static func width(of scalar: Unicode.Scalar) -> Int {
         let v = scalar.value
         if v >= 0x20 && v < 0x7F { return 1 }   // printable ASCII: no library call
         if isControl(scalar) { return escape(scalar).count }
@@ -71,7 +71,7 @@ public enum TerminalText {
     /// so stopping never drops a zero-width scalar of a cell already given, and never splits
     /// a wide one. This is the one layout behind `width`, `visible`, the browser's grid and
     /// its inspector.
-    public static func forEachCell(in text: String, _ body: (_ cell: String, _ width: Int) -> Bool) {
+    package static func forEachCell(in text: String, _ body: (_ cell: String, _ width: Int) -> Bool) {
         var cell = ""
         var cellWidth = 0          // 0: no cell open that a zero-width scalar may join
         var stopped = false
@@ -119,7 +119,7 @@ public enum TerminalText {
     /// `\u{1b}`…, never sent to the terminal. Cut to `limit` columns with a trailing `…` when
     /// longer (so the result may take `limit + 1` columns). A cut falls between cells: a wide
     /// character is never split, and the zero-width scalars of a cell shown stay with it.
-    public static func visible(_ text: String, limit: Int = .max) -> String {
+    package static func visible(_ text: String, limit: Int = .max) -> String {
         if isPrintableASCII(text) {
             return text.utf8.count <= limit ? text : String(text.prefix(limit)) + "…"
         }
@@ -139,7 +139,7 @@ public enum TerminalText {
 
     /// The escaped form of a character holding a control or unprintable scalar (its other
     /// scalars kept as they are), or nil for a printable one.
-    public static func escaped(_ character: Character) -> String? {
+    package static func escaped(_ character: Character) -> String? {
         if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F { return nil }
         guard character.unicodeScalars.contains(where: needsEscape) else { return nil }
         var out = ""
@@ -151,7 +151,7 @@ public enum TerminalText {
 
     /// True for C0 and C1 control characters and DEL, and the bidirectional overrides that
     /// could reorder what follows them on screen.
-    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         return v < 0x20 || (0x7F...0x9F).contains(v) || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
     }

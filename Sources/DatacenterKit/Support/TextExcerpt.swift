@@ -2,13 +2,13 @@
 /// messages: a dump's statement, the SQL that failed, a token SQLite quotes. Whatever the
 /// source holds (binary bytes, escape sequences, megabytes on one line), an error line shows
 /// at most `limit` columns of it, control characters escaped (`TerminalText.visible`).
-public enum TextExcerpt {
+package enum TextExcerpt {
     /// The most columns of source text an error message shows.
-    public static let defaultLimit = 60
+    package static let defaultLimit = 60
 
     /// `text`, trimmed of surrounding white space, escaped and cut to `limit` columns (with
     /// a trailing `…` when cut).
-    public static func of(_ text: String, limit: Int = defaultLimit) -> String {
+    package static func of(_ text: String, limit: Int = defaultLimit) -> String {
         var trimmed = Substring(text)
         while let first = trimmed.first, first.isWhitespace { trimmed = trimmed.dropFirst() }
         while let last = trimmed.last, last.isWhitespace { trimmed = trimmed.dropLast() }
@@ -21,7 +21,7 @@ public enum TextExcerpt {
     /// quotes, which may itself hold quotes — cut to an excerpt of `quotedLimit` columns, as is
     /// any other word longer than that (`no such table: <name>`), and the whole escaped and
     /// cut to `quotedLimit` plus room for the message's own words.
-    public static func message(_ text: String, quotedLimit: Int = defaultLimit) -> String {
+    package static func message(_ text: String, quotedLimit: Int = defaultLimit) -> String {
         let bounded = String(text.prefix(8 * quotedLimit + 400))
         var out = bounded
         if let open = bounded.firstIndex(of: "\""), let close = bounded.lastIndex(of: "\""), open < close {
