@@ -20,6 +20,7 @@ public struct CacheInfo: Sendable, Equatable {
 
 /// One entry of a disk cache as stored, for tools.
 public struct CacheEntry: Sendable, Equatable {
+    /// The entry's key.
     public let key: String
     /// `archive` (an `ArchiveCodec` value) or `data` (raw bytes).
     public let encoding: String

@@ -14,7 +14,9 @@ public struct CleaningTask: Codable, Sendable, Equatable {
     /// `path` itself is deleted.
     public var entries: [String]?
 
+    /// A built-in task by name (see `Builtin`).
     public init(builtin: String) { self.builtin = builtin }
+    /// A task deleting `entries` inside `path`, or `path` itself when `entries` is nil.
     public init(path: String, entries: [String]?) {
         self.path = path
         self.entries = entries
@@ -44,13 +46,18 @@ public enum CleanPhase: String, Sendable {
 public struct CleanReport: Sendable, Equatable {
     /// One task's outcome.
     public struct TaskResult: Sendable, Equatable {
+        /// The task's display name.
         public let task: String
+        /// Files, folders or values the task deleted.
         public let itemsDeleted: Int
+        /// Bytes the task freed.
         public let bytesFreed: Int64
     }
+    /// Each task's outcome, in the order run.
     public var tasks: [TaskResult] = []
     /// The root's size before and after, in bytes.
     public var sizeBefore: Int64 = 0
+    /// The root's size after the run, in bytes.
     public var sizeAfter: Int64 = 0
     /// True when nothing was deleted because the run was a dry run.
     public var dryRun = false
@@ -64,8 +71,11 @@ public struct CleanReport: Sendable, Equatable {
 
 /// Why a cleaning-task file was refused.
 public struct CleaningTaskFileError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The task file.
     public let file: String
+    /// The line at fault, when the error has one.
     public let line: Int?
+    /// What is wrong.
     public let message: String
     public var description: String { file + (line.map { ":\($0)" } ?? "") + ": " + message }
     public var errorDescription: String? { description }
@@ -78,8 +88,10 @@ public final class CacheCleaner: Sendable {
     public static let defaultTasks = [CleaningTask(builtin: "cleanPurgeableValues"), CleaningTask(builtin: "cleanPurgeablePaths")]
 
     private let center: DataCenter
+    /// The tasks `clean` runs, in order.
     public let tasks: [CleaningTask]
 
+    /// A cleaner running `tasks` over `dataCenter`'s root.
     public init(dataCenter: DataCenter, tasks: [CleaningTask] = CacheCleaner.defaultTasks) {
         self.center = dataCenter
         self.tasks = tasks

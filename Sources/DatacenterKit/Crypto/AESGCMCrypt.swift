@@ -28,19 +28,23 @@ public struct AESGCMCrypt: DataCrypt {
     public let key: EncryptionKey
     private let cipher: GCMCipher
 
+    /// The default crypt under `key`.
     public init(key: EncryptionKey) {
         self.key = key
         self.cipher = GCMCipher(key: key)
     }
 
+    /// Encrypts in format 1 (not bound to a place): a fresh nonce, then ciphertext and tag.
     public func encrypt(_ plaintext: Data) throws -> Data {
         try plaintext.withUnsafeBytes { try encrypt(bytes: $0) }
     }
 
+    /// Format 1, reading the bytes in place.
     public func encrypt(bytes plaintext: UnsafeRawBufferPointer) throws -> Data {
         try seal(plaintext, headerSize: 1, context: []) { $0[0] = Self.formatTag }
     }
 
+    /// Encrypts in format 2: the place `context` names is authenticated with the value, so the ciphertext opens only there.
     public func encrypt(bytes plaintext: UnsafeRawBufferPointer, boundTo context: CryptContext) throws -> Data {
         let check = context.check
         return try seal(plaintext, headerSize: Self.boundHeaderSize, context: context.bytes) { header in
@@ -52,6 +56,7 @@ public struct AESGCMCrypt: DataCrypt {
         }
     }
 
+    /// Decrypts a format-1 value; a format-2 value must be read through `decrypt(_:boundTo:)`.
     public func decrypt(_ ciphertext: Data) throws -> Data {
         guard ciphertext.count >= Self.overhead else {
             throw CryptError.malformed("\(ciphertext.count) bytes is shorter than any encrypted value")
@@ -64,6 +69,7 @@ public struct AESGCMCrypt: DataCrypt {
         }
     }
 
+    /// Decrypts a value read at `context`: format 2 checks the place, format 1 decrypts as before binding existed.
     public func decrypt(_ ciphertext: Data, boundTo context: CryptContext) throws -> Data {
         guard ciphertext.first == Self.boundFormatTag else { return try decrypt(ciphertext) }
         guard ciphertext.count >= Self.boundOverhead else {

@@ -26,14 +26,17 @@ public protocol DataCrypt: Sendable {
 }
 
 extension DataCrypt {
+    /// Copies the bytes into `Data` and calls `encrypt(_:)`.
     public func encrypt(bytes plaintext: UnsafeRawBufferPointer) throws -> Data {
         try encrypt(Data(plaintext))
     }
 
+    /// Ignores the place and calls `encrypt(bytes:)`: a custom crypt binds nothing unless it implements this.
     public func encrypt(bytes plaintext: UnsafeRawBufferPointer, boundTo context: CryptContext) throws -> Data {
         try encrypt(bytes: plaintext)
     }
 
+    /// Ignores the place and calls `decrypt(_:)`.
     public func decrypt(_ ciphertext: Data, boundTo context: CryptContext) throws -> Data {
         try decrypt(ciphertext)
     }

@@ -10,6 +10,7 @@ public struct KeyRing: DataCrypt {
     public let keys: [EncryptionKey]
     private let crypts: [AESGCMCrypt]
 
+    /// A ring of `keys`, newest first.
     public init(_ keys: [EncryptionKey]) {
         self.keys = keys
         self.crypts = keys.map(AESGCMCrypt.init)
@@ -26,21 +27,25 @@ public struct KeyRing: DataCrypt {
     /// True when the ring holds no key.
     public var isEmpty: Bool { keys.isEmpty }
 
+    /// Encrypts with the newest key.
     public func encrypt(_ plaintext: Data) throws -> Data {
         guard let newest = crypts.first else { throw CryptError.noKey }
         return try newest.encrypt(plaintext)
     }
 
+    /// Encrypts the bytes with the newest key, without copying them first.
     public func encrypt(bytes plaintext: UnsafeRawBufferPointer) throws -> Data {
         guard let newest = crypts.first else { throw CryptError.noKey }
         return try newest.encrypt(bytes: plaintext)
     }
 
+    /// Encrypts the bytes with the newest key, bound to the place `context` names.
     public func encrypt(bytes plaintext: UnsafeRawBufferPointer, boundTo context: CryptContext) throws -> Data {
         guard let newest = crypts.first else { throw CryptError.noKey }
         return try newest.encrypt(bytes: plaintext, boundTo: context)
     }
 
+    /// Decrypts with whichever key opens the value; `CryptError.wrongKey` when none does.
     public func decrypt(_ ciphertext: Data) throws -> Data {
         try decryptReportingKey(ciphertext).plaintext
     }

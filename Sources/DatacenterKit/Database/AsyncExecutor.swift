@@ -10,6 +10,7 @@ public final class AsyncExecutor: Sendable {
     private let writeQueue = DispatchQueue(label: "datacenter.executor.write")
     private let readQueue = DispatchQueue(label: "datacenter.executor.read", attributes: .concurrent)
 
+    /// An executor running its work on `pool`'s connections.
     public init(pool: DatabasePool) { self.pool = pool }
 
     /// Queues `body` to run on the writer connection after every write queued before it.

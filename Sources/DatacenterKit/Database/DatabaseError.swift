@@ -15,6 +15,7 @@ public struct DatabaseError: Error, Sendable, Equatable {
     /// The database file, when known.
     public let path: String?
 
+    /// An error with SQLite's extended result code and message, and the SQL and file it concerns.
     public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
         self.extendedCode = extendedCode
         self.message = message

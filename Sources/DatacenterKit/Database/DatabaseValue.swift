@@ -55,10 +55,15 @@ public enum DatabaseValue: Sendable, Hashable {
 extension DatabaseValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
 {
+    /// `nil` is SQL NULL.
     public init(nilLiteral: ()) { self = .null }
+    /// An integer literal is an SQL INTEGER.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A floating-point literal is an SQL REAL.
     public init(floatLiteral value: Double) { self = .real(value) }
+    /// A string literal is SQL TEXT.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// A Boolean is stored as SQLite stores one: the INTEGER 1 or 0.
     public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }
 

@@ -5,6 +5,7 @@ public struct Row: Sendable, Equatable {
     /// The values, one per column.
     public let values: [DatabaseValue]
 
+    /// A row of `values` under `columnNames`, one value per name.
     public init(columnNames: [String], values: [DatabaseValue]) {
         self.columnNames = columnNames
         self.values = values

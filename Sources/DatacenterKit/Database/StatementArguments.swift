@@ -8,6 +8,7 @@ public struct StatementArguments: Sendable, Equatable {
     /// Values by name, for `:name`, `@name` and `$name`.
     public var named: [String: DatabaseValue]
 
+    /// Arguments by position and by name; either may be empty.
     public init(_ positional: [DatabaseValue] = [], named: [String: DatabaseValue] = [:]) {
         self.positional = positional
         self.named = named
@@ -21,7 +22,9 @@ public struct StatementArguments: Sendable, Equatable {
 }
 
 extension StatementArguments: ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    /// `[a, b]`: positional arguments.
     public init(arrayLiteral elements: DatabaseValue...) { self.init(elements) }
+    /// `["name": v]`: named arguments (a repeated name keeps its last value).
     public init(dictionaryLiteral elements: (String, DatabaseValue)...) {
         self.init([], named: Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

@@ -2,6 +2,9 @@
 /// (`APBusinessPreferences`; also what an `APPreferencesAccessor` hands out).
 ///
 /// Custom storages use the business `BusinessPreferences.customStorageBusiness`.
+///
+/// Each method is the `KVStore` method of the same name with `business` filled in, and
+/// documented there.
 public struct BusinessPreferences: Sendable {
     /// The underlying store.
     public let store: KVStore
@@ -11,6 +14,9 @@ public struct BusinessPreferences: Sendable {
     /// The business under which a custom storage keeps its values.
     public static let customStorageBusiness = "default"
 
+    /// `store` seen through `business`.
+    /// 
+    /// Every method below is the `KVStore` method of the same name with `business` filled in.
     public init(store: KVStore, business: String) {
         self.store = store
         self.business = business

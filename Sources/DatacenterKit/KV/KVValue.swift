@@ -13,7 +13,9 @@ public enum KVEncoding: String, Sendable, CaseIterable, Codable {
 
 /// The option bits stored with each value (`APDataOptions`).
 public struct KVOptions: OptionSet, Sendable, Hashable {
+    /// The bits as stored.
     public let rawValue: UInt32
+    /// Options from their stored bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Encrypted with the store's default crypt; reads decrypt without being told.

@@ -10,6 +10,7 @@ public struct DamagedStore: Sendable, Equatable {
     /// Why it cannot be used, in plain words, without the path.
     public let reason: String
 
+    /// A damaged store at `path`, unusable for `reason`.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason

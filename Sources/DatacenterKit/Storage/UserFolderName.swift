@@ -46,6 +46,7 @@ public enum UserFolderName {
 }
 
 extension String {
+    /// The string with `pad` prepended up to `width` characters (unchanged when already as long).
     package func leftPadded(to width: Int, with pad: Character = "0") -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
     }

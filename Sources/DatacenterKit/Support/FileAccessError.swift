@@ -13,6 +13,7 @@ public struct FileAccessError: Error, Sendable, Equatable {
     /// What is wrong, in plain words: `not a regular file (a FIFO)`, `permission denied`…
     public let reason: String
 
+    /// An error for `path` with its reason in plain words.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason
