@@ -23,8 +23,11 @@ public enum DemoStore {
 
     /// A sample `Codable` model stored with `archiveObject` and `saveJsonObject`.
     public struct LastLogin: Codable, Sendable, Equatable {
+        /// The device signed in from.
         public var device: String
+        /// When.
         public var at: Date
+        /// How many tries it took.
         public var attempts: Int
     }
 
