@@ -245,6 +245,17 @@ import Testing
         #expect(e.text == "ab")
     }
 
+    @Test func aZeroWidthSpaceGetsAColumnOfItsOwnSoTheCursorCanBeSeenToPassIt() {
+        var e = editor("a\u{200B}b", cursor: 1)
+        #expect(e.characters.count == 3)
+        let before = e.layout(width: 10)
+        _ = e.handle(.right)
+        let after = e.layout(width: 10)
+        #expect(before.lineWidth == 3)
+        #expect(before.columns[1] == " \u{200B}")
+        #expect(after.cursorColumn == before.cursorColumn + 1)
+    }
+
     @Test func aShortLineIsShownWholeWithoutMarks() {
         let layout = editor("hello", cursor: 2).layout(width: 8)
         #expect(layout.visible == "hello   ")
