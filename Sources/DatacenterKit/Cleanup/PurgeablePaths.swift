@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How long files in a purgeable folder live (`APPurgeableType`).
 public enum PurgeType: Int, Codable, Sendable, CaseIterable {
@@ -42,17 +43,18 @@ public struct PurgeReport: Sendable, Equatable {
 ///
 /// A purge deletes files older than the folder's type allows; then, when the folder is over
 /// its size cap, it deletes the oldest files until it is down to half the cap.
-public final class PurgeablePaths: @unchecked Sendable {
+public final class PurgeablePaths: Sendable {
     /// The root the registry belongs to.
     public let root: String
-    private let lock = NSLock()
+    /// Serializes reading and rewriting the registry file within this process.
+    private let lock = Mutex(())
     private var registryPath: String { root + "/purgeable.json" }
 
     public init(root: String) { self.root = root }
 
     /// The registered folders.
     public func folders() throws -> [PurgeableFolder] {
-        try lock.withLock { try load() }
+        try lock.withLock { _ in try load() }
     }
 
     /// Registers `path` (creating the folder) and returns its absolute path. Registering a
@@ -63,7 +65,7 @@ public final class PurgeablePaths: @unchecked Sendable {
         try checkContained(path)
         try PrivateFile.createFolder(atPath: absolute)
         try checkContained(path)   // again, links resolved now that the folder exists
-        try lock.withLock {
+        try lock.withLock { _ in
             var folders = try load().filter { resolve($0.path) != absolute }
             folders.append(PurgeableFolder(path: path, type: type, maximumMegabytes: max(0, maximumMegabytes)))
             try save(folders)
@@ -74,7 +76,7 @@ public final class PurgeablePaths: @unchecked Sendable {
     /// Forgets `path` (its files stay). Returns true when it was registered.
     @discardableResult
     public func unregister(_ path: String) throws -> Bool {
-        try lock.withLock {
+        try lock.withLock { _ in
             let folders = try load()
             let kept = folders.filter { resolve($0.path) != resolve(path) }
             try save(kept)
