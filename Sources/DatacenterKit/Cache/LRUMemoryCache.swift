@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A thread-safe least-recently-used memory cache: `APLRUMemoryCache`.
 ///
@@ -7,18 +6,17 @@ import Synchronization
 /// entries from most to least recently used (`LRUTable`). The cache never holds more than
 /// `capacity` entries: inserting into a full cache evicts the least recently used one first.
 ///
-/// Every call runs under one `Mutex`, so the order is exactly that of the calls as the lock
-/// saw them: a get moves its entry to the head before it returns. Values the cache lets go
+/// Every call runs under one lock (`LockedState`), so the order is exactly that of the calls
+/// as the lock saw them: a get moves its entry to the head before it returns. Values the cache lets go
 /// (replaced, evicted, expired, removed) are released after the lock is given up, since a
 /// value's `deinit` is the caller's code and may use the cache.
 ///
 /// The calls a hit or a write makes are `@inlinable` (with `LRUTable`), so a client's cache is
 /// specialized for its key and value types instead of running generic code per call.
 ///
-/// `@unchecked Sendable` because `Value` need not be `Sendable`: the cache hands its values
-/// to whichever thread asks, as any shared cache of class instances does; the cache's own
-/// state is only reached through `state.withLock`.
-public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked Sendable {
+/// `Sendable` whatever `Value` is, as a shared cache of class instances must be: the cache's
+/// own state is only reached under its lock, and a value it hands out is the caller's.
+public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: Sendable {
     /// What the lock guards.
     @usableFromInline struct State {
         @usableFromInline var table = LRUTable<Key, Value>()
@@ -26,22 +24,18 @@ public final class LRUMemoryCache<Key: Hashable & Sendable, Value>: @unchecked S
         @usableFromInline var pressureWatcher: MemoryPressureWatcher?
     }
 
-    @usableFromInline let state: Mutex<State>
+    @usableFromInline let state: LockedState<State>
 
     /// Creates a cache holding at most `capacity` entries (0 holds nothing).
     public init(capacity: Int) {
-        state = Mutex(State(capacity: Self.clamped(capacity)))
+        state = LockedState(State(capacity: Self.clamped(capacity)))
     }
 
     deinit { state.withLock { $0.table.deallocate() } }
 
-    /// Runs `body` with the state to itself. The body's result crosses the lock unchecked:
-    /// values are the caller's to use on its thread (see the type's doc).
+    /// Runs `body` with the state to itself.
     @inlinable func locked<T>(_ body: (inout State) throws -> T) rethrows -> T {
-        try state.withLock { state in
-            nonisolated(unsafe) let result = try body(&state)
-            return result
-        }
+        try state.withLock(body)
     }
 
     /// When true, the cache empties itself whenever `MemoryPressure.post()` is called

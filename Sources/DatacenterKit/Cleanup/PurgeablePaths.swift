@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// How long files in a purgeable folder live (`APPurgeableType`).
 public enum PurgeType: Int, Codable, Sendable, CaseIterable {
@@ -46,15 +45,16 @@ public struct PurgeReport: Sendable, Equatable {
 public final class PurgeablePaths: Sendable {
     /// The root the registry belongs to.
     public let root: String
-    /// Serializes reading and rewriting the registry file within this process.
-    private let lock = Mutex(())
+    /// Serializes reading and rewriting the registry file within this process. A plain lock:
+    /// what it guards is a file, not variables.
+    private let lock = NSLock()
     private var registryPath: String { root + "/purgeable.json" }
 
     public init(root: String) { self.root = root }
 
     /// The registered folders.
     public func folders() throws -> [PurgeableFolder] {
-        try lock.withLock { _ in try load() }
+        try lock.withLock { try load() }
     }
 
     /// Registers `path` (creating the folder) and returns its absolute path. Registering a
@@ -65,7 +65,7 @@ public final class PurgeablePaths: Sendable {
         try checkContained(path)
         try PrivateFile.createFolder(atPath: absolute)
         try checkContained(path)   // again, links resolved now that the folder exists
-        try lock.withLock { _ in
+        try lock.withLock {
             var folders = try load().filter { resolve($0.path) != absolute }
             folders.append(PurgeableFolder(path: path, type: type, maximumMegabytes: max(0, maximumMegabytes)))
             try save(folders)
@@ -76,7 +76,7 @@ public final class PurgeablePaths: Sendable {
     /// Forgets `path` (its files stay). Returns true when it was registered.
     @discardableResult
     public func unregister(_ path: String) throws -> Bool {
-        try lock.withLock { _ in
+        try lock.withLock {
             let folders = try load()
             let kept = folders.filter { resolve($0.path) != resolve(path) }
             try save(kept)

@@ -4,25 +4,22 @@ import Synchronization
 
 /// AES-256-GCM with one key: seal and open byte ranges with a nonce and additional
 /// authenticated data. The contexts are keyed once (the key schedule is the costly part) and
-/// reused under a `Mutex` that holds them, so no call reaches an OpenSSL context (which is
+/// reused under a lock that holds them (`LockedState`), so no call reaches an OpenSSL context (which is
 /// not thread-safe) without it. The building block of `AESGCMCrypt` and the encrypted file
 /// streams.
 final class GCMCipher: Sendable {
     static let nonceSize = 12
     static let tagSize = 16
 
-    /// The OpenSSL contexts and the nonce buffer.
-    ///
-    /// `@unchecked Sendable`: C pointers to contexts OpenSSL does not let two threads use at
-    /// once, and a buffer with the same rule; they live only inside `contexts`, a `Mutex`,
-    /// so they are only ever reached by one thread, with the lock held.
-    private struct Contexts: @unchecked Sendable {
+    /// The OpenSSL contexts (which two threads must not use at once) and the nonce buffer:
+    /// they live only inside `contexts`, so they are only reached with its lock held.
+    private struct Contexts {
         let encryptor: OpaquePointer?
         let decryptor: OpaquePointer?
         let nonces: NonceSource
     }
 
-    private let contexts: Mutex<Contexts>
+    private let contexts: LockedState<Contexts>
 
     init(key: EncryptionKey) {
         let encryptor = EVP_CIPHER_CTX_new()
@@ -31,7 +28,7 @@ final class GCMCipher: Sendable {
             if let encryptor { EVP_EncryptInit_ex(encryptor, EVP_aes_256_gcm(), nil, k.baseAddress, nil) }
             if let decryptor { EVP_DecryptInit_ex(decryptor, EVP_aes_256_gcm(), nil, k.baseAddress, nil) }
         }
-        contexts = Mutex(Contexts(encryptor: encryptor, decryptor: decryptor, nonces: NonceSource()))
+        contexts = LockedState(Contexts(encryptor: encryptor, decryptor: decryptor, nonces: NonceSource()))
     }
 
     deinit {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Android's `SharedPreferences` interface over one business of a store: getters with
 /// defaults, `getAll`, and an editor whose changes land together.
@@ -35,7 +34,7 @@ public struct AndroidSharedPreferences: Sendable {
         }
         private let store: KVStore
         private let group: String
-        private let pending = Mutex(Pending())
+        private let pending = LockedState(Pending())
 
         init(store: KVStore, group: String) {
             self.store = store

@@ -1,6 +1,5 @@
 import CSQLite
 import Foundation
-import Synchronization
 
 /// How to encrypt a value being stored.
 public enum KVEncryption: Sendable {
@@ -421,7 +420,7 @@ public final class KVStore: Sendable {
 /// that was slow to decode cannot cache a value a write replaced or removed meanwhile.
 private final class CacheGuard: Sendable {
     /// The current generation; `body`s run with it locked.
-    private let current = Mutex<UInt64>(0)
+    private let current = LockedState<UInt64>(0)
 
     /// The current generation.
     var generation: UInt64 { current.withLock { $0 } }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The entry point of the engine: a root folder with a common store, one store per user and
 /// a current user (`APDataCenter`).
@@ -45,7 +44,7 @@ public final class DataCenter: Sendable {
         var versionStorage: CustomStorage?
     }
 
-    private let guarded: Mutex<Guarded>
+    private let guarded: LockedState<Guarded>
     /// Held for a whole user switch — check, save, notifications — so switches happen, and
     /// are announced, one at a time and in order. An `NSRecursiveLock`, not a `Mutex`: an
     /// observer, called with it held, may switch again on the same thread.
@@ -95,7 +94,7 @@ public final class DataCenter: Sendable {
             state.appVersion = appVersion
             try state.save(to: rootPath + "/datacenter.json")
         }
-        self.guarded = Mutex(Guarded(state: state))
+        self.guarded = LockedState(Guarded(state: state))
     }
 
     // MARK: Users

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A folder holding a common store and one store per user, with the files named as in
 /// `docs/FORMAT.md`. Stores are opened once and shared.
@@ -10,7 +9,7 @@ final class StorageSpace: Sendable {
     /// How long each store's statements wait for another connection's lock.
     let busyTimeout: TimeInterval
     /// The open stores by path.
-    private let stores = Mutex<[String: Store]>([:])
+    private let stores = LockedState<[String: Store]>([:])
 
     init(root: String, crypt: any DataCrypt, readOnly: Bool, busyTimeout: TimeInterval = 5) {
         self.root = root

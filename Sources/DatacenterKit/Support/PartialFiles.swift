@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
 
 /// The partial files being written by this process (`PrivateFile.writeAtomically`), so that
 /// none is left behind: on `SIGINT` or `SIGTERM` (once `removeOnTerminationSignals()` is
@@ -27,8 +26,9 @@ public enum PartialFiles {
         return slots
     }()
     /// Serializes the writers of `slots`. The signal handler reads them without it (a handler
-    /// cannot take a lock); it only ever sees a slot empty or holding a whole pointer.
-    private static let lock = Mutex(())
+    /// cannot take a lock); it only ever sees a slot empty or holding a whole pointer. A plain
+    /// lock: what it guards is C memory the handler must reach, not Swift state to enclose.
+    private static let lock = NSLock()
 
     /// The name of a fresh partial file for `target`, in `target`'s folder.
     static func partialPath(for target: String) -> String {
@@ -41,7 +41,7 @@ public enum PartialFiles {
     /// Remembers `path` for removal on a termination signal; returns its slot (nil when
     /// every slot is taken: the file is then only cleaned by a later run).
     static func register(_ path: String) -> Int? {
-        lock.withLock { _ in
+        lock.withLock {
             for index in 0..<capacity where slots[index] == nil {
                 slots[index] = strdup(path)
                 return index
@@ -53,7 +53,7 @@ public enum PartialFiles {
     /// Forgets the path in `slot` (it was renamed into place or removed).
     static func unregister(_ slot: Int?) {
         guard let slot else { return }
-        lock.withLock { _ in
+        lock.withLock {
             let pointer = slots[slot]
             slots[slot] = nil
             free(pointer)
