@@ -33,7 +33,7 @@ import Foundation
 /// still land in the store they were made for. Names starting `LIB_CACHES.` or `TMP.` keep
 /// the table in a caches file under the root or in the temporary folder instead of the store
 /// (see `docs/FORMAT.md`).
-public final class LRUDiskCache: @unchecked Sendable {
+public final class LRUDiskCache: Sendable {
     /// Where the cache's table lives.
     public enum Location: String, Sendable {
         /// In the store itself (common or user).

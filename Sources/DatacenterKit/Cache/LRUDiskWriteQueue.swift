@@ -26,6 +26,10 @@ import Foundation
 /// Recency stamps and `touch`es from reads are kept here too; reads never wait for room:
 /// a touch or an expired entry's removal that finds the queue full is dropped (the entry
 /// is touched or removed again by a later read).
+///
+/// `@unchecked Sendable`: every `var` below `condition` is read and written only with
+/// `condition` locked (the methods that assume it say "the lock must be held"); the rest
+/// is immutable or `Sendable`.
 final class LRUDiskWriteQueue: @unchecked Sendable {
     /// A queued change to the table.
     enum Operation: Sendable {
@@ -87,7 +91,9 @@ final class LRUDiskWriteQueue: @unchecked Sendable {
     private let isEncrypted: Bool
     private let isUserDependent: Bool
     private let flusher = DispatchQueue(label: "datacenter.lru-disk-cache")
-    /// Guards everything below; writers waiting for room wait on it.
+    /// Guards everything below; writers waiting for room wait on it. An `NSCondition`, not a
+    /// `Mutex`: a writer over the bound must sleep until a commit makes room, which needs a
+    /// wait and a wake-up, and `Mutex` has neither.
     private let condition = NSCondition()
     /// Pending writes per store, in the order the stores were first written to.
     private var stores: [StoreWrites] = []

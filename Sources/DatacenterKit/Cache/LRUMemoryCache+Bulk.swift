@@ -51,8 +51,11 @@ public enum MemoryPressure {
 
 /// Empties a cache whenever `MemoryPressure.post()` is called, while it is alive
 /// (`handleMemoryWarning = YES`). Keep the returned watcher as long as the behaviour is wanted.
+///
+/// `@unchecked Sendable` only because `NSObjectProtocol` is not `Sendable`: `token` is set
+/// once in `init` and read once in `deinit`, never changed in between.
 public final class MemoryPressureWatcher: @unchecked Sendable {
-    private var token: NSObjectProtocol?
+    private let token: NSObjectProtocol?
 
     /// Watches on behalf of `cache` (held weakly).
     public init<Key: Hashable & Sendable, Value>(clearing cache: LRUMemoryCache<Key, Value>) {

@@ -4,49 +4,53 @@ import Foundation
 /// recency list ordering them, most recently used first.
 ///
 /// Everything lives in memory the table allocates itself, addressed by slot number, not in
-/// Swift arrays: reading an entry never touches a reference count, so gets running on
-/// several cores at once read shared memory without writing any of it. The table keeps each
-/// entry's hash beside its slot, so a lookup compares keys only when the hashes match.
+/// Swift arrays, so a lookup allocates nothing and retains only what it returns. The table
+/// keeps each entry's hash beside its slot, so a lookup compares keys only when the hashes
+/// match. `@inlinable`, like the cache's hot calls, so a cache used from another module is
+/// specialized for its key and value types there rather than run generically.
 ///
 /// A value type holding pointers: copies share the memory, and `deallocate()` frees it once.
-/// Reads may run on several threads at once; anything `mutating` needs the table to itself.
+/// Not thread-safe: its cache reaches it only with its lock held.
+@usableFromInline
 struct LRUTable<Key: Hashable, Value> {
-    private struct Bucket {
+    @usableFromInline struct Bucket {
         /// The entry's hash; meaningless when `slot` is -1.
-        var hash: Int
+        @usableFromInline var hash: Int
         /// The entry's slot, or -1 when the bucket is empty.
-        var slot: Int32
+        @usableFromInline var slot: Int32
+        @inlinable init(hash: Int, slot: Int32) { (self.hash, self.slot) = (hash, slot) }
     }
 
     /// A slot's neighbours in recency order (-1: none), and whether it holds an entry.
-    private struct Link {
-        var previous: Int32
-        var next: Int32
-        var isLive: Bool
+    @usableFromInline struct Link {
+        @usableFromInline var previous: Int32
+        @usableFromInline var next: Int32
+        @usableFromInline var isLive: Bool
+        @inlinable init(previous: Int32, next: Int32, isLive: Bool) { (self.previous, self.next, self.isLive) = (previous, next, isLive) }
     }
 
-    private var buckets: UnsafeMutablePointer<Bucket>
-    private var bucketMask: Int
-    private var keys: UnsafeMutablePointer<Key>
-    private var values: UnsafeMutablePointer<Value>
-    private var hashes: UnsafeMutablePointer<Int>
+    @usableFromInline var buckets: UnsafeMutablePointer<Bucket>
+    @usableFromInline var bucketMask: Int
+    @usableFromInline var keys: UnsafeMutablePointer<Key>
+    @usableFromInline var values: UnsafeMutablePointer<Value>
+    @usableFromInline var hashes: UnsafeMutablePointer<Int>
     /// Seconds since the reference date after which the entry is gone; 0: never.
-    private var expiries: UnsafeMutablePointer<Double>
-    private var links: UnsafeMutablePointer<Link>
+    @usableFromInline var expiries: UnsafeMutablePointer<Double>
+    @usableFromInline var links: UnsafeMutablePointer<Link>
     /// Slots allocated, and slots ever used (the ones below are live or free).
-    private var slotCapacity = 0
-    private var slotsUsed = 0
+    @usableFromInline var slotCapacity = 0
+    @usableFromInline var slotsUsed = 0
     /// The first free slot below `slotsUsed` (-1: none); free slots are chained by `next`.
     /// (No Swift array here: the table stays plain data, so reading it retains nothing.)
-    private var freeHead: Int32 = -1
+    @usableFromInline var freeHead: Int32 = -1
     /// How many entries the table holds.
-    private(set) var count = 0
+    @usableFromInline var count = 0
     /// The most recently used slot (-1: empty).
-    private(set) var head: Int32 = -1
+    @usableFromInline var head: Int32 = -1
     /// The least recently used slot (-1: empty).
-    private(set) var tail: Int32 = -1
+    @usableFromInline var tail: Int32 = -1
 
-    init() {
+    @inlinable init() {
         bucketMask = 7
         buckets = .allocate(capacity: bucketMask + 1)
         buckets.initialize(repeating: Bucket(hash: 0, slot: -1), count: bucketMask + 1)
@@ -58,7 +62,7 @@ struct LRUTable<Key: Hashable, Value> {
     }
 
     /// Releases every entry and the memory. The table (and every copy) is unusable after.
-    mutating func deallocate() {
+    @inlinable mutating func deallocate() {
         removeAll()
         buckets.deallocate()
         keys.deallocate()
@@ -68,23 +72,23 @@ struct LRUTable<Key: Hashable, Value> {
         links.deallocate()
     }
 
-    // MARK: Reading (safe on several threads at once)
+    // MARK: Reading
 
     /// The slot holding `key` (whose hash is `hash`), or -1.
-    func slot(of key: Key, hash: Int) -> Int32 {
+    @inlinable func slot(of key: Key, hash: Int) -> Int32 {
         let bucket = self.bucket(of: key, hash: hash)
         return bucket < 0 ? -1 : buckets[bucket].slot
     }
 
-    func key(at slot: Int32) -> Key { keys[Int(slot)] }
-    func value(at slot: Int32) -> Value { values[Int(slot)] }
+    @inlinable func key(at slot: Int32) -> Key { keys[Int(slot)] }
+    @inlinable func value(at slot: Int32) -> Value { values[Int(slot)] }
 
     /// The next slot toward the least recently used end (-1: none).
-    func older(than slot: Int32) -> Int32 { links[Int(slot)].next }
+    @inlinable func older(than slot: Int32) -> Int32 { links[Int(slot)].next }
     /// The next slot toward the most recently used end (-1: none).
-    func newer(than slot: Int32) -> Int32 { links[Int(slot)].previous }
+    @inlinable func newer(than slot: Int32) -> Int32 { links[Int(slot)].previous }
 
-    func isExpired(_ slot: Int32) -> Bool {
+    @inlinable func isExpired(_ slot: Int32) -> Bool {
         let expiry = expiries[Int(slot)]
         return expiry != 0 && expiry <= Date.timeIntervalSinceReferenceDate
     }
@@ -93,27 +97,27 @@ struct LRUTable<Key: Hashable, Value> {
 
     /// Puts `value` in `slot`; returns the value it held, for the caller to release once it
     /// no longer holds the cache (a value's `deinit` is the caller's code).
-    mutating func replace(_ slot: Int32, with value: Value) -> Value {
+    @inlinable mutating func replace(_ slot: Int32, with value: Value) -> Value {
         let old = (values + Int(slot)).move()
         (values + Int(slot)).initialize(to: value)
         return old
     }
 
     /// `replace(_:with:)`, with a new expiry.
-    mutating func replace(_ slot: Int32, with value: Value, expiry: Double) -> Value {
+    @inlinable mutating func replace(_ slot: Int32, with value: Value, expiry: Double) -> Value {
         expiries[Int(slot)] = expiry
         return replace(slot, with: value)
     }
 
     /// Makes `slot` the most recently used entry.
-    mutating func moveToHead(_ slot: Int32) {
+    @inlinable mutating func moveToHead(_ slot: Int32) {
         guard slot != head else { return }
         unlink(slot)
         linkAtHead(slot)
     }
 
     /// Adds an entry (its key absent) as the most recently used one.
-    mutating func insert(_ key: Key, _ value: Value, expiry: Double, hash: Int) {
+    @inlinable mutating func insert(_ key: Key, _ value: Value, expiry: Double, hash: Int) {
         let slot: Int32
         if freeHead >= 0 {
             slot = freeHead
@@ -138,7 +142,7 @@ struct LRUTable<Key: Hashable, Value> {
 
     /// Removes the entry in `slot`; returns its value.
     @discardableResult
-    mutating func remove(_ slot: Int32) -> Value {
+    @inlinable mutating func remove(_ slot: Int32) -> Value {
         deleteBucket(bucket(of: keys[Int(slot)], hash: hashes[Int(slot)]))
         unlink(slot)
         links[Int(slot)].isLive = false
@@ -151,7 +155,7 @@ struct LRUTable<Key: Hashable, Value> {
     }
 
     /// Every key held, in slot order.
-    var allKeys: [Key] {
+    @inlinable var allKeys: [Key] {
         var out: [Key] = []
         out.reserveCapacity(count)
         for slot in 0..<slotsUsed where links[slot].isLive { out.append(keys[slot]) }
@@ -161,7 +165,7 @@ struct LRUTable<Key: Hashable, Value> {
     /// Empties the table; returns the values it held, for the caller to release once it no
     /// longer holds the cache.
     @discardableResult
-    mutating func removeAll() -> [Value] {
+    @inlinable mutating func removeAll() -> [Value] {
         var dropped: [Value] = []
         dropped.reserveCapacity(count)
         for slot in 0..<slotsUsed where links[slot].isLive {
@@ -179,7 +183,7 @@ struct LRUTable<Key: Hashable, Value> {
 
     // MARK: Hash table (linear probing, deletion by backward shift: no tombstones)
 
-    private func bucket(of key: Key, hash: Int) -> Int {
+    @inlinable func bucket(of key: Key, hash: Int) -> Int {
         var index = hash & bucketMask
         while true {
             let bucket = buckets[index]
@@ -191,7 +195,7 @@ struct LRUTable<Key: Hashable, Value> {
 
     /// Empties `bucket`, moving later entries of its probe run back so every entry stays
     /// reachable from its home bucket.
-    private mutating func deleteBucket(_ bucket: Int) {
+    @inlinable mutating func deleteBucket(_ bucket: Int) {
         var hole = bucket
         var index = bucket
         while true {
@@ -208,7 +212,7 @@ struct LRUTable<Key: Hashable, Value> {
         buckets[hole] = Bucket(hash: 0, slot: -1)
     }
 
-    private mutating func growBuckets() {
+    @inlinable mutating func growBuckets() {
         let old = buckets
         let oldCount = bucketMask + 1
         bucketMask = oldCount * 2 - 1
@@ -222,7 +226,7 @@ struct LRUTable<Key: Hashable, Value> {
         old.deallocate()
     }
 
-    private mutating func growSlots() {
+    @inlinable mutating func growSlots() {
         let capacity = max(8, slotCapacity * 2)
         let newKeys = UnsafeMutablePointer<Key>.allocate(capacity: capacity)
         let newValues = UnsafeMutablePointer<Value>.allocate(capacity: capacity)
@@ -241,7 +245,7 @@ struct LRUTable<Key: Hashable, Value> {
     }
 
     /// A copy of the first `count` plain values of `old` in new memory of `capacity`.
-    private static func grow<T>(_ old: UnsafeMutablePointer<T>, from count: Int, to capacity: Int) -> UnsafeMutablePointer<T> {
+    @inlinable static func grow<T>(_ old: UnsafeMutablePointer<T>, from count: Int, to capacity: Int) -> UnsafeMutablePointer<T> {
         let new = UnsafeMutablePointer<T>.allocate(capacity: capacity)
         new.moveInitialize(from: old, count: count)
         old.deallocate()
@@ -250,7 +254,7 @@ struct LRUTable<Key: Hashable, Value> {
 
     // MARK: Recency list
 
-    private mutating func unlink(_ slot: Int32) {
+    @inlinable mutating func unlink(_ slot: Int32) {
         let previous = links[Int(slot)].previous, next = links[Int(slot)].next
         if previous >= 0 { links[Int(previous)].next = next } else { head = next }
         if next >= 0 { links[Int(next)].previous = previous } else { tail = previous }
@@ -258,7 +262,7 @@ struct LRUTable<Key: Hashable, Value> {
         links[Int(slot)].next = -1
     }
 
-    private mutating func linkAtHead(_ slot: Int32) {
+    @inlinable mutating func linkAtHead(_ slot: Int32) {
         links[Int(slot)].previous = -1
         links[Int(slot)].next = head
         if head >= 0 { links[Int(head)].previous = slot }

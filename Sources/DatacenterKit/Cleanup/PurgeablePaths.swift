@@ -42,9 +42,11 @@ public struct PurgeReport: Sendable, Equatable {
 ///
 /// A purge deletes files older than the folder's type allows; then, when the folder is over
 /// its size cap, it deletes the oldest files until it is down to half the cap.
-public final class PurgeablePaths: @unchecked Sendable {
+public final class PurgeablePaths: Sendable {
     /// The root the registry belongs to.
     public let root: String
+    /// Serializes reading and rewriting the registry file within this process. A plain lock:
+    /// what it guards is a file, not variables.
     private let lock = NSLock()
     private var registryPath: String { root + "/purgeable.json" }
 

@@ -4,29 +4,38 @@ import Synchronization
 
 /// AES-256-GCM with one key: seal and open byte ranges with a nonce and additional
 /// authenticated data. The contexts are keyed once (the key schedule is the costly part) and
-/// reused under a lock (a spinning one: a value takes well under a microsecond). The building
-/// block of `AESGCMCrypt` and the encrypted file streams.
-final class GCMCipher: @unchecked Sendable {
+/// reused under a lock that holds them (`LockedState`), so no call reaches an OpenSSL context (which is
+/// not thread-safe) without it. The building block of `AESGCMCrypt` and the encrypted file
+/// streams.
+final class GCMCipher: Sendable {
     static let nonceSize = 12
     static let tagSize = 16
 
-    private let lock = AdaptiveLock()
-    private let encryptor: OpaquePointer?
-    private let decryptor: OpaquePointer?
-    private let nonces = NonceSource()
+    /// The OpenSSL contexts (which two threads must not use at once) and the nonce buffer:
+    /// they live only inside `contexts`, so they are only reached with its lock held.
+    private struct Contexts {
+        let encryptor: OpaquePointer?
+        let decryptor: OpaquePointer?
+        let nonces: NonceSource
+    }
+
+    private let contexts: LockedState<Contexts>
 
     init(key: EncryptionKey) {
-        encryptor = EVP_CIPHER_CTX_new()
-        decryptor = EVP_CIPHER_CTX_new()
+        let encryptor = EVP_CIPHER_CTX_new()
+        let decryptor = EVP_CIPHER_CTX_new()
         key.bytes.withUnsafeBufferPointer { k in
             if let encryptor { EVP_EncryptInit_ex(encryptor, EVP_aes_256_gcm(), nil, k.baseAddress, nil) }
             if let decryptor { EVP_DecryptInit_ex(decryptor, EVP_aes_256_gcm(), nil, k.baseAddress, nil) }
         }
+        contexts = LockedState(Contexts(encryptor: encryptor, decryptor: decryptor, nonces: NonceSource()))
     }
 
     deinit {
-        EVP_CIPHER_CTX_free(encryptor)
-        EVP_CIPHER_CTX_free(decryptor)
+        contexts.withLock { contexts in
+            EVP_CIPHER_CTX_free(contexts.encryptor)
+            EVP_CIPHER_CTX_free(contexts.decryptor)
+        }
     }
 
     /// No more additional data.
@@ -37,23 +46,23 @@ final class GCMCipher: @unchecked Sendable {
     /// `moreAAD` (two pieces, so callers need not join them). False when OpenSSL failed.
     func seal(_ input: UnsafePointer<UInt8>?, count: Int, aad: UnsafeRawBufferPointer, moreAAD: UnsafeRawBufferPointer = noMoreAAD,
               nonce: UnsafeMutablePointer<UInt8>, output: UnsafeMutablePointer<UInt8>, tag: UnsafeMutablePointer<UInt8>) -> Bool {
-        guard let ctx = encryptor else { return false }
-        lock.lock()
-        defer { lock.unlock() }
-        guard nonces.next(into: nonce) else { return false }
-        var len: Int32 = 0
-        guard EVP_EncryptInit_ex(ctx, nil, nil, nil, nonce) == 1 else { return false }
-        if aad.count > 0 {
-            guard EVP_EncryptUpdate(ctx, nil, &len, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1 else { return false }
+        contexts.withLock { contexts in
+            guard let ctx = contexts.encryptor else { return false }
+            guard contexts.nonces.next(into: nonce) else { return false }
+            var len: Int32 = 0
+            guard EVP_EncryptInit_ex(ctx, nil, nil, nil, nonce) == 1 else { return false }
+            if aad.count > 0 {
+                guard EVP_EncryptUpdate(ctx, nil, &len, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1 else { return false }
+            }
+            if moreAAD.count > 0 {
+                guard EVP_EncryptUpdate(ctx, nil, &len, moreAAD.bindMemory(to: UInt8.self).baseAddress, Int32(moreAAD.count)) == 1 else { return false }
+            }
+            if count > 0 {
+                guard EVP_EncryptUpdate(ctx, output, &len, input, Int32(count)) == 1 else { return false }
+            }
+            return EVP_EncryptFinal_ex(ctx, output + count, &len) == 1
+                && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagSize), tag) == 1
         }
-        if moreAAD.count > 0 {
-            guard EVP_EncryptUpdate(ctx, nil, &len, moreAAD.bindMemory(to: UInt8.self).baseAddress, Int32(moreAAD.count)) == 1 else { return false }
-        }
-        if count > 0 {
-            guard EVP_EncryptUpdate(ctx, output, &len, input, Int32(count)) == 1 else { return false }
-        }
-        return EVP_EncryptFinal_ex(ctx, output + count, &len) == 1
-            && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagSize), tag) == 1
     }
 
     /// Decrypts `count` bytes at `input` to `output` and checks the tag; false when the key
@@ -61,31 +70,31 @@ final class GCMCipher: @unchecked Sendable {
     /// data is `aad` followed by `moreAAD`, as for `seal`.
     func open(_ input: UnsafePointer<UInt8>?, count: Int, aad: UnsafeRawBufferPointer, moreAAD: UnsafeRawBufferPointer = noMoreAAD,
               nonce: UnsafePointer<UInt8>, tag: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>?) -> Bool {
-        guard let ctx = decryptor else { return false }
-        lock.lock()
-        defer { lock.unlock() }
-        var len: Int32 = 0
-        var scratch: UInt8 = 0
-        guard EVP_DecryptInit_ex(ctx, nil, nil, nil, nonce) == 1 else { return false }
-        if aad.count > 0 {
-            guard EVP_DecryptUpdate(ctx, nil, &len, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1 else { return false }
+        contexts.withLock { contexts in
+            guard let ctx = contexts.decryptor else { return false }
+            var len: Int32 = 0
+            var scratch: UInt8 = 0
+            guard EVP_DecryptInit_ex(ctx, nil, nil, nil, nonce) == 1 else { return false }
+            if aad.count > 0 {
+                guard EVP_DecryptUpdate(ctx, nil, &len, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1 else { return false }
+            }
+            if moreAAD.count > 0 {
+                guard EVP_DecryptUpdate(ctx, nil, &len, moreAAD.bindMemory(to: UInt8.self).baseAddress, Int32(moreAAD.count)) == 1 else { return false }
+            }
+            if count > 0 {
+                guard EVP_DecryptUpdate(ctx, output, &len, input, Int32(count)) == 1 else { return false }
+            }
+            // OpenSSL only reads the tag, despite the mutable pointer it asks for.
+            guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), UnsafeMutableRawPointer(mutating: tag)) == 1 else { return false }
+            return EVP_DecryptFinal_ex(ctx, &scratch, &len) == 1
         }
-        if moreAAD.count > 0 {
-            guard EVP_DecryptUpdate(ctx, nil, &len, moreAAD.bindMemory(to: UInt8.self).baseAddress, Int32(moreAAD.count)) == 1 else { return false }
-        }
-        if count > 0 {
-            guard EVP_DecryptUpdate(ctx, output, &len, input, Int32(count)) == 1 else { return false }
-        }
-        // OpenSSL only reads the tag, despite the mutable pointer it asks for.
-        guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), UnsafeMutableRawPointer(mutating: tag)) == 1 else { return false }
-        return EVP_DecryptFinal_ex(ctx, &scratch, &len) == 1
     }
 }
 
 /// Random 96-bit nonces from OpenSSL's generator, fetched 256 at a time: one `RAND_bytes`
 /// call costs about as much as encrypting a small value, so it is amortized. Every byte is
-/// handed out once; a forked child never reuses its parent's buffer. Its owner serializes
-/// access.
+/// handed out once; a forked child never reuses its parent's buffer. Not `Sendable`: it
+/// lives inside its owner's lock (`GCMCipher`), which serializes access.
 final class NonceSource {
     private static let batch = 256
     private static var bufferSize: Int { batch * GCMCipher.nonceSize }

@@ -4,7 +4,11 @@ import Foundation
 /// How a connection waits for another connection's lock, and how long it last waited: the
 /// busy handler `Database` installs instead of `sqlite3_busy_timeout`, with the same back-off,
 /// so an error can say how long the writer waited before giving up.
-final class BusyWait: @unchecked Sendable {
+///
+/// Not `Sendable`, like the connection it belongs to: its two `var`s are written by SQLite's
+/// busy handler and read by `describing`, both on the thread using that connection, which
+/// is one thread at a time; no lock of its own is needed.
+final class BusyWait {
     /// How long a wait may last.
     let timeout: TimeInterval
     /// When the current wait began (monotonic nanoseconds).

@@ -5,6 +5,10 @@ import Foundation
 ///
 /// Readers are opened on demand, up to `maximumReaderCount`, and closed after
 /// `readerIdleTimeout` seconds unused.
+///
+/// `@unchecked Sendable`: `idleReaders` and `openReaderCount` are touched only with
+/// `condition` locked, and a reader connection (a `Database`, not thread-safe) belongs to
+/// one `read` call at a time, from check-out to check-in.
 public final class DatabasePool: @unchecked Sendable {
     /// The serialized writer connection.
     public let writer: DatabaseQueue
@@ -15,6 +19,8 @@ public final class DatabasePool: @unchecked Sendable {
     /// How long an unused reader stays open.
     public let readerIdleTimeout: TimeInterval
 
+    /// Guards the two properties below. An `NSCondition`, not a `Mutex`: a `read` finding
+    /// every reader busy sleeps until one is checked in, which needs a wait and a wake-up.
     private let condition = NSCondition()
     private var idleReaders: [(database: Database, since: Date)] = []
     private var openReaderCount = 0

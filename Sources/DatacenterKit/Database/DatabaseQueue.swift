@@ -4,7 +4,14 @@ import Foundation
 ///
 /// A connection is only reached inside `read` or `write`, so nobody keeps it past its lock.
 /// Calls may nest on the same thread (the lock is recursive).
+///
+/// `@unchecked Sendable`: the connection (a `Database` wrapping a `sqlite3` handle, not
+/// thread-safe) and `holdDepth` are only reached with `lock` held, which `read` and `write`
+/// take around every use.
 public final class DatabaseQueue: @unchecked Sendable {
+    /// Serializes every use of the connection. An `NSRecursiveLock`, not a `Mutex`: calls
+    /// nest on one thread (a transaction calling `write`, a cache committing inside `read`),
+    /// and a `Mutex` taken twice by one thread deadlocks.
     @usableFromInline let lock = NSRecursiveLock()
     @usableFromInline let database: Database
     /// How many `read`/`write` calls hold `lock` now (more than one only when nested on one

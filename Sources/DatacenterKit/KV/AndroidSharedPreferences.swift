@@ -25,13 +25,16 @@ public struct AndroidSharedPreferences: Sendable {
     public func edit() -> Editor { Editor(store: store, group: group) }
 
     /// Collects changes and writes them in one transaction.
-    public final class Editor: @unchecked Sendable {
+    public final class Editor: Sendable {
         private enum Change { case put(KVValue), remove }
+        /// The changes collected, in order, and whether `clear` was asked for.
+        private struct Pending {
+            var changes: [(String, Change)] = []
+            var clearFirst = false
+        }
         private let store: KVStore
         private let group: String
-        private let lock = NSLock()
-        private var changes: [(String, Change)] = []
-        private var clearFirst = false
+        private let pending = LockedState(Pending())
 
         init(store: KVStore, group: String) {
             self.store = store
@@ -48,12 +51,12 @@ public struct AndroidSharedPreferences: Sendable {
         @discardableResult public func remove(_ key: String) -> Editor { record(key, .remove) }
         /// Removes every value of the group before the other changes apply.
         @discardableResult public func clear() -> Editor {
-            lock.withLock { clearFirst = true }
+            pending.withLock { $0.clearFirst = true }
             return self
         }
 
         private func record(_ key: String, _ change: Change) -> Editor {
-            lock.withLock { changes.append((key, change)) }
+            pending.withLock { $0.changes.append((key, change)) }
             return self
         }
 
@@ -78,13 +81,13 @@ public struct AndroidSharedPreferences: Sendable {
         }
 
         private func write(sync: Bool) throws {
-            let (pending, clear) = lock.withLock { () -> ([(String, Change)], Bool) in
-                defer { changes.removeAll(); clearFirst = false }
-                return (changes, clearFirst)
+            let (changes, clear) = pending.withLock { pending in
+                defer { pending = Pending() }
+                return (pending.changes, pending.clearFirst)
             }
             try store.batch {
                 if clear { try store.removeAll(business: group) }
-                for (key, change) in pending {
+                for (key, change) in changes {
                     switch change {
                     case .put(let value): try store.set(value, forKey: key, business: group)
                     case .remove: try store.removeValue(forKey: key, business: group)

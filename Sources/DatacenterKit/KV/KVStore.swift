@@ -418,16 +418,16 @@ public final class KVStore: Sendable {
 /// through `write`, under the connection's lock, starting a new generation; a read caches
 /// what it fetched only if the generation is still the one it saw when fetching, so a read
 /// that was slow to decode cannot cache a value a write replaced or removed meanwhile.
-private final class CacheGuard: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: UInt64 = 0
+private final class CacheGuard: Sendable {
+    /// The current generation; `body`s run with it locked.
+    private let current = LockedState<UInt64>(0)
 
     /// The current generation.
-    var generation: UInt64 { lock.withLock { current } }
+    var generation: UInt64 { current.withLock { $0 } }
 
     /// Runs `body`, a cache change mirroring a write, and starts a new generation.
     func write(_ body: () -> Void) {
-        lock.withLock {
+        current.withLock { current in
             current &+= 1
             body()
         }
@@ -435,6 +435,6 @@ private final class CacheGuard: @unchecked Sendable {
 
     /// Runs `body` only if no write changed the cache since `generation`.
     func ifUnchanged(since generation: UInt64, _ body: () -> Void) {
-        lock.withLock { if current == generation { body() } }
+        current.withLock { current in if current == generation { body() } }
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 /// try center.setCurrentUserId("alice")
 /// try center.userPreferences?.setString("dark", forKey: "theme", business: "settings")
 /// ```
-public final class DataCenter: @unchecked Sendable {
+public final class DataCenter: Sendable {
     /// What the data center announces about users (`kAPDataCenter…` notifications).
     public enum Event: Sendable, Equatable {
         /// The current user's store is about to be left for another user.
@@ -36,14 +36,19 @@ public final class DataCenter: @unchecked Sendable {
     public let isReadOnly: Bool
 
     let space: StorageSpace
-    private let lock = NSLock()
+    /// What `guarded` holds: only reached with it locked.
+    private struct Guarded {
+        var state: RootState
+        var observers: [Int: @Sendable (Event) -> Void] = [:]
+        var nextObserverId = 0
+        var versionStorage: CustomStorage?
+    }
+
+    private let guarded: LockedState<Guarded>
     /// Held for a whole user switch — check, save, notifications — so switches happen, and
-    /// are announced, one at a time and in order. Recursive: an observer may switch again.
+    /// are announced, one at a time and in order. An `NSRecursiveLock`, not a `Mutex`: an
+    /// observer, called with it held, may switch again on the same thread.
     private let switching = NSRecursiveLock()
-    private var state: RootState
-    private var observers: [Int: @Sendable (Event) -> Void] = [:]
-    private var nextObserverId = 0
-    private var versionStorage: CustomStorage?
 
     /// The root used when none is given: `$DATACENTER_ROOT`, else
     /// `~/.local/share/datacenter/Preferences`.
@@ -79,21 +84,23 @@ public final class DataCenter: @unchecked Sendable {
         self.crypt = crypt
         self.isReadOnly = readOnly
         self.space = StorageSpace(root: rootPath, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout)
-        self.state = try RootState.load(from: rootPath + "/datacenter.json")
+        var state = try RootState.load(from: rootPath + "/datacenter.json")
         if !readOnly, state.formatVersion > Store.formatVersion {
             throw StorageError.newerFormat(path: rootPath + "/datacenter.json", version: state.formatVersion, supported: Store.formatVersion)
         }
+        let versionFolder = rootPath + "/version"
         if let appVersion, appVersion != state.appVersion, !readOnly {
             if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
             state.appVersion = appVersion
-            try state.save(to: stateFilePath)
+            try state.save(to: rootPath + "/datacenter.json")
         }
+        self.guarded = LockedState(Guarded(state: state))
     }
 
     // MARK: Users
 
     /// The user signed in, or nil.
-    public var currentUserId: String? { lock.withLock { state.currentUserId } }
+    public var currentUserId: String? { guarded.withLock { $0.state.currentUserId } }
 
     /// Signs `userId` in (or, with nil, no one): `userPreferences` then opens that user's
     /// store. The choice is kept in the root, so the next run starts with the same user.
@@ -110,11 +117,11 @@ public final class DataCenter: @unchecked Sendable {
                 return
             }
             if let previous { notify(.willResignLastUser(previous)) }
-            try lock.withLock {
-                var next = state
+            try guarded.withLock { guarded in
+                var next = guarded.state
                 next.currentUserId = userId
                 if !isReadOnly { try next.save(to: stateFilePath) }
-                state = next
+                guarded.state = next
             }
             notify(.didUpdateUser(userId, switched: true))
         }
@@ -164,12 +171,12 @@ public final class DataCenter: @unchecked Sendable {
 
     /// A storage that is emptied whenever the app version changes (`currentVersionStorage`).
     public var currentVersionStorage: CustomStorage {
-        lock.withLock {
-            if let versionStorage { return versionStorage }
+        guarded.withLock { guarded in
+            if let versionStorage = guarded.versionStorage { return versionStorage }
             let storage = CustomStorage(path: versionFolder, crypt: crypt, readOnly: isReadOnly, busyTimeout: space.busyTimeout) {
                 [weak self] in self?.currentUserId
             }
-            versionStorage = storage
+            guarded.versionStorage = storage
             return storage
         }
     }
@@ -192,12 +199,12 @@ public final class DataCenter: @unchecked Sendable {
             if location == .temporary { try? fm.removeItem(atPath: (common as NSString).deletingLastPathComponent) }
         }
         try? fm.removeItem(atPath: rootPath + "/purgeable.json")
-        try lock.withLock {
-            versionStorage = nil
+        try guarded.withLock { guarded in
+            guarded.versionStorage = nil
             if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
-            let appVersion = state.appVersion
-            state = RootState()
-            state.appVersion = appVersion
+            var state = RootState()
+            state.appVersion = guarded.state.appVersion
+            guarded.state = state
             try state.save(to: stateFilePath)
         }
     }
@@ -207,20 +214,20 @@ public final class DataCenter: @unchecked Sendable {
     /// Calls `handler` with every event, on the thread that caused it.
     @discardableResult
     public func addObserver(_ handler: @escaping @Sendable (Event) -> Void) -> ObserverToken {
-        lock.withLock {
-            nextObserverId += 1
-            observers[nextObserverId] = handler
-            return ObserverToken(id: nextObserverId)
+        guarded.withLock { guarded in
+            guarded.nextObserverId += 1
+            guarded.observers[guarded.nextObserverId] = handler
+            return ObserverToken(id: guarded.nextObserverId)
         }
     }
 
     /// Stops calling the handler registered as `token`.
     public func removeObserver(_ token: ObserverToken) {
-        _ = lock.withLock { observers.removeValue(forKey: token.id) }
+        _ = guarded.withLock { $0.observers.removeValue(forKey: token.id) }
     }
 
     private func notify(_ event: Event) {
-        let handlers = lock.withLock { observers.sorted { $0.key < $1.key }.map(\.value) }
+        let handlers = guarded.withLock { $0.observers.sorted { $0.key < $1.key }.map(\.value) }
         for handler in handlers { handler(event) }
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// Every operation runs on one serial queue in the order it was asked, so a synchronous
 /// read always sees the asynchronous writes asked before it. Completion handlers run on that
 /// queue.
-public final class FileArrayService: @unchecked Sendable {
+public final class FileArrayService: Sendable {
     /// The service's name; its table is `files_<name>`.
     public let name: String
     /// The table holding the files.

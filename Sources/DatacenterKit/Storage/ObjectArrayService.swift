@@ -4,7 +4,7 @@ import Foundation
 /// (`APObjectArrayService`). Built on `FileArrayService`: each object is archived with
 /// `ArchiveCodec` and stored as one file; reads are served from the memory cache when they
 /// can be.
-public final class ObjectArrayService<Object: Codable & Sendable>: @unchecked Sendable {
+public final class ObjectArrayService<Object: Codable & Sendable>: Sendable {
     /// The file service underneath.
     public let files: FileArrayService
     private let cache: LRUMemoryCache<String, Object>

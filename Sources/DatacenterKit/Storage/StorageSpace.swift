@@ -2,14 +2,14 @@ import Foundation
 
 /// A folder holding a common store and one store per user, with the files named as in
 /// `docs/FORMAT.md`. Stores are opened once and shared.
-final class StorageSpace: @unchecked Sendable {
+final class StorageSpace: Sendable {
     let root: String
     let crypt: any DataCrypt
     let readOnly: Bool
     /// How long each store's statements wait for another connection's lock.
     let busyTimeout: TimeInterval
-    private let lock = NSLock()
-    private var stores: [String: Store] = [:]
+    /// The open stores by path.
+    private let stores = LockedState<[String: Store]>([:])
 
     init(root: String, crypt: any DataCrypt, readOnly: Bool, busyTimeout: TimeInterval = 5) {
         self.root = root
@@ -27,7 +27,7 @@ final class StorageSpace: @unchecked Sendable {
 
     /// The store at `path`, opened on first use.
     func store(at path: String) throws -> Store {
-        try lock.withLock {
+        try stores.withLock { stores in
             if let store = stores[path] { return store }
             let store = try Store(path: path, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout)
             stores[path] = store
@@ -47,7 +47,14 @@ final class StorageSpace: @unchecked Sendable {
     }
 
     /// Forgets the open stores (they close when no one holds them).
-    func closeAll() { lock.withLock { stores.removeAll() } }
+    func closeAll() {
+        // The stores close (when no one else holds them) after the lock is given up.
+        let closed = stores.withLock { stores in
+            defer { stores.removeAll() }
+            return Array(stores.values)
+        }
+        withExtendedLifetime(closed) {}
+    }
 
     /// Deletes every store file of this space.
     func deleteAll() throws {

@@ -25,6 +25,9 @@ public enum PartialFiles {
         slots.initialize(repeating: nil, count: capacity)
         return slots
     }()
+    /// Serializes the writers of `slots`. The signal handler reads them without it (a handler
+    /// cannot take a lock); it only ever sees a slot empty or holding a whole pointer. A plain
+    /// lock: what it guards is C memory the handler must reach, not Swift state to enclose.
     private static let lock = NSLock()
 
     /// The name of a fresh partial file for `target`, in `target`'s folder.
