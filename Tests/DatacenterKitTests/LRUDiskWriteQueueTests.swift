@@ -337,7 +337,7 @@ private final class ConnectionHolder: @unchecked Sendable {
     /// agrees with the model, whether answered from the queue or the table, while commits
     /// run in the background.
     @Test func readsAgreeWithAModelUnderRandomWrites() throws {
-        let seed = UInt64.random(in: 0 ... .max)
+        let seed = testSeed("LRU_QUEUE_SEED", default: 0x0D15_C0DE)
         var random = SplitMix64(seed: seed)
         let f = try QueueFixture()
         var model: [String: Int] = [:]
