@@ -4,9 +4,10 @@ import Foundation
 
 /// The DAO methods of one table: pick a method, fill a form with one field per argument,
 /// watch the SQL it renders (exactly what will run: `RenderedSQL`), its bindings, the inlined
-/// form and `EXPLAIN QUERY PLAN`, then run it. Selects run on the browser's read-only
-/// connection; writes ask for confirmation first, and the confirmation covers what preparing
-/// the table runs before the call (`TablePreparation`), shown in the preview.
+/// form and `EXPLAIN QUERY PLAN`, then run it. A run is a `DAORun` for the command runner:
+/// a select reads on a read-only connection of its own; a write asks for confirmation first,
+/// and the confirmation covers what preparing the table runs before the call
+/// (`TablePreparation`), shown in the preview. Its keys and drawing are in `DAOPanel+Pane`.
 ///
 /// Fields are strict JSON with the markers of `dao call --args` (`DAOArgumentParser`): text
 /// that does not parse is refused with the reason, never taken as a string. A write whose
@@ -75,6 +76,8 @@ struct DAOPanel {
     var resultIsError = false
     /// The first body line shown (the panel scrolls; see `DAOPanel+Layout`).
     var scroll = 0
+    /// The id of the run going on in the background (`DAORun`), if any.
+    var running: Int?
 
     init(table: String, storePath: String, config: DAOConfig, encryptedColumns: Set<String>) {
         self.table = table
@@ -152,13 +155,15 @@ struct DAOPanel {
         }
     }
 
-    /// Runs a select on the read-only connection and lays out its rows; a write goes to the
-    /// confirmation stage, unless the browser is read-only or the write would be refused.
-    mutating func run(catalog: BrowserCatalog) {
-        guard let method else { return }
-        func refuse(_ reason: String) {
+    /// Checks the form and returns the run of a select (for the command runner); a write
+    /// goes to the confirmation stage instead, unless the browser is read-only or the write
+    /// would be refused (the reason then shows in the results).
+    mutating func run(catalog: BrowserCatalog, id: Int) -> DAORun? {
+        guard let method else { return nil }
+        func refuse(_ reason: String) -> DAORun? {
             resultLines = [reason]
             resultIsError = true
+            return nil
         }
         if method.kind != .select && !catalog.allowsWrites {
             return refuse("--read-only: \(method.kind.rawValue) methods are not run")
@@ -166,30 +171,51 @@ struct DAOPanel {
         if let required = fields.first(where: { $0.isRequired && $0.isNil }) { return refuse("$\(required.name) must not be nil") }
         if let argumentError { return refuse("cannot run: " + argumentError) }
         if let renderError { return refuse("cannot run: " + renderError) }
-        guard let values else { return }
+        guard let values else { return nil }
         guard method.kind == .select else {
             if let cryptRefusal { return refuse("refused: " + cryptRefusal) }
             stage = .confirm
-            return
+            return nil
         }
-        do {
-            let call = try config.render(method.id, arguments: values, globals: [:], tableName: table)
-            let store = try catalog.store(at: storePath)
-            var lines: [String] = []
-            var rows: [Row] = []
-            for statement in call.statements where !statement.skipped {
-                let fetched = try store.queue.read { db in
-                    try db.makeStatement(statement.sql).fetchAll(StatementArguments(statement.bindings))
-                }
-                rows += fetched
-                lines += RowsLayout.lines(fetched, encryptedColumns: encryptedColumns, crypt: catalog.keys)
-            }
-            resultLines = DAOPanel.resultSummary(method.result, rows: rows, crypt: catalog.keys, encryptedColumns: encryptedColumns)
-                + (lines.isEmpty ? ["(no rows)"] : lines)
-            resultIsError = false
-        } catch {
-            refuse("\(error)")
+        return started(DAORun(id: id, kind: .select, config: config, method: method, values: values, table: table,
+                              storePath: storePath, encryptedColumns: encryptedColumns, keys: catalog.keys,
+                              busyTimeout: catalog.busyTimeout))
+    }
+
+    /// The confirmed write, to run (`DAORun` says how it is made safe), or nil with the
+    /// reason in the results when there is no preview to hold it to.
+    mutating func confirmedRun(catalog: BrowserCatalog, id: Int) -> DAORun? {
+        guard let method, let values else { return nil }
+        stage = .form
+        guard let shown = preparation else {
+            resultLines = ["no preview of the table's preparation: nothing ran"]
+            resultIsError = true
+            return nil
         }
+        return started(DAORun(id: id, kind: .write(shown: shown), config: config, method: method, values: values, table: table,
+                              storePath: storePath, encryptedColumns: encryptedColumns, keys: catalog.keys,
+                              busyTimeout: catalog.busyTimeout))
+    }
+
+    /// Marks `run` as running: the results say so until `finished` comes.
+    private mutating func started(_ run: DAORun) -> DAORun {
+        running = run.id
+        resultLines = ["running \(run.method.id)…"]
+        resultIsError = false
+        return run
+    }
+
+    /// The result of the run `id`, if it is the one running: shown as the results; after a
+    /// write the preview is worked out again (the table may have been prepared). Returns
+    /// false for another run's result.
+    mutating func finished(id: Int, lines: [String], isError: Bool, catalog: BrowserCatalog) -> Bool {
+        guard running == id else { return false }
+        let wasWrite = method.map { $0.kind != .select } ?? false
+        running = nil
+        resultLines = lines
+        resultIsError = isError
+        if wasWrite { refreshPreview(catalog: catalog) }
+        return true
     }
 
     /// The first line of a select's result, per the method's `result` type: the value for a
@@ -208,41 +234,6 @@ struct DAOPanel {
             if type.isArray { return ["result \(type): \(rows.count) row(s), each mapped:"] }
             return [rows.isEmpty ? "result \(type): nil (no row)" : "result \(type): the first row, mapped:"]
         }
-    }
-
-    /// Runs a confirmed write on a read-write connection of its own, opened without changing
-    /// the file's journal mode (no WAL switch), in one transaction: the table's preparation
-    /// (refused when it is no longer what the preview showed), then the call, with
-    /// `CryptColumnGuard` refusing any value for an encrypted column that is not ciphertext.
-    /// On any failure nothing is kept.
-    mutating func runConfirmed(catalog: BrowserCatalog) {
-        guard let method, let values else { return }
-        stage = .form
-        do {
-            guard let shown = preparation else { throw DAOPanelRefusal("no preview of the table's preparation: nothing ran") }
-            let queue = try DatabaseQueue(path: storePath, mode: .readWriteExisting, busyTimeout: catalog.busyTimeout, wal: false)
-            let dao = DAOObject(config: config, queue: queue, crypt: catalog.keys)
-            dao.tableName = table
-            let result = try queue.inTransaction { db -> DAOCallResult in
-                let now = try TablePreparation.plan(config: config, table: table, in: db)
-                guard now == shown else {
-                    throw DAOPanelRefusal("the table changed since the preview (preparing it now runs \(now.steps.count) step(s), "
-                                          + "the preview showed \(shown.steps.count)): nothing ran; look at the preview again")
-                }
-                try dao.prepareTable()
-                try CryptColumnGuard.install(table: table, columns: encryptedColumns, keys: catalog.keys, in: db)
-                return try dao.call(method.id, values)
-            }
-            var line = result.skipped ? "skipped (onVoid quit): nothing ran" : "ok · \(result.changes) change(s)"
-            if method.kind == .insert && result.changes > 0 && !result.skipped { line += " · last insert rowid \(result.lastInsertRowID)" }
-            if !shown.isEmpty { line += " · table prepared first (\(shown.parts.count) statement(s))" }
-            resultLines = [line]
-            resultIsError = false
-        } catch {
-            resultLines = ["\(error)"]
-            resultIsError = true
-        }
-        refreshPreview(catalog: catalog)
     }
 }
 
