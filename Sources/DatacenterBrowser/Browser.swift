@@ -80,6 +80,9 @@ public final class Browser {
             tree.scrollToCursor(height: bodyHeight)
         case let .rowCount(id, count):
             if grid?.id == id { grid?.total = count }
+        case let .pageLoaded(gridID, requestID, rows, error):
+            guard grid?.id == gridID else { return }
+            apply(grid?.pageLoaded(requestID: requestID, rows: rows, error: error, context: context) ?? [])
         case let .searchProgress(id, scanned): grid?.searchProgressed(id: id, scanned: scanned)
         case let .searchFinished(id, match, error):
             apply(grid?.searchFinished(id: id, match: match, error: error) ?? [])

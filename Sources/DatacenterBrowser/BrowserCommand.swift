@@ -6,6 +6,8 @@ import Foundation
 /// anything that can take long.
 package enum BrowserCommand: Sendable {
     case countRows(gridID: Int, source: GridSource)
+    /// Reads a page of the grid's source, for a move past the rows on hand.
+    case fetchPage(gridID: Int, requestID: Int, source: GridSource, request: PageRequest)
     /// Scans `source` after `start` (from the first row when nil) for a row with a cell
     /// whose text contains `query`, case-insensitively, a page at a time.
     case search(searchID: Int, source: GridSource, start: GridRow?, query: String, cancel: CancellationFlag)
@@ -22,7 +24,7 @@ package enum BrowserCommand: Sendable {
     /// Which connection each command uses, so that every one is used by one thread at a time:
     /// - `countRows` reads through the source's store: a table's count on a reader of the
     ///   store's pool, checked out for the call; other sources through the store's queue.
-    /// - `search` reads pages through the source, that is the catalog's store queue, which
+    /// - `fetchPage` and `search` read pages through the source, that is the catalog's store queue, which
     ///   serializes it with the input loop's own paging (the queue's lock).
     /// - `consoleQuery` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `cancelConsoleQuery` only calls that connection's `interrupt()`
@@ -33,6 +35,10 @@ package enum BrowserCommand: Sendable {
     package func perform(post: (BrowserEvent) -> Void = { _ in }) -> BrowserEvent? {
         switch self {
         case let .countRows(id, source): return .rowCount(gridID: id, count: try? source.count())
+        case let .fetchPage(id, request, source, page):
+            do { return .pageLoaded(gridID: id, requestID: request, rows: try page.read(from: source), error: nil) } catch {
+                return .pageLoaded(gridID: id, requestID: request, rows: [], error: "\(error)")
+            }
         case let .search(id, source, start, query, cancel):
             return BrowserCommand.search(id: id, source: source, start: start, query: query, cancel: cancel, post: post)
         case .consoleQuery(let query): return query.run(post: post)

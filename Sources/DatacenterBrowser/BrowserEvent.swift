@@ -25,6 +25,8 @@ public enum BrowserEvent: Sendable {
     case searchProgress(searchID: Int, scanned: Int)
     /// A search ended: the rows around the match (the match first), or nil when none.
     case searchFinished(searchID: Int, match: [GridRow]?, error: String?)
+    /// A page the grid asked for (`PageRequest`) was read, or could not be (`error`).
+    case pageLoaded(gridID: Int, requestID: Int, rows: [GridRow], error: String?)
     /// A console query has read `rows` rows so far (posted now and then while it runs).
     case consoleProgress(queryID: Int, rows: Int)
     /// A console query ended: its output lines, or the error (an interrupted query says so).

@@ -13,6 +13,14 @@ struct GridPane {
         let cancel: CancellationFlag
     }
 
+    /// A move waiting for the page it needs (`BrowserCommand.fetchPage`).
+    struct PendingMove {
+        enum Move { case down(Int), up(Int), first, last }
+        /// The request's id: a page for another request is dropped.
+        let id: Int
+        var move: Move
+    }
+
     let id: Int
     let source: GridSource
     /// The tree node it shows.
@@ -25,6 +33,8 @@ struct GridPane {
     /// The row count, once the background count came back.
     var total: Int?
     var search: Search?
+    /// The move waiting for a page, if any.
+    var pending: PendingMove?
     /// The last text searched for (`/` starts from it, `n` repeats it).
     var lastQuery: String?
 
@@ -39,58 +49,50 @@ struct GridPane {
 
     // MARK: Keys
 
-    /// One key. Paging reads the next rows of the source (a keyset query of one page).
+    /// One key. A move past the rows on hand asks for the page it needs
+    /// (`BrowserCommand.fetchPage`, a keyset query of one page) and is done when it comes
+    /// (`pageLoaded`); moves within the rows on hand are done at once.
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
         let page = context.visibleRowCount
         var effects: [PaneEffect] = []
-        do {
-            switch key {
-            case .down, .character("j"): try moveDown(by: 1, page: page)
-            case .up, .character("k"): try moveUp(by: 1, page: page)
-            case .pageDown, .character(" "): try moveDown(by: page, page: page)
-            case .pageUp, .character("b"): try moveUp(by: page, page: page)
-            case .home, .character("g"):
-                rows = try source.firstPage(limit: page * 2)
-                cursor = 0
-                top = 0
-            case .end, .character("G"):
-                rows = try source.lastPage(limit: page * 2)
-                cursor = max(0, rows.count - 1)
-                top = max(0, rows.count - page)
-            case .left, .character("h"): column = max(0, column - 1)
-            case .right, .character("l"): column = min(max(0, source.columns.count - 1), column + 1)
-            case .enter:
-                if rows.indices.contains(cursor), rows[cursor].cells.indices.contains(column) {
-                    let name = source.columns.indices.contains(column) ? source.columns[column] : "value"
-                    effects.append(.inspect(Inspector(title: name, cell: rows[cursor].cells[column])))
-                }
-            case .tab, .escape, .backTab: effects.append(.focus(.tree))
-            case .character("/"): effects.append(.prompt(PromptLine(label: "/", text: lastQuery ?? "", purpose: .search)))
-            case .character("e"):
-                guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
-                let row = rows[cursor]
-                if let refusal = editable.editRefusal(row: row, column: column, keys: context.catalog.keys) {
-                    effects.append(.message(refusal, isError: true))
-                    break
-                }
-                let name = source.columns[column]
-                effects.append(.prompt(PromptLine(label: "edit \(name): ", text: editable.editText(row: row, column: column), purpose: .edit)))
-            case .character("o"):
-                guard let editable = editableSource(context, &effects) else { break }
-                if let refusal = editable.insertRefusal { effects.append(.message(refusal, isError: true)); break }
-                effects.append(.prompt(PromptLine(label: "insert (JSON object of columns): ", text: "{}", purpose: .insert)))
-            case .character("x"):
-                guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
-                if let refusal = editable.deleteRefusal(row: rows[cursor]) { effects.append(.message(refusal, isError: true)); break }
-                let row = rows[cursor]
-                effects += stage { try editable.stageDelete(row: row) }
-            case .character("n"):
-                if let query = lastQuery { effects += startSearch(query, context: context) }
-            case .character("q"): effects.append(.quit)
-            default: break
+        switch key {
+        case .down, .character("j"): effects += moveDown(by: 1, context: context)
+        case .up, .character("k"): effects += moveUp(by: 1, context: context)
+        case .pageDown, .character(" "): effects += moveDown(by: page, context: context)
+        case .pageUp, .character("b"): effects += moveUp(by: page, context: context)
+        case .home, .character("g"): effects += request(.first(limit: page * 2), for: .first, context: context)
+        case .end, .character("G"): effects += request(.last(limit: page * 2), for: .last, context: context)
+        case .left, .character("h"): column = max(0, column - 1)
+        case .right, .character("l"): column = min(max(0, source.columns.count - 1), column + 1)
+        case .enter:
+            if rows.indices.contains(cursor), rows[cursor].cells.indices.contains(column) {
+                let name = source.columns.indices.contains(column) ? source.columns[column] : "value"
+                effects.append(.inspect(Inspector(title: name, cell: rows[cursor].cells[column])))
             }
-        } catch {
-            effects.append(.message("read failed: \(error)", isError: true))
+        case .tab, .escape, .backTab: effects.append(.focus(.tree))
+        case .character("/"): effects.append(.prompt(PromptLine(label: "/", text: lastQuery ?? "", purpose: .search)))
+        case .character("e"):
+            guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
+            let row = rows[cursor]
+            if let refusal = editable.editRefusal(row: row, column: column, keys: context.catalog.keys) {
+                effects.append(.message(refusal, isError: true))
+                break
+            }
+            let name = source.columns[column]
+            effects.append(.prompt(PromptLine(label: "edit \(name): ", text: editable.editText(row: row, column: column), purpose: .edit)))
+        case .character("o"):
+            guard let editable = editableSource(context, &effects) else { break }
+            if let refusal = editable.insertRefusal { effects.append(.message(refusal, isError: true)); break }
+            effects.append(.prompt(PromptLine(label: "insert (JSON object of columns): ", text: "{}", purpose: .insert)))
+        case .character("x"):
+            guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
+            if let refusal = editable.deleteRefusal(row: rows[cursor]) { effects.append(.message(refusal, isError: true)); break }
+            let row = rows[cursor]
+            effects += stage { try editable.stageDelete(row: row) }
+        case .character("n"):
+            if let query = lastQuery { effects += startSearch(query, context: context) }
+        case .character("q"): effects.append(.quit)
+        default: break
         }
         if column < firstColumn { firstColumn = column }
         return effects
@@ -150,40 +152,94 @@ struct GridPane {
 
     // MARK: Paging
 
-    /// Moves the cursor down, fetching the next page when it leaves the window; the window
-    /// keeps at most three pages.
-    private mutating func moveDown(by count: Int, page: Int) throws {
+    /// Moves the cursor down; when it would leave the window, asks for the next page first
+    /// (a move asked for while that page is on its way is added to it).
+    private mutating func moveDown(by count: Int, context: PaneContext) -> [PaneEffect] {
+        if let waiting = pending, case .down(let before) = waiting.move {
+            pending?.move = .down(before + count)
+            return []
+        }
         if cursor + count >= rows.count, let last = rows.last {
-            let more = try source.page(after: last, limit: max(page, count))
-            rows += more
-            let excess = rows.count - page * 3
-            if excess > 0 {
-                rows.removeFirst(excess)
-                cursor -= excess
-                top -= excess
-            }
+            return request(.after(last, limit: max(context.visibleRowCount, count)), for: .down(count), context: context)
+        }
+        pending = nil
+        applyDown(count, more: [], page: context.visibleRowCount)
+        return []
+    }
+
+    /// Moves the cursor up; when it would leave the window, asks for the page before first.
+    private mutating func moveUp(by count: Int, context: PaneContext) -> [PaneEffect] {
+        if let waiting = pending, case .up(let before) = waiting.move {
+            pending?.move = .up(before + count)
+            return []
+        }
+        if cursor - count < 0, let first = rows.first {
+            return request(.before(first, limit: max(context.visibleRowCount, count)), for: .up(count), context: context)
+        }
+        pending = nil
+        applyUp(count, more: [], page: context.visibleRowCount)
+        return []
+    }
+
+    /// Asks for a page for `move`; a move still waiting for its page is dropped.
+    private mutating func request(_ page: PageRequest, for move: PendingMove.Move, context: PaneContext) -> [PaneEffect] {
+        let request = context.ids.next()
+        pending = PendingMove(id: request, move: move)
+        return [.command(.fetchPage(gridID: id, requestID: request, source: source, request: page))]
+    }
+
+    /// The page a waiting move asked for came: the move is done. A page for a move that was
+    /// dropped (another replaced it) changes nothing.
+    mutating func pageLoaded(requestID: Int, rows more: [GridRow], error: String?, context: PaneContext) -> [PaneEffect] {
+        guard let waiting = pending, waiting.id == requestID else { return [] }
+        pending = nil
+        if let error { return [.message("read failed: \(error)", isError: true)] }
+        let page = context.visibleRowCount
+        switch waiting.move {
+        case .down(let count): applyDown(count, more: more, page: page)
+        case .up(let count): applyUp(count, more: more, page: page)
+        case .first:
+            rows = more
+            cursor = 0
+            top = 0
+        case .last:
+            rows = more
+            cursor = max(0, rows.count - 1)
+            top = max(0, rows.count - page)
+        }
+        return []
+    }
+
+    /// Appends `more` after the window (keeping at most three pages) and moves the cursor
+    /// down by `count`, within the rows there are.
+    private mutating func applyDown(_ count: Int, more: [GridRow], page: Int) {
+        rows += more
+        let excess = rows.count - page * 3
+        if excess > 0, !more.isEmpty {
+            rows.removeFirst(excess)
+            cursor -= excess
+            top -= excess
         }
         cursor = min(max(0, rows.count - 1), cursor + count)
         if cursor >= top + page { top = cursor - page + 1 }
         top = max(0, top)
     }
 
-    /// Moves the cursor up, fetching the page before when it leaves the window.
-    private mutating func moveUp(by count: Int, page: Int) throws {
-        if cursor - count < 0, let first = rows.first {
-            let more = try source.page(before: first, limit: max(page, count))
-            rows = more + rows
-            cursor += more.count
-            top += more.count
-            if rows.count > page * 3 { rows.removeLast(rows.count - page * 3) }
-        }
+    /// Puts `more` before the window (keeping at most three pages) and moves the cursor up by
+    /// `count`, within the rows there are.
+    private mutating func applyUp(_ count: Int, more: [GridRow], page: Int) {
+        rows = more + rows
+        cursor += more.count
+        top += more.count
+        if rows.count > page * 3 { rows.removeLast(rows.count - page * 3) }
         cursor = max(0, cursor - count)
         if cursor < top { top = cursor }
     }
 
     /// After a resize, fetches rows so the taller grid is full, and keeps the cursor shown.
+    /// (Not while a page is on its way: the rows it follows must stay the last ones.)
     mutating func refill(page: Int) {
-        if rows.count - top < page, let last = rows.last {
+        if pending == nil, rows.count - top < page, let last = rows.last {
             rows += (try? source.page(after: last, limit: page)) ?? []
         }
         if cursor >= top + page { top = cursor - page + 1 }
@@ -205,6 +261,7 @@ struct GridPane {
         }
         let cancel = CancellationFlag()
         let id = context.ids.next()
+        pending = nil               // the search's result becomes the window
         search = Search(id: id, query: query, scanned: 0, cancel: cancel)
         return [.command(.search(searchID: id, source: source, start: rows.last, query: query, cancel: cancel))]
     }
