@@ -88,6 +88,7 @@ public final class Browser {
             apply(grid?.searchFinished(id: id, match: match, error: error) ?? [])
         case let .consoleProgress(id, rows): console?.progressed(id: id, rows: rows)
         case let .consoleFinished(id, output, isError): console?.finished(id: id, output: output, isError: isError)
+        case let .commitFinished(id, committed, failure): apply(review.finished(id: id, committed: committed, failure: failure))
         case let .daoFinished(id, lines, isError, wrote):
             guard daoPanel?.finished(id: id, lines: lines, isError: isError, context: context) == true else { return }
             // Show the change in the grid when it shows the same table.
@@ -201,8 +202,8 @@ public final class Browser {
                 inspector = value
                 focus = .inspector
             case .prompt(let line): prompt = line
-            case .stage(let edit): apply([review.stage(edit, catalog: catalog)])
-            case .commit: apply(review.commit(catalog: catalog))
+            case .stage(let edit): apply([review.stage(edit, id: ids.next(), catalog: catalog)])
+            case .commit: apply(review.commit(id: ids.next(), catalog: catalog))
             case .reloadGrid: reloadGrid()
             case .close:
                 if focus == .inspector { inspector = nil }
@@ -282,10 +283,14 @@ public final class Browser {
     }
 
     /// Quits, or first asks what to do with staged edits (they are never dropped unasked).
-    /// A DAO write still running keeps the browser open until it ends.
+    /// A DAO method or a commit still running keeps the browser open until it ends.
     func requestQuit() {
         if daoPanel?.running != nil {
             message = ("a DAO method is running: quit when it has ended", true)
+            return
+        }
+        if review.committing != nil {
+            message = ("committing: quit when it has been written", true)
             return
         }
         if review.staged.isEmpty { isFinished = true } else { review.confirmingQuit = true }

@@ -15,6 +15,8 @@ package enum BrowserCommand: Sendable {
     case consoleQuery(ConsoleQuery)
     /// Stops a console query (Esc while it runs): it ends with "cancelled".
     case cancelConsoleQuery(ConsoleQuery)
+    /// Writes staged edits (`StagedCommit`).
+    case commit(StagedCommit)
     /// Runs a DAO method from the DAO panel: a select, or a write the user confirmed.
     case daoRun(DAORun)
 
@@ -29,6 +31,8 @@ package enum BrowserCommand: Sendable {
     /// - `consoleQuery` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `cancelConsoleQuery` only calls that connection's `interrupt()`
     ///   (safe from any thread) through the query, which keeps it open while it does.
+    /// - `commit` opens a read-write connection per store (journal mode kept), one
+    ///   transaction each, and closes it.
     /// - `daoRun` opens its own connection too: read-only for a select, read-write (journal
     ///   mode kept) for a confirmed write, in one transaction.
     @discardableResult
@@ -46,6 +50,7 @@ package enum BrowserCommand: Sendable {
             query.cancel()
             return nil
         case .daoRun(let run): return run.perform()
+        case .commit(let commit): return commit.perform()
         }
     }
 

@@ -31,6 +31,9 @@ public enum BrowserEvent: Sendable {
     case consoleProgress(queryID: Int, rows: Int)
     /// A console query ended: its output lines, or the error (an interrupted query says so).
     case consoleFinished(queryID: Int, output: [String], isError: Bool)
+    /// A commit of staged edits ended: the edits it wrote (by `StagedEdit.id`), and the
+    /// failure that stopped it, if any (the edits of that store and after stay staged).
+    case commitFinished(commitID: Int, committed: [Int], failure: String?)
     /// A DAO method run by the DAO panel ended: the result lines; `wrote` is true when a
     /// write committed (so what shows the table is read again).
     case daoFinished(runID: Int, lines: [String], isError: Bool, wrote: Bool)

@@ -18,7 +18,7 @@ enum PaneEffect {
     case prompt(PromptLine)
     /// Keep a change for review; it is written only on commit.
     case stage(StagedEdit)
-    /// Write the staged edits (`ReviewPane.commit`).
+    /// Write the staged edits (`ReviewPane.commit`, a command).
     case commit
     /// Read the grid's table again, keeping the cursor where it was (after a write).
     case reloadGrid

@@ -5,16 +5,26 @@ import Foundation
 /// one transaction per store (`c`), dropped one by one (`x`) or all (`u`). It also answers
 /// the question quitting asks while edits are staged. Staged edits are never dropped unasked,
 /// and a store whose commit fails keeps its edits staged.
+///
+/// A commit runs off the input loop (`StagedCommit`); until its result comes, the edits stay
+/// in the list and the list takes no key but moves, so nothing is dropped or changed under
+/// it. Edits staged meanwhile are not part of it and stay staged.
 struct ReviewPane {
     /// Edits waiting to be committed, in the order made.
     var staged: [StagedEdit] = []
     var cursor = 0
     /// True while quitting waits for an answer about staged edits (commit, discard, stay).
     var confirmingQuit = false
+    /// The commit running, if any.
+    var committing: Int?
+    /// True when the running commit was asked for by the quit question: the browser ends
+    /// after it if no edit is left.
+    var quitAfterCommit = false
 
-    /// Adds an edit, named for its store; returns the status line's message.
-    mutating func stage(_ edit: StagedEdit, catalog: BrowserCatalog) -> PaneEffect {
+    /// Adds an edit, named for its store and numbered `id`; returns the status line's message.
+    mutating func stage(_ edit: StagedEdit, id: Int, catalog: BrowserCatalog) -> PaneEffect {
         var edit = edit
+        edit.id = id
         edit.storeName = catalog.storeName(for: edit.storePath)
         staged.append(edit)
         return .message("staged (\(staged.count)) in \(edit.storeName): \(edit.preview) · w review, c commit", isError: false)
@@ -25,6 +35,8 @@ struct ReviewPane {
         switch key {
         case .up, .character("k"): cursor = max(0, cursor - 1)
         case .down, .character("j"): cursor = min(max(0, staged.count - 1), cursor + 1)
+        case .escape, .tab: return [.focus(.grid)]
+        case _ where committing != nil: return [.message("committing…: the list changes when it has been written", isError: false)]
         case .character("x"), .backspace:
             if staged.indices.contains(cursor) { staged.remove(at: cursor) }
             cursor = min(cursor, max(0, staged.count - 1))
@@ -34,7 +46,6 @@ struct ReviewPane {
             staged.removeAll()
             return [.message("discarded \(count) edit(s); nothing was written", isError: false), .focus(.grid)]
         case .character("c"): return [.commit]
-        case .escape, .tab: return [.focus(.grid)]
         default: break
         }
         return []
@@ -46,7 +57,8 @@ struct ReviewPane {
         switch key {
         case .character("c"), .character("C"):
             confirmingQuit = false
-            return [.commit, .finish]
+            quitAfterCommit = true
+            return [.commit]
         case .character("d"), .character("D"):
             confirmingQuit = false
             staged.removeAll()
@@ -58,40 +70,37 @@ struct ReviewPane {
         }
     }
 
-    /// Writes every staged edit: one transaction per store, in the order they were made, each
-    /// on a read-write connection that changes nothing but what the edits say (no tables
-    /// created, the journal mode left as it is). A store whose transaction fails is rolled
-    /// back whole and its edits stay staged; the stores after it are not tried.
-    mutating func commit(catalog: BrowserCatalog) -> [PaneEffect] {
-        guard catalog.allowsWrites else { return [.message("--read-only: edits are not written", isError: true)] }
-        var remaining: [StagedEdit] = []
-        var committed = 0
-        var failure: String?
-        var order: [String] = []
-        for edit in staged where !order.contains(edit.storePath) { order.append(edit.storePath) }
-        for path in order {
-            let edits = staged.filter { $0.storePath == path }
-            guard failure == nil else { remaining += edits; continue }
-            do {
-                let store = try Store(existingAt: path, crypt: catalog.keys, busyTimeout: catalog.busyTimeout)
-                try store.queue.inTransaction { db in
-                    for edit in edits { try edit.apply(to: store, in: db) }
-                }
-                committed += edits.count
-            } catch {
-                failure = "\(error)"
-                remaining += edits
-            }
+    /// Starts writing every staged edit (`StagedCommit` says how); the result comes back
+    /// through `finished`.
+    mutating func commit(id: Int, catalog: BrowserCatalog) -> [PaneEffect] {
+        guard catalog.allowsWrites else {
+            quitAfterCommit = false
+            return [.message("--read-only: edits are not written", isError: true)]
         }
-        staged = remaining
+        guard committing == nil else { return [.message("committing…", isError: false)] }
+        committing = id
+        let commit = StagedCommit(id: id, edits: staged, keys: catalog.keys, busyTimeout: catalog.busyTimeout)
+        return [.command(.commit(commit)), .message("committing \(staged.count) edit(s)…", isError: false)]
+    }
+
+    /// The result of the commit `id`: the edits written leave the list, the others stay.
+    mutating func finished(id: Int, committed: [Int], failure: String?) -> [PaneEffect] {
+        guard committing == id else { return [] }
+        committing = nil
+        let written = Set(committed)
+        staged.removeAll { written.contains($0.id) }
         cursor = min(cursor, max(0, staged.count - 1))
         // The grid shows what was written (a store that changed nothing needs no reload, and
         // a failure's message must not give way to the reload's).
-        var effects: [PaneEffect] = committed > 0 ? [.reloadGrid] : []
+        var effects: [PaneEffect] = committed.isEmpty ? [] : [.reloadGrid]
         if let failure {
             effects += [.message("commit failed, that store is unchanged: \(failure)", isError: true), .focus(.review)]
         } else {
-            effects += [.message("committed \(committed) edit(s)", isError: false), .focus(.grid)]
+            effects += [.message("committed \(committed.count) edit(s)", isError: false), .focus(.grid)]
+        }
+        if quitAfterCommit {
+            quitAfterCommit = false
+            effects.append(.finish)
         }
         return effects
     }
