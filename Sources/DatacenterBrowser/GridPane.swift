@@ -251,6 +251,7 @@ struct GridPane {
     /// Looks for `query` after the cursor: in the rows on hand first, else in the background
     /// (`BrowserCommand.search`), its progress in the status line and Esc cancelling it.
     mutating func startSearch(_ query: String, context: PaneContext) -> [PaneEffect] {
+        pending = nil               // the search decides where the cursor goes
         let needle = query.lowercased()
         let from = cursor + 1
         if from < rows.count, let index = rows[from...].firstIndex(where: { $0.cells.contains { $0.text.lowercased().contains(needle) } }) {
@@ -261,7 +262,6 @@ struct GridPane {
         }
         let cancel = CancellationFlag()
         let id = context.ids.next()
-        pending = nil               // the search's result becomes the window
         search = Search(id: id, query: query, scanned: 0, cancel: cancel)
         return [.command(.search(searchID: id, source: source, start: rows.last, query: query, cancel: cancel))]
     }
@@ -294,6 +294,7 @@ struct GridPane {
     mutating func click(x: Int, line: Int, area: PaneArea) -> Bool {
         let index = top + line
         guard rows.indices.contains(index) else { return false }
+        pending = nil               // the click decides where the cursor goes
         cursor = index
         let widths = columnWidths(rowCount: area.height - 1)
         var left = area.x

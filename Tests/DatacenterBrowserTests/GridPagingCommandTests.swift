@@ -83,6 +83,18 @@ import Testing
         #expect(b.grid?.pending == nil)
     }
 
+    @Test func aClickWhileAPageIsComingWins() throws {
+        let folder = Folder()
+        let b = try numbers(folder)
+        b.handle(.key(.end))
+        let commands = b.takeCommands()
+        b.handle(.click(x: b.treeWidth + 2, y: 4))          // the third row shown
+        #expect(cursorKey(b) == 3)
+        b.handle(try #require(commands[0].perform()))
+        #expect(cursorKey(b) == 3)
+        #expect(b.screenText.contains("row 1\n"))
+    }
+
     @Test func aPageOfAnotherGridIsDropped() throws {
         let folder = Folder()
         let b = try numbers(folder)
