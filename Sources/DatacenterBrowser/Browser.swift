@@ -89,8 +89,11 @@ public final class Browser {
         case let .consoleProgress(id, rows): console?.progressed(id: id, rows: rows)
         case let .consoleFinished(id, output, isError): console?.finished(id: id, output: output, isError: isError)
         case let .commitFinished(id, committed, failure): apply(review.finished(id: id, committed: committed, failure: failure))
+        case let .daoPreviewed(id, plans, preparation, error):
+            daoPanel?.previewed(id: id, plans: plans, preparation: preparation, error: error)
         case let .daoFinished(id, lines, isError, wrote):
-            guard daoPanel?.finished(id: id, lines: lines, isError: isError, context: context) == true else { return }
+            guard let effects = daoPanel?.finished(id: id, lines: lines, isError: isError, context: context) else { return }
+            apply(effects)
             // Show the change in the grid when it shows the same table.
             if wrote, let node = grid?.node, case let .daoTable(_, table, _, _, _) = node.kind, table == daoPanel?.table {
                 reloadGrid()

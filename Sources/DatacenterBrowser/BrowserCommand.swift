@@ -17,6 +17,8 @@ package enum BrowserCommand: Sendable {
     case cancelConsoleQuery(ConsoleQuery)
     /// Writes staged edits (`StagedCommit`).
     case commit(StagedCommit)
+    /// Works out the DAO panel's preview (`DAOPreview`).
+    case daoPreview(DAOPreview)
     /// Runs a DAO method from the DAO panel: a select, or a write the user confirmed.
     case daoRun(DAORun)
 
@@ -33,6 +35,7 @@ package enum BrowserCommand: Sendable {
     ///   (safe from any thread) through the query, which keeps it open while it does.
     /// - `commit` opens a read-write connection per store (journal mode kept), one
     ///   transaction each, and closes it.
+    /// - `daoPreview` reads plans on the catalog's store queue, as paging does.
     /// - `daoRun` opens its own connection too: read-only for a select, read-write (journal
     ///   mode kept) for a confirmed write, in one transaction.
     @discardableResult
@@ -50,6 +53,7 @@ package enum BrowserCommand: Sendable {
             query.cancel()
             return nil
         case .daoRun(let run): return run.perform()
+        case .daoPreview(let preview): return preview.perform()
         case .commit(let commit): return commit.perform()
         }
     }

@@ -1,3 +1,4 @@
+import DatacenterDAO
 import DatacenterKit
 import Foundation
 
@@ -34,6 +35,9 @@ public enum BrowserEvent: Sendable {
     /// A commit of staged edits ended: the edits it wrote (by `StagedEdit.id`), and the
     /// failure that stopped it, if any (the edits of that store and after stay staged).
     case commitFinished(commitID: Int, committed: [Int], failure: String?)
+    /// The DAO panel's preview `previewID` was worked out: each statement's plan, and what
+    /// preparing the table runs first (a write), or why it could not be.
+    case daoPreviewed(previewID: Int, plans: [[String]], preparation: TablePreparation?, error: String?)
     /// A DAO method run by the DAO panel ended: the result lines; `wrote` is true when a
     /// write committed (so what shows the table is read again).
     case daoFinished(runID: Int, lines: [String], isError: Bool, wrote: Bool)

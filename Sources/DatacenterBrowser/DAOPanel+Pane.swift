@@ -43,7 +43,8 @@ extension DAOPanel {
             switch key {
             case .up, .character("k"): methodCursor = max(0, methodCursor - 1)
             case .down, .character("j"): methodCursor = min(max(0, config.methods.count - 1), methodCursor + 1)
-            case .enter, .right: chooseMethod(catalog: catalog)
+            case .enter, .right:
+                if let preview = chooseMethod(catalog: catalog, id: context.ids.next()) { effects.append(.command(.daoPreview(preview))) }
             case .escape, .character("q"), .left: return [.close, .focus(.grid)]
             default: break
             }
@@ -65,18 +66,18 @@ extension DAOPanel {
                     effects.append(.message("$\(fields[fieldCursor].name) must not be nil", isError: true))
                 } else {
                     fields[fieldCursor].isNil.toggle()
-                    refreshPreview(catalog: catalog)
+                    effects += preview(context)
                 }
             case .backspace:
                 guard fields.indices.contains(fieldCursor) else { break }
                 fields[fieldCursor].isNil = false
                 _ = fields[fieldCursor].text.popLast()
-                refreshPreview(catalog: catalog)
+                effects += preview(context)
             case .character(let c) where !c.unicodeScalars.contains(where: { $0.value < 0x20 }):
                 guard fields.indices.contains(fieldCursor) else { break }
                 fields[fieldCursor].isNil = false
                 fields[fieldCursor].text.append(c)
-                refreshPreview(catalog: catalog)
+                effects += preview(context)
             default: break
             }
             if case .field = reveal { reveal = .field(fieldCursor) }
@@ -95,12 +96,19 @@ extension DAOPanel {
         return effects
     }
 
-    /// The result of a run: shown, and in view. Returns false for a run that is not this
-    /// panel's (it was closed and opened again meanwhile).
-    mutating func finished(id: Int, lines: [String], isError: Bool, context: PaneContext) -> Bool {
-        guard finished(id: id, lines: lines, isError: isError, catalog: context.catalog) else { return false }
+    /// Asks for the preview of the form as it is now.
+    private mutating func preview(_ context: PaneContext) -> [PaneEffect] {
+        refreshPreview(catalog: context.catalog, id: context.ids.next()).map { [.command(.daoPreview($0))] } ?? []
+    }
+
+    /// The result of a run: shown, and in view; after a write the preview is worked out again
+    /// (the table may have been prepared). Returns nil for a run that is not this panel's.
+    mutating func finished(id: Int, lines: [String], isError: Bool, context: PaneContext) -> [PaneEffect]? {
+        let wasWrite = method.map { $0.kind != .select } ?? false
+        guard finished(id: id, lines: lines, isError: isError) else { return nil }
+        let effects = wasWrite ? preview(context) : []
         reveal(.results, width: context.paneWidth, height: DAOPanel.bodyHeight(paneHeight: context.bodyHeight))
-        return true
+        return effects
     }
 
     /// The status line's key hints for the stage.

@@ -50,7 +50,7 @@ struct DAOPanel {
         /// The bindings as SQL literals; an encrypted one as `<encrypted: N bytes>`.
         let bindings: String
         let inlined: String
-        let plan: [String]
+        var plan: [String]
     }
 
     let table: String
@@ -78,6 +78,8 @@ struct DAOPanel {
     var scroll = 0
     /// The id of the run going on in the background (`DAORun`), if any.
     var running: Int?
+    /// The id of the preview being worked out (`DAOPreview`), if any: a write waits for it.
+    var previewing: Int?
 
     init(table: String, storePath: String, config: DAOConfig, encryptedColumns: Set<String>) {
         self.table = table
@@ -107,9 +109,9 @@ struct DAOPanel {
         return values
     }
 
-    /// Opens the form of the method under the cursor.
-    mutating func chooseMethod(catalog: BrowserCatalog) {
-        guard config.methods.indices.contains(methodCursor) else { return }
+    /// Opens the form of the method under the cursor; returns the work its preview needs.
+    mutating func chooseMethod(catalog: BrowserCatalog, id: Int) -> DAOPreview? {
+        guard config.methods.indices.contains(methodCursor) else { return nil }
         let chosen = config.methods[methodCursor]
         method = chosen
         fields = chosen.arguments.map { Field(name: $0.name, isRequired: $0.isRequired, isNil: !$0.isRequired) }
@@ -117,42 +119,55 @@ struct DAOPanel {
         scroll = 0
         stage = .form
         resultLines = []
-        refreshPreview(catalog: catalog)
+        return refreshPreview(catalog: catalog, id: id)
     }
 
-    /// Renders the method with the form's values, asks SQLite for each statement's plan, and
-    /// for a write works out what preparing the table runs first and whether its crypt
-    /// columns get ciphertext. Nothing renders while a field does not parse.
-    mutating func refreshPreview(catalog: BrowserCatalog) {
-        guard let method else { return }
+    /// Renders the method with the form's values, works out for a write whether its crypt
+    /// columns get ciphertext, and returns what SQLite must say (each statement's plan, what
+    /// preparing the table runs first) as work for the runner, numbered `id`; its answer comes
+    /// through `previewed`. Nothing renders while a field does not parse.
+    mutating func refreshPreview(catalog: BrowserCatalog, id: Int) -> DAOPreview? {
+        guard let method else { return nil }
         previews = []
         preparation = nil
         cryptRefusal = nil
         skipped = false
         renderError = nil
-        guard let values else { return }
+        previewing = nil
+        guard let values else { return nil }
         do {
             let call = try config.render(method.id, arguments: values, globals: [:], tableName: table)
             skipped = !call.statements.isEmpty && call.statements.allSatisfy(\.skipped)
-            let store = try catalog.store(at: storePath)
-            previews = call.parts.filter { !$0.statement.skipped }.map { part in
-                let statement = part.statement
-                let plan: [String] = (try? store.queue.read { db in
-                    try db.makeStatement("EXPLAIN QUERY PLAN " + statement.sql).fetchAll(StatementArguments(statement.bindings))
-                        .compactMap { $0["detail"]?.stringValue }
-                }) ?? ["(no plan: the table or a column does not exist yet)"]
-                return StatementPreview(heading: call.isSingleStatement ? nil : part.heading(inForEach: call.isForEach),
-                                        sql: statement.sql, bindings: DAOPanel.bindings(of: statement, crypt: catalog.keys),
-                                        inlined: statement.preview, plan: plan)
+            let shown = call.parts.filter { !$0.statement.skipped }
+            previews = shown.map { part in
+                StatementPreview(heading: call.isSingleStatement ? nil : part.heading(inForEach: call.isForEach),
+                                 sql: part.statement.sql, bindings: DAOPanel.bindings(of: part.statement, crypt: catalog.keys),
+                                 inlined: part.statement.preview, plan: ["…"])
             }
             if method.kind != .select {
-                preparation = try store.queue.read { db in try TablePreparation.plan(config: config, table: table, in: db) }
                 cryptRefusal = DAOPanel.cryptRefusal(call, fields: fields, values: values, config: config,
                                                      encryptedColumns: encryptedColumns, hasKey: !catalog.keys.isEmpty)
             }
+            previewing = id
+            return DAOPreview(id: id, catalog: catalog, storePath: storePath, statements: shown.map(\.statement),
+                              preparation: method.kind == .select ? nil : (config, table))
         } catch {
             renderError = "\(error)"
+            return nil
         }
+    }
+
+    /// SQLite's part of the preview `id`: the plans and the preparation; an error shows as
+    /// the render error. An answer for an older preview is dropped.
+    mutating func previewed(id: Int, plans: [[String]], preparation: TablePreparation?, error: String?) {
+        guard previewing == id else { return }
+        previewing = nil
+        if let error {
+            renderError = error
+            return
+        }
+        for (index, plan) in plans.enumerated() where previews.indices.contains(index) { previews[index].plan = plan }
+        self.preparation = preparation
     }
 
     /// Checks the form and returns the run of a select (for the command runner); a write
@@ -174,6 +189,11 @@ struct DAOPanel {
         guard let values else { return nil }
         guard method.kind == .select else {
             if let cryptRefusal { return refuse("refused: " + cryptRefusal) }
+            if previewing != nil {
+                resultLines = ["the preview is still being worked out: press Enter again when it shows"]
+                resultIsError = false
+                return nil
+            }
             stage = .confirm
             return nil
         }
@@ -205,16 +225,13 @@ struct DAOPanel {
         return run
     }
 
-    /// The result of the run `id`, if it is the one running: shown as the results; after a
-    /// write the preview is worked out again (the table may have been prepared). Returns
+    /// The result of the run `id`, if it is the one running: shown as the results. Returns
     /// false for another run's result.
-    mutating func finished(id: Int, lines: [String], isError: Bool, catalog: BrowserCatalog) -> Bool {
+    mutating func finished(id: Int, lines: [String], isError: Bool) -> Bool {
         guard running == id else { return false }
-        let wasWrite = method.map { $0.kind != .select } ?? false
         running = nil
         resultLines = lines
         resultIsError = isError
-        if wasWrite { refreshPreview(catalog: catalog) }
         return true
     }
 

@@ -195,3 +195,51 @@ extension DAOPanelTests {
         #expect(b.isFinished)
     }
 }
+
+extension DAOPanelTests {
+    func previews(_ commands: [BrowserCommand]) -> [DAOPreview] {
+        commands.compactMap { if case .daoPreview(let preview) = $0 { return preview } else { return nil } }
+    }
+
+    @Test func typingInTheFormAsksForThePlanAsACommandAndALateOneIsDropped() throws {
+        let (b, folder) = try form("listMessages")
+        defer { withExtendedLifetime(folder) {} }
+        b.handle(.key(.character("\"")))
+        let first = b.takeCommands()
+        #expect(previews(first).isEmpty)                   // `"` alone is not JSON: nothing to plan
+        for c in "team\"" { b.handle(.key(.character(c))) }
+        let commands = b.takeCommands()
+        let asked = previews(commands)
+        #expect(asked.count == 1)                          // only the text that parses asks
+        #expect(b.daoPanel?.previews.first?.plan == ["…"])
+        #expect(b.daoPanel?.previews.first?.sql.contains("conversation = ?") == true)
+        b.handle(.key(.down))
+        b.handle(.key(.down))
+        b.handle(.key(.down))
+        type("2", into: b)                                 // a newer preview, run at once
+        let newer = try #require(b.daoPanel?.previews.first?.plan)
+        #expect(newer.first?.contains("messages_by_conversation") == true)
+        b.handle(try #require(commands.last?.perform()))  // the older answer comes late: dropped
+        #expect(b.daoPanel?.previews.first?.plan == newer)
+        #expect(b.daoPanel?.previewing == nil)
+    }
+
+    @Test func aWriteWaitsForItsPreviewBeforeItAsksForConfirmation() throws {
+        let (b, folder) = try form("updateFlags")
+        defer { withExtendedLifetime(folder) {} }
+        type("3", into: b)
+        b.press(.down)
+        b.press(.character("\u{e}"))
+        b.handle(.key(.character("1")))
+        let commands = b.takeCommands()
+        #expect(previews(commands).count == 1)
+        #expect(b.daoPanel?.preparation == nil)
+        b.handle(.key(.enter))
+        #expect(b.daoPanel?.stage == .form)                // no confirmation without the preview
+        #expect(b.screenText.contains("the preview is still being worked out"))
+        b.handle(try #require(commands.last?.perform()))
+        #expect(b.daoPanel?.preparation?.isEmpty == true)
+        b.press(.enter)
+        #expect(b.daoPanel?.stage == .confirm)
+    }
+}
