@@ -3,11 +3,11 @@ import Foundation
 
 extension Browser {
     /// The smallest screen the browser draws on; smaller shows a notice.
-    public static let minimumSize = (width: 30, height: 6)
+    package static let minimumSize = (width: 30, height: 6)
 
     /// Draws the whole screen: the frame (header, status line, help) and the panes, each
     /// drawing itself in its area. Drawing never changes state.
-    public func render() -> ScreenGrid {
+    package func render() -> ScreenGrid {
         var screen = ScreenGrid(width: width, height: height)
         guard width >= Browser.minimumSize.width, height >= Browser.minimumSize.height else {
             let notice = "Terminal too small (\(width)×\(height)): need \(Browser.minimumSize.width)×\(Browser.minimumSize.height)"
@@ -46,7 +46,7 @@ extension Browser {
     }
 
     /// The key help, shown with `?`.
-    public static let helpLines = [
+    package static let helpLines = [
         "Keys",
         "",
         "  ↑ ↓ j k        move            PgUp PgDn  page",

@@ -12,18 +12,24 @@ import Foundation
 /// pane owns its state, keys and drawing, and answers a key with `PaneEffect`s; the browser
 /// keeps the focus, the header, status line and help, routes events to the panes and does
 /// what their effects ask.
-public final class Browser {
+package final class Browser {
     /// Which pane takes the keys.
-    public enum Focus: Sendable { case tree, grid, inspector, dao, console, review }
+    package enum Focus: Sendable { case tree, grid, inspector, dao, console, review }
 
-    public let catalog: BrowserCatalog
-    public private(set) var width: Int
-    public private(set) var height: Int
-    public internal(set) var focus: Focus = .tree
-    public private(set) var isFinished = false
-    public private(set) var themes: [Theme]
-    public private(set) var themeIndex = 0
-    public var theme: Theme { themes[themeIndex] }
+    /// What is browsed: the stores, their tree, the keys.
+    package let catalog: BrowserCatalog
+    /// The screen's size in cells.
+    package private(set) var width: Int
+    package private(set) var height: Int
+    /// The pane that takes the keys.
+    package internal(set) var focus: Focus = .tree
+    /// True once the user quit: the terminal loop ends.
+    package private(set) var isFinished = false
+    /// The themes `t` cycles through, and the one in use.
+    package private(set) var themes: [Theme]
+    package private(set) var themeIndex = 0
+    /// The theme in use.
+    package var theme: Theme { themes[themeIndex] }
 
     var tree: TreePane
     var grid: GridPane?
@@ -39,7 +45,7 @@ public final class Browser {
     let ids = IDCounter()
 
     /// A browser over `catalog` on a `width` × `height` screen.
-    public init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil) {
+    package init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil) {
         self.catalog = catalog
         self.width = width
         self.height = height
@@ -71,7 +77,7 @@ public final class Browser {
     // MARK: Update
 
     /// Applies one event.
-    public func handle(_ event: BrowserEvent) {
+    package func handle(_ event: BrowserEvent) {
         switch event {
         case let .resize(w, h):
             width = w
@@ -255,7 +261,7 @@ public final class Browser {
 
     /// Opens the first leaf whose label is `name` (a table, KV business or cache), as
     /// `browse --table` asks; reports in the status line when there is none.
-    public func openNode(named name: String) {
+    package func openNode(named name: String) {
         guard let node = tree.select(leafNamed: name) else {
             message = ("no table, business or cache named \(name)", true)
             return

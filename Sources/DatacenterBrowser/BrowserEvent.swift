@@ -3,7 +3,7 @@ import DatacenterKit
 import Foundation
 
 /// A key the browser understands, as the terminal edge decodes it.
-public enum Key: Equatable, Sendable {
+package enum Key: Equatable, Sendable {
     case up, down, left, right, pageUp, pageDown, home, end
     case enter, escape, tab, backTab, backspace
     /// A printable character, or a control character such as `"\u{3}"` (Ctrl-C).
@@ -13,7 +13,7 @@ public enum Key: Equatable, Sendable {
 /// Everything that happens to the browser: the messages of its update function. Input comes
 /// from the terminal edge; the rest are the results of `BrowserCommand`s, posted back by
 /// whoever ran them.
-public enum BrowserEvent: Sendable {
+package enum BrowserEvent: Sendable {
     case key(Key)
     case resize(width: Int, height: Int)
     /// A click at a cell (0-based column and line).
@@ -44,10 +44,13 @@ public enum BrowserEvent: Sendable {
 }
 
 /// A flag a background task checks to stop early.
-public final class CancellationFlag: @unchecked Sendable {
+package final class CancellationFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
-    public init() {}
-    public func cancel() { lock.withLock { cancelled = true } }
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    /// A flag not set.
+    package init() {}
+    /// Sets the flag; from any thread.
+    package func cancel() { lock.withLock { cancelled = true } }
+    /// True once `cancel()` was called.
+    package var isCancelled: Bool { lock.withLock { cancelled } }
 }
