@@ -43,6 +43,8 @@ package final class Browser {
     var message: (text: String, isError: Bool)?
     var commands: [BrowserCommand] = []
     let ids = IDCounter()
+    /// The grid being opened off the input loop (`openGrid`), if any: only its answer counts.
+    var opening: Int?
 
     /// A browser over `catalog` on a `width` × `height` screen.
     package init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil) {
@@ -84,6 +86,12 @@ package final class Browser {
             height = h
             grid?.refill(page: visibleRowCount)
             tree.scrollToCursor(height: bodyHeight)
+        case let .gridOpened(id, node, source, rows, error):
+            guard opening == id else { return }
+            opening = nil
+            if let error { message = ("cannot open \(node.label): \(error)", true); return }
+            guard let source else { return }
+            show(GridPane.opened(node, source: source, rows: rows, context: context))
         case let .rowCount(id, count):
             if grid?.id == id { grid?.total = count }
         case let .pageLoaded(gridID, requestID, rows, error):
@@ -96,7 +104,7 @@ package final class Browser {
         case let .consoleFinished(id, output, isError): console?.finished(id: id, output: output, isError: isError)
         case let .commitFinished(id, committed, failure): apply(review.finished(id: id, committed: committed, failure: failure))
         case let .daoPreviewed(id, plans, preparation, error):
-            daoPanel?.previewed(id: id, plans: plans, preparation: preparation, error: error)
+            daoPanel?.previewed(id: id, plans: plans, preparation: preparation, error: error, context: context)
         case let .daoFinished(id, lines, isError, wrote):
             guard let effects = daoPanel?.finished(id: id, lines: lines, isError: isError, context: context) else { return }
             apply(effects)
@@ -206,7 +214,11 @@ package final class Browser {
             case .focus(let target): focus = target == .grid && grid == nil ? .tree : target
             case let .message(text, isError): message = (text, isError)
             case .command(let command): commands.append(command)
-            case .open(let node): open(node)
+            case .open(let node):
+                // Off the input loop: the grid shows when its first rows are in.
+                let id = ids.next()
+                opening = id
+                commands.append(.openGrid(requestID: id, node: node, catalog: catalog, limit: visibleRowCount * 2))
             case .inspect(let value):
                 inspector = value
                 focus = .inspector
@@ -225,20 +237,26 @@ package final class Browser {
 
     // MARK: Opening panes
 
-    /// Opens a leaf in the grid.
+    /// Opens a leaf in the grid now, on this thread (`browse --table`, before any key).
     func open(_ node: TreeNode) {
         do {
-            guard let (pane, count) = try GridPane.open(node, context: context) else { return }
-            var fresh = pane
-            fresh.lastQuery = grid?.lastQuery
-            grid = fresh
-            daoPanel = nil
-            inspector = nil
-            focus = .grid
-            commands.append(count)
+            guard let opened = try GridPane.open(node, context: context) else { return }
+            show(opened)
         } catch {
             message = ("cannot open \(node.label): \(error)", true)
         }
+    }
+
+    /// Shows a grid just opened, with focus, and asks for its row count.
+    private func show(_ opened: (pane: GridPane, count: BrowserCommand)) {
+        var fresh = opened.pane
+        fresh.lastQuery = grid?.lastQuery
+        grid = fresh
+        opening = nil
+        daoPanel = nil
+        inspector = nil
+        focus = .grid
+        commands.append(opened.count)
     }
 
     /// Reads the grid's table again after a write, keeping the cursor's place and column.

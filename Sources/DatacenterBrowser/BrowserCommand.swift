@@ -6,6 +6,8 @@ import Foundation
 /// anything that can take long.
 package enum BrowserCommand: Sendable {
     case countRows(gridID: Int, source: GridSource)
+    /// Opens the grid source of a tree leaf and reads its first `limit` rows.
+    case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, limit: Int)
     /// Reads a page of the grid's source, for a move past the rows on hand.
     case fetchPage(gridID: Int, requestID: Int, source: GridSource, request: PageRequest)
     /// Scans `source` after `start` (from the first row when nil) for a row with a cell
@@ -28,7 +30,8 @@ package enum BrowserCommand: Sendable {
     /// Which connection each command uses, so that every one is used by one thread at a time:
     /// - `countRows` reads through the source's store: a table's count on a reader of the
     ///   store's pool, checked out for the call; other sources through the store's queue.
-    /// - `fetchPage` and `search` read pages through the source, that is the catalog's store queue, which
+    /// - `openGrid`, `fetchPage` and `search` read through the catalog's stores (a source's
+    ///   pages through its store's queue), that is the catalog's store queue, which
     ///   serializes it with the input loop's own paging (the queue's lock).
     /// - `consoleQuery` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `cancelConsoleQuery` only calls that connection's `interrupt()`
@@ -42,6 +45,14 @@ package enum BrowserCommand: Sendable {
     package func perform(post: (BrowserEvent) -> Void = { _ in }) -> BrowserEvent? {
         switch self {
         case let .countRows(id, source): return .rowCount(gridID: id, count: try? source.count())
+        case let .openGrid(request, node, catalog, limit):
+            do {
+                let source = try catalog.source(for: node.kind)
+                let rows = try source?.firstPage(limit: limit) ?? []
+                return .gridOpened(requestID: request, node: node, source: source, rows: rows, error: nil)
+            } catch {
+                return .gridOpened(requestID: request, node: node, source: nil, rows: [], error: "\(error)")
+            }
         case let .fetchPage(id, request, source, page):
             do { return .pageLoaded(gridID: id, requestID: request, rows: try page.read(from: source), error: nil) } catch {
                 return .pageLoaded(gridID: id, requestID: request, rows: [], error: "\(error)")

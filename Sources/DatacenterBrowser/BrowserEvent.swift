@@ -20,6 +20,8 @@ package enum BrowserEvent: Sendable {
     case click(x: Int, y: Int)
     /// The wheel, one notch: negative up, positive down.
     case wheel(x: Int, y: Int, delta: Int)
+    /// A grid asked for with `openGrid` is ready: its source and first rows, or why not.
+    case gridOpened(requestID: Int, node: TreeNode, source: GridSource?, rows: [GridRow], error: String?)
     /// A background row count finished for the grid with that id.
     case rowCount(gridID: Int, count: Int?)
     /// A search scanned `scanned` more rows without a match yet.

@@ -101,6 +101,17 @@ extension DAOPanel {
         refreshPreview(catalog: context.catalog, id: context.ids.next()).map { [.command(.daoPreview($0))] } ?? []
     }
 
+    /// SQLite's part of the preview came (see `previewed(id:plans:preparation:error:catalog:)`);
+    /// a confirmation it brings is put in view.
+    mutating func previewed(id: Int, plans: [[String]], preparation: TablePreparation?, error: String?, context: PaneContext) {
+        let waiting = runWhenPreviewed
+        previewed(id: id, plans: plans, preparation: preparation, error: error, catalog: context.catalog)
+        if waiting, previewing == nil {
+            reveal(stage == .confirm ? .confirm : .results, width: context.paneWidth,
+                   height: DAOPanel.bodyHeight(paneHeight: context.bodyHeight))
+        }
+    }
+
     /// The result of a run: shown, and in view; after a write the preview is worked out again
     /// (the table may have been prepared). Returns nil for a run that is not this panel's.
     mutating func finished(id: Int, lines: [String], isError: Bool, context: PaneContext) -> [PaneEffect]? {

@@ -80,6 +80,9 @@ struct DAOPanel {
     var running: Int?
     /// The id of the preview being worked out (`DAOPreview`), if any: a write waits for it.
     var previewing: Int?
+    /// True when Enter asked to run a write while its preview was being worked out: the
+    /// confirmation comes when the preview does.
+    var runWhenPreviewed = false
 
     init(table: String, storePath: String, config: DAOConfig, encryptedColumns: Set<String>) {
         self.table = table
@@ -134,6 +137,7 @@ struct DAOPanel {
         skipped = false
         renderError = nil
         previewing = nil
+        runWhenPreviewed = false
         guard let values else { return nil }
         do {
             let call = try config.render(method.id, arguments: values, globals: [:], tableName: table)
@@ -158,16 +162,21 @@ struct DAOPanel {
     }
 
     /// SQLite's part of the preview `id`: the plans and the preparation; an error shows as
-    /// the render error. An answer for an older preview is dropped.
-    mutating func previewed(id: Int, plans: [[String]], preparation: TablePreparation?, error: String?) {
+    /// the render error. An answer for an older preview is dropped. A write Enter asked for
+    /// meanwhile goes on to its confirmation now (or to the reason it is refused).
+    mutating func previewed(id: Int, plans: [[String]], preparation: TablePreparation?, error: String?, catalog: BrowserCatalog) {
         guard previewing == id else { return }
         previewing = nil
         if let error {
             renderError = error
-            return
+        } else {
+            for (index, plan) in plans.enumerated() where previews.indices.contains(index) { previews[index].plan = plan }
+            self.preparation = preparation
         }
-        for (index, plan) in plans.enumerated() where previews.indices.contains(index) { previews[index].plan = plan }
-        self.preparation = preparation
+        if runWhenPreviewed {
+            runWhenPreviewed = false
+            _ = run(catalog: catalog, id: 0)          // a write: confirms or refuses, runs nothing
+        }
     }
 
     /// Checks the form and returns the run of a select (for the command runner); a write
@@ -190,7 +199,8 @@ struct DAOPanel {
         guard method.kind == .select else {
             if let cryptRefusal { return refuse("refused: " + cryptRefusal) }
             if previewing != nil {
-                resultLines = ["the preview is still being worked out: press Enter again when it shows"]
+                runWhenPreviewed = true
+                resultLines = ["working out the preview first…"]
                 resultIsError = false
                 return nil
             }

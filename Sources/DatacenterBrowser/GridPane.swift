@@ -43,6 +43,12 @@ struct GridPane {
     static func open(_ node: TreeNode, context: PaneContext) throws -> (GridPane, BrowserCommand)? {
         guard let source = try context.catalog.source(for: node.kind) else { return nil }
         let rows = try source.firstPage(limit: context.visibleRowCount * 2)
+        return opened(node, source: source, rows: rows, context: context)
+    }
+
+    /// The grid of `node` over `source`, showing `rows` (its first page, read elsewhere), and
+    /// the row count to ask for in the background.
+    static func opened(_ node: TreeNode, source: GridSource, rows: [GridRow], context: PaneContext) -> (GridPane, BrowserCommand) {
         let pane = GridPane(id: context.ids.next(), source: source, node: node, rows: rows, column: source.initialColumn)
         return (pane, .countRows(gridID: pane.id, source: source))
     }

@@ -224,7 +224,7 @@ extension DAOPanelTests {
         #expect(b.daoPanel?.previewing == nil)
     }
 
-    @Test func aWriteWaitsForItsPreviewBeforeItAsksForConfirmation() throws {
+    @Test func aWriteAskedForBeforeItsPreviewIsConfirmedOnlyWhenThePreviewComes() throws {
         let (b, folder) = try form("updateFlags")
         defer { withExtendedLifetime(folder) {} }
         type("3", into: b)
@@ -236,10 +236,19 @@ extension DAOPanelTests {
         #expect(b.daoPanel?.preparation == nil)
         b.handle(.key(.enter))
         #expect(b.daoPanel?.stage == .form)                // no confirmation without the preview
-        #expect(b.screenText.contains("the preview is still being worked out"))
+        #expect(b.screenText.contains("working out the preview first…"))
+        #expect(b.takeCommands().isEmpty)                  // and nothing runs
         b.handle(try #require(commands.last?.perform()))
         #expect(b.daoPanel?.preparation?.isEmpty == true)
-        b.press(.enter)
-        #expect(b.daoPanel?.stage == .confirm)
+        #expect(b.daoPanel?.stage == .confirm)             // the Enter goes on now
+        #expect(b.screenText.contains("(y/n)"))
+        b.press(.character("n"))
+        // A key that changes the form drops the waiting Enter.
+        b.handle(.key(.character("0")))
+        let again = b.takeCommands()
+        b.handle(.key(.enter))
+        b.handle(.key(.backspace))
+        for command in again + b.takeCommands() { if let event = command.perform() { b.handle(event) } }
+        #expect(b.daoPanel?.stage == .form)
     }
 }

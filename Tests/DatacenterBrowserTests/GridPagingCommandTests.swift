@@ -115,4 +115,30 @@ import Testing
         #expect(cursorKey(b) == 1)
         #expect(b.grid?.pending == nil)
     }
+
+    @Test func enterOnALeafOpensItsGridOffTheInputLoopAndOnlyTheLastOneShows() throws {
+        let folder = Folder()
+        let db = folder.file("two.db")
+        try makeNumbersTable(at: db, rows: 10)
+        try Database(path: db).execute("CREATE TABLE other(v TEXT); INSERT INTO other VALUES ('from other')")
+        let b = try browser(db, keys: .empty, width: 80, height: 24)
+        let numbers = try #require(b.tree.visibleTree.firstIndex { $0.node.label == "numbers" })
+        let other = try #require(b.tree.visibleTree.firstIndex { $0.node.label == "other" })
+        b.tree.cursor = numbers
+        b.handle(.key(.enter))
+        let first = b.takeCommands()
+        #expect(first.count == 1)
+        guard case .openGrid? = first.first else { Issue.record("\(first)"); return }
+        #expect(b.grid == nil)
+        #expect(b.focus == .tree)                          // keys go on to the tree meanwhile
+        b.tree.cursor = other
+        b.handle(.key(.enter))
+        let second = b.takeCommands()
+        b.handle(try #require(second.first?.perform()))
+        #expect(b.grid?.node.label == "other")
+        #expect(b.focus == .grid)
+        #expect(b.screenText.contains("from other"))
+        b.handle(try #require(first.first?.perform()))    // the earlier one, late: dropped
+        #expect(b.grid?.node.label == "other")
+    }
 }
