@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "DatacenterDAO", dependencies: ["DatacenterKit", "CLibXML2"]),
 
         // The browser as pure logic: state, events, rendering into a cell grid. No curses.
-        .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO", "CSQLite"]),
+        .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO"]),
 
         // The demo root and the example DAO configs the tool builds and the tests share.
         .target(name: "DatacenterDemo", dependencies: ["DatacenterKit", "DatacenterDAO"]),

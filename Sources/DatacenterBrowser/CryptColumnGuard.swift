@@ -1,4 +1,3 @@
-import CSQLite
 import DatacenterKit
 import Foundation
 
@@ -16,38 +15,22 @@ import Foundation
 enum CryptColumnGuard {
     static let functionName = "datacenter_is_ciphertext"
 
-    /// Keys handed to SQLite as the function's user data.
-    private final class Keys {
-        let crypt: any DataCrypt
-        init(_ crypt: any DataCrypt) { self.crypt = crypt }
-    }
-
     /// Installs the function and the triggers for those of `columns` that `table` has.
-    /// - throws: `DatabaseError` when a trigger cannot be created.
+    /// - throws: `DatabaseError` when the function or a trigger cannot be created.
     static func install(table: String, columns: Set<String>, keys: any DataCrypt, in db: Database) throws {
         let existing = Set(try db.query("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].stringValue })
         let guarded = columns.filter(existing.contains).sorted()
         guard !guarded.isEmpty else { return }
-        let box = Unmanaged.passRetained(Keys(keys)).toOpaque()
-        let status = sqlite3_create_function_v2(db.sqliteHandle, functionName, 1, SQLITE_UTF8, box, { context, _, arguments in
-            guard let context, let user = sqlite3_user_data(context), let value = arguments?[0] else { return }
-            let crypt = Unmanaged<Keys>.fromOpaque(user).takeUnretainedValue().crypt
-            switch sqlite3_value_type(value) {
-            case SQLITE_NULL:
-                sqlite3_result_int(context, 1)
-            case SQLITE_BLOB:
-                let count = Int(sqlite3_value_bytes(value))
-                let bytes = count > 0 ? sqlite3_value_blob(value) : nil
-                let data = bytes.map { Data(bytes: $0, count: count) } ?? Data()
-                sqlite3_result_int(context, (try? crypt.decrypt(data)) != nil ? 1 : 0)
-            default:
-                sqlite3_result_int(context, 0)
+        do {
+            try db.createFunction(functionName, argumentCount: 1) { arguments in
+                switch arguments[0] {
+                case .null: return .integer(1)
+                case .blob(let data): return .integer((try? keys.decrypt(data)) != nil ? 1 : 0)
+                default: return .integer(0)
+                }
             }
-        }, nil, nil, { user in
-            if let user { Unmanaged<Keys>.fromOpaque(user).release() }
-        })
-        guard status == SQLITE_OK else {
-            throw DAOPanelRefusal("cannot guard the encrypted columns (SQLite error \(status)): nothing ran")
+        } catch let error as DatabaseError {
+            throw DAOPanelRefusal("cannot guard the encrypted columns (\(error.message)): nothing ran")
         }
         let target = "main." + Database.quoteIdentifier(table)
         for (index, column) in guarded.enumerated() {

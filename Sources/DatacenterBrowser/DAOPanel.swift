@@ -4,9 +4,10 @@ import Foundation
 
 /// The DAO methods of one table: pick a method, fill a form with one field per argument,
 /// watch the SQL it renders (exactly what will run: `RenderedSQL`), its bindings, the inlined
-/// form and `EXPLAIN QUERY PLAN`, then run it. Selects run on the browser's read-only
-/// connection; writes ask for confirmation first, and the confirmation covers what preparing
-/// the table runs before the call (`TablePreparation`), shown in the preview.
+/// form and `EXPLAIN QUERY PLAN`, then run it. A run is a `DAORun` for the command runner:
+/// a select reads on a read-only connection of its own; a write asks for confirmation first,
+/// and the confirmation covers what preparing the table runs before the call
+/// (`TablePreparation`), shown in the preview. Its keys and drawing are in `DAOPanel+Pane`.
 ///
 /// Fields are strict JSON with the markers of `dao call --args` (`DAOArgumentParser`): text
 /// that does not parse is refused with the reason, never taken as a string. A write whose
@@ -49,7 +50,7 @@ struct DAOPanel {
         /// The bindings as SQL literals; an encrypted one as `<encrypted: N bytes>`.
         let bindings: String
         let inlined: String
-        let plan: [String]
+        var plan: [String]
     }
 
     let table: String
@@ -75,6 +76,13 @@ struct DAOPanel {
     var resultIsError = false
     /// The first body line shown (the panel scrolls; see `DAOPanel+Layout`).
     var scroll = 0
+    /// The id of the run going on in the background (`DAORun`), if any.
+    var running: Int?
+    /// The id of the preview being worked out (`DAOPreview`), if any: a write waits for it.
+    var previewing: Int?
+    /// True when Enter asked to run a write while its preview was being worked out: the
+    /// confirmation comes when the preview does.
+    var runWhenPreviewed = false
 
     init(table: String, storePath: String, config: DAOConfig, encryptedColumns: Set<String>) {
         self.table = table
@@ -104,9 +112,9 @@ struct DAOPanel {
         return values
     }
 
-    /// Opens the form of the method under the cursor.
-    mutating func chooseMethod(catalog: BrowserCatalog) {
-        guard config.methods.indices.contains(methodCursor) else { return }
+    /// Opens the form of the method under the cursor; returns the work its preview needs.
+    mutating func chooseMethod(catalog: BrowserCatalog, id: Int) -> DAOPreview? {
+        guard config.methods.indices.contains(methodCursor) else { return nil }
         let chosen = config.methods[methodCursor]
         method = chosen
         fields = chosen.arguments.map { Field(name: $0.name, isRequired: $0.isRequired, isNil: !$0.isRequired) }
@@ -114,51 +122,72 @@ struct DAOPanel {
         scroll = 0
         stage = .form
         resultLines = []
-        refreshPreview(catalog: catalog)
+        return refreshPreview(catalog: catalog, id: id)
     }
 
-    /// Renders the method with the form's values, asks SQLite for each statement's plan, and
-    /// for a write works out what preparing the table runs first and whether its crypt
-    /// columns get ciphertext. Nothing renders while a field does not parse.
-    mutating func refreshPreview(catalog: BrowserCatalog) {
-        guard let method else { return }
+    /// Renders the method with the form's values, works out for a write whether its crypt
+    /// columns get ciphertext, and returns what SQLite must say (each statement's plan, what
+    /// preparing the table runs first) as work for the runner, numbered `id`; its answer comes
+    /// through `previewed`. Nothing renders while a field does not parse.
+    mutating func refreshPreview(catalog: BrowserCatalog, id: Int) -> DAOPreview? {
+        guard let method else { return nil }
         previews = []
         preparation = nil
         cryptRefusal = nil
         skipped = false
         renderError = nil
-        guard let values else { return }
+        previewing = nil
+        runWhenPreviewed = false
+        guard let values else { return nil }
         do {
             let call = try config.render(method.id, arguments: values, globals: [:], tableName: table)
             skipped = !call.statements.isEmpty && call.statements.allSatisfy(\.skipped)
-            let store = try catalog.store(at: storePath)
-            previews = call.parts.filter { !$0.statement.skipped }.map { part in
-                let statement = part.statement
-                let plan: [String] = (try? store.queue.read { db in
-                    try db.makeStatement("EXPLAIN QUERY PLAN " + statement.sql).fetchAll(StatementArguments(statement.bindings))
-                        .compactMap { $0["detail"]?.stringValue }
-                }) ?? ["(no plan: the table or a column does not exist yet)"]
-                return StatementPreview(heading: call.isSingleStatement ? nil : part.heading(inForEach: call.isForEach),
-                                        sql: statement.sql, bindings: DAOPanel.bindings(of: statement, crypt: catalog.keys),
-                                        inlined: statement.preview, plan: plan)
+            let shown = call.parts.filter { !$0.statement.skipped }
+            previews = shown.map { part in
+                StatementPreview(heading: call.isSingleStatement ? nil : part.heading(inForEach: call.isForEach),
+                                 sql: part.statement.sql, bindings: DAOPanel.bindings(of: part.statement, crypt: catalog.keys),
+                                 inlined: part.statement.preview, plan: ["…"])
             }
             if method.kind != .select {
-                preparation = try store.queue.read { db in try TablePreparation.plan(config: config, table: table, in: db) }
                 cryptRefusal = DAOPanel.cryptRefusal(call, fields: fields, values: values, config: config,
                                                      encryptedColumns: encryptedColumns, hasKey: !catalog.keys.isEmpty)
             }
+            previewing = id
+            return DAOPreview(id: id, catalog: catalog, storePath: storePath, statements: shown.map(\.statement),
+                              preparation: method.kind == .select ? nil : (config, table))
         } catch {
             renderError = "\(error)"
+            return nil
         }
     }
 
-    /// Runs a select on the read-only connection and lays out its rows; a write goes to the
-    /// confirmation stage, unless the browser is read-only or the write would be refused.
-    mutating func run(catalog: BrowserCatalog) {
-        guard let method else { return }
-        func refuse(_ reason: String) {
+    /// SQLite's part of the preview `id`: the plans and the preparation; an error shows as
+    /// the render error. An answer for an older preview is dropped. A write Enter asked for
+    /// meanwhile goes on to its confirmation now (or to the reason it is refused).
+    mutating func previewed(id: Int, plans: [[String]], preparation: TablePreparation?, error: String?, catalog: BrowserCatalog) {
+        guard previewing == id else { return }
+        previewing = nil
+        if let error {
+            renderError = error
+        } else {
+            for (index, plan) in plans.enumerated() where previews.indices.contains(index) { previews[index].plan = plan }
+            self.preparation = preparation
+        }
+        if runWhenPreviewed {
+            runWhenPreviewed = false
+            _ = run(catalog: catalog, id: 0)          // a write: confirms or refuses, runs nothing
+        }
+    }
+
+    /// Checks the form and returns the run of a select (for the command runner); a write
+    /// goes to the confirmation stage instead, unless the browser is read-only or the write
+    /// would be refused (the reason then shows in the results).
+    mutating func run(catalog: BrowserCatalog, id: Int) -> DAORun? {
+        guard let method else { return nil }
+        func refuse(_ reason: String) -> DAORun? {
             resultLines = [reason]
             resultIsError = true
+            return nil
         }
         if method.kind != .select && !catalog.allowsWrites {
             return refuse("--read-only: \(method.kind.rawValue) methods are not run")
@@ -166,30 +195,54 @@ struct DAOPanel {
         if let required = fields.first(where: { $0.isRequired && $0.isNil }) { return refuse("$\(required.name) must not be nil") }
         if let argumentError { return refuse("cannot run: " + argumentError) }
         if let renderError { return refuse("cannot run: " + renderError) }
-        guard let values else { return }
+        guard let values else { return nil }
         guard method.kind == .select else {
             if let cryptRefusal { return refuse("refused: " + cryptRefusal) }
-            stage = .confirm
-            return
-        }
-        do {
-            let call = try config.render(method.id, arguments: values, globals: [:], tableName: table)
-            let store = try catalog.store(at: storePath)
-            var lines: [String] = []
-            var rows: [Row] = []
-            for statement in call.statements where !statement.skipped {
-                let fetched = try store.queue.read { db in
-                    try db.makeStatement(statement.sql).fetchAll(StatementArguments(statement.bindings))
-                }
-                rows += fetched
-                lines += RowsLayout.lines(fetched, encryptedColumns: encryptedColumns, crypt: catalog.keys)
+            if previewing != nil {
+                runWhenPreviewed = true
+                resultLines = ["working out the preview first…"]
+                resultIsError = false
+                return nil
             }
-            resultLines = DAOPanel.resultSummary(method.result, rows: rows, crypt: catalog.keys, encryptedColumns: encryptedColumns)
-                + (lines.isEmpty ? ["(no rows)"] : lines)
-            resultIsError = false
-        } catch {
-            refuse("\(error)")
+            stage = .confirm
+            return nil
         }
+        return started(DAORun(id: id, kind: .select, config: config, method: method, values: values, table: table,
+                              storePath: storePath, encryptedColumns: encryptedColumns, keys: catalog.keys,
+                              busyTimeout: catalog.busyTimeout))
+    }
+
+    /// The confirmed write, to run (`DAORun` says how it is made safe), or nil with the
+    /// reason in the results when there is no preview to hold it to.
+    mutating func confirmedRun(catalog: BrowserCatalog, id: Int) -> DAORun? {
+        guard let method, let values else { return nil }
+        stage = .form
+        guard let shown = preparation else {
+            resultLines = ["no preview of the table's preparation: nothing ran"]
+            resultIsError = true
+            return nil
+        }
+        return started(DAORun(id: id, kind: .write(shown: shown), config: config, method: method, values: values, table: table,
+                              storePath: storePath, encryptedColumns: encryptedColumns, keys: catalog.keys,
+                              busyTimeout: catalog.busyTimeout))
+    }
+
+    /// Marks `run` as running: the results say so until `finished` comes.
+    private mutating func started(_ run: DAORun) -> DAORun {
+        running = run.id
+        resultLines = ["running \(run.method.id)…"]
+        resultIsError = false
+        return run
+    }
+
+    /// The result of the run `id`, if it is the one running: shown as the results. Returns
+    /// false for another run's result.
+    mutating func finished(id: Int, lines: [String], isError: Bool) -> Bool {
+        guard running == id else { return false }
+        running = nil
+        resultLines = lines
+        resultIsError = isError
+        return true
     }
 
     /// The first line of a select's result, per the method's `result` type: the value for a
@@ -208,41 +261,6 @@ struct DAOPanel {
             if type.isArray { return ["result \(type): \(rows.count) row(s), each mapped:"] }
             return [rows.isEmpty ? "result \(type): nil (no row)" : "result \(type): the first row, mapped:"]
         }
-    }
-
-    /// Runs a confirmed write on a read-write connection of its own, opened without changing
-    /// the file's journal mode (no WAL switch), in one transaction: the table's preparation
-    /// (refused when it is no longer what the preview showed), then the call, with
-    /// `CryptColumnGuard` refusing any value for an encrypted column that is not ciphertext.
-    /// On any failure nothing is kept.
-    mutating func runConfirmed(catalog: BrowserCatalog) {
-        guard let method, let values else { return }
-        stage = .form
-        do {
-            guard let shown = preparation else { throw DAOPanelRefusal("no preview of the table's preparation: nothing ran") }
-            let queue = try DatabaseQueue(path: storePath, mode: .readWriteExisting, busyTimeout: catalog.busyTimeout, wal: false)
-            let dao = DAOObject(config: config, queue: queue, crypt: catalog.keys)
-            dao.tableName = table
-            let result = try queue.inTransaction { db -> DAOCallResult in
-                let now = try TablePreparation.plan(config: config, table: table, in: db)
-                guard now == shown else {
-                    throw DAOPanelRefusal("the table changed since the preview (preparing it now runs \(now.steps.count) step(s), "
-                                          + "the preview showed \(shown.steps.count)): nothing ran; look at the preview again")
-                }
-                try dao.prepareTable()
-                try CryptColumnGuard.install(table: table, columns: encryptedColumns, keys: catalog.keys, in: db)
-                return try dao.call(method.id, values)
-            }
-            var line = result.skipped ? "skipped (onVoid quit): nothing ran" : "ok · \(result.changes) change(s)"
-            if method.kind == .insert && result.changes > 0 && !result.skipped { line += " · last insert rowid \(result.lastInsertRowID)" }
-            if !shown.isEmpty { line += " · table prepared first (\(shown.parts.count) statement(s))" }
-            resultLines = [line]
-            resultIsError = false
-        } catch {
-            resultLines = ["\(error)"]
-            resultIsError = true
-        }
-        refreshPreview(catalog: catalog)
     }
 }
 

@@ -1,7 +1,8 @@
 import DatacenterKit
 import Foundation
 
-/// One value shown in full: text, pretty JSON (or a property-list tree), or a hex dump.
+/// One value shown in full: text, pretty JSON (or a property-list tree), or a hex dump. The
+/// inspector pane: its keys scroll and switch the view, and it draws over the grid.
 public struct Inspector: Sendable {
     public enum Mode: String, CaseIterable, Sendable { case text, json, hex }
 
@@ -45,6 +46,44 @@ public struct Inspector: Sendable {
         case .hex: return Inspector.hexDump(bytes, width: width)
         case .json: return Inspector.wrap(prettyJSON ?? text, width: width)
         case .text: return Inspector.wrap(text, width: width)
+        }
+    }
+
+    /// One key, in a pane `width` columns wide and `height` lines tall (title included).
+    mutating func handle(_ key: Key, width: Int, height: Int) -> [PaneEffect] {
+        let lineCount = lines(width: width).count
+        switch key {
+        case .down, .character("j"): scroll = min(max(0, lineCount - 1), scroll + 1)
+        case .up, .character("k"): scroll = max(0, scroll - 1)
+        case .pageDown, .character(" "): scroll = min(max(0, lineCount - 1), scroll + height - 1)
+        case .pageUp: scroll = max(0, scroll - height + 1)
+        case .home, .character("g"): scroll = 0
+        case .end, .character("G"): scroll = max(0, lineCount - (height - 1))
+        case .character("m"):
+            let modes = Mode.allCases
+            mode = modes[((modes.firstIndex(of: mode) ?? 0) + 1) % modes.count]
+            scroll = 0
+        case .escape, .character("q"), .enter, .tab: return [.close, .focus(.grid)]
+        default: break
+        }
+        return []
+    }
+
+    /// Draws the summary line, then the lines from `scroll` that fit in `area`.
+    func draw(into screen: inout ScreenGrid, area: PaneArea) {
+        screen.fill(x: area.x, y: area.y, count: area.width, role: .gridHeader)
+        screen.write(summary, x: area.x, y: area.y, maxWidth: area.width, role: .gridHeader)
+        let role: StyleRole
+        switch cell.encryption {
+        case .plain: role = .grid
+        case .decrypted: role = .decrypted
+        case .locked: role = .locked
+        }
+        let content = lines(width: area.width)
+        for line in 0..<(area.height - 1) {
+            let index = scroll + line
+            guard content.indices.contains(index) else { break }
+            screen.write(content[index], x: area.x, y: area.y + 1 + line, maxWidth: area.width, role: role)
         }
     }
 

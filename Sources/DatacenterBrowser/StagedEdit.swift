@@ -23,6 +23,8 @@ public struct StagedEdit: Sendable {
     public let preview: String
     /// The table (or KV business) it changes, to refresh the grid afterwards.
     let target: String
+    /// Which edit this is, set when staged: a commit's result names the edits it wrote.
+    var id = 0
 
     /// Applies the edit inside the caller's transaction on `store`.
     func apply(to store: Store, in db: Database) throws {

@@ -66,14 +66,15 @@ struct BrowseCommand: ParsableCommand {
         try BrowseCommand.loop(browser, terminal)
     }
 
-    /// Draws, reads events and runs background work until the browser is finished.
+    /// Draws, reads events and runs background work until the browser is finished. Commands
+    /// run on the runner's threads (`BrowserCommandRunner`), never on this one: the loop only
+    /// reads keys, hands events to the browser and draws, so no key waits on SQLite for work
+    /// the browser made a command of.
     static func loop(_ browser: Browser, _ terminal: CursesTerminal) throws {
-        let results = EventMailbox()
+        let runner = BrowserCommandRunner()
         terminal.draw(browser.render(), theme: browser.theme)
         while !browser.isFinished {
-            for command in browser.takeCommands() {
-                DispatchQueue.global(qos: .userInitiated).async { results.post(command.perform(post: results.post)) }
-            }
+            for command in browser.takeCommands() { runner.run(command) }
             var changed = false
             if let event = terminal.nextEvent(timeout: 50) {
                 browser.handle(event)
@@ -81,7 +82,7 @@ struct BrowseCommand: ParsableCommand {
             } else if terminal.hasHungUp {
                 return
             }
-            for event in results.take() {
+            for event in runner.takeEvents() {
                 browser.handle(event)
                 changed = true
             }
@@ -100,12 +101,4 @@ struct BrowseCommand: ParsableCommand {
                               .deletingLastPathComponent().appendingPathComponent("../../../themes").standardizedFileURL.path]
         return candidates.first { FileManager.default.fileExists(atPath: $0 + "/default.theme") } ?? candidates[0]
     }
-}
-
-/// Events produced on background threads, collected for the input loop.
-final class EventMailbox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [BrowserEvent] = []
-    func post(_ event: BrowserEvent) { lock.withLock { events.append(event) } }
-    func take() -> [BrowserEvent] { lock.withLock { defer { events.removeAll() }; return events } }
 }

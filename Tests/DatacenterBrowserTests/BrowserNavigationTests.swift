@@ -62,11 +62,11 @@ import Testing
     @Test func treeKeysExpandCollapseAndQuit() throws {
         let folder = Folder()
         let b = try browser(try makeDemo(folder))
-        let before = b.visibleTree.count
+        let before = b.tree.visibleTree.count
         b.press(.left)   // collapse the first store
-        #expect(b.visibleTree.count < before)
+        #expect(b.tree.visibleTree.count < before)
         b.press(.right)
-        #expect(b.visibleTree.count == before)
+        #expect(b.tree.visibleTree.count == before)
         b.press(.character("q"))
         #expect(b.isFinished)
     }
@@ -75,9 +75,9 @@ import Testing
         let folder = Folder()
         let root = try makeDemo(folder)
         let b = try browser(root)
-        let index = try #require(b.visibleTree.firstIndex { $0.node.label == "settings" })
+        let index = try #require(b.tree.visibleTree.firstIndex { $0.node.label == "settings" })
         b.handle(.click(x: 2, y: index + 1))
-        for command in b.takeCommands() { b.handle(command.perform()) }
+        b.runCommands()
         #expect(b.focus == .grid)
         #expect(b.screenText.contains("fontSize"))
         b.handle(.wheel(x: 60, y: 5, delta: 1))
@@ -196,7 +196,7 @@ import Testing
         b.handle(.key(.escape))
         #expect(b.screenText.contains("search cancelled"))
         // The command, run late, sees the flag and stops; its result is ignored.
-        for command in commands { b.handle(command.perform()) }
+        for command in commands { if let event = command.perform() { b.handle(event) } }
         #expect(b.screenText.contains("search cancelled"))
     }
 }

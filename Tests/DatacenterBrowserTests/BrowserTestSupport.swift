@@ -23,11 +23,23 @@ func browser(_ path: String, keys: KeyRing = KeyRing([DemoStore.key]), width: In
 }
 
 extension Browser {
-    /// Sends keys, running any background commands at once (as the terminal loop would).
+    /// Sends keys, running any background commands at once (as the terminal loop would),
+    /// and the commands their results ask for in turn.
     func press(_ keys: Key...) {
         for key in keys {
             handle(.key(key))
-            for command in takeCommands() { handle(command.perform(post: { self.handle($0) })) }
+            runCommands()
+        }
+    }
+
+    /// Runs every command asked for, on this thread, handing their events back, until none is left.
+    func runCommands() {
+        while true {
+            let commands = takeCommands()
+            if commands.isEmpty { return }
+            for command in commands {
+                if let event = command.perform(post: { self.handle($0) }) { handle(event) }
+            }
         }
     }
 
@@ -38,11 +50,11 @@ extension Browser {
 
     /// Moves the tree cursor to the node labelled `label` and opens it.
     func openTreeNode(_ label: String) {
-        guard let index = visibleTree.firstIndex(where: { $0.node.label == label }) else {
+        guard let index = tree.visibleTree.firstIndex(where: { $0.node.label == label }) else {
             Issue.record("no tree node \(label)")
             return
         }
-        treeCursor = index
+        tree.cursor = index
         press(.enter)
     }
 

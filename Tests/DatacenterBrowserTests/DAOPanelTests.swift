@@ -24,7 +24,8 @@ import Testing
 
 
     @Test func theFormPreviewsExactlyTheRenderedSQLWithBindingsAndPlan() throws {
-        let (b, _) = try form("listMessages")
+        let (b, folder) = try form("listMessages")
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         type("\"team\"", into: b)
         b.press(.down, times: 3)
         type("2", into: b)
@@ -40,7 +41,8 @@ import Testing
     }
 
     @Test func runningASelectShowsItsRowsDecrypted() throws {
-        let (b, _) = try form("listMessages")
+        let (b, folder) = try form("listMessages")
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         type("\"team\"", into: b)
         b.press(.enter)
         let screen = b.screenText
@@ -60,7 +62,8 @@ import Testing
     }
 
     @Test func withoutTheKeyResultsStayLocked() throws {
-        let (b, _) = try form("listMessages", keys: .empty)
+        let (b, folder) = try form("listMessages", keys: .empty)
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         type("\"team\"", into: b)
         b.press(.enter)
         #expect(b.screenText.contains("[locked: no key]"))
@@ -68,7 +71,8 @@ import Testing
     }
 
     @Test func shortcutKeysAreTextInsideAField() throws {
-        let (b, _) = try form("listMessages")
+        let (b, folder) = try form("listMessages")
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         type("\"what? t d :\"", into: b)
         #expect(b.daoPanel?.fields.first?.text == "\"what? t d :\"")
         #expect(b.focus == .dao)
@@ -76,7 +80,8 @@ import Testing
     }
 
     @Test func requiredArgumentsRefuseNil() throws {
-        let (b, _) = try form("getMessage")
+        let (b, folder) = try form("getMessage")
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         b.press(.character("\u{e}"))
         #expect(b.screenText.contains("$id must not be nil"))
         #expect(b.daoPanel?.fields.first?.isNil == false)
@@ -103,7 +108,8 @@ import Testing
     }
 
     @Test func renderErrorsAreShownInPlace() throws {
-        let (b, _) = try form("listMessages")
+        let (b, folder) = try form("listMessages")
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         b.press(.down, times: 3)
         type("\"ten\"", into: b)   // `limit > 0` compares a string with a number
         #expect(b.daoPanel?.renderError != nil)

@@ -81,7 +81,8 @@ extension DAOPanelTests {
 
     @Test(arguments: [("flase", "a bare word"), (#"["bob""#, "an array is not closed")])
     func textThatIsNotJSONIsRefusedNextToItsField(_ text: String, _ reason: String) throws {
-        let (b, _) = try form("listMessages")
+        let (b, folder) = try form("listMessages")
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         b.press(.down, times: text.hasPrefix("[") ? 1 : 2)   // senders, or unreadOnly
         type(text, into: b)
         #expect(b.screenText.contains("✗ not JSON: " + reason))
@@ -92,7 +93,8 @@ extension DAOPanelTests {
     }
 
     @Test func thePreviewShowsEachFieldsParsedType() throws {
-        let (b, _) = try form("updateFlags")
+        let (b, folder) = try form("updateFlags")
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         type("3", into: b)
         b.press(.down)
         b.press(.character("\u{e}"))
@@ -104,7 +106,8 @@ extension DAOPanelTests {
     }
 
     @Test func anEmptyRequiredFieldIsAnError() throws {
-        let (b, _) = try form("getMessage")
+        let (b, folder) = try form("getMessage")
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         #expect(b.screenText.contains("✗ empty"))
         b.press(.enter)
         #expect(b.screenText.contains("cannot run: $id: empty"))
@@ -161,7 +164,8 @@ extension DAOPanelTests {
     // MARK: D. fitting the screen, labels, counts
 
     @Test func aLongPreviewScrollsAndKeepsTheCursorFieldAndResultsInView() throws {
-        let (b, _) = try form("listMessages", height: 24)
+        let (b, folder) = try form("listMessages", height: 24)
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         b.press(.down)
         type("[" + (1...30).map { "\"sender\($0)@example.com\"" }.joined(separator: ", ") + "]", into: b)
         #expect(b.screenText.contains("▏"))          // the field being typed stays visible
@@ -181,7 +185,8 @@ extension DAOPanelTests {
     }
 
     @Test func stepsAndTryPartsAreLabelledAsTheCLILabelsThem() throws {
-        let (b, _) = try form("saveTemplate", table: "templates")
+        let (b, folder) = try form("saveTemplate", table: "templates")
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         type("\"n\"", into: b)
         b.press(.down)
         type("\"en\"", into: b)
@@ -194,7 +199,7 @@ extension DAOPanelTests {
     }
 
     @Test func aForeachSelectCountsTheRowsOfEveryRun() throws {
-        let (b, _) = try form("unreadIn", prepare: { root in
+        let (b, folder) = try form("unreadIn", prepare: { root in
             let path = root + "/examples/messages.xml"
             let xml = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "</module>", with: """
                 <select id="unreadIn" arguments="list" foreach="list.c" result="[{}]">select id from ${T} where conversation = #{c}</select>
@@ -202,6 +207,7 @@ extension DAOPanelTests {
                 """)
             try xml.write(toFile: path, atomically: true, encoding: .utf8)
         })
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         type(#"["team", "bob"]"#, into: b)
         b.press(.enter)
         #expect(b.screenText.contains("result [{}]: 5 row(s)"))
@@ -230,7 +236,8 @@ extension DAOPanelTests {
     }
 
     @Test func readOnlyRefusesAWriteAtTheKey() throws {
-        let (b, _) = try form("deleteMessage")
+        let (b, folder) = try form("deleteMessage")
+        defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         b.catalog.allowsWrites = false
         type("1", into: b)
         b.press(.enter)

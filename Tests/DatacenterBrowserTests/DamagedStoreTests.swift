@@ -26,6 +26,6 @@ import Testing
 
         let browser = Browser(catalog: catalog, width: 100, height: 30)
         browser.openTreeNode("user alice")
-        #expect(browser.visibleTree.contains { $0.node.label == "KV businesses" })
+        #expect(browser.tree.visibleTree.contains { $0.node.label == "KV businesses" })
     }
 }

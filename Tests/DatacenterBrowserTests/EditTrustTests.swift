@@ -65,7 +65,7 @@ import Testing
         let b = try browser(root, width: 120, height: 30)
         b.openNode(named: "notes")
         b.press(.character("x"))
-        #expect(b.staged.count == 1)
+        #expect(b.review.staged.count == 1)
         return (b, root + "/common.sqlite")
     }
 
@@ -79,13 +79,13 @@ import Testing
         for quit in [Key.character("q"), .character("\u{3}")] {
             b.press(quit)
             #expect(!b.isFinished)
-            #expect(b.confirmingQuit)
+            #expect(b.review.confirmingQuit)
             #expect(b.screenText.contains("Quit with 1 staged edit(s) not written? c commit and quit · d discard and quit · Esc stay"))
             #expect(b.screenText.contains("DELETE FROM \"notes\""))
             b.press(.escape)
             #expect(!b.isFinished)
-            #expect(!b.confirmingQuit)
-            #expect(b.staged.count == 1)
+            #expect(!b.review.confirmingQuit)
+            #expect(b.review.staged.count == 1)
         }
     }
 
@@ -99,7 +99,7 @@ import Testing
         #expect(b.focus == .grid)
         b.press(.escape, .escape, .escape)
         #expect(!b.isFinished)
-        #expect(b.staged.count == 1)
+        #expect(b.review.staged.count == 1)
         // An empty browser too: Esc does nothing, q quits.
         let empty = try browser(try plainFile(folder, "CREATE TABLE t(v);"))
         empty.press(.escape)
@@ -129,10 +129,10 @@ import Testing
         let (b, path) = try browserWithAStagedEdit(folder)
         b.press(.character("o"))
         answer("{\"title\": null}", in: b)             // NOT NULL fails at commit
-        #expect(b.staged.count == 2)
+        #expect(b.review.staged.count == 2)
         b.press(.character("q"), .character("c"))
         #expect(!b.isFinished)
-        #expect(b.staged.count == 2)
+        #expect(b.review.staged.count == 2)
         #expect(b.screenText.contains("commit failed"))
         #expect(try noteCount(path) == 3)
     }
@@ -158,11 +158,11 @@ import Testing
         try app.execute("BEGIN EXCLUSIVE")
         b.press(.character("w"), .character("c"))
         try app.execute("ROLLBACK")
-        #expect(b.staged.count == 1)
+        #expect(b.review.staged.count == 1)
         #expect(b.message?.text.contains("commit failed, that store is unchanged") == true)
         #expect(b.message?.text.contains("the busy timeout is 0.2 s") == true, "\(b.message?.text ?? "")")
         b.press(.character("c"))
-        #expect(b.staged.isEmpty)
+        #expect(b.review.staged.isEmpty)
         #expect(try Database(path: path, mode: .readOnly).scalar("SELECT count(*) FROM t")?.int64Value == 0)
     }
 
@@ -182,7 +182,7 @@ import Testing
         b.press(.right)
         b.press(.character("e"))
         answer("edited", in: b)
-        #expect(b.staged.first?.preview == "UPDATE \"t\" SET \"v\" = 'edited' WHERE \"rowid\" = 2")
+        #expect(b.review.staged.first?.preview == "UPDATE \"t\" SET \"v\" = 'edited' WHERE \"rowid\" = 2")
         b.press(.character("w"), .character("c"))
         let values = try Database(path: path, mode: .readOnly).query("SELECT v FROM t ORDER BY rowid").compactMap { $0[0].stringValue }
         #expect(values == ["first", "edited", "third"])
@@ -200,7 +200,7 @@ import Testing
         for key in [Key.character("e"), .character("x")] {
             b.press(key)
             #expect(b.prompt == nil)
-            #expect(b.staged.isEmpty)
+            #expect(b.review.staged.isEmpty)
             #expect(b.message?.text.contains("hide its rowid") == true)
         }
     }
@@ -222,7 +222,7 @@ import Testing
             let shown = try #require(b.prompt?.text)
             #expect(TypedValue.parse(shown) == value, "row \(index + 1): \(shown) reads back as another value than \(value)")
             b.press(.enter)
-            #expect(b.staged.isEmpty, "row \(index + 1) (\(value)) staged an edit")
+            #expect(b.review.staged.isEmpty, "row \(index + 1) (\(value)) staged an edit")
             #expect(b.message?.text == "unchanged: nothing staged")
             b.press(.down)
         }
@@ -279,7 +279,7 @@ import Testing
             b.openNode(named: business)
             b.press(.character("e"))
             b.press(.enter)
-            #expect(b.staged.isEmpty, "\(business)")
+            #expect(b.review.staged.isEmpty, "\(business)")
             #expect(b.message?.text == "unchanged: nothing staged")
         }
         b.openNode(named: "messages")
@@ -287,7 +287,7 @@ import Testing
         b.press(.right, times: column)
         b.press(.character("e"))
         b.press(.enter)
-        #expect(b.staged.isEmpty)
+        #expect(b.review.staged.isEmpty)
     }
 
     // MARK: 8. Refusals come at the key
@@ -300,7 +300,7 @@ import Testing
         for key in [Key.character("e"), .character("x"), .character("o")] {
             b.press(key)
             #expect(b.prompt == nil)
-            #expect(b.staged.isEmpty)
+            #expect(b.review.staged.isEmpty)
             #expect(b.message?.text == "--read-only: nothing can be staged or written")
         }
     }
@@ -341,13 +341,13 @@ import Testing
         let folder = Folder()
         let root = try makeDemo(folder)
         let b = try browser(root, width: 160, height: 30)
-        let settings = b.visibleTree.filter {
+        let settings = b.tree.visibleTree.filter {
             if case .kvBusiness(_, "settings") = $0.node.kind { return true } else { return false }
         }
         #expect(settings.count == 2)
         var headers: [String] = []
         for entry in settings {
-            b.treeCursor = try #require(b.visibleTree.firstIndex { $0.node.id == entry.node.id })
+            b.tree.cursor = try #require(b.tree.visibleTree.firstIndex { $0.node.id == entry.node.id })
             b.focus = .tree
             b.press(.enter)
             headers.append(b.render().lines()[0])
@@ -359,7 +359,7 @@ import Testing
         }
         #expect(headers[0].contains("kv: settings · common · common.sqlite"))
         #expect(headers[1].contains("kv: settings · user bob@example.com · user.sqlite"))
-        #expect(b.staged.count == 2)
+        #expect(b.review.staged.count == 2)
         b.press(.character("w"))
         let review = b.screenText
         #expect(review.contains("1. [common · common.sqlite] INSERT OR REPLACE INTO datacenter_kv"))

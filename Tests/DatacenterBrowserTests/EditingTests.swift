@@ -15,14 +15,14 @@ import Testing
         b.press(.character("e"))
         #expect(b.prompt?.text == "Welcome")
         answer("Hello again", in: b)
-        #expect(b.staged.count == 1)
-        #expect(b.staged[0].preview == "UPDATE \"notes\" SET \"title\" = 'Hello again' WHERE \"_rowid_\" = 1")
+        #expect(b.review.staged.count == 1)
+        #expect(b.review.staged[0].preview == "UPDATE \"notes\" SET \"title\" = 'Hello again' WHERE \"_rowid_\" = 1")
         #expect(try Database(path: common, mode: .readOnly).scalar("SELECT title FROM notes WHERE id = 1")?.stringValue == "Welcome")
         b.press(.character("w"))
         #expect(b.focus == .review)
         try assertSnapshot(b.render(), named: "staged-edits")
         b.press(.character("c"))
-        #expect(b.staged.isEmpty)
+        #expect(b.review.staged.isEmpty)
         #expect(try Database(path: common, mode: .readOnly).scalar("SELECT title FROM notes WHERE id = 1")?.stringValue == "Hello again")
         #expect(b.screenText.contains("Hello again"))
         #expect(b.screenText.contains("committed 1 edit(s)"))
@@ -35,10 +35,10 @@ import Testing
         let b = try browser(root)
         b.openNode(named: "notes")
         b.press(.character("x"))
-        #expect(b.staged.first?.preview == "DELETE FROM \"notes\" WHERE \"_rowid_\" = 1")
+        #expect(b.review.staged.first?.preview == "DELETE FROM \"notes\" WHERE \"_rowid_\" = 1")
         b.press(.character("w"))
         b.press(.character("u"))
-        #expect(b.staged.isEmpty)
+        #expect(b.review.staged.isEmpty)
         #expect(try Data(contentsOf: URL(fileURLWithPath: root + "/common.sqlite")) == before)
     }
 
@@ -51,11 +51,11 @@ import Testing
         b.press(.character("x"))                                  // delete note 1
         b.press(.character("o"))
         answer("{\"title\": null, \"body\": \"no title\"}", in: b)  // violates NOT NULL at commit
-        #expect(b.staged.count == 2)
+        #expect(b.review.staged.count == 2)
         b.press(.character("w"))
         b.press(.character("c"))
         #expect(b.screenText.contains("commit failed"))
-        #expect(b.staged.count == 2)
+        #expect(b.review.staged.count == 2)
         #expect(try Database(path: common, mode: .readOnly).scalar("SELECT count(*) FROM notes")?.int64Value == 3)
         b.press(.down)
         b.press(.character("x"))                                  // drop the bad insert
@@ -69,7 +69,7 @@ import Testing
         b.openNode(named: "notes")
         b.press(.character("o"))
         answer("{\"titel\": \"x\"}", in: b)
-        #expect(b.staged.isEmpty)
+        #expect(b.review.staged.isEmpty)
         #expect(b.screenText.contains("notes has no column titel"))
     }
 
@@ -81,8 +81,8 @@ import Testing
         b.press(.character("e"))
         #expect(b.prompt?.text == "sk_live_51Hdemo-secret-token")
         answer("sk_live_new", in: b)
-        #expect(b.staged.first?.preview.contains("<encrypted string>") == true)
-        #expect(b.staged.first?.preview.contains("sk_live_new") == false)
+        #expect(b.review.staged.first?.preview.contains("<encrypted string>") == true)
+        #expect(b.review.staged.first?.preview.contains("sk_live_new") == false)
         b.press(.character("w"))
         b.press(.character("c"))
         let store = try Store(path: root + "/common.sqlite", crypt: KeyRing([DemoStore.key]))
@@ -98,7 +98,7 @@ import Testing
         b.openNode(named: "settings")
         b.press(.character("e"))          // fontSize, an int
         answer("big", in: b)
-        #expect(b.staged.isEmpty)
+        #expect(b.review.staged.isEmpty)
         #expect(b.screenText.contains("holds an int"))
     }
 
@@ -108,7 +108,7 @@ import Testing
         b.openNode(named: "session")
         b.press(.character("e"))
         #expect(b.prompt == nil)
-        #expect(b.staged.isEmpty)
+        #expect(b.review.staged.isEmpty)
         #expect(b.screenText.contains("needs the key that opens it (--key)"))
     }
 

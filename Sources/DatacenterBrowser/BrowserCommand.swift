@@ -1,0 +1,124 @@
+import DatacenterKit
+import Foundation
+
+/// Work the browser asks its runner to do off the input loop; the result comes back as an
+/// event, so `handle` itself stays quick and testable, and no key waits on SQLite for
+/// anything that can take long.
+package enum BrowserCommand: Sendable {
+    case countRows(gridID: Int, source: GridSource)
+    /// Opens the grid source of a tree leaf and reads its first `limit` rows.
+    case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, limit: Int)
+    /// Reads a page of the grid's source, for a move past the rows on hand.
+    case fetchPage(gridID: Int, requestID: Int, source: GridSource, request: PageRequest)
+    /// Scans `source` after `start` (from the first row when nil) for a row with a cell
+    /// whose text contains `query`, case-insensitively, a page at a time.
+    case search(searchID: Int, source: GridSource, start: GridRow?, query: String, cancel: CancellationFlag)
+    /// Runs SQL typed in the console (`ConsoleQuery`).
+    case consoleQuery(ConsoleQuery)
+    /// Stops a console query (Esc while it runs): it ends with "cancelled".
+    case cancelConsoleQuery(ConsoleQuery)
+    /// Writes staged edits (`StagedCommit`).
+    case commit(StagedCommit)
+    /// Works out the DAO panel's preview (`DAOPreview`).
+    case daoPreview(DAOPreview)
+    /// Runs a DAO method from the DAO panel: a select, or a write the user confirmed.
+    case daoRun(DAORun)
+
+    /// Does the work now, on the calling thread, handing each event to `post` (a search and
+    /// a console query post progress as they go), and returns the final event, if any.
+    ///
+    /// Which connection each command uses, so that every one is used by one thread at a time:
+    /// - `countRows` reads through the source's store: a table's count on a reader of the
+    ///   store's pool, checked out for the call; other sources through the store's queue.
+    /// - `openGrid`, `fetchPage` and `search` read through the catalog's stores (a source's
+    ///   pages through its store's queue), that is the catalog's store queue, which
+    ///   serializes it with the input loop's own paging (the queue's lock).
+    /// - `consoleQuery` opens a read-only connection of its own, used on this thread only and
+    ///   closed when it ends; `cancelConsoleQuery` only calls that connection's `interrupt()`
+    ///   (safe from any thread) through the query, which keeps it open while it does.
+    /// - `commit` opens a read-write connection per store (journal mode kept), one
+    ///   transaction each, and closes it.
+    /// - `daoPreview` reads plans on the catalog's store queue, as paging does.
+    /// - `daoRun` opens its own connection too: read-only for a select, read-write (journal
+    ///   mode kept) for a confirmed write, in one transaction.
+    @discardableResult
+    package func perform(post: (BrowserEvent) -> Void = { _ in }) -> BrowserEvent? {
+        switch self {
+        case let .countRows(id, source): return .rowCount(gridID: id, count: try? source.count())
+        case let .openGrid(request, node, catalog, limit):
+            do {
+                let source = try catalog.source(for: node.kind)
+                let rows = try source?.firstPage(limit: limit) ?? []
+                return .gridOpened(requestID: request, node: node, source: source, rows: rows, error: nil)
+            } catch {
+                return .gridOpened(requestID: request, node: node, source: nil, rows: [], error: "\(error)")
+            }
+        case let .fetchPage(id, request, source, page):
+            do { return .pageLoaded(gridID: id, requestID: request, rows: try page.read(from: source), error: nil) } catch {
+                return .pageLoaded(gridID: id, requestID: request, rows: [], error: "\(error)")
+            }
+        case let .search(id, source, start, query, cancel):
+            return BrowserCommand.search(id: id, source: source, start: start, query: query, cancel: cancel, post: post)
+        case .consoleQuery(let query): return query.run(post: post)
+        case .cancelConsoleQuery(let query):
+            query.cancel()
+            return nil
+        case .daoRun(let run): return run.perform()
+        case .daoPreview(let preview): return preview.perform()
+        case .commit(let commit): return commit.perform()
+        }
+    }
+
+    private static func search(id: Int, source: GridSource, start: GridRow?, query: String, cancel: CancellationFlag,
+                               post: (BrowserEvent) -> Void) -> BrowserEvent {
+        let needle = query.lowercased()
+        let pageSize = 500
+        do {
+            var page = try start.map { try source.page(after: $0, limit: pageSize) } ?? source.firstPage(limit: pageSize)
+            while !page.isEmpty {
+                if cancel.isCancelled { return .searchFinished(searchID: id, match: nil, error: "cancelled") }
+                if let index = page.firstIndex(where: { row in row.cells.contains { $0.text.lowercased().contains(needle) } }) {
+                    let match = Array(page[index...].prefix(200))
+                    return .searchFinished(searchID: id, match: match, error: nil)
+                }
+                post(.searchProgress(searchID: id, scanned: page.count))
+                page = try source.page(after: page[page.count - 1], limit: pageSize)
+            }
+            return .searchFinished(searchID: id, match: nil, error: nil)
+        } catch {
+            return .searchFinished(searchID: id, match: nil, error: "\(error)")
+        }
+    }
+}
+
+/// Runs the browser's commands on background threads and collects their events for the
+/// input loop, which takes them with `takeEvents()` between keys.
+///
+/// Each command runs on a thread of its own (a concurrent dispatch queue) and uses only the
+/// connections `BrowserCommand.perform` lists for it; the runner itself touches no
+/// connection. Events are handed over under a lock, in the order they were posted.
+package final class BrowserCommandRunner: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [BrowserEvent] = []
+    private let queue = DispatchQueue(label: "browser.commands", qos: .userInitiated, attributes: .concurrent)
+
+    package init() {}
+
+    /// Starts `command` in the background; its events arrive in `takeEvents()`.
+    package func run(_ command: BrowserCommand) {
+        queue.async { [self] in
+            if let last = command.perform(post: post) { post(last) }
+        }
+    }
+
+    /// Hands over an event from any thread.
+    package func post(_ event: BrowserEvent) { lock.withLock { events.append(event) } }
+
+    /// The events posted since the last call, oldest first.
+    package func takeEvents() -> [BrowserEvent] {
+        lock.withLock {
+            defer { events.removeAll() }
+            return events
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import DatacenterKit
+import Foundation
+
+/// The SQL console on one store: type SQL, run it read-only, see the rows; earlier commands
+/// come back with ↑ and ↓.
+///
+/// A query runs off the input loop (`BrowserCommand.consoleQuery`), so the screen says it is
+/// running and keys still work: typing, history and scrolling go on, Enter waits for the
+/// query to end, and Esc cancels it (`BrowserCommand.cancelConsoleQuery`) before it closes
+/// the console. Its rows come back as `consoleFinished`.
+struct ConsolePane {
+    /// The query running now, and how many rows it has read.
+    struct Running {
+        let query: ConsoleQuery
+        var rows = 0
+    }
+
+    /// The store it runs on.
+    let storePath: String
+    /// The store in words, for the title.
+    let storeName: String
+    var input = ""
+    var history: [String] = []
+    /// Where ↑/↓ is in the history (nil: the line being typed).
+    var historyIndex: Int?
+    var output: [String] = ["Type SQL and press Enter. It runs read-only; ↑ ↓ history, Esc closes."]
+    var outputIsError = false
+    var scroll = 0
+    var running: Running?
+
+    init(storePath: String, storeName: String, history: [String] = []) {
+        self.storePath = storePath
+        self.storeName = storeName
+        self.history = history
+    }
+
+    /// One key, in a pane `height` lines tall.
+    mutating func handle(_ key: Key, height: Int, context: PaneContext) -> [PaneEffect] {
+        switch key {
+        case .escape:
+            guard let current = running else { return [.focus(.grid)] }
+            running = nil
+            output = ["> " + current.query.sql, "cancelled after \(Browser.grouped(current.rows)) row(s): nothing more is read"]
+            outputIsError = true
+            scroll = 0
+            return [.command(.cancelConsoleQuery(current.query))]
+        case .enter:
+            if running != nil { return [.message("a query is running: wait for it, or Esc cancels it", isError: true)] }
+            return run(context: context)
+        case .up: historyBack()
+        case .down: historyForward()
+        case .pageUp: scroll = max(0, scroll - (height - 3))
+        case .pageDown: scroll = min(max(0, output.count - 1), scroll + (height - 3))
+        case .backspace: _ = input.popLast()
+        case .character(let c) where !c.unicodeScalars.contains(where: { $0.value < 0x20 }): input.append(c)
+        default: break
+        }
+        return []
+    }
+
+    /// Starts the input as a query: every statement in turn, the rows of each shown.
+    private mutating func run(context: PaneContext) -> [PaneEffect] {
+        let sql = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !sql.isEmpty else { return [] }
+        if history.last != sql { history.append(sql) }
+        historyIndex = nil
+        input = ""
+        scroll = 0
+        let query = ConsoleQuery(id: context.ids.next(), storePath: storePath, sql: sql, crypt: context.catalog.keys,
+                                 busyTimeout: context.catalog.busyTimeout)
+        running = Running(query: query)
+        output = ["> " + sql, "running…"]
+        outputIsError = false
+        return [.command(.consoleQuery(query))]
+    }
+
+    /// A running query read more rows.
+    mutating func progressed(id: Int, rows: Int) {
+        if running?.query.id == id { running?.rows = rows }
+    }
+
+    /// A query ended; a result of a query that is no longer running (cancelled) is dropped.
+    mutating func finished(id: Int, output: [String], isError: Bool) {
+        guard running?.query.id == id else { return }
+        running = nil
+        self.output = output
+        outputIsError = isError
+        scroll = 0
+    }
+
+    /// ↑: the previous command.
+    mutating func historyBack() {
+        guard !history.isEmpty else { return }
+        let index = max(0, (historyIndex ?? history.count) - 1)
+        historyIndex = index
+        input = history[index]
+    }
+
+    /// ↓: the next command, then the empty line.
+    mutating func historyForward() {
+        guard let index = historyIndex else { return }
+        if index + 1 < history.count {
+            historyIndex = index + 1
+            input = history[index + 1]
+        } else {
+            historyIndex = nil
+            input = ""
+        }
+    }
+
+    /// The status line's key hints.
+    var hints: String {
+        running == nil ? " Enter run  ↑↓ history  PgUp PgDn scroll  Esc close"
+            : " running… Esc cancels  ↑↓ history  PgUp PgDn scroll"
+    }
+
+    /// Draws the title, the output from `scroll` and the input line at the bottom of `area`.
+    func draw(into screen: inout ScreenGrid, area: PaneArea) {
+        screen.fill(x: area.x, y: area.y, count: area.width, role: .gridHeader)
+        var title = "SQL · " + storeName + " (read-only)"
+        if let running { title += " · running… \(Browser.grouped(running.rows)) row(s) read · Esc cancels" }
+        screen.write(title, x: area.x, y: area.y, maxWidth: area.width, role: .gridHeader)
+        let inputLine = area.y + area.height - 1
+        let outputLines = output.dropFirst(scroll).flatMap { Inspector.wrap($0, width: area.width) }
+        for (offset, text) in outputLines.prefix(max(0, area.height - 2)).enumerated() {
+            let role: StyleRole = outputIsError && offset > 0 ? .error : .grid
+            screen.write(text, x: area.x, y: area.y + 1 + offset, maxWidth: area.width, role: role)
+        }
+        screen.fill(x: area.x, y: inputLine, count: area.width, role: .dialog)
+        let text = "sql> " + input
+        // Keep the end of a long input line in view.
+        let visible = TerminalText.width(of: text) + 1 > area.width ? "…" + String(text.suffix(max(1, area.width - 3))) : text
+        screen.write(visible + "▏", x: area.x, y: inputLine, maxWidth: area.width, role: .dialog)
+    }
+}

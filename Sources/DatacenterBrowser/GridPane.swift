@@ -1,0 +1,386 @@
+import DatacenterKit
+import Foundation
+
+/// The grid over one source: a window of rows around the cursor, never the whole table,
+/// paged by key as the cursor moves; its keys move, inspect, search and stage edits, and it
+/// draws the rows that fit with a header of column names.
+struct GridPane {
+    /// A search running in the background (`BrowserCommand.search`).
+    struct Search {
+        let id: Int
+        let query: String
+        var scanned: Int
+        let cancel: CancellationFlag
+    }
+
+    /// A move waiting for the page it needs (`BrowserCommand.fetchPage`).
+    struct PendingMove {
+        enum Move { case down(Int), up(Int), first, last }
+        /// The request's id: a page for another request is dropped.
+        let id: Int
+        var move: Move
+    }
+
+    let id: Int
+    let source: GridSource
+    /// The tree node it shows.
+    let node: TreeNode
+    var rows: [GridRow]
+    var cursor = 0          // index into rows
+    var top = 0             // first visible index into rows
+    var column = 0
+    var firstColumn = 0
+    /// The row count, once the background count came back.
+    var total: Int?
+    var search: Search?
+    /// The move waiting for a page, if any.
+    var pending: PendingMove?
+    /// The last text searched for (`/` starts from it, `n` repeats it).
+    var lastQuery: String?
+
+    /// Opens `node` with its first rows (two screens of `visibleRowCount`), or nil for a
+    /// node that shows no grid; asks for the row count in the background.
+    static func open(_ node: TreeNode, context: PaneContext) throws -> (GridPane, BrowserCommand)? {
+        guard let source = try context.catalog.source(for: node.kind) else { return nil }
+        let rows = try source.firstPage(limit: context.visibleRowCount * 2)
+        return opened(node, source: source, rows: rows, context: context)
+    }
+
+    /// The grid of `node` over `source`, showing `rows` (its first page, read elsewhere), and
+    /// the row count to ask for in the background.
+    static func opened(_ node: TreeNode, source: GridSource, rows: [GridRow], context: PaneContext) -> (GridPane, BrowserCommand) {
+        let pane = GridPane(id: context.ids.next(), source: source, node: node, rows: rows, column: source.initialColumn)
+        return (pane, .countRows(gridID: pane.id, source: source))
+    }
+
+    // MARK: Keys
+
+    /// One key. A move past the rows on hand asks for the page it needs
+    /// (`BrowserCommand.fetchPage`, a keyset query of one page) and is done when it comes
+    /// (`pageLoaded`); moves within the rows on hand are done at once.
+    mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
+        let page = context.visibleRowCount
+        var effects: [PaneEffect] = []
+        switch key {
+        case .down, .character("j"): effects += moveDown(by: 1, context: context)
+        case .up, .character("k"): effects += moveUp(by: 1, context: context)
+        case .pageDown, .character(" "): effects += moveDown(by: page, context: context)
+        case .pageUp, .character("b"): effects += moveUp(by: page, context: context)
+        case .home, .character("g"): effects += request(.first(limit: page * 2), for: .first, context: context)
+        case .end, .character("G"): effects += request(.last(limit: page * 2), for: .last, context: context)
+        case .left, .character("h"): column = max(0, column - 1)
+        case .right, .character("l"): column = min(max(0, source.columns.count - 1), column + 1)
+        case .enter:
+            if rows.indices.contains(cursor), rows[cursor].cells.indices.contains(column) {
+                let name = source.columns.indices.contains(column) ? source.columns[column] : "value"
+                effects.append(.inspect(Inspector(title: name, cell: rows[cursor].cells[column])))
+            }
+        case .tab, .escape, .backTab: effects.append(.focus(.tree))
+        case .character("/"): effects.append(.prompt(PromptLine(label: "/", text: lastQuery ?? "", purpose: .search)))
+        case .character("e"):
+            guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
+            let row = rows[cursor]
+            if let refusal = editable.editRefusal(row: row, column: column, keys: context.catalog.keys) {
+                effects.append(.message(refusal, isError: true))
+                break
+            }
+            let name = source.columns[column]
+            effects.append(.prompt(PromptLine(label: "edit \(name): ", text: editable.editText(row: row, column: column), purpose: .edit)))
+        case .character("o"):
+            guard let editable = editableSource(context, &effects) else { break }
+            if let refusal = editable.insertRefusal { effects.append(.message(refusal, isError: true)); break }
+            effects.append(.prompt(PromptLine(label: "insert (JSON object of columns): ", text: "{}", purpose: .insert)))
+        case .character("x"):
+            guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
+            if let refusal = editable.deleteRefusal(row: rows[cursor]) { effects.append(.message(refusal, isError: true)); break }
+            let row = rows[cursor]
+            effects += stage { try editable.stageDelete(row: row) }
+        case .character("n"):
+            if let query = lastQuery { effects += startSearch(query, context: context) }
+        case .character("q"): effects.append(.quit)
+        default: break
+        }
+        if column < firstColumn { firstColumn = column }
+        return effects
+    }
+
+    /// A key while a search runs: Esc cancels it; other keys wait.
+    mutating func handleWhileSearching(_ key: Key) -> [PaneEffect] {
+        guard let current = search, key == .escape else { return [] }
+        current.cancel.cancel()
+        search = nil
+        return [.message("search cancelled after \(Browser.grouped(current.scanned)) rows", isError: false)]
+    }
+
+    /// The text typed at the prompt the grid asked for: a search, a new value for the cell
+    /// under the cursor, or a row to insert.
+    mutating func submit(_ purpose: PromptLine.Purpose, text: String, context: PaneContext) -> [PaneEffect] {
+        let keys = context.catalog.keys
+        switch purpose {
+        case .search:
+            guard !text.isEmpty else { return [] }
+            lastQuery = text
+            return startSearch(text, context: context)
+        case .edit:
+            guard let editable = source as? EditableSource, rows.indices.contains(cursor) else { return [] }
+            let (row, column) = (rows[cursor], self.column)
+            return stage { try editable.stageUpdate(row: row, column: column, text: text, keys: keys) }
+        case .insert:
+            guard let editable = source as? EditableSource else { return [] }
+            return stage { try editable.stageInsert(text: text, keys: keys) }
+        }
+    }
+
+    /// The source when its rows can be changed; otherwise nil, with the reason in the status
+    /// line. Said at the key, before anything is typed.
+    private func editableSource(_ context: PaneContext, _ effects: inout [PaneEffect]) -> EditableSource? {
+        guard context.catalog.allowsWrites else {
+            effects.append(.message("--read-only: nothing can be staged or written", isError: true))
+            return nil
+        }
+        guard let editable = source as? EditableSource else {
+            effects.append(.message("\(source.title) cannot be edited here", isError: true))
+            return nil
+        }
+        return editable
+    }
+
+    /// The edit `make` builds, to stage, or why it cannot be made; an edit that would change
+    /// nothing (nil) stages nothing.
+    private func stage(_ make: () throws -> StagedEdit?) -> [PaneEffect] {
+        do {
+            guard let edit = try make() else { return [.message("unchanged: nothing staged", isError: false)] }
+            return [.stage(edit)]
+        } catch {
+            return [.message("\(error)", isError: true)]
+        }
+    }
+
+    // MARK: Paging
+
+    /// Moves the cursor down; when it would leave the window, asks for the next page first
+    /// (a move asked for while that page is on its way is added to it).
+    private mutating func moveDown(by count: Int, context: PaneContext) -> [PaneEffect] {
+        if let waiting = pending, case .down(let before) = waiting.move {
+            pending?.move = .down(before + count)
+            return []
+        }
+        if cursor + count >= rows.count, let last = rows.last {
+            return request(.after(last, limit: max(context.visibleRowCount, count)), for: .down(count), context: context)
+        }
+        pending = nil
+        applyDown(count, more: [], page: context.visibleRowCount)
+        return []
+    }
+
+    /// Moves the cursor up; when it would leave the window, asks for the page before first.
+    private mutating func moveUp(by count: Int, context: PaneContext) -> [PaneEffect] {
+        if let waiting = pending, case .up(let before) = waiting.move {
+            pending?.move = .up(before + count)
+            return []
+        }
+        if cursor - count < 0, let first = rows.first {
+            return request(.before(first, limit: max(context.visibleRowCount, count)), for: .up(count), context: context)
+        }
+        pending = nil
+        applyUp(count, more: [], page: context.visibleRowCount)
+        return []
+    }
+
+    /// Asks for a page for `move`; a move still waiting for its page is dropped.
+    private mutating func request(_ page: PageRequest, for move: PendingMove.Move, context: PaneContext) -> [PaneEffect] {
+        let request = context.ids.next()
+        pending = PendingMove(id: request, move: move)
+        return [.command(.fetchPage(gridID: id, requestID: request, source: source, request: page))]
+    }
+
+    /// The page a waiting move asked for came: the move is done. A page for a move that was
+    /// dropped (another replaced it) changes nothing.
+    mutating func pageLoaded(requestID: Int, rows more: [GridRow], error: String?, context: PaneContext) -> [PaneEffect] {
+        guard let waiting = pending, waiting.id == requestID else { return [] }
+        pending = nil
+        if let error { return [.message("read failed: \(error)", isError: true)] }
+        let page = context.visibleRowCount
+        switch waiting.move {
+        case .down(let count): applyDown(count, more: more, page: page)
+        case .up(let count): applyUp(count, more: more, page: page)
+        case .first:
+            rows = more
+            cursor = 0
+            top = 0
+        case .last:
+            rows = more
+            cursor = max(0, rows.count - 1)
+            top = max(0, rows.count - page)
+        }
+        return []
+    }
+
+    /// Appends `more` after the window (keeping at most three pages) and moves the cursor
+    /// down by `count`, within the rows there are.
+    private mutating func applyDown(_ count: Int, more: [GridRow], page: Int) {
+        rows += more
+        let excess = rows.count - page * 3
+        if excess > 0, !more.isEmpty {
+            rows.removeFirst(excess)
+            cursor -= excess
+            top -= excess
+        }
+        cursor = min(max(0, rows.count - 1), cursor + count)
+        if cursor >= top + page { top = cursor - page + 1 }
+        top = max(0, top)
+    }
+
+    /// Puts `more` before the window (keeping at most three pages) and moves the cursor up by
+    /// `count`, within the rows there are.
+    private mutating func applyUp(_ count: Int, more: [GridRow], page: Int) {
+        rows = more + rows
+        cursor += more.count
+        top += more.count
+        if rows.count > page * 3 { rows.removeLast(rows.count - page * 3) }
+        cursor = max(0, cursor - count)
+        if cursor < top { top = cursor }
+    }
+
+    /// After a resize, fetches rows so the taller grid is full, and keeps the cursor shown.
+    /// (Not while a page is on its way: the rows it follows must stay the last ones.)
+    mutating func refill(page: Int) {
+        if pending == nil, rows.count - top < page, let last = rows.last {
+            rows += (try? source.page(after: last, limit: page)) ?? []
+        }
+        if cursor >= top + page { top = cursor - page + 1 }
+        top = max(0, min(top, cursor))
+    }
+
+    // MARK: Search
+
+    /// Looks for `query` after the cursor: in the rows on hand first, else in the background
+    /// (`BrowserCommand.search`), its progress in the status line and Esc cancelling it.
+    mutating func startSearch(_ query: String, context: PaneContext) -> [PaneEffect] {
+        pending = nil               // the search decides where the cursor goes
+        let needle = query.lowercased()
+        let from = cursor + 1
+        if from < rows.count, let index = rows[from...].firstIndex(where: { $0.cells.contains { $0.text.lowercased().contains(needle) } }) {
+            let page = context.visibleRowCount
+            cursor = index
+            if index >= top + page || index < top { top = max(0, index - page / 2) }
+            return [.message("found \(query) · n: next", isError: false)]
+        }
+        let cancel = CancellationFlag()
+        let id = context.ids.next()
+        search = Search(id: id, query: query, scanned: 0, cancel: cancel)
+        return [.command(.search(searchID: id, source: source, start: rows.last, query: query, cancel: cancel))]
+    }
+
+    /// A search scanned more rows.
+    mutating func searchProgressed(id: Int, scanned: Int) {
+        if search?.id == id { search?.scanned += scanned }
+    }
+
+    /// A search ended: the match becomes the window, the cursor on it.
+    mutating func searchFinished(id: Int, match: [GridRow]?, error: String?) -> [PaneEffect] {
+        guard let current = search, current.id == id else { return [] }
+        search = nil
+        if let error {
+            return [.message(error == "cancelled" ? "search cancelled" : "search failed: \(error)", isError: error != "cancelled")]
+        }
+        guard let match else {
+            return [.message("not found: \(current.query) (after \(Browser.grouped(current.scanned)) rows; g goes back to the top)", isError: true)]
+        }
+        rows = match
+        cursor = 0
+        top = 0
+        return [.message("found \(current.query) · n: next", isError: false)]
+    }
+
+    // MARK: Mouse
+
+    /// A click on data line `line` (0: the first row shown) at screen column `x`: moves the
+    /// cursor to that row and column.
+    mutating func click(x: Int, line: Int, area: PaneArea) -> Bool {
+        let index = top + line
+        guard rows.indices.contains(index) else { return false }
+        pending = nil               // the click decides where the cursor goes
+        cursor = index
+        let widths = columnWidths(rowCount: area.height - 1)
+        var left = area.x
+        for column in firstColumn..<widths.count {
+            if x < left + widths[column] + 1 { self.column = column; break }
+            left += widths[column] + 1
+        }
+        return true
+    }
+
+    // MARK: Drawing
+
+    /// The status line's right part: the cursor row's key and the row count.
+    var position: String {
+        let count = total.map { " of " + Browser.grouped($0) } ?? " of …"
+        let key = rows.indices.contains(cursor) ? rows[cursor].key.map(\.description).joined(separator: ",") : "-"
+        return "key \(key)\(count) rows "
+    }
+
+    /// Column widths from the header and the `rowCount` rows shown, 3 to 40 columns each.
+    func columnWidths(rowCount: Int) -> [Int] {
+        let visible = rows.dropFirst(top).prefix(rowCount)
+        return source.columns.enumerated().map { index, name in
+            var w = TerminalText.width(of: name)
+            for row in visible where row.cells.indices.contains(index) {
+                w = max(w, TerminalText.width(of: TerminalText.visible(row.cells[index].text, limit: 40)))
+            }
+            return min(40, max(3, w))
+        }
+    }
+
+    /// Draws the header and the rows that fit in `area`; the cursor cell stands out when the
+    /// grid has focus.
+    func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
+        let rowCount = max(1, area.height - 1)
+        let right = area.x + area.width
+        let widths = columnWidths(rowCount: rowCount)
+        // Make the cursor column visible: shift the first column right until the cursor
+        // column starts on screen with at least six characters of it shown.
+        var first = min(firstColumn, column)
+        while first < column,
+              widths[first..<column].reduce(0, +) + (column - first) + min(widths[column], 6) > area.width { first += 1 }
+        var x = area.x
+        var columns: [(index: Int, x: Int, width: Int)] = []
+        for index in first..<widths.count where x < right {
+            columns.append((index, x, min(widths[index], right - x)))
+            x += widths[index] + 1
+        }
+        screen.fill(x: area.x, y: area.y, count: area.width, role: .gridHeader)
+        for column in columns {
+            screen.write(source.columns[column.index], x: column.x, y: area.y, maxWidth: column.width, role: .gridHeader)
+        }
+        for line in 0..<rowCount {
+            let y = area.y + 1 + line
+            let index = top + line
+            guard rows.indices.contains(index) else { screen.fill(x: area.x, y: y, count: area.width, role: .grid); continue }
+            let isCursorRow = index == cursor
+            screen.fill(x: area.x, y: y, count: area.width, role: isCursorRow ? .gridSelected : .grid)
+            for column in columns where rows[index].cells.indices.contains(column.index) {
+                let cell = rows[index].cells[column.index]
+                let role: StyleRole = isCursorRow && (column.index != self.column || !focused) ? .gridSelected
+                    : (isCursorRow ? .treeSelected : cell.role)
+                GridPane.drawCell(cell.text, x: column.x, y: y, width: column.width, role: role, &screen)
+            }
+        }
+    }
+
+    /// Draws text in a cell of `width` columns, ending in a `…` marker when cut. The cut
+    /// falls between terminal cells, so the marker follows the last character shown (no gap
+    /// when a wide character did not fit) and the zero-width scalars shown stay.
+    private static func drawCell(_ text: String, x: Int, y: Int, width: Int, role: StyleRole, _ screen: inout ScreenGrid) {
+        // Only what can show is escaped and measured (a cell may hold 256 characters).
+        let visible = TerminalText.visible(text, limit: width + 1)
+        if TerminalText.width(of: visible) <= width {
+            screen.write(visible, x: x, y: y, maxWidth: width, role: role)
+        } else {
+            // Cut to leave the marker its column: what fits in width - 1, then "…".
+            let cut = String(TerminalText.visible(text, limit: width - 1).unicodeScalars.dropLast())
+            let used = screen.write(cut, x: x, y: y, maxWidth: width - 1, role: role)
+            screen.write("…", x: x + used, y: y, maxWidth: 1, role: role == .grid ? .marker : role)
+        }
+    }
+}

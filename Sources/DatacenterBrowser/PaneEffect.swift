@@ -1,0 +1,31 @@
+import DatacenterKit
+
+/// What a pane asks of the browser after handling a key or an event. Panes own their state;
+/// focus, the status line, the command list and the other panes are the browser's, so a
+/// pane says what it wants and `Browser` does it, in order.
+enum PaneEffect {
+    /// Move the keys to another pane.
+    case focus(Browser.Focus)
+    /// Say something in the status line (an error in the error colour).
+    case message(String, isError: Bool)
+    /// Run work off the input loop; its result comes back as an event.
+    case command(BrowserCommand)
+    /// Show a leaf of the tree in the grid.
+    case open(TreeNode)
+    /// Show one value in full in the inspector.
+    case inspect(Inspector)
+    /// Ask for a line of text at the bottom of the screen.
+    case prompt(PromptLine)
+    /// Keep a change for review; it is written only on commit.
+    case stage(StagedEdit)
+    /// Write the staged edits (`ReviewPane.commit`, a command).
+    case commit
+    /// Read the grid's table again, keeping the cursor where it was (after a write).
+    case reloadGrid
+    /// Close the pane that asked (the inspector, the DAO panel).
+    case close
+    /// Quit, asking first when edits are staged.
+    case quit
+    /// Quit now if no edit is staged (any more); otherwise stay (a failed commit keeps them).
+    case finish
+}

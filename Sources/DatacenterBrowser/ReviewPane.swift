@@ -1,0 +1,129 @@
+import DatacenterKit
+import Foundation
+
+/// The staged edits: kept in the order made, reviewed as the SQL they run (`w`), committed
+/// one transaction per store (`c`), dropped one by one (`x`) or all (`u`). It also answers
+/// the question quitting asks while edits are staged. Staged edits are never dropped unasked,
+/// and a store whose commit fails keeps its edits staged.
+///
+/// A commit runs off the input loop (`StagedCommit`); until its result comes, the edits stay
+/// in the list and the list takes no key but moves, so nothing is dropped or changed under
+/// it. Edits staged meanwhile are not part of it and stay staged.
+struct ReviewPane {
+    /// Edits waiting to be committed, in the order made.
+    var staged: [StagedEdit] = []
+    var cursor = 0
+    /// True while quitting waits for an answer about staged edits (commit, discard, stay).
+    var confirmingQuit = false
+    /// The commit running, if any.
+    var committing: Int?
+    /// True when the running commit was asked for by the quit question: the browser ends
+    /// after it if no edit is left.
+    var quitAfterCommit = false
+
+    /// Adds an edit, named for its store and numbered `id`; returns the status line's message.
+    mutating func stage(_ edit: StagedEdit, id: Int, catalog: BrowserCatalog) -> PaneEffect {
+        var edit = edit
+        edit.id = id
+        edit.storeName = catalog.storeName(for: edit.storePath)
+        staged.append(edit)
+        return .message("staged (\(staged.count)) in \(edit.storeName): \(edit.preview) · w review, c commit", isError: false)
+    }
+
+    /// One key of the review.
+    mutating func handle(_ key: Key) -> [PaneEffect] {
+        switch key {
+        case .up, .character("k"): cursor = max(0, cursor - 1)
+        case .down, .character("j"): cursor = min(max(0, staged.count - 1), cursor + 1)
+        case .escape, .tab: return [.focus(.grid)]
+        case _ where committing != nil: return [.message("committing…: the list changes when it has been written", isError: false)]
+        case .character("x"), .backspace:
+            if staged.indices.contains(cursor) { staged.remove(at: cursor) }
+            cursor = min(cursor, max(0, staged.count - 1))
+            if staged.isEmpty { return [.focus(.grid)] }
+        case .character("u"):
+            let count = staged.count
+            staged.removeAll()
+            return [.message("discarded \(count) edit(s); nothing was written", isError: false), .focus(.grid)]
+        case .character("c"): return [.commit]
+        default: break
+        }
+        return []
+    }
+
+    /// One key of the quit question: c commits then quits (staying if the commit fails), d
+    /// discards then quits, Esc or s stays.
+    mutating func handleQuitQuestion(_ key: Key) -> [PaneEffect] {
+        switch key {
+        case .character("c"), .character("C"):
+            confirmingQuit = false
+            quitAfterCommit = true
+            return [.commit]
+        case .character("d"), .character("D"):
+            confirmingQuit = false
+            staged.removeAll()
+            return [.quit]
+        case .escape, .character("s"), .character("S"):
+            confirmingQuit = false
+            return [.message("\(staged.count) staged edit(s) kept · w review", isError: false)]
+        default: return []
+        }
+    }
+
+    /// Starts writing every staged edit (`StagedCommit` says how); the result comes back
+    /// through `finished`.
+    mutating func commit(id: Int, catalog: BrowserCatalog) -> [PaneEffect] {
+        guard catalog.allowsWrites else {
+            quitAfterCommit = false
+            return [.message("--read-only: edits are not written", isError: true)]
+        }
+        guard committing == nil else { return [.message("committing…", isError: false)] }
+        committing = id
+        let commit = StagedCommit(id: id, edits: staged, keys: catalog.keys, busyTimeout: catalog.busyTimeout)
+        return [.command(.commit(commit)), .message("committing \(staged.count) edit(s)…", isError: false)]
+    }
+
+    /// The result of the commit `id`: the edits written leave the list, the others stay.
+    mutating func finished(id: Int, committed: [Int], failure: String?) -> [PaneEffect] {
+        guard committing == id else { return [] }
+        committing = nil
+        let written = Set(committed)
+        staged.removeAll { written.contains($0.id) }
+        cursor = min(cursor, max(0, staged.count - 1))
+        // The grid shows what was written (a store that changed nothing needs no reload, and
+        // a failure's message must not give way to the reload's).
+        var effects: [PaneEffect] = committed.isEmpty ? [] : [.reloadGrid]
+        if let failure {
+            effects += [.message("commit failed, that store is unchanged: \(failure)", isError: true), .focus(.review)]
+        } else {
+            effects += [.message("committed \(committed.count) edit(s)", isError: false), .focus(.grid)]
+        }
+        if quitAfterCommit {
+            quitAfterCommit = false
+            effects.append(.finish)
+        }
+        return effects
+    }
+
+    /// The status line while the quit question is open.
+    var quitQuestion: String {
+        " Quit with \(staged.count) staged edit(s) not written? c commit and quit · d discard and quit · Esc stay"
+    }
+
+    /// Draws the staged edits as the SQL they run, each with its store.
+    func draw(into screen: inout ScreenGrid, area: PaneArea) {
+        screen.fill(x: area.x, y: area.y, count: area.width, role: .gridHeader)
+        screen.write("Staged edits (\(staged.count)): the SQL they run, one transaction per store", x: area.x, y: area.y,
+                     maxWidth: area.width, role: .gridHeader)
+        var y = area.y + 1
+        for (index, edit) in staged.enumerated() {
+            let role: StyleRole = index == cursor ? .gridSelected : .staged
+            for (i, part) in Inspector.wrapWords("[\(edit.storeName)] " + edit.preview, width: max(8, area.width - 4)).enumerated()
+            where y < area.y + area.height {
+                screen.fill(x: area.x, y: y, count: area.width, role: role)
+                screen.write((i == 0 ? "\(index + 1). " : "   ") + part, x: area.x + 1, y: y, maxWidth: area.width - 1, role: role)
+                y += 1
+            }
+        }
+    }
+}

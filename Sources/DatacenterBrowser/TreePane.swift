@@ -1,0 +1,144 @@
+import DatacenterKit
+
+/// The tree on the left: stores, their groups (KV businesses, DAO tables, LRU caches,
+/// tables) and the leaves that open a grid. Its keys move, open and close nodes; Enter on a
+/// leaf asks the browser to open it.
+struct TreePane {
+    /// The top-level nodes (the catalog's).
+    let roots: [TreeNode]
+    /// The ids of the open nodes.
+    var expanded: Set<String>
+    /// Index of the selected node in `visibleTree`.
+    var cursor = 0
+    /// Index of the first node on screen.
+    var top = 0
+
+    /// A tree over `roots`, stores and their groups open, so everything is one keystroke away.
+    init(roots: [TreeNode]) {
+        self.roots = roots
+        var open: Set<String> = []
+        for store in roots {
+            open.insert(store.id)
+            for group in store.children { open.insert(group.id) }
+        }
+        expanded = open
+    }
+
+    /// The tree as displayed: nodes with their depth, children of open nodes included.
+    var visibleTree: [(node: TreeNode, depth: Int)] {
+        var out: [(TreeNode, Int)] = []
+        func walk(_ nodes: [TreeNode], _ depth: Int) {
+            for node in nodes {
+                out.append((node, depth))
+                if expanded.contains(node.id) { walk(node.children, depth + 1) }
+            }
+        }
+        walk(roots, 0)
+        return out
+    }
+
+    /// The selected node, if any.
+    var selectedNode: TreeNode? {
+        let nodes = visibleTree
+        return nodes.indices.contains(cursor) ? nodes[cursor].node : nil
+    }
+
+    /// One key, on a tree `height` lines tall; `hasGrid` says whether Tab has a grid to go to.
+    mutating func handle(_ key: Key, height: Int, hasGrid: Bool) -> [PaneEffect] {
+        let nodes = visibleTree
+        guard !nodes.isEmpty else { return key == .character("q") ? [.quit] : [] }
+        cursor = min(cursor, nodes.count - 1)
+        let node = nodes[cursor].node
+        var effects: [PaneEffect] = []
+        switch key {
+        case .up, .character("k"): cursor = max(0, cursor - 1)
+        case .down, .character("j"): cursor = min(nodes.count - 1, cursor + 1)
+        case .pageUp: cursor = max(0, cursor - height)
+        case .pageDown: cursor = min(nodes.count - 1, cursor + height)
+        case .home, .character("g"): cursor = 0
+        case .end, .character("G"): cursor = nodes.count - 1
+        case .right, .character("l"), .enter:
+            if node.isLeaf { effects.append(.open(node)) } else if expanded.contains(node.id), key == .right || key == .character("l") {
+                if cursor + 1 < nodes.count { cursor += 1 }
+            } else {
+                expanded.insert(node.id)
+            }
+        case .left, .character("h"):
+            if !node.isLeaf, expanded.contains(node.id) { expanded.remove(node.id) }
+            else if let parent = nodes[..<cursor].lastIndex(where: { $0.depth < nodes[cursor].depth }) { cursor = parent }
+        case .tab, .escape: if hasGrid { effects.append(.focus(.grid)) }
+        case .character("q"): effects.append(.quit)
+        default: break
+        }
+        scrollToCursor(height: height)
+        return effects
+    }
+
+    /// A click on line `line` of the tree (0: its first line): selects the node there, opens
+    /// a leaf, and opens or closes a node with children.
+    mutating func click(line: Int) -> [PaneEffect] {
+        let index = top + line
+        let nodes = visibleTree
+        guard nodes.indices.contains(index) else { return [] }
+        cursor = index
+        let node = nodes[index].node
+        if node.isLeaf { return [.focus(.tree), .open(node)] }
+        if expanded.contains(node.id) { expanded.remove(node.id) } else { expanded.insert(node.id) }
+        return [.focus(.tree)]
+    }
+
+    /// Scrolls the least that shows the cursor on a tree `height` lines tall.
+    mutating func scrollToCursor(height: Int) {
+        if cursor < top { top = cursor }
+        if cursor >= top + height { top = cursor - height + 1 }
+        top = max(0, top)
+    }
+
+    /// Selects the first leaf labelled `name`, opening its ancestors; nil when there is none.
+    mutating func select(leafNamed name: String) -> TreeNode? {
+        func find(_ nodes: [TreeNode], _ path: [String]) -> (TreeNode, [String])? {
+            for node in nodes {
+                if node.isLeaf, node.label == name { return (node, path) }
+                if let found = find(node.children, path + [node.id]) { return found }
+            }
+            return nil
+        }
+        guard let (node, ancestors) = find(roots, []) else { return nil }
+        expanded.formUnion(ancestors)
+        if let index = visibleTree.firstIndex(where: { $0.node.id == node.id }) { cursor = index }
+        return node
+    }
+
+    /// The store file enclosing the node at `index` of `visibleTree` (the cursor's when nil),
+    /// or nil when the tree is empty.
+    func storePath(around index: Int? = nil) -> String? {
+        let nodes = visibleTree
+        guard !nodes.isEmpty else { return nil }
+        var index = min(index ?? cursor, nodes.count - 1)
+        while index >= 0 {
+            if case .store(let path) = nodes[index].node.kind { return path }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// Draws the tree in `area`; the selected node stands out more when the tree has focus.
+    func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
+        let nodes = visibleTree
+        for line in 0..<area.height {
+            let index = top + line
+            let y = area.y + line
+            guard nodes.indices.contains(index) else { screen.fill(x: area.x, y: y, count: area.width, role: .tree); continue }
+            let (node, depth) = nodes[index]
+            let selected = index == cursor
+            let role: StyleRole = selected ? (focused ? .treeSelected : .gridSelected) : .tree
+            screen.fill(x: area.x, y: y, count: area.width, role: role)
+            let marker = node.isLeaf ? "  " : (expanded.contains(node.id) ? "▾ " : "▸ ")
+            let indent = String(repeating: " ", count: depth * 2)
+            let used = screen.write(indent + marker + node.label, x: area.x, y: y, maxWidth: area.width, role: role)
+            if !node.detail.isEmpty, used + 2 < area.width {
+                screen.write(" " + node.detail, x: area.x + used, y: y, maxWidth: area.width - used, role: selected ? role : .null)
+            }
+        }
+    }
+}
