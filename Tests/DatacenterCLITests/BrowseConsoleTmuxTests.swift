@@ -5,7 +5,7 @@ import Testing
 /// cancels it.
 extension BrowseTmuxTests {
     @Test func aConsoleQueryRunsWhileKeysWorkAndEscCancelsIt() throws {
-        let scratch = Scratch()
+        let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         #expect(try CLI.run(["demo", root]).status == 0)
         let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
