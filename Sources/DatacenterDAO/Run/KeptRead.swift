@@ -58,6 +58,8 @@ final class KeptRead {
     /// The table name `${T}` was rendered with.
     let table: String
     private let statement: Statement
+    /// The layout of the statement's rows (`{}`, model and map results).
+    private var layout: RowLayout?
 
     /// Keeps `statement` (prepared from the method's SQL for `table`) when it only reads and
     /// returns columns; nil otherwise (such a call runs as `DAOCallPlan.oneStatement`).
@@ -75,10 +77,12 @@ final class KeptRead {
     /// - throws: `DatabaseError`; what mapping the row throws.
     func run(_ arguments: [DAOValue], mapper: ResultMapper) throws -> (DAOValue, [any Sendable]) {
         let plan = self.plan
-        var collector = ResultCollector(plan.result, mapper: mapper, layout: statement.keptLayout(for: method))
-        _ = try statement.firstRow(bindingCount: plan.bindings.count, { plan.value($0, of: arguments) }, { collector.add($0) })
-        statement.keep(collector.newLayout, for: method)
-        return try collector.finish()
+        var value = DAOValue.nil
+        _ = try statement.firstRow(bindingCount: plan.bindings.count, { plan.value($0, of: arguments) }, { row in
+            value = try mapper.value(of: row, as: plan.result.element, layout: &layout)
+        })
+        guard let name = value.modelTypeName, let decoder = mapper.registry.decoder(named: name) else { return (value, []) }
+        return (value, [try DAOModelRegistry.decode(value, as: name, with: decoder)])
     }
 
     /// The statement a call with `arguments` ran, as `Renderer` renders it (for the result's

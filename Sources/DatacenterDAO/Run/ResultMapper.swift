@@ -93,6 +93,22 @@ struct ResultMapper {
         }
     }
 
+    /// The value of the row `row` is on as `element`: the one function every way of running
+    /// a call maps a row with. `layout` is the `RowLayout` of the rows so far, made (again)
+    /// when missing or made for other columns.
+    /// - throws: `DAOError.resultMapping` (no such map), `DAOError.crypt`.
+    @inline(__always)
+    func value(of row: some ResultRow, as element: DAOResultType.Element, layout: inout RowLayout?) throws -> DAOValue {
+        switch element {
+        case .dictionary, .model, .map:
+            let names = row.columnNames
+            if layout == nil || layout!.columnNames != names { layout = try RowLayout(element, columnNames: names, mapper: self) }
+            return try layout!.value(of: row, decryptor: decryptor)
+        default:
+            return ResultMapper.scalar(row.columnCount > 0 ? row.value(at: 0) : .null, as: element) ?? .nil
+        }
+    }
+
     /// The model class rows of `element` become; nil for a dictionary or scalar.
     func className(of element: DAOResultType.Element) -> String? {
         switch element {
@@ -212,15 +228,7 @@ struct ResultCollector {
     mutating func add(_ row: some ResultRow) {
         guard let type, wantsRow else { return }
         do {
-            let value: DAOValue
-            switch type.element {
-            case .dictionary, .model, .map:
-                let names = row.columnNames
-                if layout == nil || layout!.columnNames != names { layout = try RowLayout(type.element, columnNames: names, mapper: mapper) }
-                value = try layout!.value(of: row, decryptor: mapper.decryptor)
-            default:
-                value = ResultMapper.scalar(row.columnCount > 0 ? row.value(at: 0) : .null, as: type.element) ?? .nil
-            }
+            let value = try mapper.value(of: row, as: type.element, layout: &layout)
             if type.isArray { all.append(value) } else { first = value }
             if let name = value.modelTypeName {
                 if !lookedUpDecoder {

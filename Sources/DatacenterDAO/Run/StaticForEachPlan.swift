@@ -76,53 +76,57 @@ struct StaticForEachPlan: Sendable {
                 let allParameters: UInt64 = references.count >= 64 ? .max : (1 << UInt64(references.count)) - 1
                 let memberMask: UInt64 = references.count > 64 ? 0
                     : members.indices.reduce(0) { mask, index in members[index] == nil ? mask : mask | 1 << UInt64(index) }
-                for element in elements {
-                    if readsScope { scope.rebindLast(element) }
-                    scratch.startRow()
-                    // The members of a small dictionary are found in one pass over its entries,
-                    // comparing names as the dictionary compares keys (`==`): cheaper than hashing
-                    // every name, and the same value `member(_:)` finds. Members it lacks, and
-                    // every other reference, are looked up as the renderer looks them up.
-                    var unbound = allParameters
-                    switch element {
-                    case .dictionary(let fields) where fields.count <= 16 && memberMask != 0,
-                         .model(_, let fields) where fields.count <= 16 && memberMask != 0:
-                        for (key, value) in fields {
-                            var candidates = memberMask & unbound
-                            while candidates != 0 {
-                                let index = candidates.trailingZeroBitCount
-                                candidates &= candidates - 1
-                                guard memberNames[index] == key else { continue }
-                                let binding = references[index].binding(of: value, in: scope, cryptRules: cryptRules)
-                                try bind(binding, at: index, to: statement, scratch: &scratch)
-                                unbound &= ~(1 << UInt64(index))
+                try references.withUnsafeBufferPointer { references in
+                    try memberNames.withUnsafeBufferPointer { memberNames in
+                        for element in elements {
+                            if readsScope { scope.rebindLast(element) }
+                            scratch.startRow()
+                            // The members of a small dictionary are found in one pass over its entries,
+                            // comparing names as the dictionary compares keys (`==`): cheaper than hashing
+                            // every name, and the same value `member(_:)` finds. Members it lacks, and
+                            // every other reference, are looked up as the renderer looks them up.
+                            var unbound = allParameters
+                            switch element {
+                            case .dictionary(let fields) where fields.count <= 16 && memberMask != 0,
+                                 .model(_, let fields) where fields.count <= 16 && memberMask != 0:
+                                for (key, value) in fields {
+                                    var candidates = memberMask & unbound
+                                    while candidates != 0 {
+                                        let index = candidates.trailingZeroBitCount
+                                        candidates &= candidates - 1
+                                        guard memberNames[index] == key else { continue }
+                                        let binding = references[index].binding(of: value, in: scope, cryptRules: cryptRules)
+                                        try bind(binding, at: index, to: statement, scratch: &scratch)
+                                        unbound &= ~(1 << UInt64(index))
+                                    }
+                                }
+                            default:
+                                break
                             }
+                            for index in references.indices where references.count > 64 || unbound & (1 << UInt64(index)) != 0 {
+                                let binding = if let member = members[index] {
+                                    references[index].binding(of: element.member(member), in: scope, cryptRules: cryptRules)
+                                } else {
+                                    references[index].binding(in: scope, cryptRules: cryptRules)
+                                }
+                                try bind(binding, at: index, to: statement, scratch: &scratch)
+                            }
+                            guard let results else {
+                                try statement.executeBound()
+                                continue
+                            }
+                            var collector = returnsRows ? results.collector(for: statement) : results.empty
+                            if returnsRows {
+                                try statement.forEachBoundRow { collector.add($0); return true }
+                                statement.keep(collector.newLayout, for: method)
+                            } else {
+                                try statement.executeBound()
+                            }
+                            let (value, decoded) = try collector.finish()
+                            values.append(value)
+                            objects += decoded
                         }
-                    default:
-                        break
                     }
-                    for index in references.indices where references.count > 64 || unbound & (1 << UInt64(index)) != 0 {
-                        let binding = if let member = members[index] {
-                            references[index].binding(of: element.member(member), in: scope, cryptRules: cryptRules)
-                        } else {
-                            references[index].binding(in: scope, cryptRules: cryptRules)
-                        }
-                        try bind(binding, at: index, to: statement, scratch: &scratch)
-                    }
-                    guard let results else {
-                        try statement.executeBound()
-                        continue
-                    }
-                    var collector = returnsRows ? results.collector(for: statement) : results.empty
-                    if returnsRows {
-                        try statement.forEachBoundRow { collector.add($0); return true }
-                        statement.keep(collector.newLayout, for: method)
-                    } else {
-                        try statement.executeBound()
-                    }
-                    let (value, decoded) = try collector.finish()
-                    values.append(value)
-                    objects += decoded
                 }
             } catch let error as DatabaseError {
                 throw DAOError.database(error)
