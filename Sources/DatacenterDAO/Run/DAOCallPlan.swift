@@ -185,7 +185,8 @@ struct DAOCall: Sendable {
     let globals: [String: DAOValue]
     let cryptRules: Set<DAOCryptRule>
     let encryptor: any DataCrypt
-    let decryptor: any DataCrypt
+    /// The mapper of rows (with the object's decryptor).
+    let mapper: ResultMapper
     /// True when the call need not prepare the table: this object has prepared it, or the
     /// call is a select that leaves tables as they are (`selectsPrepareTables` false).
     let isPrepared: Bool

@@ -39,7 +39,11 @@ public final class DAOObject: Sendable {
         var globals: [String: DAOValue] = [:]
         var eventHandler: DAOEventHandler?
         var encryptor: any DataCrypt
-        var decryptor: any DataCrypt
+        var decryptor: any DataCrypt {
+            didSet { mapper = ResultMapper(mapper, decryptor: decryptor) }
+        }
+        /// The mapper of rows, with the current decryptor.
+        var mapper: ResultMapper
         /// Tables whose initializer and upgrades have run.
         var preparedTables: Set<String> = []
         var selectsPrepareTables = true
@@ -97,7 +101,8 @@ public final class DAOObject: Sendable {
         self.pool = pool
         self.databasePath = queue.path
         self.models = models
-        self.state = Mutex(State(tableName: config.module.tableName, encryptor: crypt, decryptor: crypt))
+        self.state = Mutex(State(tableName: config.module.tableName, encryptor: crypt, decryptor: crypt,
+                                 mapper: ResultMapper(config: config, decryptor: crypt, registry: models)))
     }
 
     private func recordOutcome(rowID: Int64, changes: Int) {
@@ -197,7 +202,7 @@ public final class DAOObject: Sendable {
             // A select leaves the table as it is when selects are not to prepare it: the read writes nothing.
             let skipsPreparation = method.kind == .select && !state.selectsPrepareTables
             return (DAOCall(method: method, arguments: arguments, table: state.tableName, globals: state.globals,
-                            cryptRules: config.cryptRules, encryptor: state.encryptor, decryptor: state.decryptor,
+                            cryptRules: config.cryptRules, encryptor: state.encryptor, mapper: state.mapper,
                             isPrepared: skipsPreparation || state.preparedTables.contains(state.tableName)),
                     skipsPreparation)
         }
@@ -227,7 +232,7 @@ public final class DAOObject: Sendable {
 
     /// The mapper of `call`'s rows.
     func resultMapper(for call: DAOCall) -> ResultMapper {
-        ResultMapper(config: config, decryptor: call.decryptor, registry: models)
+        call.mapper
     }
 
     /// How `call`'s rows become its result; nil for a call that maps none (an insert,
@@ -254,10 +259,7 @@ public final class DAOObject: Sendable {
     /// The statement kept for `method` on the current table, with the mapper of its rows
     /// (the current decryptor); nil when none is kept.
     func keptRead(of method: DAOMethod) -> (KeptRead, ResultMapper)? {
-        guard let (read, decryptor) = withState({ state in
-            state.keptRead(of: method, table: state.tableName).map { ($0, state.decryptor) }
-        }) else { return nil }
-        return (read, ResultMapper(config: config, decryptor: decryptor, registry: models))
+        withState { state in state.keptRead(of: method, table: state.tableName).map { ($0, state.mapper) } }
     }
 
     /// Keeps `read` for the next calls of its method (while its table stays prepared).

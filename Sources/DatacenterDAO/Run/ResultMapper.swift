@@ -6,7 +6,9 @@ import Foundation
 ///
 /// Rows are mapped as they are stepped (`ResultCollector`), or from `Row`s already read
 /// (`map(_:as:)`); both go through the same `RowLayout`, so they give the same values.
-struct ResultMapper {
+///
+/// A class: a DAO object keeps one per decryptor, so a call takes it with one reference.
+final class ResultMapper: Sendable {
     /// The config's `<map>`s by id.
     let maps: [String: DAOMap]
     /// The config's `<crypt>` rules.
@@ -20,6 +22,14 @@ struct ResultMapper {
         self.cryptRules = config.cryptRules
         self.decryptor = decryptor
         self.registry = registry
+    }
+
+    /// `mapper`'s maps and crypt rules with another decryptor.
+    init(_ mapper: ResultMapper, decryptor: any DataCrypt) {
+        self.maps = mapper.maps
+        self.cryptRules = mapper.cryptRules
+        self.decryptor = decryptor
+        self.registry = mapper.registry
     }
 
     /// The mapped value of `rows`, and decoded objects when the type is registered: every
