@@ -72,6 +72,10 @@ struct StaticForEachPlan: Sendable {
                 // The scope is read for other references, and for crypt rules (a member's holder).
                 let readsScope = members.contains(nil) || !cryptRules.isEmpty
                 let memberNames = members.map { $0 ?? "" }
+                // Two ASCII names are equal only when their bytes are: their lengths rule most
+                // pairs out before `==` runs (a non-ASCII name may equal an ASCII one, as the
+                // Kelvin sign equals K, so such pairs always go to `==`).
+                let memberLengths = memberNames.map { $0.utf8.allSatisfy { $0 < 0x80 } ? $0.utf8.count : -1 }
                 // One bit per parameter (none past 64: those are all bound by lookup).
                 let allParameters: UInt64 = references.count >= 64 ? .max : (1 << UInt64(references.count)) - 1
                 let memberMask: UInt64 = references.count > 64 ? 0
@@ -91,9 +95,13 @@ struct StaticForEachPlan: Sendable {
                                  .model(_, let fields) where fields.count <= 16 && memberMask != 0:
                                 for (key, value) in fields {
                                     var candidates = memberMask & unbound
+                                    guard candidates != 0 else { break }
+                                    let keyLength = key.utf8.allSatisfy { $0 < 0x80 } ? key.utf8.count : -1
                                     while candidates != 0 {
                                         let index = candidates.trailingZeroBitCount
                                         candidates &= candidates - 1
+                                        let length = memberLengths[index]
+                                        if length >= 0, keyLength >= 0, length != keyLength { continue }
                                         guard memberNames[index] == key else { continue }
                                         let binding = references[index].binding(of: value, in: scope, cryptRules: cryptRules)
                                         try bind(binding, at: index, to: statement, scratch: &scratch)
