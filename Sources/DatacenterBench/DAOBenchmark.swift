@@ -14,6 +14,8 @@ import Foundation
 ///   point select with a reused statement reading the same columns (ratio ≤ 1.3).
 /// - `dao-render`: rendering a method with if/foreach/where over 10 arguments (engine_ns ≤
 ///   5,000); the baseline builds the same SQL and bindings by hand.
+/// - `dao-messages-insert`, `dao-messages-get`, `dao-messages-list`: the example config
+///   `examples/messages.xml` as an app calls it (see `DAOMessagesBenchmark`; ratio ≤ 1.3).
 public enum DAOBenchmark {
     /// Sizes of the runs.
     public struct Scale: Sendable {
@@ -58,7 +60,7 @@ public enum DAOBenchmark {
         """
 
     /// The scenarios, in the order they run.
-    public static let scenarios = ["dao-insert-foreach", "dao-select-pk", "dao-render"]
+    public static let scenarios = ["dao-insert-foreach", "dao-select-pk", "dao-render"] + DAOMessagesBenchmark.scenarios
 
     /// Runs the selected scenarios in `folder` (created if needed, files removed afterwards)
     /// and reports each result as soon as it is measured.
@@ -126,6 +128,8 @@ public enum DAOBenchmark {
                                    target: "engine_ns <= 5000", meetsTarget: render.engine <= 5000))
         }
         if sink == 42 { print("") } // keeps the work from being optimized away
+
+        try DAOMessagesBenchmark.run(in: folder, scale: scale, selection: selection, report: report)
     }
 
     /// The `search` method's SQL built by hand: the render baseline.

@@ -153,8 +153,8 @@ private let fastXML = """
             </module>
             """
         let config = try DAOConfig(xml: xml, file: "kept.xml")
-        #expect(try config.method("name", arity: 1).keptReadPlan != nil)
-        #expect(try config.method("mine", arity: 0).keptReadPlan == nil) // reads a global
+        #expect(try config.method("name", arity: 1).plan.name == "keptRead")
+        #expect(try config.method("mine", arity: 0).plan.name == "oneStatement") // reads a global
         let dao = DAOObject(config: config, queue: DatabaseQueue(database: try Database.inMemory()))
         try dao.call("add", ["a", ""])
         try dao.call("add", ["b", "x"])

@@ -15,7 +15,7 @@ import Synchronization
 /// try dao.call("insertItem", ["something"])
 /// let content = try dao.call("getItem", [.integer(dao.lastInsertRowID)]).value
 /// ```
-public final class DAOObject: @unchecked Sendable {
+public final class DAOObject: Sendable {
     /// The config.
     public let config: DAOConfig
     /// The path of the database file the tables live in.
@@ -39,7 +39,11 @@ public final class DAOObject: @unchecked Sendable {
         var globals: [String: DAOValue] = [:]
         var eventHandler: DAOEventHandler?
         var encryptor: any DataCrypt
-        var decryptor: any DataCrypt
+        var decryptor: any DataCrypt {
+            didSet { mapper = ResultMapper(mapper, decryptor: decryptor) }
+        }
+        /// The mapper of rows, with the current decryptor.
+        var mapper: ResultMapper
         /// Tables whose initializer and upgrades have run.
         var preparedTables: Set<String> = []
         var selectsPrepareTables = true
@@ -47,15 +51,9 @@ public final class DAOObject: @unchecked Sendable {
         /// Selects by key ready to run again, on prepared tables only.
         var keptReads: [KeptRead] = []
 
-        /// The kept read of the method `id` of `arity` arguments on the current table. Found
-        /// without the config's method lookup: the arity and the name's length rule out most
-        /// entries before any name is compared.
-        func keptRead(_ id: String, arity: Int) -> KeptRead? {
-            let length = id.utf8.count
-            for read in keptReads where read.method.arity == arity && read.method.id.utf8.count == length
-                && read.method.id == id && read.table == tableName {
-                return read
-            }
+        /// The kept read of `method` on `table`.
+        func keptRead(of method: DAOMethod, table: String) -> KeptRead? {
+            for read in keptReads where read.method === method && read.table == table { return read }
             return nil
         }
 
@@ -103,7 +101,8 @@ public final class DAOObject: @unchecked Sendable {
         self.pool = pool
         self.databasePath = queue.path
         self.models = models
-        self.state = Mutex(State(tableName: config.module.tableName, encryptor: crypt, decryptor: crypt))
+        self.state = Mutex(State(tableName: config.module.tableName, encryptor: crypt, decryptor: crypt,
+                                 mapper: ResultMapper(config: config, decryptor: crypt, registry: models)))
     }
 
     private func recordOutcome(rowID: Int64, changes: Int) {
@@ -185,169 +184,87 @@ public final class DAOObject: @unchecked Sendable {
     ///
     /// `$` arguments are checked before any SQL; the table is prepared on first use; the
     /// statements run in one transaction (steps, foreach runs and try/except included).
+    /// The method's `DAOCallPlan`, chosen when the config loaded, runs the call.
     /// - throws: `DAOError`; on a throw nothing of the call is kept.
     @discardableResult
     public func call(_ id: String, _ arguments: [DAOValue] = []) throws -> DAOCallResult {
-        if let result = try callKeptRead(id, arguments) { return result }
         let method = try config.method(id, arity: arguments.count)
-        let (table, globals, encryptor, decryptor, prepared, selectsPrepare) = withState {
-            ($0.tableName, $0.globals, $0.encryptor, $0.decryptor, $0.preparedTables.contains($0.tableName), $0.selectsPrepareTables)
-        }
-        // A select leaves the table as it is when selects are not to prepare it: the read writes nothing.
-        let skipsPreparation = method.kind == .select && !selectsPrepare
-        if skipsPreparation, table.isEmpty, config.module.initializer != nil { throw DAOError.noTableName }
-        let isPrepared = prepared || skipsPreparation
-        let work: CallWork
-        if let statement = try Renderer.renderStaticStatement(method, arguments: arguments, globals: globals, tableName: table,
-                                                              cryptRules: config.cryptRules) {
-            work = .statement(statement)
-        } else if let batch = try StaticForEachCall(method: method, arguments: arguments, globals: globals, tableName: table,
-                                                    cryptRules: config.cryptRules) {
-            work = .staticForEach(batch)
-        } else {
-            work = .rendered(try Renderer.render(method, arguments: arguments, globals: globals, tableName: table,
-                                                 cryptRules: config.cryptRules))
-        }
-        let runsOnPool = method.isParallel && method.kind == .select && pool != nil && !databasePath.isEmpty
-            && databasePath != ":memory:" && !withState({ $0.explicitTransaction })
-        // The commonest call, a select by key, skips the rest of this function's machinery.
-        if !runsOnPool, let sql = work.soleStatement, let type = method.result, ResultMapper.readsFirstRowDirectly(type),
-           let result = try readFirstRow(sql, of: method, as: type, table: table, globals: globals, isPrepared: isPrepared,
-                                         encryptor: encryptor) {
-            recordOutcome(rowID: result.lastInsertRowID, changes: 0)
-            return result
-        }
-        let mapsResults = method.kind == .select || method.result != nil
-        let mapper = ResultMapper(config: config, decryptor: decryptor, registry: models)
-
-        /// Runs every statement (the caller provides the transaction).
-        func execute(_ db: Database) throws -> DAOCallResult {
-            switch work {
-            case .staticForEach(let batch):
-                let before = db.totalChanges
-                let (results, objects) = try batch.run(on: db, mapper: mapsResults ? mapper : nil, as: method.result)
-                return DAOCallResult(value: .array(results), objects: objects, changes: db.totalChanges - before,
-                                     lastInsertRowID: db.lastInsertRowID, skipped: false,
-                                     history: .deferred { batch.renderedStatements() })
-            case .statement(let sql):
-                return try execute(RenderedCall(methodID: method.id, kind: method.kind, runs: [.statement(sql)], isForEach: false), db)
-            case .rendered(let rendered):
-                return try execute(rendered, db)
-            }
-        }
-
-        /// Runs rendered bodies (the caller provides the transaction).
-        func execute(_ rendered: RenderedCall, _ db: Database) throws -> DAOCallResult {
-            let before = db.totalChanges
-            let executor = Executor(db: db, encryptor: encryptor, methodID: method.id)
-            var ran: [RenderedSQL] = []
-            var skipped = 0
-            var results: [DAOValue] = []
-            var objects: [any Sendable] = []
-            for run in rendered.runs {
-                var outcome = Executor.Outcome()
-                try executor.run(run, into: &outcome)
-                ran += outcome.ran
-                skipped += outcome.skipped
-                if mapsResults {
-                    let (value, decoded) = try mapper.map(outcome.rows ?? [], as: method.result)
-                    results.append(value)
-                    objects += decoded
-                }
-            }
-            let value: DAOValue = rendered.isForEach ? .array(results) : (results.first ?? .nil)
-            return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before, lastInsertRowID: db.lastInsertRowID,
-                                 skipped: ran.isEmpty && skipped > 0, statements: ran)
-        }
-
-        /// Runs the call in one transaction, except a call of one read-only statement, which
-        /// SQLite runs atomically by itself (a transaction around it would add two statements).
-        func executeAtomically(_ db: Database) throws -> DAOCallResult {
-            if let sql = work.soleStatement {
-                let executor = Executor(db: db, encryptor: encryptor, methodID: method.id)
-                if let statement = try executor.soleReadOnlyStatement(sql) {
-                    let before = db.totalChanges
-                    let rows = try executor.run(sql, on: statement)
-                    let (value, objects) = mapsResults ? try mapper.map(rows ?? [], as: method.result) : (.nil, [])
-                    return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before,
-                                         lastInsertRowID: db.lastInsertRowID, skipped: false, history: .one(sql))
-                }
-            }
-            return try db.inTransaction(method.kind == .select ? .deferred : .immediate) { try execute(db) }
-        }
-
-        let result: DAOCallResult
-        if runsOnPool, let pool {
-            // Only an unprepared table takes the writer: a prepared one never waits for a write transaction.
-            if !isPrepared { try prepareTable(table, globals: globals) }
-            result = try mapDatabaseErrors { try pool.read { db in try execute(db) } }
-        } else {
-            result = try mapDatabaseErrors {
-                try queue.write { db in
-                    if !isPrepared { try prepare(table, globals: globals, encryptor: encryptor, db: db) }
-                    return try executeAtomically(db)
-                }
-            }
-        }
+        let result = try method.plan.run(method, arguments, on: self)
         recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
         return result
     }
 
-    /// What a call runs: one static statement, rendered statements, or a static foreach
-    /// bound element by element.
-    private enum CallWork {
-        case statement(RenderedSQL)
-        case rendered(RenderedCall)
-        case staticForEach(StaticForEachCall)
-
-        /// The statement, when the call is exactly one.
-        var soleStatement: RenderedSQL? {
-            switch self {
-            case .statement(let sql): return sql
-            case .rendered(let call): return call.soleStatement
-            case .staticForEach: return nil
-            }
+    /// A call of `method` with the object's state as it is now.
+    /// - throws: `DAOError.noTableName` when a select that leaves tables as they are would
+    ///   need a table name to set one up.
+    func makeCall(_ method: DAOMethod, _ arguments: [DAOValue]) throws -> DAOCall {
+        let call = withState { state in
+            // A select leaves the table as it is when selects are not to prepare it: the read writes nothing.
+            let skipsPreparation = method.kind == .select && !state.selectsPrepareTables
+            return (DAOCall(method: method, arguments: arguments, table: state.tableName, globals: state.globals,
+                            cryptRules: config.cryptRules, encryptor: state.encryptor, mapper: state.mapper,
+                            isPrepared: skipsPreparation || state.preparedTables.contains(state.tableName)),
+                    skipsPreparation)
         }
+        if call.1, call.0.table.isEmpty, config.module.initializer != nil { throw DAOError.noTableName }
+        return call.0
     }
 
-    /// A call of one statement whose result is one value of its first row (a select by key),
-    /// when the statement only reads: it runs on its cached statement with no transaction
-    /// (SQLite runs one statement atomically) and builds no rows. nil when the statement
-    /// writes: the general path runs it then.
-    ///
-    /// A method with a `KeptReadPlan` keeps the statement, so its next calls skip rendering
-    /// (`callKeptRead`).
-    private func readFirstRow(_ sql: RenderedSQL, of method: DAOMethod, as type: DAOResultType, table: String,
-                              globals: [String: DAOValue], isPrepared: Bool, encryptor: any DataCrypt) throws -> DAOCallResult? {
+    // MARK: What the plans use
+
+    /// Runs `body` holding the connection, the table prepared first unless the call need
+    /// not (or `preparing` is false).
+    func write<T>(_ call: DAOCall, preparing: Bool = true, _ body: (Database) throws -> T) throws -> T {
         try mapDatabaseErrors {
-            try queue.write { db -> DAOCallResult? in
-                if !isPrepared { try prepare(table, globals: globals, encryptor: encryptor, db: db) }
-                let executor = Executor(db: db, encryptor: encryptor, methodID: method.id)
-                guard let statement = try executor.soleReadOnlyStatement(sql), statement.columnCount > 0 else { return nil }
-                if let plan = method.keptReadPlan, sql.bindings.count == plan.bindings.count,
-                   let read = KeptRead(method: method, plan: plan, table: table, statement: statement) {
-                    withState { $0.keep(read) }
-                }
-                let value = try executor.runReadingFirstRow(sql, on: statement) { ResultMapper.mapFirstRow(of: $0, as: type) }
-                return DAOCallResult(value: value ?? .nil, objects: [], changes: 0, lastInsertRowID: db.lastInsertRowID,
-                                     skipped: false, history: .one(sql))
+            try queue.write { db in
+                if preparing, !call.isPrepared { try prepare(call.table, globals: call.globals, encryptor: call.encryptor, db: db) }
+                return try body(db)
             }
         }
     }
 
-    /// A call of a select by key whose statement an earlier call kept: its arguments are
-    /// bound straight to it. nil when none is kept (the general path runs the call, and keeps
-    /// the statement for the next one).
-    private func callKeptRead(_ id: String, _ arguments: [DAOValue]) throws -> DAOCallResult? {
-        guard let read = withState({ $0.keptRead(id, arity: arguments.count) }) else { return nil }
-        let method = read.method
-        try method.checkArguments(arguments)
-        let (value, rowID) = try mapDatabaseErrors {
-            try queue.write { db in (try read.run(arguments), db.lastInsertRowID) }
-        }
-        recordOutcome(rowID: rowID, changes: 0)
-        return DAOCallResult(value: value, objects: [], changes: 0, lastInsertRowID: rowID, skipped: false,
-                             history: .keptRead(method, arguments, table: read.table))
+    /// The pool a `parallel` select reads from now: nil when there is none, the database is
+    /// not a file, or an explicit transaction is open (the read must see it).
+    var readingPool: DatabasePool? {
+        guard let pool, !databasePath.isEmpty, databasePath != ":memory:", !withState({ $0.explicitTransaction }) else { return nil }
+        return pool
+    }
+
+    /// The mapper of `call`'s rows.
+    func resultMapper(for call: DAOCall) -> ResultMapper {
+        call.mapper
+    }
+
+    /// How `call`'s rows become its result; nil for a call that maps none (an insert,
+    /// update or delete without `result`).
+    func resultMapping(for call: DAOCall) -> Executor.ResultMapping? {
+        guard call.method.kind == .select || call.method.result != nil else { return nil }
+        return Executor.ResultMapping(type: call.method.result, mapper: resultMapper(for: call), method: call.method)
+    }
+
+    /// Calls `id` the way `plan` runs calls, whatever the method's own plan: the tests hold
+    /// every plan to the general path (`.transaction`) with it.
+    func call(_ id: String, _ arguments: [DAOValue], as plan: DAOCallPlan) throws -> DAOCallResult {
+        let method = try config.method(id, arity: arguments.count)
+        let result = try plan.run(method, arguments, on: self)
+        recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
+        return result
+    }
+
+    /// Runs `body` holding the connection, reporting database errors as `DAOError`s.
+    func writing<T>(_ body: (Database) throws -> T) throws -> T {
+        try mapDatabaseErrors { try queue.write(body) }
+    }
+
+    /// The statement kept for `method` on the current table, with the mapper of its rows
+    /// (the current decryptor); nil when none is kept.
+    func keptRead(of method: DAOMethod) -> (KeptRead, ResultMapper)? {
+        withState { state in state.keptRead(of: method, table: state.tableName).map { ($0, state.mapper) } }
+    }
+
+    /// Keeps `read` for the next calls of its method (while its table stays prepared).
+    func keep(_ read: KeptRead) {
+        withState { $0.keep(read) }
     }
 
     /// Calls a select and decodes its result as `T` (each row for an array result).
@@ -367,11 +284,7 @@ public final class DAOObject: @unchecked Sendable {
     }
 
     private func mapDatabaseErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as DatabaseError {
-            throw DAOError.database(error)
-        }
+        try DAOError.mappingDatabaseErrors(body)
     }
 
     // MARK: Tables

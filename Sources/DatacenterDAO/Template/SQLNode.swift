@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A node of a compiled SQL template, MyBatis style: each kind of node renders itself into
 /// the call's context. Nodes are immutable and built once when the config loads; they are
@@ -60,7 +61,7 @@ extension DAOScope {
     /// rule's class and the last step is the rule's property.
     func isEncrypted(_ path: [String], by rules: Set<DAOCryptRule>) -> Bool {
         guard path.count >= 2, !rules.isEmpty, let property = path.last,
-              let className = lookup(Array(path.dropLast())).modelTypeName else { return false }
+              let className = lookup(path.dropLast()).modelTypeName else { return false }
         return rules.contains(DAOCryptRule(className: className, property: property))
             || rules.contains(DAOCryptRule(className: className.split(separator: ".").last.map(String.init) ?? className,
                                            property: property))
@@ -94,7 +95,7 @@ public final class SequenceNode: SQLNode {
 /// The precompiled form of a statement without dynamic parts (text, `${T}` and `#{}` only):
 /// its normalized SQL is built once per table name, so a call only looks up its bindings.
 /// This is what makes a method-level foreach insert cost little more than binding values.
-final class StaticStatementPlan: @unchecked Sendable {
+final class StaticStatementPlan: Sendable {
     /// The `#{}` references in placeholder order.
     let references: [ReferenceNode]
     /// Where the first `${T}` is (for the missing-table-name error), when there is one.
@@ -105,11 +106,11 @@ final class StaticStatementPlan: @unchecked Sendable {
     private let templatePlaceholders: [Int]
     /// Where the statement starts in the config.
     let location: SourceLocation
-    private let lock = NSLock()
-    private var cached: (table: String, statement: StaticStatement)?
+    /// The statement of the table name used last (one DAO object usually uses one).
+    private let cached = Mutex<(table: String, statement: StaticStatement)?>(nil)
 
     /// The statement for one table name.
-    struct StaticStatement {
+    struct StaticStatement: Sendable {
         /// The SQL, with `?` for each reference.
         let sql: String
         /// The UTF-8 offsets of the placeholders in `sql`.
@@ -147,12 +148,7 @@ final class StaticStatementPlan: @unchecked Sendable {
     /// The statement for `table`.
     /// - throws: `DAOError.render` when the SQL uses `${T}` and `table` is empty.
     func statement(forTable table: String) throws -> StaticStatement {
-        lock.lock()
-        if let cached, cached.table == table {
-            lock.unlock()
-            return cached.statement
-        }
-        lock.unlock()
+        if let statement = cached.withLock({ $0?.table == table ? $0?.statement : nil }) { return statement }
         if let tableLocation, table.isEmpty { throw DAOError.render("${T} used but no table name is set", at: tableLocation) }
         let name = Array(TableNameNode.sqlName(table).utf8)
         var bytes: [UInt8] = []
@@ -168,9 +164,7 @@ final class StaticStatementPlan: @unchecked Sendable {
         }
         let sql = String(decoding: bytes, as: UTF8.self)
         let statement = StaticStatement(sql: sql, placeholders: placeholders)
-        lock.lock()
-        cached = (table, statement)
-        lock.unlock()
+        cached.withLock { $0 = (table, statement) }
         return statement
     }
 }

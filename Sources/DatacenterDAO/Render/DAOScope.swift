@@ -46,11 +46,7 @@ public struct DAOScope: Sendable {
             if DAOScope.same(items[i].name, name) { return items[i].value }
             i -= 1
         }
-        i = argumentNames.count - 1
-        while i >= 0 {
-            if DAOScope.same(argumentNames[i].name, name) { return argumentValues[i] }
-            i -= 1
-        }
+        if let i = DAOScope.lastIndex(of: name, among: argumentNames) { return argumentValues[i] }
         if !named.isEmpty, let value = named[name] { return value }
         return globals.isEmpty ? nil : globals[name]
     }
@@ -61,13 +57,51 @@ public struct DAOScope: Sendable {
         a.utf8.count == b.utf8.count && a == b
     }
 
+    /// The argument of `name` among `names`: the last one (a later duplicate wins).
+    @inline(__always) private static func lastIndex(of name: String, among names: [DAOArgumentSpec]) -> Int? {
+        var i = names.count - 1
+        while i >= 0 {
+            if DAOScope.same(names[i].name, name) { return i }
+            i -= 1
+        }
+        return nil
+    }
+
+    /// The name a path's first step looks up: without its `$` (`$id` reads `id`).
+    @inline(__always) private static func rootName(_ first: String) -> String {
+        // The byte test is a quick filter; `hasPrefix` decides, as it always did.
+        guard first.utf8.first == UInt8(ascii: "$"), first.hasPrefix("$") else { return first }
+        return String(first.dropFirst())
+    }
+
     /// The value of a chained access such as `["model", "content"]`; nil when unknown.
     public func lookup(_ path: [String]) -> DAOValue {
-        guard var name = path.first else { return .nil }
-        // The byte test is a quick filter; `hasPrefix` decides, as it always did.
-        if name.utf8.first == UInt8(ascii: "$"), name.hasPrefix("$") { name.removeFirst() }
-        let root = self.root(name) ?? .nil
+        lookup(path[...])
+    }
+
+    /// `lookup` of a part of a path (the holder of a crypt property, without a copy).
+    func lookup(_ path: ArraySlice<String>) -> DAOValue {
+        guard let first = path.first else { return .nil }
+        let root = self.root(DAOScope.rootName(first)) ?? .nil
         return path.count == 1 ? root : root.value(at: path.dropFirst())
+    }
+
+    /// The member of the loop item `item` that `lookup(path)` reads while `item` is the
+    /// innermost item bound (the innermost item shadows every other name): for a path
+    /// `[item, name]` (`$item` too) it is `name`, and `lookup(path)` is then
+    /// `element.member(name)` for the element bound. nil for any other path.
+    static func itemMember(of path: [String], item: String) -> String? {
+        guard path.count == 2, same(rootName(path[0]), item) else { return nil }
+        return path[1]
+    }
+
+    /// The position among `arguments` of the argument a call's scope reads for `path`, when
+    /// the path is one name that an argument has (`lookup` finds that argument: a scope of
+    /// a method's arguments has no items or named locals); nil for chained access or a name
+    /// no argument has (a global).
+    static func argumentIndex(of path: [String], among arguments: [DAOArgumentSpec]) -> Int? {
+        guard path.count == 1, let first = path.first else { return nil }
+        return lastIndex(of: rootName(first), among: arguments)
     }
 
     /// True when `name` is an argument, a loop item or a global.

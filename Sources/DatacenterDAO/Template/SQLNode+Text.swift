@@ -71,12 +71,31 @@ public final class ReferenceNode: SQLNode {
         return value.isNil && nilAsEmpty ? .string("") : value
     }
 
+    /// The value this reference stands for in `scope`, and whether a `<crypt>` rule covers
+    /// it (a nil value is never encrypted): what a `#{}` binds. Every way of running a call
+    /// binds through this (the renderer, and the static plans that bind without rendering).
+    func binding(in scope: DAOScope, cryptRules: Set<DAOCryptRule>) -> (value: DAOValue, encrypted: Bool) {
+        binding(of: scope.lookup(path), in: scope, cryptRules: cryptRules)
+    }
+
+    /// `binding(in:cryptRules:)` when the value at the path, `found`, is already known (a
+    /// batch reads a loop item's member straight from the element: `DAOScope.itemMember`).
+    @inline(__always)
+    func binding(of found: DAOValue, in scope: DAOScope, cryptRules: Set<DAOCryptRule>) -> (value: DAOValue, encrypted: Bool) {
+        let value = found.isNil && nilAsEmpty ? .string("") : found
+        return (value, !value.isNil && scope.isEncrypted(path, by: cryptRules))
+    }
+
     public func render(into context: inout RenderContext) throws {
+        if mode == .bind {
+            let (value, encrypted) = binding(in: context.scope, cryptRules: context.cryptRules)
+            context.buffer.append(bound: value, encrypted: encrypted)
+            return
+        }
         let value = value(in: context.scope)
-        let encrypted = context.isEncrypted(path)
-        if mode == .bind || encrypted {
+        if context.isEncrypted(path) {
             // A crypt property is always bound: ciphertext is never inlined.
-            context.buffer.append(bound: value, encrypted: encrypted && !value.isNil)
+            context.buffer.append(bound: value, encrypted: !value.isNil)
             return
         }
         guard let text = ReferenceNode.inline(value, raw: raw) else {

@@ -11,10 +11,28 @@ struct Executor {
     let encryptor: any DataCrypt
     /// The method whose statements run, named by errors (nil for an upgrade block).
     var methodID: String? = nil
+    /// How rows become the call's result; nil when they are stepped through and dropped.
+    var results: ResultMapping? = nil
 
-    /// The rows of the last statement that returned columns, and the statements run.
+    /// How a call's rows become its result: the result type, the mapper, and the method
+    /// whose row layouts are kept with its statements.
+    struct ResultMapping {
+        let type: DAOResultType?
+        let mapper: ResultMapper
+        let method: DAOMethod
+
+        /// A collector for the rows of `statement`, with the layout kept for it.
+        func collector(for statement: Statement) -> ResultCollector {
+            ResultCollector(type, mapper: mapper, layout: statement.keptLayout(for: method))
+        }
+
+        /// A collector of no rows (a call whose statements returned no columns).
+        var empty: ResultCollector { ResultCollector(type, mapper: mapper) }
+    }
+
+    /// The mapped rows of the last statement that returned columns, and the statements run.
     struct Outcome {
-        var rows: [Row]? = nil
+        var result: ResultCollector? = nil
         var ran: [RenderedSQL] = []
         var skipped = 0
     }
@@ -55,7 +73,7 @@ struct Executor {
         guard !sql.sql.isEmpty else { return }
         let bindings = try encryptedBindings(of: sql)
         do {
-            outcome.rows = try run(try statement(for: sql), bindings) ?? outcome.rows
+            outcome.result = try run(try statement(for: sql), bindings) ?? outcome.result
         } catch let error as DatabaseError {
             throw DAOError.database(error)
         }
@@ -97,44 +115,42 @@ struct Executor {
         }
     }
 
-    /// Runs `sql` on its prepared `statement` (from `soleReadOnlyStatement`); the rows, or nil
-    /// when the statement returns no columns.
-    func run(_ sql: RenderedSQL, on statement: Statement) throws -> [Row]? {
+    /// Runs `sql` on its prepared `statement` (from `soleReadOnlyStatement`, which has
+    /// checked that it only reads) and maps its rows. A single-row result reads the first
+    /// row only: the statement is reset after it, as a read leaves nothing to finish (an
+    /// error SQLite would raise only on a later row does not fail the call).
+    /// - throws: `DAOError.database`; what mapping throws.
+    func runReading(_ sql: RenderedSQL, on statement: Statement) throws -> ResultCollector? {
         let bindings = try encryptedBindings(of: sql)
         do {
-            return try run(statement, bindings)
-        } catch let error as DatabaseError {
-            throw DAOError.database(error)
-        }
-    }
-
-    /// Runs `statement`; its rows, or nil when it returns no columns.
-    private func run(_ statement: Statement, _ bindings: [DatabaseValue]) throws -> [Row]? {
-        if statement.columnCount > 0 {
-            var rows: [Row] = []
-            try statement.forEachRow(values: bindings) { rows.append($0.row()); return true }
-            return rows
-        }
-        try statement.execute(values: bindings)
-        return nil
-    }
-
-    /// Runs `sql` on its prepared `statement` (from `soleReadOnlyStatement`, returning
-    /// columns) and reads only its first row, with `read` while the statement is on it; nil
-    /// when there is no row. The statement only reads, so it is not stepped further: the rest
-    /// of its rows could change nothing.
-    func runReadingFirstRow<T>(_ sql: RenderedSQL, on statement: Statement, _ read: (Statement) throws -> T) throws -> T? {
-        let bindings = try encryptedBindings(of: sql)
-        var first: T?
-        do {
-            try statement.forEachRow(values: bindings) { row in
-                first = try read(row)
-                return false
+            guard statement.columnCount > 0, let results else {
+                try statement.execute(values: bindings)
+                return nil
             }
+            var collector = results.collector(for: statement)
+            let readsAll = results.type?.isArray ?? true
+            try statement.forEachRow(values: bindings) { row in
+                collector.add(row)
+                return readsAll
+            }
+            statement.keep(collector.newLayout, for: results.method)
+            return collector
         } catch let error as DatabaseError {
             throw DAOError.database(error)
         }
-        return first
+    }
+
+    /// Runs `statement` to its end; its mapped rows, or nil when it returns no columns or
+    /// rows are not mapped.
+    private func run(_ statement: Statement, _ bindings: [DatabaseValue]) throws -> ResultCollector? {
+        guard statement.columnCount > 0, let results else {
+            try statement.execute(values: bindings)
+            return nil
+        }
+        var collector = results.collector(for: statement)
+        try statement.forEachRow(values: bindings) { collector.add($0); return true }
+        statement.keep(collector.newLayout, for: results.method)
+        return collector
     }
 
     /// The bindings of `sql`, the ones a crypt rule covers encrypted.

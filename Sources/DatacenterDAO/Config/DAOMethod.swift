@@ -64,9 +64,8 @@ public final class DAOMethod: Sendable {
     /// Set when the body is one statement without dynamic parts (text, `${T}` and `#{}`
     /// only): its SQL is then the same for every call on a table.
     let staticPlan: StaticStatementPlan?
-    /// Set for a select by key whose calls bind their arguments straight to a statement kept
-    /// by the DAO object (`KeptRead`).
-    let keptReadPlan: KeptReadPlan?
+    /// The way every call of the method runs, chosen from its shape when it loads.
+    let plan: DAOCallPlan
 
     init(kind: DAOMethodKind, id: String, arguments: [DAOArgumentSpec], result: DAOResultType?, forEach: DAOForEachSpec?,
          isParallel: Bool, body: DAOMethodBody, location: SourceLocation) {
@@ -83,8 +82,8 @@ public final class DAOMethod: Sendable {
         } else {
             staticPlan = nil
         }
-        keptReadPlan = KeptReadPlan(arguments: arguments, result: result, forEach: forEach, isParallel: isParallel,
-                                    staticPlan: staticPlan)
+        plan = DAOCallPlan(kind: kind, arguments: arguments, result: result, forEach: forEach, isParallel: isParallel,
+                           body: body, staticPlan: staticPlan)
     }
 
     /// The number of arguments a call passes (overloads differ in it).

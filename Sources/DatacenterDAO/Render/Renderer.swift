@@ -28,18 +28,24 @@ public enum Renderer {
             let body = try render(method.body, scope: scope, tableName: tableName, cryptRules: cryptRules)
             return RenderedCall(methodID: method.id, kind: method.kind, runs: [body], isForEach: false)
         }
-        let collection = scope.lookup([forEach.collection])
-        let elements: [DAOValue]
-        switch collection {
-        case .nil: elements = []
-        case .array(let a): elements = a
-        default:
-            throw DAOError.render("foreach collection '\(forEach.collection)' is a \(collection.kindName), not an array", at: method.location)
-        }
+        let elements = try forEachElements(of: method, forEach: forEach, in: scope)
         let runs = try elements.map { element in
             try render(method.body, scope: scope.binding(forEach.item, to: element), tableName: tableName, cryptRules: cryptRules)
         }
         return RenderedCall(methodID: method.id, kind: method.kind, runs: runs, isForEach: true)
+    }
+
+    /// The elements a method-level `foreach` renders its body for: the collection argument's
+    /// elements, none when it is nil.
+    /// - throws: `DAOError.render` when the collection is not an array.
+    static func forEachElements(of method: DAOMethod, forEach: DAOForEachSpec, in scope: DAOScope) throws -> [DAOValue] {
+        let collection = scope.lookup([forEach.collection])
+        switch collection {
+        case .nil: return []
+        case .array(let a): return a
+        default:
+            throw DAOError.render("foreach collection '\(forEach.collection)' is a \(collection.kindName), not an array", at: method.location)
+        }
     }
 
     /// The one statement of a call of `method` when its body is a static statement (text,
@@ -93,8 +99,8 @@ extension Renderer {
         bindings.reserveCapacity(plan.references.count)
         var encrypted: [Int] = []
         for (index, reference) in plan.references.enumerated() {
-            let value = reference.value(in: scope)
-            if !value.isNil, scope.isEncrypted(reference.path, by: cryptRules) { encrypted.append(index) }
+            let (value, isEncrypted) = reference.binding(in: scope, cryptRules: cryptRules)
+            if isEncrypted { encrypted.append(index) }
             bindings.append(value.databaseValue)
         }
         return RenderedSQL(sql: statement.sql, bindings: bindings, marks: PreviewMarks(placeholders: statement.placeholders, inlined: []),

@@ -1,0 +1,210 @@
+import DatacenterKit
+
+/// The way every call of one method runs: chosen once, when the config loads, from the
+/// method's shape alone (`DAOMethod.plan`), and run by `run(_:on:)`, the one place
+/// `DAOObject.call` hands a call to.
+///
+/// Whatever the way, a call does the same thing: it renders (or binds exactly what rendering
+/// would bind), prepares the table on first use, runs its statements atomically, and maps
+/// its rows the same way (`ResultCollector`). The ways differ only in what they skip, and
+/// the equivalence tests hold each to the general path's result, errors included:
+///
+/// | way | chosen for | what it skips |
+/// |---|---|---|
+/// | `keptRead` | a select by key: one static statement, a single-row result, `#{}` of arguments only | after the first call on a table: rendering, the statement-cache lookup, the transaction |
+/// | `oneStatement` | any other body of one statement, not a foreach | for a statement that only reads: the transaction, and the rows after the first for a single-row result |
+/// | `staticForEach` | a method-level foreach over one static statement (a batch insert) | rendering per element: the statement is prepared once, each element bound straight to it |
+/// | `transaction` | steps, `<try>`, a foreach over a dynamic body | nothing: rendered, every statement in one transaction |
+/// | `poolRead` | a `parallel="true"` select | the writer: it runs on a read-only connection of the store's pool |
+///
+/// A way that finds at run time it does not apply (a kept read's statement that writes, a
+/// pool the database cannot have) runs the call as the way it falls back to, never half.
+indirect enum DAOCallPlan: Sendable {
+    /// A select by key (`KeptReadPlan`): the first call on a table runs as `oneStatement`
+    /// and the DAO object keeps its statement; later calls bind their arguments to it.
+    case keptRead(KeptReadPlan)
+    /// A body of one statement: rendered per call (a static body from its SQL made once per
+    /// table). A statement that only reads runs without a transaction (SQLite runs one
+    /// statement atomically) and a single-row result reads only the first row; one that
+    /// writes runs in a transaction.
+    case oneStatement
+    /// A method-level foreach over one static statement: prepared once and bound element by
+    /// element (`StaticForEachPlan`), in one transaction.
+    case staticForEach(StaticForEachPlan)
+    /// Anything else: rendered, every statement in one transaction (savepoints inside a
+    /// caller's transaction), steps and `<try>` as the executor runs them.
+    case transaction
+    /// A `parallel` select: rendered and run on a read-only connection of the store's pool
+    /// when the database is a file and no explicit transaction is open; otherwise as
+    /// `otherwise`.
+    case poolRead(otherwise: DAOCallPlan)
+
+    /// The plan of a method of this shape.
+    init(kind: DAOMethodKind, arguments: [DAOArgumentSpec], result: DAOResultType?, forEach: DAOForEachSpec?,
+         isParallel: Bool, body: DAOMethodBody, staticPlan: StaticStatementPlan?) {
+        let plan: DAOCallPlan
+        if let kept = KeptReadPlan(arguments: arguments, result: result, forEach: forEach, isParallel: isParallel,
+                                   staticPlan: staticPlan) {
+            plan = .keptRead(kept)
+        } else if let forEach, let staticPlan {
+            plan = .staticForEach(StaticForEachPlan(statement: staticPlan, forEach: forEach))
+        } else if forEach == nil, case .sql = body {
+            plan = .oneStatement
+        } else {
+            plan = .transaction
+        }
+        self = isParallel && kind == .select ? .poolRead(otherwise: plan) : plan
+    }
+
+    /// The way's name, for tests and diagnostics: `keptRead`, `oneStatement`, …
+    var name: String {
+        switch self {
+        case .keptRead: return "keptRead"
+        case .oneStatement: return "oneStatement"
+        case .staticForEach: return "staticForEach"
+        case .transaction: return "transaction"
+        case .poolRead: return "poolRead"
+        }
+    }
+
+    /// Runs a call of `method` with `arguments` on `object` this way.
+    /// - throws: `DAOError`; on a throw nothing of the call is kept.
+    func run(_ method: DAOMethod, _ arguments: [DAOValue], on object: DAOObject) throws -> DAOCallResult {
+        // A kept read needs only its statement and the decryptor: no snapshot of the rest.
+        if case .keptRead = self, let (read, mapper) = object.keptRead(of: method) {
+            try method.checkArguments(arguments)
+            return try object.writing { db in
+                let (value, objects) = try read.run(arguments, mapper: mapper)
+                return DAOCallResult(value: value, objects: objects, changes: 0, lastInsertRowID: db.lastInsertRowID,
+                                     skipped: false, history: .keptRead(method, arguments, table: read.table))
+            }
+        }
+        return try run(try object.makeCall(method, arguments), on: object)
+    }
+
+    /// Runs `call` on `object` this way.
+    /// - throws: `DAOError`; on a throw nothing of the call is kept.
+    private func run(_ call: DAOCall, on object: DAOObject) throws -> DAOCallResult {
+        switch self {
+        case .keptRead(let plan):
+            return try DAOCallPlan.runOneStatement(call, on: object, keeping: plan)
+        case .oneStatement:
+            return try DAOCallPlan.runOneStatement(call, on: object, keeping: nil)
+        case .staticForEach(let plan):
+            guard let batch = try plan.batch(for: call) else { return try DAOCallPlan.transaction.run(call, on: object) }
+            let results = object.resultMapping(for: call)
+            return try object.write(call) { db in
+                try db.inTransaction(call.method.kind == .select ? .deferred : .immediate) {
+                    let before = db.totalChanges
+                    let (values, objects) = try batch.run(on: db, results: results)
+                    return DAOCallResult(value: .array(values), objects: objects, changes: db.totalChanges - before,
+                                         lastInsertRowID: db.lastInsertRowID, skipped: false,
+                                         history: .deferred { batch.renderedStatements() })
+                }
+            }
+        case .transaction:
+            let rendered = try call.render()
+            return try object.write(call) { db in
+                try db.inTransaction(call.method.kind == .select ? .deferred : .immediate) {
+                    try DAOCallPlan.execute(rendered, call, on: db, results: object.resultMapping(for: call))
+                }
+            }
+        case .poolRead(let otherwise):
+            guard let pool = object.readingPool else { return try otherwise.run(call, on: object) }
+            let rendered = try call.render()
+            // Only an unprepared table takes the writer: a prepared one never waits for a write transaction.
+            if !call.isPrepared { try object.write(call) { _ in } }
+            let results = object.resultMapping(for: call)
+            return try DAOError.mappingDatabaseErrors {
+                try pool.read { db in try DAOCallPlan.execute(rendered, call, on: db, results: results) }
+            }
+        }
+    }
+
+    /// A body of one statement: a statement that only reads runs alone, one that writes in a
+    /// transaction. With `keeping`, a read is kept for the next calls (`keptRead`).
+    private static func runOneStatement(_ call: DAOCall, on object: DAOObject, keeping plan: KeptReadPlan?) throws -> DAOCallResult {
+        let rendered = try call.render()
+        let results = object.resultMapping(for: call)
+        return try object.write(call) { db in
+            if let sql = rendered.soleStatement {
+                let executor = Executor(db: db, encryptor: call.encryptor, methodID: call.method.id, results: results)
+                if let statement = try executor.soleReadOnlyStatement(sql) {
+                    if let plan, sql.bindings.count == plan.bindings.count,
+                       let read = KeptRead(method: call.method, plan: plan, table: call.table, statement: statement) {
+                        object.keep(read)
+                    }
+                    let before = db.totalChanges
+                    let collector = try executor.runReading(sql, on: statement)
+                    let (value, objects) = try (collector ?? results?.empty).map { try $0.finish() } ?? (.nil, [])
+                    return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before,
+                                         lastInsertRowID: db.lastInsertRowID, skipped: false, history: .one(sql))
+                }
+            }
+            return try db.inTransaction(call.method.kind == .select ? .deferred : .immediate) {
+                try execute(rendered, call, on: db, results: results)
+            }
+        }
+    }
+
+    /// Runs rendered bodies on `db` (the caller provides the transaction) and maps each
+    /// run's rows when `results` is given.
+    private static func execute(_ rendered: RenderedCall, _ call: DAOCall, on db: Database,
+                                results: Executor.ResultMapping?) throws -> DAOCallResult {
+        let before = db.totalChanges
+        let executor = Executor(db: db, encryptor: call.encryptor, methodID: call.method.id, results: results)
+        var ran: [RenderedSQL] = []
+        var skipped = 0
+        var values: [DAOValue] = []
+        var objects: [any Sendable] = []
+        for run in rendered.runs {
+            var outcome = Executor.Outcome()
+            try executor.run(run, into: &outcome)
+            ran += outcome.ran
+            skipped += outcome.skipped
+            if let results {
+                let (value, decoded) = try (outcome.result ?? results.empty).finish()
+                values.append(value)
+                objects += decoded
+            }
+        }
+        let value: DAOValue = rendered.isForEach ? .array(values) : (values.first ?? .nil)
+        return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before, lastInsertRowID: db.lastInsertRowID,
+                             skipped: ran.isEmpty && skipped > 0, statements: ran)
+    }
+}
+
+/// One call as its plan runs it: the method, the arguments, and the DAO object's state when
+/// the call began (read once, under its lock).
+///
+struct DAOCall: Sendable {
+    let method: DAOMethod
+    let arguments: [DAOValue]
+    /// The table `${T}` names.
+    let table: String
+    let globals: [String: DAOValue]
+    let cryptRules: Set<DAOCryptRule>
+    let encryptor: any DataCrypt
+    /// The mapper of rows (with the object's decryptor).
+    let mapper: ResultMapper
+    /// True when the call need not prepare the table: this object has prepared it, or the
+    /// call is a select that leaves tables as they are (`selectsPrepareTables` false).
+    let isPrepared: Bool
+
+    /// What `Renderer.render` renders for the call.
+    /// - throws: `DAOError` (`.wrongArgumentCount`, `.nilArgument`, `.render`, `.expression`).
+    func render() throws -> RenderedCall {
+        try Renderer.render(method, arguments: arguments, globals: globals, tableName: table, cryptRules: cryptRules)
+    }
+}
+
+extension DAOError {
+    /// Runs `body`, reporting a `DatabaseError` as `DAOError.database`.
+    static func mappingDatabaseErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw DAOError.database(error)
+        }
+    }
+}
