@@ -62,6 +62,8 @@ extension Browser {
         "  d              DAO methods of a DAO table: form, SQL preview, run",
         "  q  Ctrl-C      quit: asks first if edits are staged",
         "  mouse          click, wheel",
+        "  typing         ← → Home End, ^A ^E start/end, ^U ^K cut to",
+        "                 start/end, ^W word, Del; ↑ ↓ earlier / and :",
         "",
         "Encrypted values show decrypted (green) when a --key opens",
         "them, else as [locked: reason]; never as ciphertext.",

@@ -39,6 +39,8 @@ package final class Browser {
     var review = ReviewPane()
     /// The line being typed at the bottom (`/` search, `e` edit, `o` insert), if any.
     var prompt: PromptLine?
+    /// This session's searches, newest last, walked with ↑ and ↓ in the `/` prompt.
+    var searchHistory = LineHistory()
     var showHelp = false
     var message: (text: String, isError: Bool)?
     var commands: [BrowserCommand] = []
@@ -185,7 +187,9 @@ package final class Browser {
 
     private func promptKey(_ key: Key) {
         guard var line = prompt else { return }
-        switch line.handle(key) {
+        let outcome = line.handle(key, screenWidth: width)
+        if line.purpose == .search, let history = line.editor.history { searchHistory = history }
+        switch outcome {
         case .editing: prompt = line
         case .cancelled: prompt = nil
         case .submitted(let text):
@@ -222,7 +226,9 @@ package final class Browser {
             case .inspect(let value):
                 inspector = value
                 focus = .inspector
-            case .prompt(let line): prompt = line
+            case .prompt(var line):
+                if line.purpose == .search { line.editor.history = searchHistory }
+                prompt = line
             case .stage(let edit): apply([review.stage(edit, id: ids.next(), catalog: catalog)])
             case .commit: apply(review.commit(id: ids.next(), catalog: catalog))
             case .reloadGrid: reloadGrid()
@@ -304,7 +310,7 @@ package final class Browser {
         let gridIndex = focus == .grid ? grid.flatMap { shown in tree.visibleTree.firstIndex { $0.node.id == shown.node.id } } : nil
         guard let path = tree.storePath(around: gridIndex) else { message = ("select a store first", true); return }
         if console?.storePath != path {
-            console = ConsolePane(storePath: path, storeName: catalog.storeName(for: path), history: console?.history ?? [])
+            console = ConsolePane(storePath: path, storeName: catalog.storeName(for: path), history: console?.history ?? LineHistory())
         }
         focus = .console
     }

@@ -19,19 +19,19 @@ struct ConsolePane {
     let storePath: String
     /// The store in words, for the title.
     let storeName: String
-    var input = ""
-    var history: [String] = []
-    /// Where ↑/↓ is in the history (nil: the line being typed).
-    var historyIndex: Int?
+    /// The SQL being typed, with its cursor and the commands run before (↑ ↓).
+    var input: LineEditor
+    /// The commands run in this session, kept when the console moves to another store.
+    var history: LineHistory { input.history ?? LineHistory() }
     var output: [String] = ["Type SQL and press Enter. It runs read-only; ↑ ↓ history, Esc closes."]
     var outputIsError = false
     var scroll = 0
     var running: Running?
 
-    init(storePath: String, storeName: String, history: [String] = []) {
+    init(storePath: String, storeName: String, history: LineHistory = LineHistory()) {
         self.storePath = storePath
         self.storeName = storeName
-        self.history = history
+        self.input = LineEditor(history: history)
     }
 
     /// One key, in a pane `height` lines tall.
@@ -47,24 +47,22 @@ struct ConsolePane {
         case .enter:
             if running != nil { return [.message("a query is running: wait for it, or Esc cancels it", isError: true)] }
             return run(context: context)
-        case .up: historyBack()
-        case .down: historyForward()
         case .pageUp: scroll = max(0, scroll - (height - 3))
         case .pageDown: scroll = min(max(0, output.count - 1), scroll + (height - 3))
-        case .backspace: _ = input.popLast()
-        case .character(let c) where !c.unicodeScalars.contains(where: { $0.value < 0x20 }): input.append(c)
-        default: break
+        default:
+            _ = input.handle(key)
+            input.followCursor(width: Self.inputWidth(paneWidth: context.paneWidth))
         }
         return []
     }
 
     /// Starts the input as a query: every statement in turn, the rows of each shown.
     private mutating func run(context: PaneContext) -> [PaneEffect] {
-        let sql = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        let sql = input.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !sql.isEmpty else { return [] }
-        if history.last != sql { history.append(sql) }
-        historyIndex = nil
-        input = ""
+        // Enter through the editor records the line in the history and ends any walk in it.
+        _ = input.handle(.enter)
+        input.text = ""
         scroll = 0
         let query = ConsoleQuery(id: context.ids.next(), storePath: storePath, sql: sql, crypt: context.catalog.keys,
                                  busyTimeout: context.catalog.busyTimeout)
@@ -88,25 +86,11 @@ struct ConsolePane {
         scroll = 0
     }
 
-    /// ↑: the previous command.
-    mutating func historyBack() {
-        guard !history.isEmpty else { return }
-        let index = max(0, (historyIndex ?? history.count) - 1)
-        historyIndex = index
-        input = history[index]
-    }
+    /// The prompt before the input line.
+    static let promptLabel = "sql> "
 
-    /// ↓: the next command, then the empty line.
-    mutating func historyForward() {
-        guard let index = historyIndex else { return }
-        if index + 1 < history.count {
-            historyIndex = index + 1
-            input = history[index + 1]
-        } else {
-            historyIndex = nil
-            input = ""
-        }
-    }
+    /// The columns the input has after its prompt in a pane `paneWidth` wide.
+    static func inputWidth(paneWidth: Int) -> Int { max(0, paneWidth - promptLabel.count) }
 
     /// The status line's key hints.
     var hints: String {
@@ -127,9 +111,8 @@ struct ConsolePane {
             screen.write(text, x: area.x, y: area.y + 1 + offset, maxWidth: area.width, role: role)
         }
         screen.fill(x: area.x, y: inputLine, count: area.width, role: .dialog)
-        let text = "sql> " + input
-        // Keep the end of a long input line in view.
-        let visible = TerminalText.width(of: text) + 1 > area.width ? "…" + String(text.suffix(max(1, area.width - 3))) : text
-        screen.write(visible + "▏", x: area.x, y: inputLine, maxWidth: area.width, role: .dialog)
+        let labelWidth = screen.write(Self.promptLabel, x: area.x, y: inputLine, maxWidth: area.width, role: .dialog)
+        input.draw(into: &screen, x: area.x + labelWidth, y: inputLine, width: Self.inputWidth(paneWidth: area.width),
+                   role: .dialog, cursorRole: .gridSelected)
     }
 }

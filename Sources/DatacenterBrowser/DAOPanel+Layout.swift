@@ -42,14 +42,23 @@ extension DAOPanel {
         }
         guard let method else { return lines }
         lines.append(Line(text: method.signature, role: .grid, indent: 1))
-        let labelWidth = min(20, (fields.map { TerminalText.width(of: $0.name) }.max() ?? 0) + 2)
+        let labelWidth = fieldLabelWidth
         for (index, field) in fields.enumerated() {
             let active = index == fieldCursor && stage == .form
             let label = (field.isRequired ? "$" : " ") + field.name
             let head = label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + ": "
-            let room = max(4, width - 2 - TerminalText.width(of: head))
-            var value = field.isNil ? "nil" : TerminalText.visible(field.text) + (active ? "▏" : "")
-            if TerminalText.width(of: value) > room { value = "…" + String(value.suffix(room - 1)) } // the end, where typing goes
+            let value: String
+            if field.isNil {
+                value = "nil"
+            } else if active {
+                // The editor's window on the text, a caret at the cursor (one column of the room).
+                let layout = field.editor.layout(width: fieldRoom(width: width) - 1)
+                let columns = layout.columns
+                let cut = min(layout.cursorColumn, columns.count)
+                value = columns[..<cut].joined() + "▏" + columns[cut...].joined()
+            } else {
+                value = field.editor.layout(width: fieldRoom(width: width)).visible
+            }
             lines.append(Line(text: head + value, role: active ? .gridSelected : (field.isNil ? .null : .grid), indent: 1,
                               anchor: .field(index)))
             if case .failure(let error) = field.parsed {
@@ -116,4 +125,10 @@ extension DAOPanel {
         if last >= scroll + height { scroll = last - height + 1 }
         if first < scroll { scroll = first }
     }
+
+    /// The columns of a field's label column (names up to 18 wide, then `: `).
+    var fieldLabelWidth: Int { min(20, (fields.map { TerminalText.width(of: $0.name) }.max() ?? 0) + 2) }
+
+    /// The columns a field's value has on a panel `width` wide, after its label.
+    func fieldRoom(width: Int) -> Int { max(4, width - 2 - fieldLabelWidth - 2) }
 }

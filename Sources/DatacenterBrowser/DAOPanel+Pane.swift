@@ -68,17 +68,16 @@ extension DAOPanel {
                     fields[fieldCursor].isNil.toggle()
                     effects += preview(context)
                 }
-            case .backspace:
+            default:
+                // Everything else edits the field: typing, the cursor keys, Ctrl-A/E/U/W/K.
                 guard fields.indices.contains(fieldCursor) else { break }
-                fields[fieldCursor].isNil = false
-                _ = fields[fieldCursor].text.popLast()
-                effects += preview(context)
-            case .character(let c) where !c.unicodeScalars.contains(where: { $0.value < 0x20 }):
-                guard fields.indices.contains(fieldCursor) else { break }
-                fields[fieldCursor].isNil = false
-                fields[fieldCursor].text.append(c)
-                effects += preview(context)
-            default: break
+                let outcome = fields[fieldCursor].editor.handle(key)
+                fields[fieldCursor].editor.followCursor(width: fieldRoom(width: width) - 1)
+                // Typing into a nil field, or Backspace on it, makes it a value again.
+                if outcome == .edited || (key == .backspace && fields[fieldCursor].isNil) {
+                    fields[fieldCursor].isNil = false
+                    effects += preview(context)
+                }
             }
             if case .field = reveal { reveal = .field(fieldCursor) }
         case .confirm:

@@ -20,8 +20,15 @@ struct DAOPanel {
     struct Field {
         let name: String
         let isRequired: Bool
-        var text = ""
+        /// The JSON being typed, with its cursor (the panel's one line editor).
+        var editor = LineEditor()
         var isNil: Bool
+
+        /// The JSON typed so far.
+        var text: String {
+            get { editor.text }
+            set { editor.text = newValue }
+        }
 
         /// The value the text stands for (`DAOArgumentParser.value`), or why it stands for
         /// none. A required field left empty is `.empty` too.

@@ -2,6 +2,9 @@ import DatacenterKit
 
 /// A line typed at the bottom of the screen (`/` search, `e` edit, `o` insert): it takes
 /// every key while it is open, and Enter hands the text to the grid that asked for it.
+///
+/// The text is edited by a `LineEditor` (cursor, Home/End, Ctrl-A/E/U/W/K, sideways
+/// scrolling); a search prompt walks the session's earlier searches with ↑ and ↓.
 struct PromptLine {
     /// What the text is for.
     enum Purpose { case search, edit, insert }
@@ -17,25 +20,43 @@ struct PromptLine {
     }
 
     let label: String
-    var text: String
+    /// The text being typed, with its cursor and history.
+    var editor: LineEditor
     let purpose: Purpose
 
-    /// One key: Enter submits, Esc cancels, Backspace deletes the last character, a
-    /// printable character is appended; control characters are not taken as text.
-    mutating func handle(_ key: Key) -> Outcome {
-        switch key {
-        case .escape: return .cancelled
-        case .enter: return .submitted(text)
-        case .backspace: _ = text.popLast()
-        case .character(let c) where !c.unicodeScalars.contains(where: { $0.value < 0x20 }): text.append(c)
-        default: break
-        }
-        return .editing
+    /// A prompt showing `label`, starting with `text` and the cursor at its end.
+    init(label: String, text: String, purpose: Purpose) {
+        self.label = label
+        self.editor = LineEditor(text)
+        self.purpose = purpose
     }
 
-    /// Draws the label, the text and a cursor on line `y`.
+    /// The text typed so far.
+    var text: String { editor.text }
+
+    /// One key, edited in a line `screenWidth` columns wide: Enter submits, Esc cancels,
+    /// the rest edit the text (keys the editor does not take are ignored).
+    mutating func handle(_ key: Key, screenWidth: Int) -> Outcome {
+        let outcome = editor.handle(key)
+        switch outcome {
+        case .cancelled: return .cancelled
+        case .submitted(let text): return .submitted(text)
+        case .edited, .consumed, .ignored:
+            editor.followCursor(width: fieldWidth(screenWidth: screenWidth))
+            return .editing
+        }
+    }
+
+    /// The columns the text has after the label.
+    private func fieldWidth(screenWidth: Int) -> Int {
+        max(0, screenWidth - TerminalText.width(of: label))
+    }
+
+    /// Draws the label and the text on line `y`, the character under the cursor highlighted.
     func draw(into screen: inout ScreenGrid, y: Int) {
         screen.fill(x: 0, y: y, count: screen.width, role: .dialog)
-        screen.write(label + text + "▏", x: 0, y: y, maxWidth: screen.width, role: .dialog)
+        let labelWidth = screen.write(label, x: 0, y: y, maxWidth: screen.width, role: .dialog)
+        editor.draw(into: &screen, x: labelWidth, y: y, width: fieldWidth(screenWidth: screen.width),
+                    role: .dialog, cursorRole: .gridSelected)
     }
 }

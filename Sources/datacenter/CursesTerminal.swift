@@ -134,6 +134,7 @@ final class CursesTerminal {
             case KEY_ENTER: return .key(.enter)
             case KEY_BTAB: return .key(.backTab)
             case KEY_BACKSPACE: return .key(.backspace)
+            case KEY_DC: return .key(.control("d"))     // Delete: the line editor's delete-forward
             case KEY_RESIZE:
                 clear()
                 let (w, h) = size

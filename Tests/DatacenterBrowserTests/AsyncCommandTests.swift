@@ -75,14 +75,14 @@ import Testing
         let commands = b.takeCommands()
         #expect(queries(commands).count == 1)
         for c in "SELECT 2" { b.handle(.key(.character(c))) }
-        #expect(b.console?.input == "SELECT 2")
+        #expect(b.console?.input.text == "SELECT 2")
         #expect(b.screenText.contains("sql> SELECT 2"))
         b.handle(.key(.enter))                             // waits for the running query
         #expect(b.takeCommands().isEmpty)
         #expect(b.message?.text.contains("a query is running") == true)
-        #expect(b.console?.input == "SELECT 2")
+        #expect(b.console?.input.text == "SELECT 2")
         b.handle(.key(.up))
-        #expect(b.console?.input == "SELECT 1")
+        #expect(b.console?.input.text == "SELECT 1")
         b.handle(commands[0].perform()!)
         #expect(b.console?.running == nil)
         #expect(b.console?.output.contains("1 row(s)") == true)
