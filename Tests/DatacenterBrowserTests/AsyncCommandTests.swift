@@ -7,7 +7,7 @@ import Testing
 /// go on being handled meanwhile, and Esc cancels a console query.
 @Suite struct AsyncCommandTests {
     /// A browser on the demo with the console open and `sql` typed, not yet run.
-    func console(_ sql: String, folder: Folder) throws -> Browser {
+    func console(_ sql: String, folder: TemporaryFolder) throws -> Browser {
         let b = try browser(try makeDemo(folder), width: 110, height: 30)
         b.press(.character(":"))
         #expect(b.focus == .console)
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func aConsoleQueryRunsAsACommandAndItsResultFillsTheConsole() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try console("SELECT title FROM notes ORDER BY id", folder: folder)
         b.handle(.key(.enter))
         let commands = b.takeCommands()
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func escWhileAQueryRunsSendsACancelAndTheScreenSaysCancelled() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try console("SELECT title FROM notes ORDER BY id", folder: folder)
         b.handle(.key(.enter))
         let started = try #require(queries(b.takeCommands()).first)
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func keysPressedWhileAQueryRunsAreHandled() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try console("SELECT 1", folder: folder)
         b.handle(.key(.enter))
         let commands = b.takeCommands()
@@ -92,7 +92,7 @@ import Testing
     static let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n WHERE i < 0"
 
     @Test func escInterruptsAQueryRunningOnAnotherThread() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try console(Self.endless, folder: folder)
         let runner = BrowserCommandRunner()
         b.handle(.key(.enter))
@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func aLongResultIsCountedWithProgressButOnlyTheFirstRowsAreKept() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try console("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12345) SELECT i FROM n", folder: folder)
         b.handle(.key(.enter))
         let command = try #require(b.takeCommands().first)
@@ -135,7 +135,7 @@ import Testing
     }
 
     @Test func theConsoleShowsProgressWhileItRuns() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try console("SELECT 1", folder: folder)
         b.handle(.key(.enter))
         let query = try #require(queries(b.takeCommands()).first)

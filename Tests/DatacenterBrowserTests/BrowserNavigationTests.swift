@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct BrowserNavigationTests {
     @Test func pagingReachesTheLastRowAndBackWithoutLoadingTheTable() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let db = folder.file("rows.db")
         try makeNumbersTable(at: db, rows: 5_000)
         let b = try browser(db, keys: .empty, width: 80, height: 24)
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func withoutRowIDTablesPageByPrimaryKey() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let db = folder.file("pk.db")
         let database = try Database(path: db)
         try database.execute("CREATE TABLE pairs(a TEXT, b INTEGER, v TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID")
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func viewsPageByOffset() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let db = folder.file("view.db")
         try makeNumbersTable(at: db, rows: 100)
         try Database(path: db).execute("CREATE VIEW evens AS SELECT n, label FROM numbers WHERE n % 2 = 0")
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func treeKeysExpandCollapseAndQuit() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
         let before = b.tree.visibleTree.count
         b.press(.left)   // collapse the first store
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func clicksOpenNodesAndTheWheelScrolls() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root)
         let index = try #require(b.tree.visibleTree.firstIndex { $0.node.label == "settings" })
@@ -85,7 +85,7 @@ import Testing
     }
 
     @Test func tableOptionOpensThatNode() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
         b.openNode(named: "notes")
         #expect(b.screenText.contains("Welcome"))
@@ -99,7 +99,7 @@ import Testing
         #expect(errors.isEmpty)
         #expect(Set(themes.map(\.name)).isSuperset(of: ["default", "light", "high-contrast"]))
         #expect(themes.first?.name == "default")
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = Browser(catalog: try BrowserCatalog(path: try makeDemo(folder), keys: .empty), width: 80, height: 20, themes: themes)
         b.press(.character("t"))
         #expect(b.theme.name != "default")
@@ -116,7 +116,7 @@ import Testing
 
     @Test(arguments: ["random", "truncated-header", "missing", "not-a-root"])
     func badPathsFailToOpenWithAClearMessage(kind: String) throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let path: String
         switch kind {
         case "random":
@@ -141,7 +141,7 @@ import Testing
     }
 
     @Test func browsingChangesNothingInTheFiles() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let db = folder.file("journal.db")
         try makeNumbersTable(at: db, rows: 50)
         let before = try Data(contentsOf: URL(fileURLWithPath: db))
@@ -156,7 +156,7 @@ import Testing
 
 @Suite struct BrowserSearchTests {
     @Test func searchFindsARowFarDownTheTableAndNextFindsTheFollowingOne() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let db = folder.file("rows.db")
         try makeNumbersTable(at: db, rows: 3_000)
         let b = try browser(db, keys: .empty, width: 80, height: 20)
@@ -172,7 +172,7 @@ import Testing
     }
 
     @Test func searchMatchesDecryptedTextCaseInsensitively() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
         b.openTreeNode("session")
         b.press(.character("/"))
@@ -182,7 +182,7 @@ import Testing
     }
 
     @Test func aRunningSearchShowsProgressAndEscCancelsIt() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let db = folder.file("rows.db")
         try makeNumbersTable(at: db, rows: 2_000)
         let b = try browser(db, keys: .empty, width: 100, height: 20)
@@ -203,7 +203,7 @@ import Testing
 
 @Suite struct SQLConsoleTests {
     @Test func theConsoleRunsQueriesReadOnlyAndRemembersThem() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root, width: 110, height: 30)
         b.press(.character(":"))
@@ -229,7 +229,7 @@ import Testing
     }
 
     @Test func errorsShowInTheConsole() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder), width: 110, height: 30)
         b.press(.character(":"))
         for c in "SELECT * FROM nowhere" { b.press(.character(c)) }

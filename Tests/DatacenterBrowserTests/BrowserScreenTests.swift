@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct BrowserScreenTests {
     @Test func demoTreeOnTheFirstScreen() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root, width: 100, height: 30)
         try assertSnapshot(b.render(), named: "demo-tree", redact: [root: "<root>"])
@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func encryptedKVValuesShowDecryptedWithTheKey() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root)
         b.openTreeNode("session")
@@ -28,7 +28,7 @@ import Testing
 
     @Test(arguments: [(KeyRing.empty, "[locked: no key]"), (KeyRing([try! EncryptionKey(bytes: Array(repeating: 9, count: 32))]), "[locked: wrong key]")])
     func encryptedValuesStayLockedWithoutTheRightKey(keys: KeyRing, marker: String) throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root, keys: keys)
         b.openTreeNode("session")
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func daoCryptColumnsAreDecryptedFromTheStoreMetadata() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let locked = try browser(root, keys: .empty)
         locked.openTreeNode("messages")
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func inspectorShowsJSONForPropertyListsAndHexForBlobs() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root)
         b.openTreeNode("app")
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func helpScreenListsTheKeys() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
         b.press(.character("?"))
         try assertSnapshot(b.render(), named: "help", redact: [b.catalog.title: "<root>"])
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func aTinyTerminalStillDrawsAndATooSmallOneSaysSo() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root, width: 40, height: 10)
         b.openTreeNode("settings")
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func resizeKeepsTheCursorRowOnScreen() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let db = folder.file("rows.db")
         try makeNumbersTable(at: db, rows: 500)
         let b = try browser(db, keys: .empty, width: 80, height: 40)
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func controlCharactersNeverReachTheScreenAndWideCharactersKeepColumns() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let db = folder.file("edge.db")
         let database = try Database(path: db)
         try database.executeScript("""

@@ -6,11 +6,8 @@ import Testing
 @_exported import DatacenterTestSupport
 @testable import DatacenterBrowser
 
-/// A fresh folder for one test, removed afterwards.
-typealias Folder = TemporaryFolder
-
 /// The demo root, built once per test in its own folder.
-func makeDemo(_ folder: Folder) throws -> String {
+func makeDemo(_ folder: TemporaryFolder) throws -> String {
     let root = folder.file("demo")
     try DemoStore.build(at: root)
     try DAODemo.build(in: DataCenter(rootPath: root, crypt: KeyRing([DemoStore.key])))

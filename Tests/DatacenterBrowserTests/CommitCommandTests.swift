@@ -11,7 +11,7 @@ extension EditTrustTests {
     }
 
     @Test func aCommitRunsAsACommandAndItsEditsStayStagedUntilItsResult() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let (b, path) = try browserWithAStagedEdit(folder)
         b.press(.character("w"))
         b.handle(.key(.character("c")))
@@ -35,7 +35,7 @@ extension EditTrustTests {
     }
 
     @Test func anEditStagedWhileACommitRunsStaysStaged() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let (b, path) = try browserWithAStagedEdit(folder)   // deletes note 1
         b.press(.character("w"))
         b.handle(.key(.character("c")))
@@ -53,7 +53,7 @@ extension EditTrustTests {
     }
 
     @Test func quittingWaitsForARunningCommitAndCommitAndQuitEndsAfterIt() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let (b, path) = try browserWithAStagedEdit(folder)
         b.press(.character("w"))
         b.handle(.key(.character("c")))

@@ -8,7 +8,7 @@ import Testing
 @Suite struct DAOPanelTests {
     /// The demo open on alice's messages table with the DAO panel's method `id` chosen.
     func form(_ method: String, keys: KeyRing = KeyRing([DemoStore.key]), table: String = "messages", height: Int = 40,
-              folder: Folder = Folder(), prepare: (String) throws -> Void = { _ in }) throws -> (Browser, Folder) {
+              folder: TemporaryFolder = TemporaryFolder(), prepare: (String) throws -> Void = { _ in }) throws -> (Browser, TemporaryFolder) {
         let root = try makeDemo(folder)
         try prepare(root)
         let b = try browser(root, keys: keys, width: 130, height: height)
@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func dOutsideADAOTableSaysWhatItNeeds() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
         b.openNode(named: "settings")
         b.press(.character("d"))

@@ -12,7 +12,7 @@ extension DAOPanelTests {
     static let userStore = "/demo/users/alice/user.sqlite"
     static let modelJSON = #"{"$model": "MessageModel", "conversation": "team", "sender": "alice", "time": 1767229200, "content": "top secret"}"#
 
-    func rows(_ folder: Folder, _ sql: String) throws -> [Row] {
+    func rows(_ folder: TemporaryFolder, _ sql: String) throws -> [Row] {
         try Database(path: folder.path + Self.userStore, mode: .readOnly).query(sql)
     }
 
@@ -61,7 +61,7 @@ extension DAOPanelTests {
     }
 
     @Test func theGuardRefusesAnyValueThatIsNotCiphertext() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let db = try Database(path: folder.file("g.sqlite"))
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, content BLOB, other TEXT)")
         let keys = KeyRing([DemoStore.key])

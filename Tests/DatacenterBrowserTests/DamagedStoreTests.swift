@@ -7,7 +7,7 @@ import Testing
 /// and the other stores open.
 @Suite struct DamagedStoreTests {
     @Test func aDamagedUserStoreIsLabelledAndTheOthersOpen() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = folder.file("root")
         let center = try DataCenter(rootPath: root)
         try center.commonPreferences.setString("x", forKey: "k", business: "common-biz")

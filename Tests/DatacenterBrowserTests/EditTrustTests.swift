@@ -8,7 +8,7 @@ import Testing
 /// no-op edits, refusals at the key, and the store named on every line.
 @Suite struct EditTrustTests {
     /// A plain SQLite file (rollback journal, no data-center tables) made by `sql`.
-    func plainFile(_ folder: Folder, _ sql: String) throws -> String {
+    func plainFile(_ folder: TemporaryFolder, _ sql: String) throws -> String {
         let path = folder.file("plain.db")
         let db = try Database(path: path)
         try db.executeScript(sql)
@@ -23,7 +23,7 @@ import Testing
     // MARK: 1. A commit on a plain file changes the edited row and nothing else
 
     @Test func aCommitOnAPlainFileAddsNoTableAndKeepsTheJournalMode() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let path = try plainFile(folder, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a'), ('b');")
         do {
             let b = try browser(path)
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func aKVCommitOnAStoreWritesOnlyTheValue() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let common = root + "/common.sqlite"
         let before = try tables(common)
@@ -60,7 +60,7 @@ import Testing
 
     // MARK: 3. Staged edits are never dropped unasked
 
-    func browserWithAStagedEdit(_ folder: Folder) throws -> (Browser, String) {
+    func browserWithAStagedEdit(_ folder: TemporaryFolder) throws -> (Browser, String) {
         let root = try makeDemo(folder)
         let b = try browser(root, width: 120, height: 30)
         b.openNode(named: "notes")
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func quittingWithStagedEditsAsksAndEscStays() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let (b, _) = try browserWithAStagedEdit(folder)
         for quit in [Key.character("q"), .character("\u{3}")] {
             b.press(quit)
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func escNeverQuitsFromAnyPane() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let (b, _) = try browserWithAStagedEdit(folder)
         b.press(.tab)
         #expect(b.focus == .tree)
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func discardAndQuitWritesNothing() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let (b, path) = try browserWithAStagedEdit(folder)
         b.press(.character("q"), .character("d"))
         #expect(b.isFinished)
@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func commitAndQuitWritesThenQuits() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let (b, path) = try browserWithAStagedEdit(folder)
         b.press(.character("q"), .character("c"))
         #expect(b.isFinished)
@@ -125,7 +125,7 @@ import Testing
     }
 
     @Test func aFailedCommitOnQuitStays() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let (b, path) = try browserWithAStagedEdit(folder)
         b.press(.character("o"))
         answer("{\"title\": null}", in: b)             // NOT NULL fails at commit
@@ -138,7 +138,7 @@ import Testing
     }
 
     @Test func quittingWithNothingStagedQuitsAtOnce() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
         b.openNode(named: "notes")
         b.press(.character("q"))
@@ -148,7 +148,7 @@ import Testing
     /// An app holding the store's write lock past the busy timeout: the commit fails, says
     /// how long it waited, and keeps every edit staged.
     @Test func aCommitBlockedByAnotherWriterKeepsItsEditsAndSaysHowLongItWaited() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let path = try plainFile(folder, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a');")
         let b = try browser(path)
         b.catalog.busyTimeout = 0.2
@@ -169,7 +169,7 @@ import Testing
     // MARK: 4. Rows are addressed by a rowid name the table does not shadow
 
     @Test func aColumnNamedRowidDoesNotBreakPagingOrEdits() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         // The user column `_rowid_` runs against the real rowid and repeats a value.
         let path = try plainFile(folder, """
             CREATE TABLE t(_rowid_ INT, v TEXT);
@@ -189,7 +189,7 @@ import Testing
     }
 
     @Test func aTableHidingEveryRowidNameRefusesEditsAtTheKey() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let path = try plainFile(folder, """
             CREATE TABLE t(_rowid_ INT, RowID INT, oid INT, v TEXT);
             INSERT INTO t VALUES (1, 1, 1, 'a'), (1, 1, 1, 'b');
@@ -208,7 +208,7 @@ import Testing
     // MARK: 6. A no-op edit changes nothing
 
     @Test func anUnchangedValueStagesNothingWhateverItsType() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let path = try plainFile(folder, """
             CREATE TABLE t(id INTEGER PRIMARY KEY, v);
             INSERT INTO t(v) VALUES ('NULL'), ('X''00ff'''), ('42'), (42), (1.0), (X'00ff'), (NULL), ('it''s'), (''), ('''q'''), (-0.5e-3);
@@ -272,7 +272,7 @@ import Testing
     }
 
     @Test func anUnchangedKVValueOrCryptColumnStagesNothing() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root, width: 140, height: 30)
         for business in ["settings", "session"] {
@@ -293,7 +293,7 @@ import Testing
     // MARK: 8. Refusals come at the key
 
     @Test func readOnlyRefusesStagingAtTheKey() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
         b.catalog.allowsWrites = false
         b.openNode(named: "notes")
@@ -306,7 +306,7 @@ import Testing
     }
 
     @Test func aViewRefusesEditsAtTheKey() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let path = try plainFile(folder, "CREATE TABLE t(v); INSERT INTO t VALUES (1); CREATE VIEW w AS SELECT v FROM t;")
         let b = try browser(path)
         b.openNode(named: "w")
@@ -318,7 +318,7 @@ import Testing
     }
 
     @Test func aLockedValueRefusesEditsAtTheKey() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder), keys: .empty, width: 140)
         b.openNode(named: "messages")
         let column = try #require(b.grid?.source.columns.firstIndex(of: "content"))
@@ -338,7 +338,7 @@ import Testing
     // MARK: 9. Every grid, review line and console names its store
 
     @Test func theStoreIsNamedInTheHeaderTheReviewAndTheConsole() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root, width: 160, height: 30)
         let settings = b.tree.visibleTree.filter {

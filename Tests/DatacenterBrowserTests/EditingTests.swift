@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct EditingTests {
     @Test func aCellEditIsStagedAsSQLAndWrittenOnlyOnCommit() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let common = root + "/common.sqlite"
         let b = try browser(root, width: 120, height: 30)
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func discardWritesNothing() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let before = try Data(contentsOf: URL(fileURLWithPath: root + "/common.sqlite"))
         let b = try browser(root)
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func editsOfAStoreCommitTogetherOrNotAtAll() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let common = root + "/common.sqlite"
         let b = try browser(root)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func insertsNameUnknownColumns() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
         b.openNode(named: "notes")
         b.press(.character("o"))
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func anEncryptedKVValueStaysEncryptedWithItsType() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root)
         b.openNode(named: "session")
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func aKVValueMustKeepItsType() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
         b.openNode(named: "settings")
         b.press(.character("e"))          // fontSize, an int
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func editingEncryptedDataNeedsAKey() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder), keys: .empty)
         b.openNode(named: "session")
         b.press(.character("e"))
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func aCryptColumnEditIsEncrypted() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root, width: 140, height: 30)
         b.openNode(named: "messages")

@@ -7,7 +7,7 @@ import Testing
 /// comes back as an event, and keys go on meanwhile.
 @Suite struct GridPagingCommandTests {
     /// A browser on 5,000 numbered rows, the grid open, its row count in.
-    func numbers(_ folder: Folder) throws -> Browser {
+    func numbers(_ folder: TemporaryFolder) throws -> Browser {
         let db = folder.file("rows.db")
         try makeNumbersTable(at: db, rows: 5_000)
         let b = try browser(db, keys: .empty, width: 80, height: 24)
@@ -22,7 +22,7 @@ import Testing
     func cursorKey(_ b: Browser) -> Int64? { b.grid.map { $0.rows[$0.cursor].key.first?.int64Value ?? -1 } }
 
     @Test func movesWithinTheRowsOnHandNeedNoCommand() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try numbers(folder)
         b.handle(.key(.down))
         b.handle(.key(.pageDown))
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func endAsksForTheLastPageAndMovesWhenItComes() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try numbers(folder)
         b.handle(.key(.end))
         let commands = b.takeCommands()
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func movesAskedForWhileAPageIsComingAddUp() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try numbers(folder)
         let onHand = try #require(b.grid?.rows.count)
         b.press(.down, times: onHand - 1)                  // the last row on hand
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func aPageForAReplacedMoveIsDropped() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try numbers(folder)
         b.handle(.key(.end))
         let toEnd = b.takeCommands()
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func aClickWhileAPageIsComingWins() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try numbers(folder)
         b.handle(.key(.end))
         let commands = b.takeCommands()
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func aPageOfAnotherGridIsDropped() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try numbers(folder)
         b.handle(.key(.end))
         let commands = b.takeCommands()
@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func aFailedReadSaysSoAndLeavesTheRows() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try numbers(folder)
         b.handle(.key(.end))
         guard case let .fetchPage(gridID, requestID, _, _)? = b.takeCommands().first else { Issue.record("no page asked for"); return }
@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func enterOnALeafOpensItsGridOffTheInputLoopAndOnlyTheLastOneShows() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let db = folder.file("two.db")
         try makeNumbersTable(at: db, rows: 10)
         try Database(path: db).execute("CREATE TABLE other(v TEXT); INSERT INTO other VALUES ('from other')")

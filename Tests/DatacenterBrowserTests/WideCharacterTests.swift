@@ -17,7 +17,7 @@ import Glibc
     ]
 
     /// A table `t(id, name, after)`: the names above, then `Z1`, `Z2`… to line up.
-    func makeTable(_ folder: Folder) throws -> String {
+    func makeTable(_ folder: TemporaryFolder) throws -> String {
         let path = folder.file("wide.db")
         let db = try Database(path: path)
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, after TEXT)")
@@ -42,7 +42,7 @@ import Glibc
     }
 
     @Test func columnsAfterWideCharactersLineUpWithTheirHeader() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeTable(folder), keys: .empty, width: 120, height: 20)
         b.openTreeNode("t")
         let screen = b.render()
@@ -63,7 +63,7 @@ import Glibc
     }
 
     @Test func theInspectorShowsAZWJSequenceWhole() throws {
-        let folder = Folder()
+        let folder = TemporaryFolder()
         let b = try browser(try makeTable(folder), keys: .empty, width: 80, height: 20)
         b.openTreeNode("t")
         b.press(.down, .down, .right, .enter)
