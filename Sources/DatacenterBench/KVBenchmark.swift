@@ -15,7 +15,9 @@ public enum KVBenchmark {
         var rounds: Int
         var importRounds: Int
 
+        /// Enough operations and rounds for stable medians; takes a while.
         public static let standard = Scale(singleWrites: 100, batchWrites: 10_000, reads: 20_000, rounds: 31, importRounds: 7)
+        /// A few operations per scenario: checks that every scenario runs, not how fast.
         public static let quick = Scale(singleWrites: 50, batchWrites: 2_000, reads: 2_000, rounds: 3, importRounds: 1)
     }
 

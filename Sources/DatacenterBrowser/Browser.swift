@@ -18,32 +18,44 @@ package final class Browser {
 
     /// What is browsed: the stores, their tree, the keys.
     package let catalog: BrowserCatalog
-    /// The screen's size in cells.
+    /// The screen's width in cells.
     package private(set) var width: Int
+    /// The screen's height in lines.
     package private(set) var height: Int
     /// The pane that takes the keys.
     package internal(set) var focus: Focus = .tree
     /// True once the user quit: the terminal loop ends.
     package private(set) var isFinished = false
-    /// The themes `t` cycles through, and the one in use.
+    /// The themes `t` cycles through.
     package private(set) var themes: [Theme]
+    /// The index in `themes` of the theme in use.
     package private(set) var themeIndex = 0
     /// The theme in use.
     package var theme: Theme { themes[themeIndex] }
 
+    /// The tree of stores on the left; always there.
     var tree: TreePane
+    /// The grid of the leaf opened last, if any.
     var grid: GridPane?
+    /// The value shown in full over the grid, if any.
     var inspector: Inspector?
+    /// The DAO methods of a table, while the panel is open.
     var daoPanel: DAOPanel?
+    /// The SQL console; kept when it loses focus, so its output and history stay.
     var console: ConsolePane?
+    /// The staged edits and their review; always there, shown when it has focus.
     var review = ReviewPane()
     /// The line being typed at the bottom (`/` search, `e` edit, `o` insert), if any.
     var prompt: PromptLine?
     /// This session's searches, newest last, walked with ↑ and ↓ in the `/` prompt.
     var searchHistory = LineHistory()
+    /// True while the help (`?`) covers the screen; it takes the keys that close it.
     var showHelp = false
+    /// What the status line says, if anything; an error is drawn in the error colour.
     var message: (text: String, isError: Bool)?
+    /// Work asked for and not yet taken by the runner (`takeCommands()`).
     var commands: [BrowserCommand] = []
+    /// The ids of grids, searches, queries, previews, runs and commits.
     let ids = IDCounter()
     /// The grid being opened off the input loop (`openGrid`), if any: only its answer counts.
     var opening: Int?
@@ -70,6 +82,7 @@ package final class Browser {
     var bodyHeight: Int { max(0, height - 2) }
     /// Rows of data the grid shows (below its column header).
     var visibleRowCount: Int { max(1, bodyHeight - 1) }
+    /// Columns of the tree: a third of the screen, kept between 14 and 40.
     var treeWidth: Int { min(40, max(14, width / 3)) }
     /// The tree's place: the left column, between the header and the status line.
     var treeArea: PaneArea { PaneArea(x: 0, y: 1, width: treeWidth, height: bodyHeight) }

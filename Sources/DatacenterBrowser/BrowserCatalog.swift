@@ -6,19 +6,31 @@ import Foundation
 public struct TreeNode: Sendable, Equatable {
     /// What selecting the node shows.
     public enum Kind: Sendable, Equatable {
+        /// A store file; its children are the groups found in it.
         case store(path: String)
+        /// A heading over leaves of one kind (KV businesses, DAO tables, LRU caches, tables).
         case group
+        /// The values of one KV business.
         case kvBusiness(store: String, business: String)
+        /// A table a DAO module created, as its metadata records it: its encrypted columns, its
+        /// module and the path of the module's config.
         case daoTable(store: String, table: String, encryptedColumns: [String], module: String, configPath: String)
+        /// The entries of one LRU disk cache.
         case cache(store: String, name: String)
+        /// Any other table or view of the store.
         case table(store: String, name: String)
     }
 
+    /// Identifies the node in the tree (which nodes are open, which one the grid shows): its
+    /// file's path, then the group and the leaf's name, joined by `#`.
     public let id: String
+    /// The text shown for the node.
     public let label: String
     /// Dimmed text after the label (counts, module and version…).
     public let detail: String
+    /// What the node is, and where its data lives.
     public let kind: Kind
+    /// The nodes under this one, in display order; empty for a leaf.
     public var children: [TreeNode]
 
     /// The store file the node's data lives in (nil for a group).

@@ -5,6 +5,7 @@ import Foundation
 /// event, so `handle` itself stays quick and testable, and no key waits on SQLite for
 /// anything that can take long.
 package enum BrowserCommand: Sendable {
+    /// Counts the rows of the grid's source, for the position shown in the status line.
     case countRows(gridID: Int, source: GridSource)
     /// Opens the grid source of a tree leaf and reads its first `limit` rows.
     case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, limit: Int)
@@ -102,6 +103,7 @@ package final class BrowserCommandRunner: @unchecked Sendable {
     private var events: [BrowserEvent] = []
     private let queue = DispatchQueue(label: "browser.commands", qos: .userInitiated, attributes: .concurrent)
 
+    /// A runner with no events yet.
     package init() {}
 
     /// Starts `command` in the background; its events arrive in `takeEvents()`.

@@ -4,7 +4,9 @@ import Foundation
 
 /// A key the browser understands, as the terminal edge decodes it.
 package enum Key: Equatable, Sendable {
+    /// The arrows and the keys that move by page or to an end.
     case up, down, left, right, pageUp, pageDown, home, end
+    /// Enter, Esc, Tab, Shift-Tab and Backspace.
     case enter, escape, tab, backTab, backspace
     /// A printable character, or a control character such as `"\u{3}"` (Ctrl-C).
     case character(Character)
@@ -14,7 +16,9 @@ package enum Key: Equatable, Sendable {
 /// from the terminal edge; the rest are the results of `BrowserCommand`s, posted back by
 /// whoever ran them.
 package enum BrowserEvent: Sendable {
+    /// A key pressed.
     case key(Key)
+    /// The terminal's new size, in cells.
     case resize(width: Int, height: Int)
     /// A click at a cell (0-based column and line).
     case click(x: Int, y: Int)

@@ -6,9 +6,11 @@ public final class CacheSource: GridSource, @unchecked Sendable {
     public let title: String
     public let columns = ["KEY", "EXPIRES", "SIZE", "VALUE"]
     public var initialColumn: Int { 3 }
+    /// The store file that holds the cache's table.
     let store: Store
     private let info: CacheInfo
 
+    /// The cache `info` describes, read from `store` (the file that holds its table).
     public init(store: Store, info: CacheInfo) {
         self.store = store
         self.info = info

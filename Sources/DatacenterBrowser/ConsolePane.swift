@@ -23,11 +23,16 @@ struct ConsolePane {
     var input: LineEditor
     /// The commands run in this session, kept when the console moves to another store.
     var history: LineHistory { input.history ?? LineHistory() }
+    /// The last query's output lines (or its error), or the greeting.
     var output: [String] = ["Type SQL and press Enter. It runs read-only; ↑ ↓ history, Esc closes."]
+    /// True when `output` is an error, drawn in the error colour.
     var outputIsError = false
+    /// The first output line on screen.
     var scroll = 0
+    /// The query running in the background, if any.
     var running: Running?
 
+    /// A console on the store at `storePath`, with the commands run before in `history`.
     init(storePath: String, storeName: String, history: LineHistory = LineHistory()) {
         self.storePath = storePath
         self.storeName = storeName

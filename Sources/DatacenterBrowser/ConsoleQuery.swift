@@ -19,7 +19,10 @@ package final class ConsoleQuery: @unchecked Sendable {
     package let storePath: String
     /// The SQL as typed: one or more statements.
     package let sql: String
+    /// The keys handed to `RowsLayout`; the console names no encrypted column, so nothing is
+    /// decrypted with them.
     let crypt: any DataCrypt
+    /// How long the query waits for another connection's lock, in seconds.
     let busyTimeout: Double
 
     private let lock = NSLock()
@@ -30,6 +33,7 @@ package final class ConsoleQuery: @unchecked Sendable {
     /// How many rows pass between two progress events.
     static let progressInterval = 1_000
 
+    /// A query not yet run; `run` runs it.
     init(id: Int, storePath: String, sql: String, crypt: any DataCrypt, busyTimeout: Double) {
         self.id = id
         self.storePath = storePath

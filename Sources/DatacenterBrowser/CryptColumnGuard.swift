@@ -13,6 +13,7 @@ import Foundation
 /// them on the connection it opened for one write, after preparing the table (the table
 /// must exist) and before the call.
 enum CryptColumnGuard {
+    /// The SQL function the triggers call.
     static let functionName = "datacenter_is_ciphertext"
 
     /// Installs the function and the triggers for those of `columns` that `table` has.

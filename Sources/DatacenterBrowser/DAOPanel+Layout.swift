@@ -8,6 +8,7 @@ import Foundation
 extension DAOPanel {
     /// What a line belongs to, so scrolling can bring it into view.
     enum Anchor: Equatable {
+        /// A method of the list, a field of the form (by index), the results, the confirmation.
         case method(Int), field(Int), results, confirm
     }
 

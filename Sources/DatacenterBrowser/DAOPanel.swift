@@ -14,6 +14,7 @@ import Foundation
 /// statements would put a value that is not ciphertext into an encrypted column is refused
 /// (see `cryptRefusal` and `CryptColumnGuard`).
 struct DAOPanel {
+    /// Where the panel is: choosing a method, filling its arguments, or confirming a write.
     enum Stage: Equatable { case methods, form, confirm }
 
     /// One argument's input.
@@ -53,33 +54,50 @@ struct DAOPanel {
     struct StatementPreview {
         /// The part of the method (`try step, element 1`), nil for a call of one statement.
         let heading: String?
+        /// The SQL as it will run, with `?` placeholders.
         let sql: String
         /// The bindings as SQL literals; an encrypted one as `<encrypted: N bytes>`.
         let bindings: String
+        /// The SQL with the bindings written in, to read or copy.
         let inlined: String
+        /// The `EXPLAIN QUERY PLAN` lines, once the preview has them.
         var plan: [String]
     }
 
+    /// The DAO table the methods run on.
     let table: String
+    /// The store file of the table.
     let storePath: String
     /// The store in words (`user bob · user.sqlite`), for the title and the confirmation.
     var storeName: String
+    /// The config of the table's module.
     let config: DAOConfig
+    /// The table's encrypted columns, as its metadata records them.
     let encryptedColumns: Set<String>
+    /// Where the panel is.
     var stage = Stage.methods
+    /// The method under the cursor in the list.
     var methodCursor = 0
+    /// The method chosen, once the form is open.
     var method: DAOMethod?
+    /// One field per argument of `method`.
     var fields: [Field] = []
+    /// The field being typed in.
     var fieldCursor = 0
+    /// The statements the form's values render, in order.
     var previews: [StatementPreview] = []
     /// What preparing the table runs before a write (shown, and confirmed with it); nil for
     /// a select or before the first preview.
     var preparation: TablePreparation?
     /// Why a write would be refused for its crypt columns (shown in the preview; Enter says it).
     var cryptRefusal: String?
+    /// True when every statement of the call is skipped (`onVoid="quit"`): it runs nothing.
     var skipped = false
+    /// Why the form's values do not render, if they do not.
     var renderError: String?
+    /// The last run's result, or why it was refused.
     var resultLines: [String] = []
+    /// True when `resultLines` is an error.
     var resultIsError = false
     /// The first body line shown (the panel scrolls; see `DAOPanel+Layout`).
     var scroll = 0
@@ -91,6 +109,7 @@ struct DAOPanel {
     /// confirmation comes when the preview does.
     var runWhenPreviewed = false
 
+    /// A panel on the method list of `config`, for `table` in the store at `storePath`.
     init(table: String, storePath: String, config: DAOConfig, encryptedColumns: Set<String>) {
         self.table = table
         self.storePath = storePath
@@ -99,6 +118,7 @@ struct DAOPanel {
         self.encryptedColumns = encryptedColumns
     }
 
+    /// The title line: module, version and table.
     var title: String {
         "DAO · \(config.module.name)" + (config.module.version.map { " v\($0)" } ?? "") + " · table \(table)"
     }

@@ -8,6 +8,7 @@ import Foundation
 /// connection (its queue serializes it with the other reads there). The result comes back
 /// as `BrowserEvent.daoPreviewed`.
 package struct DAOPreview: Sendable {
+    /// The preview's id: its result carries it.
     let id: Int
     let catalog: BrowserCatalog
     let storePath: String

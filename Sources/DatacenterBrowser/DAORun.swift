@@ -11,21 +11,26 @@ import Foundation
 /// longer what the preview showed), then the call, with `CryptColumnGuard` refusing any value
 /// for an encrypted column that is not ciphertext. On any failure nothing is kept.
 package struct DAORun: Sendable {
+    /// Whether the run reads or writes.
     enum Kind: Sendable {
+        /// A select, on a read-only connection.
         case select
         /// A write, with the preparation the preview showed and the user confirmed.
         case write(shown: TablePreparation)
     }
 
+    /// The run's id: its result carries it.
     let id: Int
     let kind: Kind
     let config: DAOConfig
     let method: DAOMethod
+    /// The arguments, in the method's order.
     let values: [DAOValue]
     let table: String
     let storePath: String
     let encryptedColumns: Set<String>
     let keys: KeyRing
+    /// How long the run waits for another connection's lock, in seconds.
     let busyTimeout: Double
 
     /// Runs the method and returns `daoFinished` with the lines the panel shows.

@@ -7,31 +7,43 @@ import Foundation
 struct GridPane {
     /// A search running in the background (`BrowserCommand.search`).
     struct Search {
+        /// The search's id: progress and results of an older search are dropped.
         let id: Int
+        /// The text searched for, as typed.
         let query: String
+        /// Rows scanned so far, for the status line.
         var scanned: Int
+        /// Set by Esc; the search stops at its next page.
         let cancel: CancellationFlag
     }
 
     /// A move waiting for the page it needs (`BrowserCommand.fetchPage`).
     struct PendingMove {
+        /// Down or up by a number of rows, or to the first or last row.
         enum Move { case down(Int), up(Int), first, last }
         /// The request's id: a page for another request is dropped.
         let id: Int
+        /// Where the cursor goes once the page is in.
         var move: Move
     }
 
+    /// The grid's id: events for a grid no longer shown are dropped.
     let id: Int
+    /// What the grid shows.
     let source: GridSource
     /// The tree node it shows.
     let node: TreeNode
+    /// The rows on hand: a window of the source around the cursor.
     var rows: [GridRow]
     var cursor = 0          // index into rows
     var top = 0             // first visible index into rows
+    /// The column under the cursor.
     var column = 0
+    /// The first column on screen (the grid scrolls sideways).
     var firstColumn = 0
     /// The row count, once the background count came back.
     var total: Int?
+    /// The search running, if any; keys wait while it runs, but Esc cancels it.
     var search: Search?
     /// The move waiting for a page, if any.
     var pending: PendingMove?

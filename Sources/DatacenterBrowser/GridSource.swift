@@ -3,7 +3,9 @@ import Foundation
 
 /// Whether a value was encrypted, and whether the keys given opened it.
 public enum EncryptionState: Equatable, Sendable {
+    /// Not encrypted.
     case plain
+    /// Encrypted, and opened by one of the keys given.
     case decrypted
     /// No key opened it; the reason in words ("no key", "wrong key", …).
     case locked(String)
@@ -11,9 +13,14 @@ public enum EncryptionState: Equatable, Sendable {
 
 /// A value as the inspector shows it.
 public enum CellContent: Sendable {
+    /// A column value as SQLite holds it (decrypted when it was encrypted).
     case database(DatabaseValue)
+    /// A KV value, decoded and decrypted.
     case kv(KVValue)
+    /// A cache entry's value, decoded and decrypted.
     case propertyList(PropertyListValue)
+    /// Nothing beyond the cell's text (a locked value, or a column the source derives, such
+    /// as a size).
     case none
 }
 
@@ -21,12 +28,16 @@ public enum CellContent: Sendable {
 public struct GridCell: Sendable {
     /// One line of display text (cut; control characters are escaped when drawn).
     public let text: String
+    /// How the cell is drawn.
     public let role: StyleRole
     /// The type in words: `text`, `integer`, `blob`, `json`, …
     public let typeName: String
+    /// Whether the value was encrypted and opened.
     public let encryption: EncryptionState
+    /// The whole value, for the inspector (the text is cut).
     public let content: CellContent
 
+    /// A cell showing `text`; `content` is what the inspector shows in full.
     public init(text: String, role: StyleRole, typeName: String, encryption: EncryptionState = .plain, content: CellContent = .none) {
         self.text = text
         self.role = role
@@ -40,10 +51,14 @@ public struct GridCell: Sendable {
 public struct GridRow: Sendable {
     /// Where the row stands in the source's order (rowid, primary key, KV key…).
     public let key: [DatabaseValue]
+    /// One cell per column of the source, in order.
     public let cells: [GridCell]
 }
 
 /// Something the grid shows, read a page at a time in a stable order, never whole.
+///
+/// The requirements are documented here once; a conforming source's own doc comment says
+/// what its rows are and what they are paged by.
 public protocol GridSource: AnyObject, Sendable {
     /// What the grid's title says.
     var title: String { get }

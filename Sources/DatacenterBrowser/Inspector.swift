@@ -4,16 +4,23 @@ import Foundation
 /// One value shown in full: text, pretty JSON (or a property-list tree), or a hex dump. The
 /// inspector pane: its keys scroll and switch the view, and it draws over the grid.
 public struct Inspector: Sendable {
+    /// How the value is laid out; `m` cycles through them.
     public enum Mode: String, CaseIterable, Sendable { case text, json, hex }
 
+    /// The name of the value's column, for the summary line.
     public let title: String
+    /// The cell inspected; its content is what is shown.
     public let cell: GridCell
+    /// The current layout.
     public var mode: Mode
+    /// The first content line on screen.
     public var scroll = 0
 
     /// The most lines an inspector lays out, so a huge value stays quick.
     public static let lineLimit = 20_000
 
+    /// An inspector of `cell`, starting in the layout that suits its value: JSON for
+    /// structured values, hex for blobs, else text.
     public init(title: String, cell: GridCell) {
         self.title = title
         self.cell = cell

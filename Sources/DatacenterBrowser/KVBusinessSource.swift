@@ -6,9 +6,12 @@ public final class KVBusinessSource: GridSource, @unchecked Sendable {
     public let title: String
     public let columns = ["KEY", "TYPE", "FLAGS", "SIZE", "VALUE"]
     public var initialColumn: Int { 4 }
+    /// The KV store of the file.
     let store: KVStore
+    /// The business shown.
     let business: String
 
+    /// The values of `business` in `store`.
     public init(store: KVStore, business: String) {
         self.store = store
         self.business = business

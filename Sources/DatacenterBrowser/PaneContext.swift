@@ -3,11 +3,13 @@ import DatacenterKit
 /// What a pane may read of the browser while it handles a key or an event: the catalog it
 /// browses, the size of the panes, and where fresh ids come from.
 struct PaneContext {
+    /// What the browser browses.
     let catalog: BrowserCatalog
     /// Lines between the header and the status line.
     let bodyHeight: Int
     /// Columns of the right-hand pane (grid, inspector, console, DAO panel, review).
     let paneWidth: Int
+    /// Where fresh ids for commands come from.
     let ids: IDCounter
 
     /// Rows of data the grid shows (below its column header).

@@ -19,9 +19,11 @@ struct PromptLine {
         case submitted(String)
     }
 
+    /// The text before the input: `/`, or what is edited or inserted.
     let label: String
     /// The text being typed, with its cursor and history.
     var editor: LineEditor
+    /// What Enter does with the text.
     let purpose: Purpose
 
     /// A prompt showing `label`, starting with `text` and the cursor at its end.

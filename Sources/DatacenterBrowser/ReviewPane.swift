@@ -12,6 +12,7 @@ import Foundation
 struct ReviewPane {
     /// Edits waiting to be committed, in the order made.
     var staged: [StagedEdit] = []
+    /// The staged edit under the cursor.
     var cursor = 0
     /// True while quitting waits for an answer about staged edits (commit, discard, stay).
     var confirmingQuit = false

@@ -12,9 +12,12 @@ public enum StyleRole: String, CaseIterable, Sendable {
 /// 👩+ZWJ and 👧, each two columns wide (six in all), as ncursesw counts it. The second cell
 /// of a wide character holds `""`. See `TerminalText.forEachCell(in:_:)`.
 public struct Cell: Equatable, Sendable {
+    /// The cell's scalars; `""` for the second cell of a wide character.
     public var text: String
+    /// How the cell is drawn.
     public var role: StyleRole
 
+    /// A cell of `text`: a blank by default.
     public init(_ text: String = " ", role: StyleRole = .grid) {
         self.text = text
         self.role = role
@@ -24,10 +27,14 @@ public struct Cell: Equatable, Sendable {
 /// The screen as the browser draws it: a width × height grid of cells, drawn by the curses
 /// edge and compared as text by tests.
 public struct ScreenGrid: Equatable, Sendable {
+    /// Columns.
     public let width: Int
+    /// Lines.
     public let height: Int
+    /// The cells line by line, `width` per line.
     public private(set) var cells: [Cell]
 
+    /// A blank screen; a negative size counts as 0.
     public init(width: Int, height: Int) {
         self.width = max(0, width)
         self.height = max(0, height)

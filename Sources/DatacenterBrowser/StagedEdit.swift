@@ -6,18 +6,23 @@ import Foundation
 public struct StagedEdit: Sendable {
     /// What to do.
     enum Action: Sendable {
+        /// A statement on a table: an update, delete or insert.
         case execute(sql: String, arguments: [DatabaseValue])
+        /// A KV value written through the store, encrypted again as it was.
         case setKV(business: String, key: String, value: KVValue, encryption: KVEncryptionChoice, options: KVOptions)
+        /// A KV entry removed.
         case removeKV(business: String, key: String)
     }
 
     /// Encryption to keep when a KV value is rewritten.
     enum KVEncryptionChoice: Sendable { case none, `default` }
 
+    /// The store file the edit writes.
     let storePath: String
     /// The store in words (`common · common.sqlite`, `user bob · user.sqlite`), set when
     /// staged, so every review line says where it writes.
     var storeName = ""
+    /// The change itself.
     let action: Action
     /// The SQL shown for review (values inlined, encrypted ones as a placeholder).
     public let preview: String
@@ -44,6 +49,7 @@ public struct StagedEdit: Sendable {
 
 /// Why an edit could not be staged or committed, in words.
 public struct BrowserEditError: Error, CustomStringConvertible {
+    /// What went wrong, in words.
     public let message: String
     public var description: String { message }
 }
@@ -79,6 +85,7 @@ protocol EditableSource: GridSource {
 /// text inside. Anything else is text as typed, so plain words need no quotes. `literal(_:)`
 /// quotes exactly the texts that would otherwise read as something else (`'NULL'`, `'42'`).
 enum TypedValue {
+    /// The value typed `text` stands for.
     static func parse(_ text: String) -> DatabaseValue {
         if text == "NULL" { return .null }
         if let i = Int64(text) { return .integer(i) }
@@ -146,6 +153,7 @@ enum TypedValue {
 
 /// Hex digits to bytes (even length, 0-9 a-f A-F), or nil.
 enum EncryptionKeyHex {
+    /// The bytes of `text`, or nil when it is not hex of even length.
     static func bytes(_ text: String) -> [UInt8]? {
         guard text.count % 2 == 0 else { return nil }
         var out: [UInt8] = []

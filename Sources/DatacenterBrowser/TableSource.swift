@@ -10,16 +10,21 @@ import Foundation
 public final class TableSource: GridSource, @unchecked Sendable {
     public let title: String
     public let columns: [String]
+    /// The store file the table is in.
     let store: Store
+    /// The table's name.
     let table: String
     /// The columns that order and address rows: a rowid name, or the primary key.
     let keyColumns: [String]
+    /// True when rows page by offset (no key to page by: a view, or a hidden rowid).
     let usesOffset: Bool
     /// True for a view (no row can be addressed to edit it).
     let isView: Bool
     /// Why rows cannot be edited (no key to address them by), or nil.
     let editRefusal: String?
+    /// The columns whose values are decrypted for display.
     let encryptedColumns: Set<String>
+    /// The keys that decrypt them.
     let crypt: any DataCrypt
     private let selectList: String
 

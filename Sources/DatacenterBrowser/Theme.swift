@@ -4,13 +4,17 @@ import Foundation
 /// A terminal colour: the terminal's own, one of the 16 standard colours, or an RGB value
 /// (drawn as the nearest colour the terminal has).
 public enum TerminalColor: Equatable, Sendable {
+    /// The terminal's own foreground or background.
     case terminalDefault
     /// 0–7 standard, 8–15 bright.
     case standard(Int)
+    /// Red, green and blue, 0–255 each (`#rrggbb` in a theme file).
     case rgb(UInt8, UInt8, UInt8)
 
     static let names = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"]
 
+    /// A colour as a theme file names it: `default`, `red`, `bright-red`, `#rrggbb`; nil for
+    /// anything else.
     init?(name: String) {
         if name == "default" { self = .terminalDefault; return }
         if let i = Self.names.firstIndex(of: name) { self = .standard(i); return }
@@ -43,15 +47,21 @@ public enum TerminalColor: Equatable, Sendable {
 
 /// How one role looks.
 public struct CellStyle: Equatable, Sendable {
+    /// The text colour.
     public var foreground: TerminalColor = .terminalDefault
+    /// The cell colour.
     public var background: TerminalColor = .terminalDefault
+    /// Terminal attributes, off unless the theme turns them on.
     public var bold = false, dim = false, underline = false, reverse = false
 }
 
 /// A theme file that could not be read, with where.
 public struct ThemeError: Error, Equatable, CustomStringConvertible {
+    /// The theme file, as given.
     public let file: String
+    /// The 1-based line at fault.
     public let line: Int
+    /// What is wrong with that line.
     public let message: String
     public var description: String { "\(file):\(line): \(message)" }
 }
@@ -59,7 +69,9 @@ public struct ThemeError: Error, Equatable, CustomStringConvertible {
 /// A browser theme: a style per role, read from `themes/NAME.theme` (format in
 /// `themes/README.md`). Roles a file leaves out keep the default theme's style.
 public struct Theme: Equatable, Sendable {
+    /// The name `--theme` takes and `t` shows: the file name without `.theme`.
     public let name: String
+    /// The style of each role the theme sets.
     public let styles: [StyleRole: CellStyle]
 
     /// The style of `role`.

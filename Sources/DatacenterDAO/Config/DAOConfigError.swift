@@ -71,6 +71,7 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Where.
     public let location: SourceLocation
 
+    /// An error of `kind` at `location`.
     public init(_ kind: Kind, at location: SourceLocation) {
         self.kind = kind
         self.location = location

@@ -7,6 +7,7 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// 1-based column (1 when the parser does not know it).
     public let column: Int
 
+    /// A position in `file`; leave `column` at 1 when it is not known.
     public init(file: String, line: Int, column: Int = 1) {
         self.file = file
         self.line = line

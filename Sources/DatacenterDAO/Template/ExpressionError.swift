@@ -10,6 +10,8 @@ public struct ExpressionError: Error, Sendable, Equatable, CustomStringConvertib
     /// What went wrong (never the value of an argument: it may be secret).
     public let message: String
 
+    /// An error in `expression` at 1-based character `position`; `message` must not quote an
+    /// argument's value.
     public init(expression: String, position: Int, message: String) {
         self.expression = expression
         self.position = position

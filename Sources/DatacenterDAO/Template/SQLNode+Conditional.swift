@@ -7,6 +7,8 @@ public struct DAOCondition: Sendable {
     /// Where the attribute is.
     public let location: SourceLocation
 
+    /// A test that holds when `expression` is true (`expected` true) or false (`expected`
+    /// false).
     public init(expression: Expression, expected: Bool, location: SourceLocation) {
         self.expression = expression
         self.expected = expected
@@ -31,6 +33,7 @@ public final class IfNode: SQLNode {
     public let body: any SQLNode
     public let location: SourceLocation
 
+    /// An `<if>` that renders `body` when `condition` holds.
     public init(condition: DAOCondition, body: any SQLNode, location: SourceLocation) {
         self.condition = condition
         self.body = body
@@ -50,6 +53,7 @@ public final class ChooseNode: SQLNode {
     public let otherwise: (any SQLNode)?
     public let location: SourceLocation
 
+    /// A `<choose>` of `branches` in order, with `otherwise` for when no test holds.
     public init(branches: [(condition: DAOCondition, body: any SQLNode)], otherwise: (any SQLNode)?, location: SourceLocation) {
         self.branches = branches
         self.otherwise = otherwise

@@ -25,6 +25,7 @@ public final class ForEachNode: SQLNode {
     /// (the commonest foreach: `in (#{id}, …)`).
     private let soleBoundReference: ReferenceNode?
 
+    /// A `<foreach>` over the array at `collection`, binding each element to `item`.
     public init(item: String, collection: [String], open: String, separator: String, close: String,
                 reverse: Bool, body: any SQLNode, location: SourceLocation) {
         self.item = item

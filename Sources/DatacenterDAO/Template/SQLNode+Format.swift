@@ -13,6 +13,7 @@ public final class FormatNode: SQLNode {
     public let join: String
     public let location: SourceLocation
 
+    /// A `<format>` of the dictionary at `pairs`.
     public init(prefix: String, pairs: [String], join: String, location: SourceLocation) {
         self.prefix = prefix
         self.pairs = pairs

@@ -7,6 +7,7 @@ public final class TextNode: SQLNode {
     public let text: String
     public let location: SourceLocation
 
+    /// Literal `text` that starts at `location`.
     public init(_ text: String, location: SourceLocation) {
         self.text = text
         self.location = location
@@ -24,6 +25,7 @@ public final class TextNode: SQLNode {
 public final class TableNameNode: SQLNode {
     public let location: SourceLocation
 
+    /// A `${T}` at `location`.
     public init(location: SourceLocation) { self.location = location }
 
     public func render(into context: inout RenderContext) throws {
@@ -57,6 +59,7 @@ public final class ReferenceNode: SQLNode {
     public let raw: Bool
     public let location: SourceLocation
 
+    /// A `#{}` (`.bind`) or `@{}` (`.inline`) reference to the value at `path`.
     public init(mode: Mode, path: [String], nilAsEmpty: Bool, raw: Bool, location: SourceLocation) {
         self.mode = mode
         self.path = path

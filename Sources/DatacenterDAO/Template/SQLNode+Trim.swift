@@ -29,6 +29,7 @@ public final class TrimNode: SQLNode {
     /// What is written before a non-empty body: ` WHERE `.
     private let prefixText: String
 
+    /// A `<trim>`; `makeWhere` and `makeSet` build the `<where>` and `<set>` presets.
     public init(prefix: String, prefixOverrides: [String], suffixOverrides: [String], onVoid: OnVoid?,
                 body: any SQLNode, location: SourceLocation) {
         self.prefix = prefix

@@ -4,6 +4,9 @@ import Synchronization
 /// A node of a compiled SQL template, MyBatis style: each kind of node renders itself into
 /// the call's context. Nodes are immutable and built once when the config loads; they are
 /// classes, so a tree holds and passes its children by reference, not by copying them.
+///
+/// `location` and `render(into:)` are documented here once; each node's own doc comment
+/// says which element it stands for and what it renders.
 public protocol SQLNode: AnyObject, Sendable {
     /// Where the node starts in the config.
     var location: SourceLocation { get }
@@ -19,6 +22,7 @@ public struct DAOCryptRule: Sendable, Hashable {
     /// The property encrypted.
     public let property: String
 
+    /// The rule that encrypts `property` of models of type `className`.
     public init(className: String, property: String) {
         self.className = className
         self.property = property
@@ -78,6 +82,7 @@ public final class SequenceNode: SQLNode {
     /// for every call on a table, and `Renderer` only looks up the bound values.
     let staticPlan: StaticStatementPlan?
 
+    /// A sequence that renders `children` in order.
     public init(_ children: [any SQLNode], location: SourceLocation) {
         self.children = children
         self.location = location

@@ -17,7 +17,9 @@ public enum DAOValue: Sendable, Hashable {
     case integer(Int64)
     case double(Double)
     case string(String)
+    /// Bytes; bound as a blob.
     case data(Data)
+    /// A date; bound as REAL seconds since 1970.
     case date(Date)
     case array([DAOValue])
     case dictionary([String: DAOValue])

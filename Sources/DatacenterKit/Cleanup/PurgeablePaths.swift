@@ -25,7 +25,9 @@ public struct PurgeableFolder: Codable, Sendable, Equatable {
 
 /// What a purge deleted (or, in a dry run, would delete).
 public struct PurgeReport: Sendable, Equatable {
+    /// How many files were deleted.
     public var filesDeleted = 0
+    /// The total size of the deleted files, in bytes.
     public var bytesFreed: Int64 = 0
     /// The files, as absolute paths.
     public var deletedPaths: [String] = []
@@ -50,6 +52,8 @@ public final class PurgeablePaths: Sendable {
     private let lock = NSLock()
     private var registryPath: String { root + "/purgeable.json" }
 
+    /// The purgeable folders of the root at `root`; the registry file is read when asked for,
+    /// not here.
     public init(root: String) { self.root = root }
 
     /// The registered folders.

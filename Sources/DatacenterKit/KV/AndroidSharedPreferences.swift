@@ -2,12 +2,18 @@ import Foundation
 
 /// Android's `SharedPreferences` interface over one business of a store: getters with
 /// defaults, `getAll`, and an editor whose changes land together.
+///
+/// Each `get…` method is Android's method of the same name: the typed `KVStore` read of
+/// the same type in `group`, or `defaultValue` when the key has no value. Like those reads,
+/// it throws `KVError.typeMismatch` when the stored value has another type. `getFloat`
+/// reads and `putFloat` writes a double.
 public struct AndroidSharedPreferences: Sendable {
     /// The underlying store.
     public let store: KVStore
     /// The business (Android's preferences group).
     public let group: String
 
+    /// `store` seen through `group`.
     public init(store: KVStore, group: String) {
         self.store = store
         self.group = group
@@ -18,6 +24,7 @@ public struct AndroidSharedPreferences: Sendable {
     public func getLong(_ key: String, _ defaultValue: Int64) throws -> Int64 { try store.longLong(forKey: key, business: group, defaultValue: defaultValue) }
     public func getFloat(_ key: String, _ defaultValue: Double) throws -> Double { try store.double(forKey: key, business: group, defaultValue: defaultValue) }
     public func getBoolean(_ key: String, _ defaultValue: Bool) throws -> Bool { try store.bool(forKey: key, business: group, defaultValue: defaultValue) }
+    /// True when the group has a value under `key`.
     public func contains(_ key: String) throws -> Bool { try store.containsValue(forKey: key, business: group) }
     /// Every value of the group, decoded.
     public func getAll() throws -> [String: KVValue] { try store.allValues(business: group) }
@@ -25,6 +32,9 @@ public struct AndroidSharedPreferences: Sendable {
     public func edit() -> Editor { Editor(store: store, group: group) }
 
     /// Collects changes and writes them in one transaction.
+    ///
+    /// Each `put…` and `remove` method is Android's method of the same name: it records the
+    /// change and returns the editor, so calls chain. `putString` with nil removes the key.
     public final class Editor: Sendable {
         private enum Change { case put(KVValue), remove }
         /// The changes collected, in order, and whether `clear` was asked for.

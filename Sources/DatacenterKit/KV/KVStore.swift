@@ -13,9 +13,13 @@ public enum KVEncryption: Sendable {
 
 /// A stored KV row as it is on disk: metadata and the stored (possibly encrypted) value.
 public struct KVEntry: Sendable, Equatable {
+    /// The business (namespace) the key belongs to.
     public let business: String
+    /// The key within its business.
     public let key: String
+    /// How the value was encoded, which tells how to decode it.
     public let encoding: KVEncoding
+    /// The flags stored with the value: encryption and purgeability.
     public let options: KVOptions
     /// When the value was last written.
     public let modified: Date
@@ -43,6 +47,8 @@ public final class KVStore: Sendable {
     /// The table that holds the values.
     public static let tableName = "datacenter_kv"
 
+    /// The SQL that creates the KV table; shared with the benchmark's raw-SQLite baseline so
+    /// both measure the same table.
     package static let schema = """
         CREATE TABLE IF NOT EXISTS datacenter_kv(
           business TEXT NOT NULL,
@@ -55,7 +61,9 @@ public final class KVStore: Sendable {
         ) WITHOUT ROWID;
         """
 
+    /// The statement that writes one value, replacing any value under the same key.
     package static let upsertSQL = "INSERT OR REPLACE INTO datacenter_kv(business, key, value, encoding, options, modified) VALUES (?, ?, ?, ?, ?, ?)"
+    /// The statement that reads one value and its metadata by business and key.
     package static let selectSQL = "SELECT value, encoding, options, modified FROM datacenter_kv WHERE business = ? AND key = ?"
 
     private struct CacheKey: Hashable, Sendable {
