@@ -19,7 +19,9 @@ public enum TerminalColor: Equatable, Sendable {
         if name == "default" { self = .terminalDefault; return }
         if let i = Self.names.firstIndex(of: name) { self = .standard(i); return }
         if name.hasPrefix("bright-"), let i = Self.names.firstIndex(of: String(name.dropFirst(7))) { self = .standard(i + 8); return }
-        if name.hasPrefix("#"), name.count == 7, let v = UInt32(name.dropFirst(), radix: 16) {
+        // Six hex digits exactly: `UInt32(_:radix:)` alone would also take a sign (`#+abcde`).
+        if name.hasPrefix("#"), name.count == 7, name.dropFirst().allSatisfy(\.isHexDigit),
+           let v = UInt32(name.dropFirst(), radix: 16) {
             self = .rgb(UInt8(v >> 16), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF))
             return
         }

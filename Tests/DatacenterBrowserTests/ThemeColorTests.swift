@@ -14,4 +14,15 @@ import Testing
     func anRGBColourMapsToTheNearestStandardOne(_ r: UInt8, _ g: UInt8, _ b: UInt8, _ expected: Int) {
         #expect(TerminalColor.rgb(r, g, b).standardIndex == expected)
     }
+
+    /// A theme names an RGB colour with exactly six hex digits; anything else is refused
+    /// (and reported with its line by the theme loader), never read as some other colour.
+    @Test(arguments: ["#+abcde", "#-00001", "#abcdeg", "#abcde", "#abcdef0", "# abcde"])
+    func aMalformedHexColourIsRefused(_ name: String) {
+        #expect(TerminalColor(name: name) == nil, "\(name) was taken as a colour")
+    }
+
+    @Test func aSixDigitHexColourIsRead() {
+        #expect(TerminalColor(name: "#0a0B0c") == .rgb(10, 11, 12))
+    }
 }

@@ -53,7 +53,8 @@ public final class TrimNode: SQLNode {
         TrimNode(prefix: "SET", prefixOverrides: [], suffixOverrides: [","], onVoid: onVoid, body: body, location: location)
     }
 
-    /// Splits an override list written `AND |OR ` (`|`-separated, spaces kept).
+    /// Splits an override list written `AND |OR ` (`|`-separated): each piece loses its leading
+    /// spaces and tabs and keeps its trailing ones; blank pieces are dropped.
     public static func parseOverrides(_ text: String?) -> [String] {
         guard let text, !text.isEmpty else { return [] }
         return text.split(separator: "|", omittingEmptySubsequences: true).map { piece in
