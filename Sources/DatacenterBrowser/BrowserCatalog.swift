@@ -3,9 +3,9 @@ import DatacenterKit
 import Foundation
 
 /// A node of the browser's tree.
-public struct TreeNode: Sendable, Equatable {
+package struct TreeNode: Sendable, Equatable {
     /// What selecting the node shows.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A store file; its children are the groups found in it.
         case store(path: String)
         /// A heading over leaves of one kind (KV businesses, DAO tables, LRU caches, tables).
@@ -23,18 +23,18 @@ public struct TreeNode: Sendable, Equatable {
 
     /// Identifies the node in the tree (which nodes are open, which one the grid shows): its
     /// file's path, then the group and the leaf's name, joined by `#`.
-    public let id: String
+    package let id: String
     /// The text shown for the node.
-    public let label: String
+    package let label: String
     /// Dimmed text after the label (counts, module and version…).
-    public let detail: String
+    package let detail: String
     /// What the node is, and where its data lives.
-    public let kind: Kind
+    package let kind: Kind
     /// The nodes under this one, in display order; empty for a leaf.
-    public var children: [TreeNode]
+    package var children: [TreeNode]
 
     /// The store file the node's data lives in (nil for a group).
-    public var storePath: String? {
+    package var storePath: String? {
         switch kind {
         case .store(let path): return path
         case .group: return nil
@@ -43,7 +43,7 @@ public struct TreeNode: Sendable, Equatable {
     }
 
     /// True for nodes that open a grid.
-    public var isLeaf: Bool {
+    package var isLeaf: Bool {
         switch kind {
         case .store, .group: return false
         default: return true
@@ -52,24 +52,24 @@ public struct TreeNode: Sendable, Equatable {
 }
 
 /// Why the browser could not open what it was given.
-public struct BrowserOpenError: Error, CustomStringConvertible {
-    public let description: String
+package struct BrowserOpenError: Error, CustomStringConvertible {
+    package let description: String
 }
 
 /// What the browser browses — a data-center root or one SQLite file — opened read-only,
 /// with the tree of stores, KV businesses, DAO tables, caches and other tables.
-public final class BrowserCatalog: @unchecked Sendable {
+package final class BrowserCatalog: @unchecked Sendable {
     /// The root or file, for the header.
-    public let title: String
+    package let title: String
     /// The keys tried on encrypted values.
-    public let keys: KeyRing
+    package let keys: KeyRing
     /// False to refuse even confirmed DAO writes (`browse --read-only`).
-    public var allowsWrites = true
+    package var allowsWrites = true
     /// How long a commit or a DAO write waits for another connection's lock (an app writing
     /// the same store) before failing, in seconds.
-    public var busyTimeout: Double = 5
+    package var busyTimeout: Double = 5
     /// The top-level nodes.
-    public private(set) var roots: [TreeNode] = []
+    package private(set) var roots: [TreeNode] = []
     private var stores: [String: Store] = [:]
     /// Each store file's name in words, by path: `common`, `user bob`, `version storage`.
     private var storeNames: [String: String] = [:]
@@ -79,7 +79,7 @@ public final class BrowserCatalog: @unchecked Sendable {
 
     /// Opens a data-center root (a folder) or a SQLite file, read-only.
     /// - throws: `BrowserOpenError` for a missing path, or a file that is not SQLite.
-    public init(path: String, keys: KeyRing) throws {
+    package init(path: String, keys: KeyRing) throws {
         self.keys = keys
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -123,7 +123,7 @@ public final class BrowserCatalog: @unchecked Sendable {
     }
 
     /// The store file at `path`, opened read-only once.
-    public func store(at path: String) throws -> Store {
+    package func store(at path: String) throws -> Store {
         try lock.withLock {
             if let store = stores[path] { return store }
             let store = try center?.store(atPath: path) ?? Store(path: path, crypt: keys, readOnly: true)
@@ -135,7 +135,7 @@ public final class BrowserCatalog: @unchecked Sendable {
     /// Loads DAO configs given with `--config` (an XML file or a folder of them); each is
     /// used for the tables of its module. Returns the errors of configs that did not load.
     @discardableResult
-    public func loadConfigs(at path: String) -> [String] {
+    package func loadConfigs(at path: String) -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return ["\(path) does not exist"] }
         let files = isDirectory.boolValue
@@ -153,7 +153,7 @@ public final class BrowserCatalog: @unchecked Sendable {
 
     /// The DAO config of `module`: one given with `--config`, else the one the store's
     /// metadata records (when that file exists).
-    public func config(module: String, recordedPath: String) throws -> DAOConfig {
+    package func config(module: String, recordedPath: String) throws -> DAOConfig {
         if let config = lock.withLock({ configs[module] }) { return config }
         guard FileManager.default.fileExists(atPath: recordedPath) else {
             throw BrowserOpenError(description: "the config of module \(module) is not at its recorded path \(recordedPath); pass it with --config")
@@ -164,7 +164,7 @@ public final class BrowserCatalog: @unchecked Sendable {
     }
 
     /// The grid source a leaf node shows.
-    public func source(for kind: TreeNode.Kind) throws -> GridSource? {
+    package func source(for kind: TreeNode.Kind) throws -> GridSource? {
         switch kind {
         case .store, .group: return nil
         case let .kvBusiness(path, business): return KVBusinessSource(store: try store(at: path).kv, business: business)
@@ -180,14 +180,14 @@ public final class BrowserCatalog: @unchecked Sendable {
     /// The store file at `path` in words, for every place that shows or writes its data:
     /// which store (common, a user, version storage) and which file, e.g.
     /// `user bob · user.sqlite`; a file browsed on its own is its file name.
-    public func storeName(for path: String) -> String {
+    package func storeName(for path: String) -> String {
         let file = (path as NSString).lastPathComponent
         guard let name = lock.withLock({ storeNames[path] }) else { return file }
         return name == file ? file : name + " · " + file
     }
 
     /// The label suffix of a store that cannot be read.
-    public static let damagedMark = " (damaged)"
+    package static let damagedMark = " (damaged)"
 
     /// The node of a store of a root; a store that cannot be opened or read (not SQLite,
     /// damaged, not a regular file) is a node labelled damaged, with the reason as its

@@ -2,26 +2,26 @@ import DatacenterKit
 import Foundation
 
 /// The entries of one LRU disk cache, paged by key.
-public final class CacheSource: GridSource, @unchecked Sendable {
-    public let title: String
-    public let columns = ["KEY", "EXPIRES", "SIZE", "VALUE"]
-    public var initialColumn: Int { 3 }
+package final class CacheSource: GridSource, @unchecked Sendable {
+    package let title: String
+    package let columns = ["KEY", "EXPIRES", "SIZE", "VALUE"]
+    package var initialColumn: Int { 3 }
     /// The store file that holds the cache's table.
     let store: Store
     private let info: CacheInfo
 
     /// The cache `info` describes, read from `store` (the file that holds its table).
-    public init(store: Store, info: CacheInfo) {
+    package init(store: Store, info: CacheInfo) {
         self.store = store
         self.info = info
         self.title = "cache: " + info.name
     }
 
-    public func firstPage(limit: Int) throws -> [GridRow] { try CacheCatalog.entries(of: info, in: store, after: nil, limit: limit).map(row) }
-    public func page(after row: GridRow, limit: Int) throws -> [GridRow] {
+    package func firstPage(limit: Int) throws -> [GridRow] { try CacheCatalog.entries(of: info, in: store, after: nil, limit: limit).map(row) }
+    package func page(after row: GridRow, limit: Int) throws -> [GridRow] {
         try CacheCatalog.entries(of: info, in: store, after: row.key.first?.stringValue, limit: limit).map(self.row)
     }
-    public func page(before row: GridRow, limit: Int) throws -> [GridRow] {
+    package func page(before row: GridRow, limit: Int) throws -> [GridRow] {
         guard let key = row.key.first?.stringValue else { return [] }
         let table = Database.quoteIdentifier(info.tableName)
         let keys = try store.queue.read { db in
@@ -29,14 +29,14 @@ public final class CacheSource: GridSource, @unchecked Sendable {
         }.compactMap { $0[0].stringValue }.reversed()
         return try keys.compactMap { try CacheCatalog.entry($0, of: info, in: store) }.map(self.row)
     }
-    public func lastPage(limit: Int) throws -> [GridRow] {
+    package func lastPage(limit: Int) throws -> [GridRow] {
         let table = Database.quoteIdentifier(info.tableName)
         let keys = try store.queue.read { db in
             try db.query("SELECT key FROM \(table) ORDER BY key DESC LIMIT ?", [.integer(Int64(limit))])
         }.compactMap { $0[0].stringValue }.reversed()
         return try keys.compactMap { try CacheCatalog.entry($0, of: info, in: store) }.map(self.row)
     }
-    public func count() throws -> Int {
+    package func count() throws -> Int {
         try store.queue.read { db in Int(try db.scalar("SELECT count(*) FROM \(Database.quoteIdentifier(info.tableName))")?.int64Value ?? 0) }
     }
 

@@ -2,7 +2,7 @@ import DatacenterKit
 import Foundation
 
 /// Whether a value was encrypted, and whether the keys given opened it.
-public enum EncryptionState: Equatable, Sendable {
+package enum EncryptionState: Equatable, Sendable {
     /// Not encrypted.
     case plain
     /// Encrypted, and opened by one of the keys given.
@@ -12,7 +12,7 @@ public enum EncryptionState: Equatable, Sendable {
 }
 
 /// A value as the inspector shows it.
-public enum CellContent: Sendable {
+package enum CellContent: Sendable {
     /// A column value as SQLite holds it (decrypted when it was encrypted).
     case database(DatabaseValue)
     /// A KV value, decoded and decrypted.
@@ -25,20 +25,20 @@ public enum CellContent: Sendable {
 }
 
 /// One cell of the grid: a one-line rendering, its role, and what the inspector needs.
-public struct GridCell: Sendable {
+package struct GridCell: Sendable {
     /// One line of display text (cut; control characters are escaped when drawn).
-    public let text: String
+    package let text: String
     /// How the cell is drawn.
-    public let role: StyleRole
+    package let role: StyleRole
     /// The type in words: `text`, `integer`, `blob`, `json`, …
-    public let typeName: String
+    package let typeName: String
     /// Whether the value was encrypted and opened.
-    public let encryption: EncryptionState
+    package let encryption: EncryptionState
     /// The whole value, for the inspector (the text is cut).
-    public let content: CellContent
+    package let content: CellContent
 
     /// A cell showing `text`; `content` is what the inspector shows in full.
-    public init(text: String, role: StyleRole, typeName: String, encryption: EncryptionState = .plain, content: CellContent = .none) {
+    package init(text: String, role: StyleRole, typeName: String, encryption: EncryptionState = .plain, content: CellContent = .none) {
         self.text = text
         self.role = role
         self.typeName = typeName
@@ -48,18 +48,18 @@ public struct GridCell: Sendable {
 }
 
 /// One row: its paging key and its cells.
-public struct GridRow: Sendable {
+package struct GridRow: Sendable {
     /// Where the row stands in the source's order (rowid, primary key, KV key…).
-    public let key: [DatabaseValue]
+    package let key: [DatabaseValue]
     /// One cell per column of the source, in order.
-    public let cells: [GridCell]
+    package let cells: [GridCell]
 }
 
 /// Something the grid shows, read a page at a time in a stable order, never whole.
 ///
 /// The requirements are documented here once; a conforming source's own doc comment says
 /// what its rows are and what they are paged by.
-public protocol GridSource: AnyObject, Sendable {
+package protocol GridSource: AnyObject, Sendable {
     /// What the grid's title says.
     var title: String { get }
     /// The column names.
@@ -79,17 +79,17 @@ public protocol GridSource: AnyObject, Sendable {
 }
 
 extension GridSource {
-    public var initialColumn: Int { 0 }
+    package var initialColumn: Int { 0 }
 }
 
 /// Turns stored values into grid cells: one line, safe, cut, and decrypted where a key
 /// opens them.
-public enum ValueFormatter {
+package enum ValueFormatter {
     /// The most characters a grid cell keeps of a value.
-    public static let cellTextLimit = 256
+    package static let cellTextLimit = 256
 
     /// A database value as a cell.
-    public static func cell(_ value: DatabaseValue) -> GridCell {
+    package static func cell(_ value: DatabaseValue) -> GridCell {
         switch value {
         case .null: return GridCell(text: "NULL", role: .null, typeName: "null", content: .database(value))
         case .integer(let v): return GridCell(text: String(v), role: .grid, typeName: "integer", content: .database(value))
@@ -101,7 +101,7 @@ public enum ValueFormatter {
 
     /// A value from an encrypted column: decrypted with `crypt` when it opens it, else
     /// shown locked — never as ciphertext.
-    public static func encryptedCell(_ value: DatabaseValue, crypt: any DataCrypt) -> GridCell {
+    package static func encryptedCell(_ value: DatabaseValue, crypt: any DataCrypt) -> GridCell {
         guard case .blob(let ciphertext) = value else { return cell(value) }
         do {
             let plain = try crypt.decrypt(ciphertext)
@@ -116,7 +116,7 @@ public enum ValueFormatter {
     }
 
     /// A KV entry's value, decoded and decrypted by the store.
-    public static func kvCell(_ entry: KVEntry, store: KVStore) -> GridCell {
+    package static func kvCell(_ entry: KVEntry, store: KVStore) -> GridCell {
         let typeName = entry.encoding == .integer ? "int" : entry.encoding.rawValue
         do {
             let value = try store.decode(entry)
@@ -129,7 +129,7 @@ public enum ValueFormatter {
     }
 
     /// Why a value stays locked, in words.
-    public static func lockReason(_ error: Error) -> String {
+    package static func lockReason(_ error: Error) -> String {
         switch error {
         case CryptError.noKey, KVError.cannotDecrypt(_, _, .noKey), CacheError.cannotDecrypt(_, _, .noKey): return "no key"
         case CryptError.wrongKey, KVError.cannotDecrypt(_, _, .wrongKey), CacheError.cannotDecrypt(_, _, .wrongKey): return "wrong key"
@@ -140,12 +140,12 @@ public enum ValueFormatter {
     }
 
     /// Text cut to `cellTextLimit` characters with `…`.
-    public static func cut(_ text: String) -> String {
+    package static func cut(_ text: String) -> String {
         text.count > cellTextLimit ? String(text.prefix(cellTextLimit)) + "…" : text
     }
 
     /// A blob as its size and the first bytes in hex: `⟨16 B⟩ 00 01 02 …`.
-    public static func blobPreview(_ data: Data) -> String {
+    package static func blobPreview(_ data: Data) -> String {
         let size = data.count >= 1024 ? String(format: "%.1f KB", Double(data.count) / 1024) : "\(data.count) B"
         let bytes = data.prefix(16).map { String(format: "%02x", $0) }.joined(separator: " ")
         return "⟨\(size)⟩ " + bytes + (data.count > 16 ? " …" : "")

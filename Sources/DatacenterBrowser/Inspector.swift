@@ -3,25 +3,25 @@ import Foundation
 
 /// One value shown in full: text, pretty JSON (or a property-list tree), or a hex dump. The
 /// inspector pane: its keys scroll and switch the view, and it draws over the grid.
-public struct Inspector: Sendable {
+package struct Inspector: Sendable {
     /// How the value is laid out; `m` cycles through them.
-    public enum Mode: String, CaseIterable, Sendable { case text, json, hex }
+    package enum Mode: String, CaseIterable, Sendable { case text, json, hex }
 
     /// The name of the value's column, for the summary line.
-    public let title: String
+    package let title: String
     /// The cell inspected; its content is what is shown.
-    public let cell: GridCell
+    package let cell: GridCell
     /// The current layout.
-    public var mode: Mode
+    package var mode: Mode
     /// The first content line on screen.
-    public var scroll = 0
+    package var scroll = 0
 
     /// The most lines an inspector lays out, so a huge value stays quick.
-    public static let lineLimit = 20_000
+    package static let lineLimit = 20_000
 
     /// An inspector of `cell`, starting in the layout that suits its value: JSON for
     /// structured values, hex for blobs, else text.
-    public init(title: String, cell: GridCell) {
+    package init(title: String, cell: GridCell) {
         self.title = title
         self.cell = cell
         switch cell.content {
@@ -33,7 +33,7 @@ public struct Inspector: Sendable {
     }
 
     /// The first line: what the value is and whether it was decrypted.
-    public var summary: String {
+    package var summary: String {
         let state: String
         switch cell.encryption {
         case .plain: state = ""
@@ -44,7 +44,7 @@ public struct Inspector: Sendable {
     }
 
     /// The content laid out for `width` columns.
-    public func lines(width: Int) -> [String] {
+    package func lines(width: Int) -> [String] {
         let width = max(8, width)
         if case .locked(let why) = cell.encryption {
             return ["This value is encrypted and no key given opens it (\(why)).", "Pass the key with --key to see it."]

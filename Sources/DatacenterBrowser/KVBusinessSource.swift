@@ -2,32 +2,32 @@ import DatacenterKit
 import Foundation
 
 /// The entries of one KV business, paged by key.
-public final class KVBusinessSource: GridSource, @unchecked Sendable {
-    public let title: String
-    public let columns = ["KEY", "TYPE", "FLAGS", "SIZE", "VALUE"]
-    public var initialColumn: Int { 4 }
+package final class KVBusinessSource: GridSource, @unchecked Sendable {
+    package let title: String
+    package let columns = ["KEY", "TYPE", "FLAGS", "SIZE", "VALUE"]
+    package var initialColumn: Int { 4 }
     /// The KV store of the file.
     let store: KVStore
     /// The business shown.
     let business: String
 
     /// The values of `business` in `store`.
-    public init(store: KVStore, business: String) {
+    package init(store: KVStore, business: String) {
         self.store = store
         self.business = business
         self.title = "kv: " + business
     }
 
-    public func firstPage(limit: Int) throws -> [GridRow] { try store.entries(business: business, after: nil, limit: limit).map(row) }
-    public func page(after row: GridRow, limit: Int) throws -> [GridRow] {
+    package func firstPage(limit: Int) throws -> [GridRow] { try store.entries(business: business, after: nil, limit: limit).map(row) }
+    package func page(after row: GridRow, limit: Int) throws -> [GridRow] {
         try store.entries(business: business, after: row.key.first?.stringValue, limit: limit).map(self.row)
     }
-    public func page(before row: GridRow, limit: Int) throws -> [GridRow] {
+    package func page(before row: GridRow, limit: Int) throws -> [GridRow] {
         guard let key = row.key.first?.stringValue else { return [] }
         return try store.entries(business: business, before: key, limit: limit).map(self.row)
     }
-    public func lastPage(limit: Int) throws -> [GridRow] { try store.entries(business: business, before: nil, limit: limit).map(row) }
-    public func count() throws -> Int { try store.count(business: business) }
+    package func lastPage(limit: Int) throws -> [GridRow] { try store.entries(business: business, before: nil, limit: limit).map(row) }
+    package func count() throws -> Int { try store.count(business: business) }
 
     private func row(_ entry: KVEntry) -> GridRow {
         var flags = ""

@@ -1,7 +1,7 @@
 import DatacenterKit
 
 /// What a cell means on screen; a theme maps each role to colours and attributes.
-public enum StyleRole: String, CaseIterable, Sendable {
+package enum StyleRole: String, CaseIterable, Sendable {
     case header, status, tree, treeSelected = "tree-selected", grid, gridHeader = "grid-header",
          gridSelected = "grid-selected", decrypted, locked, null, blob, marker, staged, error, dialog
 }
@@ -11,14 +11,14 @@ public enum StyleRole: String, CaseIterable, Sendable {
 /// variation selectors), not a whole grapheme; so the family 👨‍👩‍👧 is drawn as 👨+ZWJ,
 /// 👩+ZWJ and 👧, each two columns wide (six in all), as ncursesw counts it. The second cell
 /// of a wide character holds `""`. See `TerminalText.forEachCell(in:_:)`.
-public struct Cell: Equatable, Sendable {
+package struct Cell: Equatable, Sendable {
     /// The cell's scalars; `""` for the second cell of a wide character.
-    public var text: String
+    package var text: String
     /// How the cell is drawn.
-    public var role: StyleRole
+    package var role: StyleRole
 
     /// A cell of `text`: a blank by default.
-    public init(_ text: String = " ", role: StyleRole = .grid) {
+    package init(_ text: String = " ", role: StyleRole = .grid) {
         self.text = text
         self.role = role
     }
@@ -26,29 +26,29 @@ public struct Cell: Equatable, Sendable {
 
 /// The screen as the browser draws it: a width × height grid of cells, drawn by the curses
 /// edge and compared as text by tests.
-public struct ScreenGrid: Equatable, Sendable {
+package struct ScreenGrid: Equatable, Sendable {
     /// Columns.
-    public let width: Int
+    package let width: Int
     /// Lines.
-    public let height: Int
+    package let height: Int
     /// The cells line by line, `width` per line.
-    public private(set) var cells: [Cell]
+    package private(set) var cells: [Cell]
 
     /// A blank screen; a negative size counts as 0.
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = max(0, width)
         self.height = max(0, height)
         cells = Array(repeating: Cell(), count: self.width * self.height)
     }
 
     /// The cell at column `x`, line `y`.
-    public subscript(x: Int, y: Int) -> Cell {
+    package subscript(x: Int, y: Int) -> Cell {
         get { cells[y * width + x] }
         set { cells[y * width + x] = newValue }
     }
 
     /// Paints `count` cells of line `y` from column `x` with spaces of `role`.
-    public mutating func fill(x: Int, y: Int, count: Int, role: StyleRole) {
+    package mutating func fill(x: Int, y: Int, count: Int, role: StyleRole) {
         guard y >= 0, y < height else { return }
         for column in max(0, x)..<min(width, x + count) { self[column, y] = Cell(" ", role: role) }
     }
@@ -60,7 +60,7 @@ public struct ScreenGrid: Equatable, Sendable {
     /// what is shown; a wide character that would not fit whole is replaced by a space.
     /// Callers that cut text mark the cut themselves (`…`).
     @discardableResult
-    public mutating func write(_ text: String, x: Int, y: Int, maxWidth: Int, role: StyleRole) -> Int {
+    package mutating func write(_ text: String, x: Int, y: Int, maxWidth: Int, role: StyleRole) -> Int {
         guard y >= 0, y < height, x < width, x >= 0 else { return 0 }
         let limit = min(maxWidth, width - x)
         // Printable ASCII, the common case: one cell a byte, no width lookups.
@@ -89,12 +89,12 @@ public struct ScreenGrid: Equatable, Sendable {
     /// The screen as lines of text (each cell's scalars once, so a wide character appears
     /// once and a ZWJ sequence whole; trailing spaces kept so columns line up): what
     /// snapshot tests compare.
-    public func lines() -> [String] {
+    package func lines() -> [String] {
         (0..<height).map { y in (0..<width).map { self[$0, y].text }.joined() }
     }
 
     /// The lines joined with newlines, trailing spaces removed per line.
-    public var text: String {
+    package var text: String {
         lines().map { line in String(line.reversed().drop(while: { $0 == " " }).reversed()) }.joined(separator: "\n")
     }
 }

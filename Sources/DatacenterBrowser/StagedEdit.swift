@@ -3,7 +3,7 @@ import Foundation
 
 /// One change the user asked for, not yet written: shown as the SQL it will run, committed
 /// with the others in one transaction per store, or discarded.
-public struct StagedEdit: Sendable {
+package struct StagedEdit: Sendable {
     /// What to do.
     enum Action: Sendable {
         /// A statement on a table: an update, delete or insert.
@@ -25,7 +25,7 @@ public struct StagedEdit: Sendable {
     /// The change itself.
     let action: Action
     /// The SQL shown for review (values inlined, encrypted ones as a placeholder).
-    public let preview: String
+    package let preview: String
     /// The table (or KV business) it changes, to refresh the grid afterwards.
     let target: String
     /// Which edit this is, set when staged: a commit's result names the edits it wrote.
@@ -48,10 +48,10 @@ public struct StagedEdit: Sendable {
 }
 
 /// Why an edit could not be staged or committed, in words.
-public struct BrowserEditError: Error, CustomStringConvertible {
+package struct BrowserEditError: Error, CustomStringConvertible {
     /// What went wrong, in words.
-    public let message: String
-    public var description: String { message }
+    package let message: String
+    package var description: String { message }
 }
 
 /// Sources whose rows can be edited.

@@ -7,9 +7,9 @@ import Foundation
 /// The rowid is reached through whichever of its names (`_rowid_`, `rowid`, `oid`) no
 /// column of the table shadows; a table whose columns take all three is paged by offset
 /// and cannot be edited here.
-public final class TableSource: GridSource, @unchecked Sendable {
-    public let title: String
-    public let columns: [String]
+package final class TableSource: GridSource, @unchecked Sendable {
+    package let title: String
+    package let columns: [String]
     /// The store file the table is in.
     let store: Store
     /// The table's name.
@@ -32,7 +32,7 @@ public final class TableSource: GridSource, @unchecked Sendable {
     static let rowidNames = ["_rowid_", "rowid", "oid"]
 
     /// Reads `table` of `store`; values of `encryptedColumns` are decrypted with `crypt`.
-    public init(store: Store, table: String, encryptedColumns: Set<String> = [], crypt: any DataCrypt, title: String? = nil) throws {
+    package init(store: Store, table: String, encryptedColumns: Set<String> = [], crypt: any DataCrypt, title: String? = nil) throws {
         self.store = store
         self.table = table
         self.encryptedColumns = encryptedColumns
@@ -70,19 +70,19 @@ public final class TableSource: GridSource, @unchecked Sendable {
         keyColumns.map { Database.quoteIdentifier($0) + " " + direction }.joined(separator: ", ")
     }
 
-    public func firstPage(limit: Int) throws -> [GridRow] {
+    package func firstPage(limit: Int) throws -> [GridRow] {
         if usesOffset { return try offsetPage(from: 0, limit: limit) }
         return try fetch("SELECT \(selectList) FROM \(quoted) ORDER BY \(order("ASC")) LIMIT ?", [.integer(Int64(limit))])
     }
 
-    public func page(after row: GridRow, limit: Int) throws -> [GridRow] {
+    package func page(after row: GridRow, limit: Int) throws -> [GridRow] {
         if usesOffset { return try offsetPage(from: (row.key.first?.int64Value ?? 0) + 1, limit: limit) }
         let marks = "(" + Array(repeating: "?", count: keyColumns.count).joined(separator: ", ") + ")"
         return try fetch("SELECT \(selectList) FROM \(quoted) WHERE \(keyTuple) > \(marks) ORDER BY \(order("ASC")) LIMIT ?",
                          row.key + [.integer(Int64(limit))])
     }
 
-    public func page(before row: GridRow, limit: Int) throws -> [GridRow] {
+    package func page(before row: GridRow, limit: Int) throws -> [GridRow] {
         if usesOffset {
             let start = row.key.first?.int64Value ?? 0
             return try offsetPage(from: max(0, start - Int64(limit)), limit: Int(min(Int64(limit), start)))
@@ -92,7 +92,7 @@ public final class TableSource: GridSource, @unchecked Sendable {
                          row.key + [.integer(Int64(limit))]).reversed()
     }
 
-    public func lastPage(limit: Int) throws -> [GridRow] {
+    package func lastPage(limit: Int) throws -> [GridRow] {
         if usesOffset {
             let total = Int64(try count())
             return try offsetPage(from: max(0, total - Int64(limit)), limit: limit)
@@ -100,7 +100,7 @@ public final class TableSource: GridSource, @unchecked Sendable {
         return try fetch("SELECT \(selectList) FROM \(quoted) ORDER BY \(order("DESC")) LIMIT ?", [.integer(Int64(limit))]).reversed()
     }
 
-    public func count() throws -> Int {
+    package func count() throws -> Int {
         // On its own read connection, so a slow count never holds up paging.
         try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM \(quoted)", cached: false)?.int64Value ?? 0) }
     }

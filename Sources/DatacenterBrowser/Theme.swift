@@ -3,7 +3,7 @@ import Foundation
 
 /// A terminal colour: the terminal's own, one of the 16 standard colours, or an RGB value
 /// (drawn as the nearest colour the terminal has).
-public enum TerminalColor: Equatable, Sendable {
+package enum TerminalColor: Equatable, Sendable {
     /// The terminal's own foreground or background.
     case terminalDefault
     /// 0–7 standard, 8–15 bright.
@@ -29,7 +29,7 @@ public enum TerminalColor: Equatable, Sendable {
     }
 
     /// The nearest of the 16 standard colours (nil for the terminal's default).
-    public var standardIndex: Int? {
+    package var standardIndex: Int? {
         switch self {
         case .terminalDefault: return nil
         case .standard(let i): return i
@@ -48,39 +48,39 @@ public enum TerminalColor: Equatable, Sendable {
 }
 
 /// How one role looks.
-public struct CellStyle: Equatable, Sendable {
+package struct CellStyle: Equatable, Sendable {
     /// The text colour.
-    public var foreground: TerminalColor = .terminalDefault
+    package var foreground: TerminalColor = .terminalDefault
     /// The cell colour.
-    public var background: TerminalColor = .terminalDefault
+    package var background: TerminalColor = .terminalDefault
     /// Terminal attributes, off unless the theme turns them on.
-    public var bold = false, dim = false, underline = false, reverse = false
+    package var bold = false, dim = false, underline = false, reverse = false
 }
 
 /// A theme file that could not be read, with where.
-public struct ThemeError: Error, Equatable, CustomStringConvertible {
+package struct ThemeError: Error, Equatable, CustomStringConvertible {
     /// The theme file, as given.
-    public let file: String
+    package let file: String
     /// The 1-based line at fault.
-    public let line: Int
+    package let line: Int
     /// What is wrong with that line.
-    public let message: String
-    public var description: String { "\(file):\(line): \(message)" }
+    package let message: String
+    package var description: String { "\(file):\(line): \(message)" }
 }
 
 /// A browser theme: a style per role, read from `themes/NAME.theme` (format in
 /// `themes/README.md`). Roles a file leaves out keep the default theme's style.
-public struct Theme: Equatable, Sendable {
+package struct Theme: Equatable, Sendable {
     /// The name `--theme` takes and `t` shows: the file name without `.theme`.
-    public let name: String
+    package let name: String
     /// The style of each role the theme sets.
-    public let styles: [StyleRole: CellStyle]
+    package let styles: [StyleRole: CellStyle]
 
     /// The style of `role`.
-    public func style(_ role: StyleRole) -> CellStyle { styles[role] ?? Theme.builtIn.styles[role] ?? CellStyle() }
+    package func style(_ role: StyleRole) -> CellStyle { styles[role] ?? Theme.builtIn.styles[role] ?? CellStyle() }
 
     /// Reads a theme file's text.
-    public static func parse(_ text: String, name: String, file: String) throws -> Theme {
+    package static func parse(_ text: String, name: String, file: String) throws -> Theme {
         var styles = builtIn.styles
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = Theme.stripComment(String(rawLine))
@@ -120,7 +120,7 @@ public struct Theme: Equatable, Sendable {
 
     /// Every `*.theme` file of `directory`, sorted with `default` first; files that fail to
     /// parse are reported in `errors`.
-    public static func load(directory: String) -> (themes: [Theme], errors: [ThemeError]) {
+    package static func load(directory: String) -> (themes: [Theme], errors: [ThemeError]) {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".theme") }.sorted()
         var themes: [Theme] = [], errors: [ThemeError] = []
         for file in files {
@@ -137,7 +137,7 @@ public struct Theme: Equatable, Sendable {
     }
 
     /// The theme used when no theme files are found: the same as `themes/default.theme`.
-    public static let builtIn: Theme = {
+    package static let builtIn: Theme = {
         func s(_ fg: TerminalColor, _ bg: TerminalColor, bold: Bool = false, dim: Bool = false) -> CellStyle {
             CellStyle(foreground: fg, background: bg, bold: bold, dim: dim)
         }
