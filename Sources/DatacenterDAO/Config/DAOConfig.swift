@@ -42,7 +42,7 @@ public struct DAOUpgrade: Sendable {
     /// The version the table has after this block.
     public let toVersion: DAOVersion
     /// The statements.
-    public let body: DAOMethodBody
+    package let body: DAOMethodBody
     /// Where the block is.
     public let location: SourceLocation
 }
@@ -66,7 +66,7 @@ public struct DAOConfig: Sendable {
     /// `<map>`s by id.
     public let maps: [String: DAOMap]
     /// `<crypt>` rules.
-    public let cryptRules: Set<DAOCryptRule>
+    package let cryptRules: Set<DAOCryptRule>
     /// `<upgrade>` blocks in ascending `toVersion`.
     public let upgrades: [DAOUpgrade]
     /// Every method in file order.

@@ -25,13 +25,13 @@ public struct DAOStep: Sendable {
     /// True when a failure is skipped instead of failing the method.
     public let resumable: Bool
     /// The step's SQL template.
-    public let body: any SQLNode
+    package let body: any SQLNode
     /// Where the `<step>` is.
     public let location: SourceLocation
 }
 
 /// The structure of a method (or upgrade) body.
-public indirect enum DAOMethodBody: Sendable {
+package indirect enum DAOMethodBody: Sendable {
     /// One SQL statement template.
     case sql(any SQLNode)
     /// Steps run in order, in one transaction.
@@ -58,7 +58,7 @@ public final class DAOMethod: Sendable {
     /// `parallel="true"`: may run on a separate read connection.
     public let isParallel: Bool
     /// The body.
-    public let body: DAOMethodBody
+    package let body: DAOMethodBody
     /// Where the method's element is.
     public let location: SourceLocation
     /// Set when the body is one statement without dynamic parts (text, `${T}` and `#{}`

@@ -16,7 +16,7 @@ public enum Renderer {
     /// `$` arguments are checked first: a nil one fails before anything renders. A
     /// method-level `foreach` renders one body per element of its collection.
     /// - throws: `DAOError` (`.wrongArgumentCount`, `.nilArgument`, `.render`, `.expression`).
-    public static func render(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue] = [:],
+    package static func render(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue] = [:],
                               tableName: String, cryptRules: Set<DAOCryptRule> = []) throws -> RenderedCall {
         if let statement = try renderStaticStatement(method, arguments: arguments, globals: globals, tableName: tableName,
                                                      cryptRules: cryptRules) {
@@ -61,7 +61,7 @@ public enum Renderer {
     }
 
     /// Renders a body (a method's or an upgrade's) for the names in `scope`.
-    public static func render(_ body: DAOMethodBody, scope: DAOScope, tableName: String,
+    package static func render(_ body: DAOMethodBody, scope: DAOScope, tableName: String,
                               cryptRules: Set<DAOCryptRule> = []) throws -> RenderedBody {
         switch body {
         case .sql(let node):
@@ -78,7 +78,7 @@ public enum Renderer {
     }
 
     /// Renders one SQL template into one statement.
-    public static func render(_ node: any SQLNode, scope: DAOScope, tableName: String,
+    package static func render(_ node: any SQLNode, scope: DAOScope, tableName: String,
                               cryptRules: Set<DAOCryptRule> = []) throws -> RenderedSQL {
         if let plan = (node as? SequenceNode)?.staticPlan {
             return try renderStatic(plan, scope: scope, tableName: tableName, cryptRules: cryptRules)

@@ -6,14 +6,14 @@
 /// let e = try Expression(compiling: "(title != nil and year > 2010) or authors.count >= 2")
 /// try e.isTrue(in: DAOScope(["title": nil, "year": 2000, "authors": ["a", "b"]]))  // true
 /// ```
-public struct Expression: Sendable, Equatable, CustomStringConvertible {
+package struct Expression: Sendable, Equatable, CustomStringConvertible {
     /// The expression as written.
-    public let text: String
+    package let text: String
     let root: ExpressionNode
 
     /// Compiles `text`.
     /// - throws: `ExpressionError` with the 1-based position of the token at fault.
-    public init(compiling text: String) throws {
+    package init(compiling text: String) throws {
         self.text = text
         let tokens = try ExpressionTokenizer(text: text).tokens()
         var parser = ExpressionParser(text: text, tokens: tokens)
@@ -22,19 +22,19 @@ public struct Expression: Sendable, Equatable, CustomStringConvertible {
 
     /// The value of the expression for the given names.
     /// - throws: `ExpressionError` for a type error (a string in arithmetic, division by zero).
-    public func evaluate(in scope: DAOScope) throws -> DAOValue {
+    package func evaluate(in scope: DAOScope) throws -> DAOValue {
         try ExpressionEvaluator(text: text, scope: scope).evaluate(root)
     }
 
     /// The truthiness of the value: nil, false, 0 and empty strings or collections are false.
-    public func isTrue(in scope: DAOScope) throws -> Bool {
+    package func isTrue(in scope: DAOScope) throws -> Bool {
         ExpressionEvaluator.truthy(try evaluate(in: scope))
     }
 
     /// The names the expression reads (first element of each chained access).
-    public var referencedNames: Set<String> { root.names }
+    package var referencedNames: Set<String> { root.names }
 
-    public var description: String { text }
+    package var description: String { text }
 }
 
 /// The abstract syntax tree of an expression.

@@ -1,22 +1,22 @@
 /// A compiled `true="expr"` or `false="expr"` test.
-public struct DAOCondition: Sendable {
+package struct DAOCondition: Sendable {
     /// The expression.
-    public let expression: Expression
+    package let expression: Expression
     /// True for `true=`, false for `false=`.
-    public let expected: Bool
+    package let expected: Bool
     /// Where the attribute is.
-    public let location: SourceLocation
+    package let location: SourceLocation
 
     /// A test that holds when `expression` is true (`expected` true) or false (`expected`
     /// false).
-    public init(expression: Expression, expected: Bool, location: SourceLocation) {
+    package init(expression: Expression, expected: Bool, location: SourceLocation) {
         self.expression = expression
         self.expected = expected
         self.location = location
     }
 
     /// Whether the body should render for the names in `scope`.
-    public func holds(in scope: DAOScope) throws -> Bool {
+    package func holds(in scope: DAOScope) throws -> Bool {
         do {
             return try expression.isTrue(in: scope) == expected
         } catch let error as ExpressionError {
@@ -26,41 +26,41 @@ public struct DAOCondition: Sendable {
 }
 
 /// `<if true|false="expr">`: the body renders when the test holds.
-public final class IfNode: SQLNode {
+package final class IfNode: SQLNode {
     /// The test.
-    public let condition: DAOCondition
+    package let condition: DAOCondition
     /// The body.
-    public let body: any SQLNode
-    public let location: SourceLocation
+    package let body: any SQLNode
+    package let location: SourceLocation
 
     /// An `<if>` that renders `body` when `condition` holds.
-    public init(condition: DAOCondition, body: any SQLNode, location: SourceLocation) {
+    package init(condition: DAOCondition, body: any SQLNode, location: SourceLocation) {
         self.condition = condition
         self.body = body
         self.location = location
     }
 
-    public func render(into context: inout RenderContext) throws {
+    package func render(into context: inout RenderContext) throws {
         if try condition.holds(in: context.scope) { try body.render(into: &context) }
     }
 }
 
 /// `<choose>`: the first `<when>` whose test holds renders, else `<otherwise>` if any.
-public final class ChooseNode: SQLNode {
+package final class ChooseNode: SQLNode {
     /// The `<when>` branches in order.
-    public let branches: [(condition: DAOCondition, body: any SQLNode)]
+    package let branches: [(condition: DAOCondition, body: any SQLNode)]
     /// The `<otherwise>` body.
-    public let otherwise: (any SQLNode)?
-    public let location: SourceLocation
+    package let otherwise: (any SQLNode)?
+    package let location: SourceLocation
 
     /// A `<choose>` of `branches` in order, with `otherwise` for when no test holds.
-    public init(branches: [(condition: DAOCondition, body: any SQLNode)], otherwise: (any SQLNode)?, location: SourceLocation) {
+    package init(branches: [(condition: DAOCondition, body: any SQLNode)], otherwise: (any SQLNode)?, location: SourceLocation) {
         self.branches = branches
         self.otherwise = otherwise
         self.location = location
     }
 
-    public func render(into context: inout RenderContext) throws {
+    package func render(into context: inout RenderContext) throws {
         for branch in branches where try branch.condition.holds(in: context.scope) {
             try branch.body.render(into: &context)
             return

@@ -3,22 +3,22 @@
 /// Each iteration's output is trimmed of surrounding whitespace, and iterations that render
 /// nothing are left out (with their separator). **Decision**: an empty or nil collection
 /// renders nothing, not even `open`/`close`.
-public final class ForEachNode: SQLNode {
+package final class ForEachNode: SQLNode {
     /// The name each element is bound to.
-    public let item: String
+    package let item: String
     /// The chained access of the collection.
-    public let collection: [String]
+    package let collection: [String]
     /// Written before the first element.
-    public let open: String
+    package let open: String
     /// Written between elements.
-    public let separator: String
+    package let separator: String
     /// Written after the last element.
-    public let close: String
+    package let close: String
     /// Iterate from the last element.
-    public let reverse: Bool
+    package let reverse: Bool
     /// The body.
-    public let body: any SQLNode
-    public let location: SourceLocation
+    package let body: any SQLNode
+    package let location: SourceLocation
     /// Set when the body is one `#{}` reference (blank text around it aside) and `open`,
     /// `separator` and `close` hold no quote: every iteration then renders exactly one bound
     /// value, never blank, so the loop writes them straight, without a region per iteration
@@ -26,7 +26,7 @@ public final class ForEachNode: SQLNode {
     private let soleBoundReference: ReferenceNode?
 
     /// A `<foreach>` over the array at `collection`, binding each element to `item`.
-    public init(item: String, collection: [String], open: String, separator: String, close: String,
+    package init(item: String, collection: [String], open: String, separator: String, close: String,
                 reverse: Bool, body: any SQLNode, location: SourceLocation) {
         self.item = item
         self.collection = collection
@@ -51,7 +51,7 @@ public final class ForEachNode: SQLNode {
         return found
     }
 
-    public func render(into context: inout RenderContext) throws {
+    package func render(into context: inout RenderContext) throws {
         let value = context.scope.lookup(collection)
         var elements: [DAOValue]
         switch value {

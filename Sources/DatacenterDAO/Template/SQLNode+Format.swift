@@ -4,24 +4,24 @@
 /// **Decision**: keys in sorted order, so the SQL is stable and its statement is cached; a
 /// key must be a plain identifier (it is written into the SQL); an empty or nil dictionary
 /// renders nothing, not even the prefix.
-public final class FormatNode: SQLNode {
+package final class FormatNode: SQLNode {
     /// Written before the pairs.
-    public let prefix: String
+    package let prefix: String
     /// The chained access of the dictionary.
-    public let pairs: [String]
+    package let pairs: [String]
     /// Written between pairs.
-    public let join: String
-    public let location: SourceLocation
+    package let join: String
+    package let location: SourceLocation
 
     /// A `<format>` of the dictionary at `pairs`.
-    public init(prefix: String, pairs: [String], join: String, location: SourceLocation) {
+    package init(prefix: String, pairs: [String], join: String, location: SourceLocation) {
         self.prefix = prefix
         self.pairs = pairs
         self.join = join
         self.location = location
     }
 
-    public func render(into context: inout RenderContext) throws {
+    package func render(into context: inout RenderContext) throws {
         let value = context.scope.lookup(pairs)
         if value.isNil { return }
         guard let fields = value.fields else {

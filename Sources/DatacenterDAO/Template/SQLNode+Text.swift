@@ -2,18 +2,18 @@ import DatacenterKit
 import Foundation
 
 /// Literal SQL text from the config (consts and fragments already spliced in).
-public final class TextNode: SQLNode {
+package final class TextNode: SQLNode {
     /// The text.
-    public let text: String
-    public let location: SourceLocation
+    package let text: String
+    package let location: SourceLocation
 
     /// Literal `text` that starts at `location`.
-    public init(_ text: String, location: SourceLocation) {
+    package init(_ text: String, location: SourceLocation) {
         self.text = text
         self.location = location
     }
 
-    public func render(into context: inout RenderContext) throws {
+    package func render(into context: inout RenderContext) throws {
         context.buffer.append(text: text)
     }
 }
@@ -22,20 +22,20 @@ public final class TextNode: SQLNode {
 ///
 /// **Decision**: a name that is a plain identifier is written as is; any other name is
 /// quoted as an identifier, so a run-time table name cannot inject SQL.
-public final class TableNameNode: SQLNode {
-    public let location: SourceLocation
+package final class TableNameNode: SQLNode {
+    package let location: SourceLocation
 
     /// A `${T}` at `location`.
-    public init(location: SourceLocation) { self.location = location }
+    package init(location: SourceLocation) { self.location = location }
 
-    public func render(into context: inout RenderContext) throws {
+    package func render(into context: inout RenderContext) throws {
         let name = context.tableName
         guard !name.isEmpty else { throw DAOError.render("${T} used but no table name is set", at: location) }
         context.buffer.append(text: TableNameNode.sqlName(name))
     }
 
     /// `name` as it appears in SQL.
-    public static func sqlName(_ name: String) -> String {
+    package static func sqlName(_ name: String) -> String {
         // An ASCII letter or `_`, then ASCII letters, digits and `_`: the same test as
         // `Character.isLetter`/`isNumber` restricted to ASCII, done on bytes.
         func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") }
@@ -46,21 +46,21 @@ public final class TableNameNode: SQLNode {
 }
 
 /// `#{path}` (bound as `?`) or `@{path}` (formatted into the SQL), with `or ""` and `no ""`.
-public final class ReferenceNode: SQLNode {
+package final class ReferenceNode: SQLNode {
     /// `#` binds, `@` inlines.
-    public enum Mode: Sendable, Equatable { case bind, inline }
+    package enum Mode: Sendable, Equatable { case bind, inline }
     /// Which reference.
-    public let mode: Mode
+    package let mode: Mode
     /// The chained access, e.g. `["model", "content"]`.
-    public let path: [String]
+    package let path: [String]
     /// `or ""`: nil becomes an empty string.
-    public let nilAsEmpty: Bool
+    package let nilAsEmpty: Bool
     /// `no ""`: an inlined string is written raw, without quotes or escaping.
-    public let raw: Bool
-    public let location: SourceLocation
+    package let raw: Bool
+    package let location: SourceLocation
 
     /// A `#{}` (`.bind`) or `@{}` (`.inline`) reference to the value at `path`.
-    public init(mode: Mode, path: [String], nilAsEmpty: Bool, raw: Bool, location: SourceLocation) {
+    package init(mode: Mode, path: [String], nilAsEmpty: Bool, raw: Bool, location: SourceLocation) {
         self.mode = mode
         self.path = path
         self.nilAsEmpty = nilAsEmpty
@@ -89,7 +89,7 @@ public final class ReferenceNode: SQLNode {
         return (value, !value.isNil && scope.isEncrypted(path, by: cryptRules))
     }
 
-    public func render(into context: inout RenderContext) throws {
+    package func render(into context: inout RenderContext) throws {
         if mode == .bind {
             let (value, encrypted) = binding(in: context.scope, cryptRules: context.cryptRules)
             context.buffer.append(bound: value, encrypted: encrypted)
@@ -118,7 +118,7 @@ public final class ReferenceNode: SQLNode {
     /// statement). nil is `NULL`; numbers as SQL numbers; bools as 1/0; data as `X'…'`;
     /// dates as seconds since 1970. nil when a string holds a NUL character: SQLite would
     /// stop reading the SQL there, silently dropping the rest.
-    public static func inline(_ value: DAOValue, raw: Bool) -> String? {
+    package static func inline(_ value: DAOValue, raw: Bool) -> String? {
         func quoted(_ s: String) -> String? {
             if s.utf8.contains(0) { return nil }
             return raw ? s : Database.quoteLiteral(s)

@@ -3,9 +3,9 @@ import Foundation
 /// `<trim prefix prefixOverrides suffixOverrides onVoid>`, and its presets `<where>` and
 /// `<set>`: renders the body, strips one leading and one trailing override, and writes
 /// `prefix` before it; renders nothing when the body is empty.
-public final class TrimNode: SQLNode {
+package final class TrimNode: SQLNode {
     /// What to do when the body renders empty.
-    public enum OnVoid: String, Sendable, Equatable {
+    package enum OnVoid: String, Sendable, Equatable {
         /// Run nothing; the call succeeds.
         case quit
         /// Stop rendering here and run the SQL built so far.
@@ -13,16 +13,16 @@ public final class TrimNode: SQLNode {
     }
 
     /// Written before a non-empty body (`WHERE`, `SET`).
-    public let prefix: String
+    package let prefix: String
     /// Stripped from the start of the body, first match only (`AND `, `OR `).
-    public let prefixOverrides: [String]
+    package let prefixOverrides: [String]
     /// Stripped from the end of the body, first match only (`,`).
-    public let suffixOverrides: [String]
+    package let suffixOverrides: [String]
     /// What an empty body does; nil renders nothing and goes on.
-    public let onVoid: OnVoid?
+    package let onVoid: OnVoid?
     /// The body.
-    public let body: any SQLNode
-    public let location: SourceLocation
+    package let body: any SQLNode
+    package let location: SourceLocation
     /// The overrides, compiled once.
     private let prefixMatchers: [TrimOverride]
     private let suffixMatchers: [TrimOverride]
@@ -30,7 +30,7 @@ public final class TrimNode: SQLNode {
     private let prefixText: String
 
     /// A `<trim>`; `makeWhere` and `makeSet` build the `<where>` and `<set>` presets.
-    public init(prefix: String, prefixOverrides: [String], suffixOverrides: [String], onVoid: OnVoid?,
+    package init(prefix: String, prefixOverrides: [String], suffixOverrides: [String], onVoid: OnVoid?,
                 body: any SQLNode, location: SourceLocation) {
         self.prefix = prefix
         self.prefixOverrides = prefixOverrides
@@ -44,25 +44,25 @@ public final class TrimNode: SQLNode {
     }
 
     /// `<where>`: prefix `WHERE`, strip a leading `AND`/`OR` (any case, then whitespace).
-    public static func makeWhere(onVoid: OnVoid?, body: any SQLNode, location: SourceLocation) -> TrimNode {
+    package static func makeWhere(onVoid: OnVoid?, body: any SQLNode, location: SourceLocation) -> TrimNode {
         TrimNode(prefix: "WHERE", prefixOverrides: ["AND ", "OR "], suffixOverrides: [], onVoid: onVoid, body: body, location: location)
     }
 
     /// `<set>`: prefix `SET`, strip a trailing comma.
-    public static func makeSet(onVoid: OnVoid?, body: any SQLNode, location: SourceLocation) -> TrimNode {
+    package static func makeSet(onVoid: OnVoid?, body: any SQLNode, location: SourceLocation) -> TrimNode {
         TrimNode(prefix: "SET", prefixOverrides: [], suffixOverrides: [","], onVoid: onVoid, body: body, location: location)
     }
 
     /// Splits an override list written `AND |OR ` (`|`-separated): each piece loses its leading
     /// spaces and tabs and keeps its trailing ones; blank pieces are dropped.
-    public static func parseOverrides(_ text: String?) -> [String] {
+    package static func parseOverrides(_ text: String?) -> [String] {
         guard let text, !text.isEmpty else { return [] }
         return text.split(separator: "|", omittingEmptySubsequences: true).map { piece in
             String(piece.drop(while: { $0 == " " || $0 == "\t" }))
         }.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
     }
 
-    public func render(into context: inout RenderContext) throws {
+    package func render(into context: inout RenderContext) throws {
         let region = context.buffer.openRegion()
         try body.render(into: &context)
         context.buffer.stripPrefix(prefixMatchers, in: region)

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// `location` and `render(into:)` are documented here once; each node's own doc comment
 /// says which element it stands for and what it renders.
-public protocol SQLNode: AnyObject, Sendable {
+package protocol SQLNode: AnyObject, Sendable {
     /// Where the node starts in the config.
     var location: SourceLocation { get }
     /// Appends this node's SQL for the call in `context`.
@@ -16,23 +16,23 @@ public protocol SQLNode: AnyObject, Sendable {
 }
 
 /// A `<crypt class="C" property="p"/>` rule.
-public struct DAOCryptRule: Sendable, Hashable {
+package struct DAOCryptRule: Sendable, Hashable {
     /// The model type name.
-    public let className: String
+    package let className: String
     /// The property encrypted.
-    public let property: String
+    package let property: String
 
     /// The rule that encrypts `property` of models of type `className`.
-    public init(className: String, property: String) {
+    package init(className: String, property: String) {
         self.className = className
         self.property = property
     }
 }
 
 /// Everything one rendering pass reads and writes.
-public struct RenderContext: Sendable {
+package struct RenderContext: Sendable {
     /// Why rendering stopped early.
-    public enum Halt: Sendable, Equatable {
+    package enum Halt: Sendable, Equatable {
         /// `onVoid="quit"`: run nothing, succeed.
         case quit
         /// `onVoid="ignoreAfter"`: run what is rendered so far.
@@ -40,13 +40,13 @@ public struct RenderContext: Sendable {
     }
 
     /// The names visible now.
-    public var scope: DAOScope
+    package var scope: DAOScope
     /// The table name for `${T}`.
-    public let tableName: String
+    package let tableName: String
     /// The crypt rules of the config.
-    public let cryptRules: Set<DAOCryptRule>
+    package let cryptRules: Set<DAOCryptRule>
     /// Set by an `onVoid` trim whose body was empty; sequences stop rendering then.
-    public var halt: Halt?
+    package var halt: Halt?
     var buffer: RenderBuffer
 
     init(scope: DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>, buffer: RenderBuffer = RenderBuffer()) {
@@ -73,23 +73,23 @@ extension DAOScope {
 }
 
 /// A list of nodes rendered in order (MyBatis's mixed node); stops when a trim halts.
-public final class SequenceNode: SQLNode {
+package final class SequenceNode: SQLNode {
     /// The children.
-    public let children: [any SQLNode]
-    public let location: SourceLocation
+    package let children: [any SQLNode]
+    package let location: SourceLocation
 
     /// Set when every child is text, `${T}` or a `#{}` reference: the SQL is then the same
     /// for every call on a table, and `Renderer` only looks up the bound values.
     let staticPlan: StaticStatementPlan?
 
     /// A sequence that renders `children` in order.
-    public init(_ children: [any SQLNode], location: SourceLocation) {
+    package init(_ children: [any SQLNode], location: SourceLocation) {
         self.children = children
         self.location = location
         self.staticPlan = StaticStatementPlan(children, location: location)
     }
 
-    public func render(into context: inout RenderContext) throws {
+    package func render(into context: inout RenderContext) throws {
         for child in children {
             if context.halt != nil { return }
             try child.render(into: &context)
