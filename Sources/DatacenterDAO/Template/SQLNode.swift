@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import DatacenterKit
 
 /// A node of a compiled SQL template, MyBatis style: each kind of node renders itself into
 /// the call's context. Nodes are immutable and built once when the config loads; they are
@@ -112,7 +112,7 @@ final class StaticStatementPlan: Sendable {
     /// Where the statement starts in the config.
     let location: SourceLocation
     /// The statement of the table name used last (one DAO object usually uses one).
-    private let cached = Mutex<(table: String, statement: StaticStatement)?>(nil)
+    private let cached = LockedState<(table: String, statement: StaticStatement)?>(nil)
 
     /// The statement for one table name.
     struct StaticStatement: Sendable {

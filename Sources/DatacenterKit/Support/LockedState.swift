@@ -18,12 +18,12 @@ import Darwin
 /// `@unchecked Sendable` whatever `State` is, as `Mutex` is: the state is only reached
 /// inside `withLock`, and what a body returns is the caller's, to keep to its thread.
 @usableFromInline
-final class LockedState<State>: @unchecked Sendable {
+package final class LockedState<State>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline var state: State
 
     /// Holds `state` behind a new lock.
-    @inlinable init(_ state: State) {
+    @inlinable package init(_ state: State) {
         self.state = state
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -36,7 +36,7 @@ final class LockedState<State>: @unchecked Sendable {
     }
 
     /// Runs `body` with the state to itself, the lock held, and returns what it returns.
-    @inlinable func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
+    @inlinable package func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
