@@ -311,6 +311,32 @@ private struct PlanPair {
         try pair.expectSameRows("messages", crypt: crypt)
     }
 
+    /// A table altered between calls of a dynamic select (`list`, `select *`, whose text
+    /// the plan keeps per shape): SQLite prepares the statement of the kept text again and
+    /// the rows take the new columns, as on the general path, whichever branches the
+    /// arguments take.
+    @Test func aTableAlteredBetweenCallsGivesTheGeneralPathsResult() throws {
+        let crypt = KeyRing([EncryptionKey.random()])
+        let pair = try PlanPair(config: try DAOConfig(xml: plansXML, file: "plans.xml"), crypt: crypt)
+        pair.expectSame("addAll", [[["name": "a", "tag": "x"], ["name": "b", "tag": "y"], ["name": "c"]]])
+        for arguments: [DAOValue] in [[nil, 0], ["x", 1], [nil, 2]] { pair.expectSame("list", arguments) }
+        for dao in [pair.planned, pair.general] { try dao.executeUpdate(sql: "alter table items add column extra text default 'e'") }
+        for arguments: [DAOValue] in [["x", 1], [nil, 0], [nil, 2], ["y", 0]] {
+            let outcome = pair.expectSame("list", arguments)
+            #expect(outcome.value?.elements?.first?.fields?["extra"] == "e", "\(arguments)")
+        }
+        for dao in [pair.planned, pair.general] { try dao.executeUpdate(sql: "alter table items drop column extra") }
+        for arguments: [DAOValue] in [[nil, 0], ["x", 1]] {
+            let outcome = pair.expectSame("list", arguments)
+            #expect(outcome.value?.elements?.first?.fields?["extra"] == nil, "\(arguments)")
+        }
+        pair.expectSame("retag", [[], "z"])
+        pair.expectSame("retag", [[1, 2], "z"])
+        pair.expectSame("list", ["z", 0])
+        pair.expectSame("list", [["z"], 0], "a list where a value goes")
+        try pair.expectSameRows(crypt: crypt)
+    }
+
     /// A batch finds an element's member as the dictionary does: by canonical equivalence,
     /// so a key written with the Kelvin sign is the member `K`, and a composed é is `e` with
     /// its accent.

@@ -219,6 +219,30 @@ struct RenderBuffer: Sendable {
     ///
     /// Works on UTF-8 bytes (every character the rules look at is ASCII); a non-ASCII
     /// whitespace character counts as whitespace, as `Character.isWhitespace` says.
+    ///
+    /// With `textCache`, text written before for the same pieces is taken from it (see
+    /// `RenderedTextCache`: the same text the writer writes), and text written now is kept.
+    func finish(location: SourceLocation?, textCache: RenderedTextCache? = nil) -> RenderedSQL {
+        guard let textCache else { return finish(location: location) }
+        let kept = bytes.withUnsafeBufferPointer { textCache.text(for: pieces, in: $0) }
+        guard let kept else {
+            let rendered = finish(location: location)
+            bytes.withUnsafeBufferPointer { textCache.remember(rendered.sql, marks: rendered.marks, for: pieces, in: $0) }
+            return rendered
+        }
+        let (sql, marks) = kept
+        var bindings: [DatabaseValue] = []
+        bindings.reserveCapacity(marks.placeholders.count)
+        var encrypted: [Int] = []
+        for piece in pieces {
+            guard case .bound(let value, let isEncrypted) = piece else { continue }
+            if isEncrypted { encrypted.append(bindings.count) }
+            bindings.append(value.databaseValue)
+        }
+        return RenderedSQL(sql: sql, bindings: bindings, marks: marks, encryptedBindings: encrypted, location: location)
+    }
+
+    /// `finish(location:textCache:)` writing the text.
     func finish(location: SourceLocation?) -> RenderedSQL {
         var writer = SQLWriter(capacity: bytes.count, pieces: pieces.count)
         var bindings: [DatabaseValue] = []

@@ -25,7 +25,8 @@ public struct RenderedSQL: Sendable, Equatable {
     /// Where the rendered body starts in the config.
     public let location: SourceLocation?
     private let explicitPreview: String?
-    private let marks: PreviewMarks
+    /// Where the placeholders and inlined values are, for the preview.
+    let marks: PreviewMarks
 
     /// A statement with its preview given.
     public init(sql: String, bindings: [DatabaseValue], preview: String, encryptedBindings: [Int] = [],

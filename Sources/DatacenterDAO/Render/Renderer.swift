@@ -18,6 +18,14 @@ public enum Renderer {
     /// - throws: `DAOError` (`.wrongArgumentCount`, `.nilArgument`, `.render`, `.expression`).
     package static func render(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue] = [:],
                               tableName: String, cryptRules: Set<DAOCryptRule> = []) throws -> RenderedCall {
+        try render(method, arguments: arguments, globals: globals, tableName: tableName, cryptRules: cryptRules, textCache: nil)
+    }
+
+    /// `render(_:arguments:globals:tableName:cryptRules:)`, the text of a body of one dynamic
+    /// statement taken from `textCache` when a call of the same shape wrote it before (and
+    /// kept there otherwise): the same call, rendered alike.
+    static func render(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue],
+                       tableName: String, cryptRules: Set<DAOCryptRule>, textCache: RenderedTextCache?) throws -> RenderedCall {
         if let statement = try renderStaticStatement(method, arguments: arguments, globals: globals, tableName: tableName,
                                                      cryptRules: cryptRules) {
             return RenderedCall(methodID: method.id, kind: method.kind, runs: [.statement(statement)], isForEach: false)
@@ -25,7 +33,12 @@ public enum Renderer {
         try method.checkArguments(arguments)
         let scope = DAOScope(names: method.arguments, values: arguments, globals: globals)
         guard let forEach = method.forEach else {
-            let body = try render(method.body, scope: scope, tableName: tableName, cryptRules: cryptRules)
+            let body: RenderedBody
+            if let textCache, case .sql(let node) = method.body {
+                body = .statement(try render(node, scope: scope, tableName: tableName, cryptRules: cryptRules, textCache: textCache))
+            } else {
+                body = try render(method.body, scope: scope, tableName: tableName, cryptRules: cryptRules)
+            }
             return RenderedCall(methodID: method.id, kind: method.kind, runs: [body], isForEach: false)
         }
         let elements = try forEachElements(of: method, forEach: forEach, in: scope)
@@ -80,13 +93,19 @@ public enum Renderer {
     /// Renders one SQL template into one statement.
     package static func render(_ node: any SQLNode, scope: DAOScope, tableName: String,
                               cryptRules: Set<DAOCryptRule> = []) throws -> RenderedSQL {
+        try render(node, scope: scope, tableName: tableName, cryptRules: cryptRules, textCache: nil)
+    }
+
+    /// `render(_:scope:tableName:cryptRules:)` with the text taken from (or kept in) `textCache`.
+    static func render(_ node: any SQLNode, scope: DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>,
+                       textCache: RenderedTextCache?) throws -> RenderedSQL {
         if let plan = (node as? SequenceNode)?.staticPlan {
             return try renderStatic(plan, scope: scope, tableName: tableName, cryptRules: cryptRules)
         }
         var context = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules)
         try node.render(into: &context)
         if context.halt == .quit { return .skipped(at: node.location) }
-        return context.buffer.finish(location: node.location)
+        return context.buffer.finish(location: node.location, textCache: textCache)
     }
 }
 

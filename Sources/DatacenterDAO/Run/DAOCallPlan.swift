@@ -12,7 +12,7 @@ import DatacenterKit
 /// | way | chosen for | what it skips |
 /// |---|---|---|
 /// | `keptRead` | a select by key: one static statement, a single-row result, `#{}` of arguments only | after the first call on a table: rendering, the statement-cache lookup, the transaction |
-/// | `oneStatement` | any other body of one statement, not a foreach | for a statement that only reads: the transaction, and the rows after the first for a single-row result |
+/// | `oneStatement` | any other body of one statement, not a foreach | writing the text of a shape rendered before (`RenderedTextCache`); for a statement that only reads: the transaction, and the rows after the first for a single-row result |
 /// | `staticForEach` | a method-level foreach over one static statement (a batch insert) | rendering per element: the statement is prepared once, each element bound straight to it |
 /// | `transaction` | steps, `<try>`, a foreach over a dynamic body | nothing: rendered, every statement in one transaction |
 /// | `poolRead` | a `parallel="true"` select | the writer: it runs on a read-only connection of the store's pool |
@@ -26,8 +26,10 @@ indirect enum DAOCallPlan: Sendable {
     /// A body of one statement: rendered per call (a static body from its SQL made once per
     /// table). A statement that only reads runs without a transaction (SQLite runs one
     /// statement atomically) and a single-row result reads only the first row; one that
-    /// writes runs in a transaction.
-    case oneStatement
+    /// writes runs in a transaction. A dynamic statement's text is kept in the cache by the
+    /// shape each call renders (`RenderedTextCache`): a call taking the branches of an earlier
+    /// one renders only its bindings' values and not the text.
+    case oneStatement(RenderedTextCache)
     /// A method-level foreach over one static statement: prepared once and bound element by
     /// element (`StaticForEachPlan`), in one transaction.
     case staticForEach(StaticForEachPlan)
@@ -49,7 +51,7 @@ indirect enum DAOCallPlan: Sendable {
         } else if let forEach, let staticPlan {
             plan = .staticForEach(StaticForEachPlan(statement: staticPlan, forEach: forEach))
         } else if forEach == nil, case .sql = body {
-            plan = .oneStatement
+            plan = .oneStatement(RenderedTextCache())
         } else {
             plan = .transaction
         }
@@ -65,6 +67,12 @@ indirect enum DAOCallPlan: Sendable {
         case .transaction: return "transaction"
         case .poolRead: return "poolRead"
         }
+    }
+
+    /// The text cache of a `oneStatement` plan; nil for the others.
+    var textCache: RenderedTextCache? {
+        if case .oneStatement(let textCache) = self { return textCache }
+        return nil
     }
 
     /// Runs a call of `method` with `arguments` on `object` this way.
@@ -87,9 +95,9 @@ indirect enum DAOCallPlan: Sendable {
     private func run(_ call: DAOCall, on object: DAOObject) throws -> DAOCallResult {
         switch self {
         case .keptRead(let plan):
-            return try DAOCallPlan.runOneStatement(call, on: object, keeping: plan)
-        case .oneStatement:
-            return try DAOCallPlan.runOneStatement(call, on: object, keeping: nil)
+            return try DAOCallPlan.runOneStatement(call, on: object, keeping: plan, textCache: nil)
+        case .oneStatement(let textCache):
+            return try DAOCallPlan.runOneStatement(call, on: object, keeping: nil, textCache: textCache)
         case .staticForEach(let plan):
             guard let batch = try plan.batch(for: call) else { return try DAOCallPlan.transaction.run(call, on: object) }
             let results = object.resultMapping(for: call)
@@ -111,7 +119,7 @@ indirect enum DAOCallPlan: Sendable {
             }
         case .poolRead(let otherwise):
             guard let pool = object.readingPool else { return try otherwise.run(call, on: object) }
-            let rendered = try call.render()
+            let rendered = try call.render(textCache: otherwise.textCache)
             // Only an unprepared table takes the writer: a prepared one never waits for a write transaction.
             if !call.isPrepared { try object.write(call) { _ in } }
             let results = object.resultMapping(for: call)
@@ -122,9 +130,11 @@ indirect enum DAOCallPlan: Sendable {
     }
 
     /// A body of one statement: a statement that only reads runs alone, one that writes in a
-    /// transaction. With `keeping`, a read is kept for the next calls (`keptRead`).
-    private static func runOneStatement(_ call: DAOCall, on object: DAOObject, keeping plan: KeptReadPlan?) throws -> DAOCallResult {
-        let rendered = try call.render()
+    /// transaction. With `keeping`, a read is kept for the next calls (`keptRead`); with
+    /// `textCache`, the text rendered is taken from it or kept there.
+    private static func runOneStatement(_ call: DAOCall, on object: DAOObject, keeping plan: KeptReadPlan?,
+                                        textCache: RenderedTextCache?) throws -> DAOCallResult {
+        let rendered = try call.render(textCache: textCache)
         let results = object.resultMapping(for: call)
         return try object.write(call) { db in
             if let sql = rendered.soleStatement {
@@ -191,10 +201,12 @@ struct DAOCall: Sendable {
     /// call is a select that leaves tables as they are (`selectsPrepareTables` false).
     let isPrepared: Bool
 
-    /// What `Renderer.render` renders for the call.
+    /// What `Renderer.render` renders for the call (its text from `textCache` when given:
+    /// see `RenderedTextCache`).
     /// - throws: `DAOError` (`.wrongArgumentCount`, `.nilArgument`, `.render`, `.expression`).
-    func render() throws -> RenderedCall {
-        try Renderer.render(method, arguments: arguments, globals: globals, tableName: table, cryptRules: cryptRules)
+    func render(textCache: RenderedTextCache? = nil) throws -> RenderedCall {
+        try Renderer.render(method, arguments: arguments, globals: globals, tableName: table, cryptRules: cryptRules,
+                            textCache: textCache)
     }
 }
 

@@ -12,6 +12,9 @@ public final class DAOModelRegistry: Sendable {
     typealias Decoder = @Sendable (DAOValue) throws -> any Sendable
 
     private let decoders = Mutex<[String: Decoder]>([:])
+    /// How many names were registered: while none is, a result's type is looked up without
+    /// taking the lock or hashing its name (most models are never registered).
+    private let registrations = Atomic<Int>(0)
 
     /// An empty registry.
     public init() {}
@@ -20,6 +23,7 @@ public final class DAOModelRegistry: Sendable {
     public func register<T: Decodable & Sendable>(_ type: T.Type, as name: String? = nil) {
         let key = name ?? String(describing: type)
         decoders.withLock { $0[key] = { value in try value.decode(T.self) } }
+        registrations.add(1, ordering: .releasing)
     }
 
     /// True when `name` is registered.
@@ -36,7 +40,8 @@ public final class DAOModelRegistry: Sendable {
 
     /// The decoder registered under `name` (looked up once for all the rows of a call).
     func decoder(named name: String) -> Decoder? {
-        decoders.withLock { $0[name] }
+        guard registrations.load(ordering: .acquiring) > 0 else { return nil }
+        return decoders.withLock { $0[name] }
     }
 
     /// `value` decoded by `decoder`, the type registered under `name`.

@@ -30,6 +30,9 @@ public final class DAOObject: Sendable {
     /// records them without taking the state's lock again.
     private let lastRowID = Atomic<Int64>(0)
     private let lastChangeCount = Atomic<Int>(0)
+    /// The method called last: a loop calling one method finds it by comparing its id with
+    /// this one's (the same string, usually the same storage) instead of hashing the id.
+    private let lastCalled = Mutex<DAOMethod?>(nil)
 
     /// Everything a call reads or changes besides the database, only touched under the
     /// mutex (`withState`); unchecked because its kept reads hold statements, which are
@@ -188,10 +191,20 @@ public final class DAOObject: Sendable {
     /// - throws: `DAOError`; on a throw nothing of the call is kept.
     @discardableResult
     public func call(_ id: String, _ arguments: [DAOValue] = []) throws -> DAOCallResult {
-        let method = try config.method(id, arity: arguments.count)
+        let method = try method(id, arity: arguments.count)
         let result = try method.plan.run(method, arguments, on: self)
         recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
         return result
+    }
+
+    /// `config.method(id, arity:)`: the method called last when it is the one, otherwise
+    /// looked up in the config (and remembered).
+    /// - throws: what `DAOConfig.method(_:arity:)` throws.
+    func method(_ id: String, arity: Int) throws -> DAOMethod {
+        if let last = lastCalled.withLock({ $0 }), last.arity == arity, last.id == id { return last }
+        let method = try config.method(id, arity: arity)
+        lastCalled.withLock { $0 = method }
+        return method
     }
 
     /// A call of `method` with the object's state as it is now.

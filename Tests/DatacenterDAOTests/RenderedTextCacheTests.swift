@@ -1,0 +1,130 @@
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterDAO
+
+// The text a `oneStatement` plan keeps per shape (`RenderedTextCache`) against rendering
+// without it: the same calls, with arguments that take different branches of `<if>`,
+// `<choose>`, `<where>`/`<set>` (`onVoid` included), `foreach` of every length, inlined
+// `@{}` values and crypt-covered bindings, must render exactly alike, errors included, and
+// the cache must never hand out the text of another shape.
+
+/// Dynamic methods of every kind of node; one cache per method is shared by all its calls.
+private let dynamicXML = """
+    <module name="Shapes" tableName="items" version="1.0">
+      <crypt class="Row" property="secret"/>
+      <select id="search" arguments="name, tags, unread, limit, order" result="[{}]">
+        select id, name from ${T}
+        <where>
+          <if true="name != nil">and name = #{name}</if>
+          <if true="tags.count > 0">and tag in <foreach item="t" collection="tags" open="(" separator="," close=")">#{t}</foreach></if>
+          <if true="unread">and read = 0</if>
+        </where>
+        order by @{order}
+        <choose><when true="limit > 0">limit #{limit}</when><otherwise>limit 100</otherwise></choose>
+      </select>
+      <update id="flags" arguments="id, read, starred">
+        update ${T}
+        <set onVoid="quit">
+          <if true="read != nil">read = #{read},</if>
+          <if true="starred != nil">starred = #{starred},</if>
+        </set>
+        where id = #{id}
+      </update>
+      <update id="secret" arguments="m">
+        update ${T} set secret = #{m.secret} <where onVoid="quit"><if true="m.id != nil">id = #{m.id}</if></where>
+      </update>
+      <select id="inlined" arguments="a, b">select @{a} as x <if true="b != nil">, @{b} as y, #{b} as z</if></select>
+    </module>
+    """
+
+/// What a rendering gave, comparable: the statements (SQL, bindings, encryption, preview,
+/// location) or the error.
+private func rendering(_ body: () throws -> RenderedCall) -> String {
+    do {
+        let call = try body()
+        return call.statements.map { "\($0.sql) | \($0.bindings) | \($0.encryptedBindings) | \($0.preview) | \($0.skipped) | \(String(describing: $0.location))" }
+            .joined(separator: "\n")
+    } catch {
+        return "error: \(error)"
+    }
+}
+
+/// Where a string's bytes are stored (for a string of more than 15 bytes: smaller ones are
+/// held inline, and each access sees a copy).
+private func storage(of text: String) -> UnsafeRawPointer? {
+    text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+}
+
+@Suite struct RenderedTextCacheTests {
+    /// Random calls of every method, each rendered with its method's cache and without one.
+    @Test(arguments: [UInt64(41), 42, 43])
+    func cachedTextRendersAsWritingIt(seed: UInt64) throws {
+        let config = try DAOConfig(xml: dynamicXML, file: "shapes.xml")
+        var caches: [String: RenderedTextCache] = [:]
+        var rng = SeededGenerator(seed: seed)
+        func scalar() -> DAOValue {
+            switch Int.random(in: 0..<7, using: &rng) {
+            case 0: return .nil
+            case 1: return .integer(Int64.random(in: -2...3, using: &rng))
+            case 2: return .bool(Bool.random(using: &rng))
+            case 3: return .double(0.5)
+            case 4: return ["name", "id desc", "x'y"].randomElement(using: &rng)!
+            default: return .string(["a", "b", "", "it's"].randomElement(using: &rng)!)
+            }
+        }
+        func argument() -> DAOValue {
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0: return .array((0..<Int.random(in: 0..<4, using: &rng)).map { _ in scalar() })
+            case 1:
+                let fields: [String: DAOValue] = ["id": scalar(), "secret": scalar()]
+                return Bool.random(using: &rng) ? .model("Row", fields) : .dictionary(fields)
+            default: return scalar()
+            }
+        }
+        var hits = 0
+        for _ in 0..<600 {
+            let method = config.methods.randomElement(using: &rng)!
+            var arguments = method.arguments.map { _ in argument() }
+            if Int.random(in: 0..<25, using: &rng) == 0 { arguments.append(nil) } // a wrong argument count
+            let cache = caches[method.id, default: RenderedTextCache()]
+            caches[method.id] = cache
+            let table = ["items", "others"].randomElement(using: &rng)!
+            let written = rendering {
+                try Renderer.render(method, arguments: arguments, tableName: table, cryptRules: config.cryptRules)
+            }
+            func renderCached() throws -> RenderedCall {
+                try Renderer.render(method, arguments: arguments, globals: [:], tableName: table, cryptRules: config.cryptRules,
+                                    textCache: cache)
+            }
+            #expect(rendering(renderCached) == written, "seed \(seed): \(method.id) \(arguments)")
+            // The same call again is a hit: the very text kept, not a copy.
+            if let first = try? renderCached().statements.first, !first.skipped, first.sql.utf8.count > 15,
+               let again = try? renderCached().statements.first {
+                #expect(storage(of: first.sql) == storage(of: again.sql), "seed \(seed): \(first.sql)")
+                hits += 1
+            }
+        }
+        #expect(hits > 100) // the cache was used, not only filled
+    }
+
+    /// Alternating shapes past the cache's size, then back: old shapes are dropped and
+    /// written again, never confused with one another.
+    @Test func shapesBeyondTheLimitAreWrittenAgain() throws {
+        let config = try DAOConfig(xml: dynamicXML, file: "shapes.xml")
+        let method = try config.method("search", arity: 5)
+        let cache = RenderedTextCache()
+        let orders: [DAOValue] = (0..<(RenderedTextCache.limit * 2)).map { .string("c\($0)") }
+        for round in 0..<3 {
+            for order in orders + orders.reversed() {
+                let arguments: [DAOValue] = [round == 1 ? nil : "n", [1, 2], true, .integer(Int64(round)), order]
+                let written = rendering { try Renderer.render(method, arguments: arguments, tableName: "items") }
+                let cached = rendering {
+                    try Renderer.render(method, arguments: arguments, globals: [:], tableName: "items", cryptRules: [], textCache: cache)
+                }
+                #expect(cached == written)
+            }
+        }
+        #expect(cache.keptCount == RenderedTextCache.limit)
+    }
+}
