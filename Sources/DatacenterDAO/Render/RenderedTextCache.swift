@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import DatacenterKit
 
 /// The SQL text of the last few shapes one dynamic template rendered, so a call that takes
 /// the same branches as an earlier one skips writing its SQL again (`RenderBuffer.finish`).
@@ -30,7 +30,7 @@ final class RenderedTextCache: Sendable {
     /// branches; past this the least recently used is dropped.
     static let limit = 4
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = LockedState<[Entry]>([])
 
     init() {}
 

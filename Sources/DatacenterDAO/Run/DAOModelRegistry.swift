@@ -1,3 +1,4 @@
+import DatacenterKit
 import Synchronization
 
 /// Model types a `result="AType"` (or a map's `result`) can produce, by name.
@@ -11,7 +12,7 @@ public final class DAOModelRegistry: Sendable {
     /// Decodes a `.model` value into an instance of a registered type.
     typealias Decoder = @Sendable (DAOValue) throws -> any Sendable
 
-    private let decoders = Mutex<[String: Decoder]>([:])
+    private let decoders = LockedState<[String: Decoder]>([:])
     /// How many names were registered: while none is, a result's type is looked up without
     /// taking the lock or hashing its name (most models are never registered).
     private let registrations = Atomic<Int>(0)

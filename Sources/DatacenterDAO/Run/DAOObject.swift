@@ -1,6 +1,6 @@
 import DatacenterKit
-import Foundation
 import Synchronization
+import Foundation
 
 /// A DAO object: a config bound to a database, whose methods are called by name with
 /// positional arguments (`APDAOProtocol`).
@@ -25,14 +25,14 @@ public final class DAOObject: Sendable {
 
     private let queue: DatabaseQueue
     private let pool: DatabasePool?
-    private let state: Mutex<State>
+    private let state: LockedState<State>
     /// What the last call reported (`lastInsertRowID`, `lastChanges`): atomics, so a call
     /// records them without taking the state's lock again.
     private let lastRowID = Atomic<Int64>(0)
     private let lastChangeCount = Atomic<Int>(0)
     /// The method called last: a loop calling one method finds it by comparing its id with
     /// this one's (the same string, usually the same storage) instead of hashing the id.
-    private let lastCalled = Mutex<DAOMethod?>(nil)
+    private let lastCalled = LockedState<DAOMethod?>(nil)
 
     /// Everything a call reads or changes besides the database, only touched under the
     /// mutex (`withState`); unchecked because its kept reads hold statements, which are
@@ -104,7 +104,7 @@ public final class DAOObject: Sendable {
         self.pool = pool
         self.databasePath = queue.path
         self.models = models
-        self.state = Mutex(State(tableName: config.module.tableName, encryptor: crypt, decryptor: crypt,
+        self.state = LockedState(State(tableName: config.module.tableName, encryptor: crypt, decryptor: crypt,
                                  mapper: ResultMapper(config: config, decryptor: crypt, registry: models)))
     }
 
