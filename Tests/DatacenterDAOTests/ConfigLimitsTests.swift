@@ -136,7 +136,7 @@ import Testing
         let upgrade = "<module name=\"m\" tableName=\"t\" version=\"1.1\">\n<update id=\"create\">create table ${T} (x)</update>\n"
             + "<upgrade toVersion=\"1.1\"><step>" + String(repeating: "<if true=\"1\">", count: 250) + "select 1"
             + String(repeating: "</if>", count: 250) + "</step></upgrade>\n</module>"
-        let folder = DAOTestFolder()
+        let folder = TemporaryFolder()
         let path = folder.file("p.sqlite")
         try Database(path: path).execute("CREATE TABLE t(x)")
         let plan = try TablePreparation.plan(config: try DAOConfig(xml: upgrade), table: "t", in: try Database(path: path, mode: .readOnly))

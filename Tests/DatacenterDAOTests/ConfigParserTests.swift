@@ -128,10 +128,8 @@ func configErrorsNameFileLineColumnAndTheFault(_ xml: String, _ expected: String
 }
 
 @Test func fileLoadingReportsMissingFiles() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dao-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let path = dir.appendingPathComponent("c.xml").path
+    let folder = TemporaryFolder()
+    let path = folder.file("c.xml")
     try #"<module name="m" tableName="t"><select id="a">select 1 from ${T}</select></module>"#.write(toFile: path, atomically: true, encoding: .utf8)
     let config = try DAOConfig(contentsOfFile: path)
     #expect(config.path == path)

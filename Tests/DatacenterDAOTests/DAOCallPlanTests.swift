@@ -105,7 +105,7 @@ private struct PlanPair {
     /// Text that differs between the two (their folders), replaced before comparing.
     let folders: [String]
 
-    init(config: DAOConfig, crypt: any DataCrypt, inFiles folder: DAOTestFolder? = nil) throws {
+    init(config: DAOConfig, crypt: any DataCrypt, inFiles folder: TemporaryFolder? = nil) throws {
         if let folder {
             try FileManager.default.createDirectory(atPath: folder.file("planned"), withIntermediateDirectories: true)
             try FileManager.default.createDirectory(atPath: folder.file("general"), withIntermediateDirectories: true)
@@ -201,7 +201,7 @@ private struct PlanPair {
     /// (a kept read's first and later calls differ).
     @Test(arguments: [false, true])
     func everyPlanGivesTheGeneralPathsResult(inFiles: Bool) throws {
-        let folder = DAOTestFolder()
+        let folder = TemporaryFolder()
         let crypt = KeyRing([EncryptionKey.random()])
         let pair = try PlanPair(config: try DAOConfig(xml: plansXML, file: "plans.xml"), crypt: crypt, inFiles: inFiles ? folder : nil)
         func row(_ name: String, _ score: DAOValue, _ secret: DAOValue, _ tag: DAOValue = nil, model: Bool = false) -> DAOValue {
@@ -359,7 +359,7 @@ private struct PlanPair {
     func randomCallsGiveTheGeneralPathsResult(seed: UInt64) throws {
         let crypt = KeyRing([EncryptionKey.random()])
         let pair = try PlanPair(config: try DAOConfig(xml: plansXML, file: "plans.xml"), crypt: crypt)
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         func scalar() -> DAOValue {
             switch Int.random(in: 0..<7, using: &rng) {
             case 0: return .nil
@@ -439,7 +439,7 @@ private func simplyMapped(_ row: Row, _ element: DAOResultType.Element, maps: [S
             """, file: "layouts.xml")
         let crypt = KeyRing([EncryptionKey.random()])
         let mapper = ResultMapper(config: config, decryptor: crypt, registry: DAOModelRegistry())
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let names = ["id", "ID", "s", "S", "name", "Secret", "ident", "x"]
         let elements: [DAOResultType.Element] = [.map("m"), .model("K"), .model("M"), .dictionary, .map("missing"), .string, .int]
         let db = try Database.inMemory()

@@ -223,7 +223,7 @@ private let fastXML = """
             </module>
             """
         let dao = DAOObject(config: try DAOConfig(xml: xml, file: "members.xml"), queue: DatabaseQueue(database: try Database.inMemory()))
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         func scalar() -> DAOValue {
             switch Int.random(in: 0..<5, using: &rng) {
             case 0: return .nil

@@ -26,7 +26,7 @@ private struct Thing: Codable, Sendable, Equatable {
     func theMethodFoundIsTheConfigsMethod(seed: UInt64) throws {
         let config = try DAOConfig(xml: lookupXML, file: "lookup.xml")
         let dao = DAOObject(config: config, queue: DatabaseQueue(database: try Database.inMemory()))
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let ids = ["get", "find", "all", "Get", "gets", "missing", "", "fin" + "d", String("get".reversed().reversed())]
         for _ in 0..<500 {
             let id = ids.randomElement(using: &rng)!

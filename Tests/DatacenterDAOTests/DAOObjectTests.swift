@@ -3,9 +3,6 @@ import Foundation
 import Testing
 @testable import DatacenterDAO
 
-/// A fresh folder for one test, removed afterwards.
-typealias DAOTestFolder = TemporaryFolder
-
 /// Collects events from a handler.
 final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
@@ -168,7 +165,7 @@ struct Message: Codable, Equatable, Sendable {
 }
 
 @Test func cryptColumnsAreEncryptedOnWriteDecryptedOnReadAndRecorded() throws {
-    let folder = DAOTestFolder()
+    let folder = TemporaryFolder()
     let crypt = KeyRing([EncryptionKey.random()])
     let store = try Store(path: folder.file("user.sqlite"), crypt: crypt)
     let configPath = folder.file("messages.xml")
@@ -218,7 +215,7 @@ private let upgradeBlocks = """
     """
 
 @Test func upgradesRunInOrderAndRecordTheVersion() throws {
-    let folder = DAOTestFolder()
+    let folder = TemporaryFolder()
     let path = folder.file("db.sqlite")
     let v1 = try DAOObject(config: try DAOConfig(xml: versionedXML("1.0", upgrades: ""), file: "v.xml"), path: path)
     try v1.call("add", [1])
@@ -246,7 +243,7 @@ private let upgradeBlocks = """
 }
 
 @Test func failedUpgradeStopsAtTheLastVersionReached() throws {
-    let folder = DAOTestFolder()
+    let folder = TemporaryFolder()
     let path = folder.file("db.sqlite")
     try DAOObject(config: try DAOConfig(xml: versionedXML("1.0", upgrades: ""), file: "v.xml"), path: path).call("add", [1])
     let broken = """
@@ -268,7 +265,7 @@ private let upgradeBlocks = """
 
 /// A call reports the rowid of what it inserted, never the engine's own bookkeeping rows.
 @Test func aFirstCallThatInsertsNothingReportsNoBookkeepingRowid() throws {
-    let folder = DAOTestFolder()
+    let folder = TemporaryFolder()
     let xml = """
         <module name="r" initializer="create" tableName="items" version="1.0">
           <update id="create">create table if not exists ${T} (id integer primary key, n integer)</update>
@@ -285,7 +282,7 @@ private let upgradeBlocks = """
 
 @Test(arguments: [#"resetOnUpgrade="YES""#, #"upgradeMinVersion="1.5""#])
 func resetDropsAndRecreatesTheTable(_ attribute: String) throws {
-    let folder = DAOTestFolder()
+    let folder = TemporaryFolder()
     let path = folder.file("db.sqlite")
     try DAOObject(config: try DAOConfig(xml: versionedXML("1.0", upgrades: ""), file: "v.xml"), path: path).call("add", [1])
     let log = EventLog()
@@ -344,7 +341,7 @@ func resetDropsAndRecreatesTheTable(_ attribute: String) throws {
 }
 
 @Test func parallelSelectReadsFromAReaderConnection() throws {
-    let folder = DAOTestFolder()
+    let folder = TemporaryFolder()
     let dao = try DAOObject(config: try DAOConfig(xml: """
         <module name="p" initializer="create" tableName="t">
           <update id="create">create table ${T} (id integer)</update>

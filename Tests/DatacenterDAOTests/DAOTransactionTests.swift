@@ -22,7 +22,7 @@ private final class Gate: @unchecked Sendable {
 
 @Suite struct DAOTransactionTests {
     @Test func parallelSelectsSeeCommittedStateWhileAnotherConnectionWrites() throws {
-        let folder = DAOTestFolder()
+        let folder = TemporaryFolder()
         let config = try DAOConfig(xml: itemsXML, file: "items.xml")
         let writer = try DAOObject(config: config, path: folder.file("db.sqlite"))
         let reader = try DAOObject(config: config, path: folder.file("db.sqlite"))
@@ -47,7 +47,7 @@ private final class Gate: @unchecked Sendable {
     }
 
     @Test func parallelSelectIsNotBlockedByATransactionOfTheSameObject() throws {
-        let folder = DAOTestFolder()
+        let folder = TemporaryFolder()
         let dao = try DAOObject(config: try DAOConfig(xml: itemsXML, file: "items.xml"), path: folder.file("db.sqlite"))
         try dao.call("add", ["committed"])
         let inside = Gate(), readerDone = Gate()
@@ -75,7 +75,7 @@ private final class Gate: @unchecked Sendable {
     }
 
     @Test func foreachRollsBackEveryElementWhenOneFails() throws {
-        let folder = DAOTestFolder()
+        let folder = TemporaryFolder()
         let dao = try DAOObject(config: try DAOConfig(xml: itemsXML, file: "items.xml"), path: folder.file("db.sqlite"))
         try dao.call("add", ["before"])
         // "b" is inserted twice: the third element violates the unique constraint.

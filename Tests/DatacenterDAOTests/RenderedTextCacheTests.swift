@@ -62,7 +62,7 @@ private func storage(of text: String) -> UnsafeRawPointer? {
     func cachedTextRendersAsWritingIt(seed: UInt64) throws {
         let config = try DAOConfig(xml: dynamicXML, file: "shapes.xml")
         var caches: [String: RenderedTextCache] = [:]
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         func scalar() -> DAOValue {
             switch Int.random(in: 0..<7, using: &rng) {
             case 0: return .nil

@@ -3,9 +3,6 @@ import Testing
 @_exported import DatacenterTestSupport
 @testable import DatacenterDAO
 
-/// The shared seeded generator, under the name these tests use.
-typealias SeededGenerator = SplitMix64
-
 /// `?` placeholders outside quoted literals.
 func placeholderCount(_ sql: String) -> Int {
     var quote: Character?
@@ -19,7 +16,7 @@ func placeholderCount(_ sql: String) -> Int {
 
 private let connectors = ["AND ", "and ", "OR ", "or ", "And\n", "", "  AND  "]
 
-private func randomValue(_ rng: inout SeededGenerator) -> DAOValue {
+private func randomValue(_ rng: inout SplitMix64) -> DAOValue {
     switch Int.random(in: 0..<6, using: &rng) {
     case 0: return .nil
     case 1: return .integer(Int64.random(in: -5...5, using: &rng))
@@ -33,7 +30,7 @@ private func randomValue(_ rng: inout SeededGenerator) -> DAOValue {
 /// Builds a random method: a `where` of conditional clauses with random connectors, using
 /// `#{}`, `@{}`, foreach and format, and renders it with random arguments.
 private func randomCase(seed: UInt64) throws -> (sql: RenderedSQL, xml: String) {
-    var rng = SeededGenerator(seed: seed)
+    var rng = SplitMix64(seed: seed)
     let argumentCount = Int.random(in: 1...4, using: &rng)
     let names = (0..<argumentCount).map { "a\($0)" }
     var clauses = ""
@@ -103,7 +100,7 @@ private func randomCase(seed: UInt64) throws -> (sql: RenderedSQL, xml: String) 
     let shapes = [("(", ",", ")"), ("", ", ", ""), (" (", " OR ", ") "), ("", "", "")]
     for offset in 0..<200 {
         let seed = base &+ UInt64(offset)
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let (open, separator, close) = shapes.randomElement(using: &rng) ?? ("(", ",", ")")
         let reverse = Bool.random(using: &rng)
         let padding = ["", " ", "\n    "].randomElement(using: &rng) ?? ""

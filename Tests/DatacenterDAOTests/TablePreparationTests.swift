@@ -15,7 +15,7 @@ import Testing
         """
 
     /// A file prepared at version 1.0 with one row, in rollback-journal mode.
-    static func fileAtVersion1(_ folder: DAOTestFolder, _ name: String) throws -> String {
+    static func fileAtVersion1(_ folder: TemporaryFolder, _ name: String) throws -> String {
         let path = folder.file(name)
         let queue = try DatabaseQueue(path: path, wal: false)
         try DAOObject(config: try DAOConfig(xml: xml("1.0"), file: "v.xml"), queue: queue).call("add", [1])
@@ -61,7 +61,7 @@ import Testing
         ("current", "1.0", ""),
     ])
     func thePlanIsWhatPreparingRuns(_ scenario: String, _ version: String, _ extra: String) throws {
-        let folder = DAOTestFolder()
+        let folder = TemporaryFolder()
         let byHand: String, byEngine: String
         if scenario == "fresh file" {
             byHand = folder.file("a.sqlite")
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func anUpgradeIsPlannedBlockByBlockWithItsVersionRecords() throws {
-        let folder = DAOTestFolder()
+        let folder = TemporaryFolder()
         let path = try Self.fileAtVersion1(folder, "a.sqlite")
         let config = try DAOConfig(xml: Self.xml("1.2", upgrades: Self.upgrades), file: "v.xml")
         let plan = try Self.plan(config, path)
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func aFreshFilePlansBookkeepingTheInitializerAndTheMetadata() throws {
-        let folder = DAOTestFolder()
+        let folder = TemporaryFolder()
         let path = folder.file("new.sqlite")
         try Database(path: path).execute("CREATE TABLE other(x)")
         let plan = try Self.plan(try DAOConfig(xml: Self.xml("1.0"), file: "v.xml"), path)
@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func aNewerStoredVersionIsRefusedWhenPlanning() throws {
-        let folder = DAOTestFolder()
+        let folder = TemporaryFolder()
         let path = try Self.fileAtVersion1(folder, "a.sqlite")
         #expect(throws: DAOError.self) { try Self.plan(try DAOConfig(xml: Self.xml("0.9"), file: "v.xml"), path) }
     }
@@ -123,7 +123,7 @@ import Testing
     /// metadata row is written only when it differs (SQLite's file change counter, bytes
     /// 24…27 of the header in rollback-journal mode, would move on any write).
     @Test func aCurrentTableIsNotWrittenByPreparation() throws {
-        let folder = DAOTestFolder()
+        let folder = TemporaryFolder()
         let path = try Self.fileAtVersion1(folder, "a.sqlite")
         func changeCounter() throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))[24..<28]) }
         let before = try changeCounter()
