@@ -18,6 +18,7 @@ public struct DAOScope: Sendable {
     /// The DAO object's global arguments, read when no local has the name.
     public let globals: [String: DAOValue]
 
+    /// A scope of named `locals` (the method's arguments by name) over the DAO object's `globals`.
     public init(_ locals: [String: DAOValue] = [:], globals: [String: DAOValue] = [:]) {
         self.named = locals
         self.globals = globals

@@ -98,10 +98,15 @@ public enum TableVersions {
 
     /// One row of the metadata table.
     public struct Entry: Sendable, Equatable {
+        /// The DAO table.
         public let tableName: String
+        /// The config's module name.
         public let module: String
+        /// The table's version after its last upgrade, if the module is versioned.
         public let version: String?
+        /// The config file that last touched the table, so a browser can load it.
         public let configPath: String
+        /// The columns `<crypt>` rules encrypt, so a browser decrypts them on view.
         public let encryptedColumns: [String]
     }
 

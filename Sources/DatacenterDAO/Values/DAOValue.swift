@@ -115,12 +115,19 @@ extension DAOValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expres
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// `nil` is `.nil`.
     public init(nilLiteral: ()) { self = .nil }
+    /// A Boolean literal is `.bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal is `.integer`.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A floating-point literal is `.double`.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A string literal is `.string`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal is `.array`.
     public init(arrayLiteral elements: DAOValue...) { self = .array(elements) }
+    /// A dictionary literal is `.dictionary` (a repeated key keeps its last value).
     public init(dictionaryLiteral elements: (String, DAOValue)...) {
         self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
