@@ -98,9 +98,8 @@ package enum BrowserCommand: Sendable {
 /// Each command runs on a thread of its own (a concurrent dispatch queue) and uses only the
 /// connections `BrowserCommand.perform` lists for it; the runner itself touches no
 /// connection. Events are handed over under a lock, in the order they were posted.
-package final class BrowserCommandRunner: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [BrowserEvent] = []
+package final class BrowserCommandRunner: Sendable {
+    private let events = LockedState<[BrowserEvent]>([])
     private let queue = DispatchQueue(label: "browser.commands", qos: .userInitiated, attributes: .concurrent)
 
     /// A runner with no events yet.
@@ -114,11 +113,11 @@ package final class BrowserCommandRunner: @unchecked Sendable {
     }
 
     /// Hands over an event from any thread.
-    package func post(_ event: BrowserEvent) { lock.withLock { events.append(event) } }
+    package func post(_ event: BrowserEvent) { events.withLock { $0.append(event) } }
 
     /// The events posted since the last call, oldest first.
     package func takeEvents() -> [BrowserEvent] {
-        lock.withLock {
+        events.withLock { events in
             defer { events.removeAll() }
             return events
         }

@@ -50,13 +50,12 @@ package enum BrowserEvent: Sendable {
 }
 
 /// A flag a background task checks to stop early.
-package final class CancellationFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cancelled = false
+package final class CancellationFlag: Sendable {
+    private let cancelled = LockedState(false)
     /// A flag not set.
     package init() {}
     /// Sets the flag; from any thread.
-    package func cancel() { lock.withLock { cancelled = true } }
+    package func cancel() { cancelled.withLock { $0 = true } }
     /// True once `cancel()` was called.
-    package var isCancelled: Bool { lock.withLock { cancelled } }
+    package var isCancelled: Bool { cancelled.withLock { $0 } }
 }

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Rows are streamed: at most `RowsLayout.rowLimit` are kept for the screen, the others only
 /// counted, so a huge result never sits in memory.
-package final class ConsoleQuery: @unchecked Sendable {
+package final class ConsoleQuery: Sendable {
     /// The query's id: its events carry it, so a late result of a cancelled query is ignored.
     package let id: Int
     /// The store file it reads.
@@ -25,10 +25,9 @@ package final class ConsoleQuery: @unchecked Sendable {
     /// How long the query waits for another connection's lock, in seconds.
     let busyTimeout: Double
 
-    private let lock = NSLock()
-    private var cancelled = false
-    /// The connection while `run` has it open (guarded by `lock`), so `cancel` can interrupt it.
-    private var running: Database?
+    /// Whether `cancel()` was called, and the connection while `run` has it open, so
+    /// `cancel` can interrupt it.
+    private let state = LockedState<(cancelled: Bool, running: Database?)>((false, nil))
 
     /// How many rows pass between two progress events.
     static let progressInterval = 1_000
@@ -43,13 +42,13 @@ package final class ConsoleQuery: @unchecked Sendable {
     }
 
     /// True once `cancel()` was called.
-    package var isCancelled: Bool { lock.withLock { cancelled } }
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Stops the query: now if it runs, before it starts otherwise. Safe from any thread.
     package func cancel() {
-        lock.withLock {
-            cancelled = true
-            running?.interrupt()
+        state.withLock { state in
+            state.cancelled = true
+            state.running?.interrupt()
         }
     }
 
@@ -60,12 +59,12 @@ package final class ConsoleQuery: @unchecked Sendable {
         var lines: [String] = []
         do {
             let db = try Database(path: storePath, mode: .readOnly, busyTimeout: busyTimeout)
-            let started: Bool = lock.withLock {
-                if !cancelled { running = db }
-                return !cancelled
+            let started: Bool = state.withLock { state in
+                if !state.cancelled { state.running = db }
+                return !state.cancelled
             }
             guard started else { return cancelledEvent }
-            defer { lock.withLock { running = nil } }
+            defer { state.withLock { $0.running = nil } }
             var seen = 0
             try db.withInterruptCheck({ [unowned self] in self.isCancelled }) {
                 try db.forEachStatement(in: sql) { statement in
