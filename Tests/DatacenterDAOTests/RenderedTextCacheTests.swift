@@ -5,9 +5,10 @@ import Testing
 
 // The text a `oneStatement` plan keeps per shape (`RenderedTextCache`) against rendering
 // without it: the same calls, with arguments that take different branches of `<if>`,
-// `<choose>`, `<where>`/`<set>` (`onVoid` included), `foreach` of every length, inlined
-// `@{}` values and crypt-covered bindings, must render exactly alike, errors included, and
-// the cache must never hand out the text of another shape.
+// `<choose>`, `<where>`/`<set>`, `foreach` of every length (nil, empty, iterations that
+// render text only) and crypt-covered bindings, must render exactly alike, errors
+// included, and the cache must never hand out the text of another shape. Templates whose
+// text their branches do not determine (`@{}`, `<format>`, `onVoid`) get no cache.
 
 /// Dynamic methods of every kind of node; one cache per method is shared by all its calls.
 private let dynamicXML = """
@@ -20,9 +21,28 @@ private let dynamicXML = """
           <if true="tags.count > 0">and tag in <foreach item="t" collection="tags" open="(" separator="," close=")">#{t}</foreach></if>
           <if true="unread">and read = 0</if>
         </where>
-        order by @{order}
+        order by <choose><when true="order == 'name'">name</when><when true="order != nil">id desc</when><otherwise>id</otherwise></choose>
         <choose><when true="limit > 0">limit #{limit}</when><otherwise>limit 100</otherwise></choose>
       </select>
+      <select id="nested" arguments="groups, flag" result="[{}]">
+        select * from ${T}
+        <where>
+          <foreach item="g" collection="groups" open="(" separator=" or " close=")">
+            <trim prefix="" prefixOverrides="and |or "><if true="g.count > 0">and g in <foreach item="x" collection="g" open="(" separator="," close=")">#{x}</foreach></if>
+            <if true="flag">or flagged = 1</if></trim>
+          </foreach>
+          <if true="flag != nil">and #{flag} is not null</if>
+        </where>
+      </select>
+      <update id="touch" arguments="m, stamp">
+        update ${T} <set><if true="stamp != nil">stamp = #{stamp},</if><if true="m.secret != nil">secret = #{m.secret},</if></set>
+        where id = #{m.id}
+      </update>
+      <select id="collide" arguments="a, b, c">
+        select 1 <foreach item="x" collection="a" open=", " separator=", ">x</foreach>
+        <if true="b">, 2 <if true="c">, 3</if></if>
+      </select>
+      <update id="formatted" arguments="pairs">update ${T} <format prefix="set" pairs="pairs" join=","/> where 1</update>
       <update id="flags" arguments="id, read, starred">
         update ${T}
         <set onVoid="quit">
@@ -83,11 +103,12 @@ private func storage(of text: String) -> UnsafeRawPointer? {
             }
         }
         var hits = 0
-        for _ in 0..<600 {
+        for _ in 0..<1000 {
             let method = config.methods.randomElement(using: &rng)!
             var arguments = method.arguments.map { _ in argument() }
             if Int.random(in: 0..<25, using: &rng) == 0 { arguments.append(nil) } // a wrong argument count
-            let cache = caches[method.id, default: RenderedTextCache()]
+            guard case .sql(let template) = method.body else { continue }
+            let cache = caches[method.id] ?? RenderedTextCache(template: template)
             caches[method.id] = cache
             let table = ["items", "others"].randomElement(using: &rng)!
             let written = rendering {
@@ -99,7 +120,7 @@ private func storage(of text: String) -> UnsafeRawPointer? {
             }
             #expect(rendering(renderCached) == written, "seed \(seed): \(method.id) \(arguments)")
             // The same call again is a hit: the very text kept, not a copy.
-            if let first = try? renderCached().statements.first, !first.skipped, first.sql.utf8.count > 15,
+            if cache != nil, let first = try? renderCached().statements.first, !first.skipped, first.sql.utf8.count > 15,
                let again = try? renderCached().statements.first {
                 #expect(storage(of: first.sql) == storage(of: again.sql), "seed \(seed): \(first.sql)")
                 hits += 1
@@ -113,11 +134,14 @@ private func storage(of text: String) -> UnsafeRawPointer? {
     @Test func shapesBeyondTheLimitAreWrittenAgain() throws {
         let config = try DAOConfig(xml: dynamicXML, file: "shapes.xml")
         let method = try config.method("search", arity: 5)
-        let cache = RenderedTextCache()
-        let orders: [DAOValue] = (0..<(RenderedTextCache.limit * 2)).map { .string("c\($0)") }
+        guard case .sql(let template) = method.body, let cache = RenderedTextCache(template: template) else {
+            Issue.record("search has no text cache")
+            return
+        }
+        let tagLists: [DAOValue] = (0..<(RenderedTextCache.limit * 2)).map { n in .array((0..<n).map { .integer(Int64($0)) }) }
         for round in 0..<3 {
-            for order in orders + orders.reversed() {
-                let arguments: [DAOValue] = [round == 1 ? nil : "n", [1, 2], true, .integer(Int64(round)), order]
+            for tags in tagLists + tagLists.reversed() {
+                let arguments: [DAOValue] = [round == 1 ? nil : "n", tags, true, .integer(Int64(round)), "name"]
                 let written = rendering { try Renderer.render(method, arguments: arguments, tableName: "items") }
                 let cached = rendering {
                     try Renderer.render(method, arguments: arguments, globals: [:], tableName: "items", cryptRules: [], textCache: cache)
@@ -126,5 +150,37 @@ private func storage(of text: String) -> UnsafeRawPointer? {
             }
         }
         #expect(cache.keptCount == RenderedTextCache.limit)
+    }
+
+    /// A nil collection and a one-element one, each followed by nested branches, give
+    /// decision sequences of the same length: they must still be told apart (a nil
+    /// collection records its decision as an empty one does).
+    @Test func aNilCollectionIsADecision() throws {
+        let config = try DAOConfig(xml: dynamicXML, file: "shapes.xml")
+        let method = try config.method("collide", arity: 3)
+        guard case .sql(let template) = method.body, let cache = RenderedTextCache(template: template) else {
+            Issue.record("collide has no text cache")
+            return
+        }
+        let calls: [[DAOValue]] = [[nil, true, false], [[7], false, false], [[], true, false], [nil, true, true], [[7], true, false]]
+        for arguments in calls + calls {
+            let written = rendering { try Renderer.render(method, arguments: arguments, tableName: "items") }
+            let cached = rendering {
+                try Renderer.render(method, arguments: arguments, globals: [:], tableName: "items", cryptRules: [], textCache: cache)
+            }
+            #expect(cached == written, "\(arguments)")
+        }
+    }
+
+    /// Only templates whose text their branches determine get a cache: not one with an
+    /// `@{}`, a `<format>` or an `onVoid` trim.
+    @Test func templatesWithTextOfTheirArgumentsGetNoCache() throws {
+        let config = try DAOConfig(xml: dynamicXML, file: "shapes.xml")
+        var cached: [String] = []
+        for method in config.methods {
+            guard case .sql(let template) = method.body else { continue }
+            if RenderedTextCache(template: template) != nil { cached.append(method.id) }
+        }
+        #expect(cached.sorted() == ["collide", "nested", "search", "touch"])
     }
 }

@@ -33,9 +33,15 @@ struct RenderBuffer: Sendable {
     private(set) var pieces: [Piece] = []
     /// The first piece of the innermost open region: text never merges into a piece below.
     private var floor = 0
+    /// False for the decision pass (`RenderedTextCache`): text and inlined values are not
+    /// kept, only bound values; regions and trims then work on bound values alone.
+    let recordsText: Bool
 
-    /// An empty buffer with room reserved for a typical statement.
-    init() {
+    /// An empty buffer with room reserved for a typical statement; with `recordsText`
+    /// false, one that keeps bound values only.
+    init(recordsText: Bool = true) {
+        self.recordsText = recordsText
+        guard recordsText else { return }
         bytes.reserveCapacity(512)
         pieces.reserveCapacity(32)
     }
@@ -50,7 +56,7 @@ struct RenderBuffer: Sendable {
     }
 
     private mutating func append(textBytes text: UnsafeBufferPointer<UInt8>) {
-        guard !text.isEmpty else { return }
+        guard !text.isEmpty, recordsText else { return }
         if pieces.count > floor, case .text(var range) = pieces[pieces.count - 1] {
             if range.upperBound != bytes.count { range = copyToEnd(range) }
             bytes.append(contentsOf: text)
@@ -65,6 +71,7 @@ struct RenderBuffer: Sendable {
     mutating func append(bound value: DAOValue, encrypted: Bool) { pieces.append(.bound(value, encrypted: encrypted)) }
 
     mutating func append(inlined text: String) {
+        guard recordsText else { return }
         let start = bytes.count
         bytes.append(contentsOf: text.utf8)
         pieces.append(.inlined(start..<bytes.count))
@@ -111,6 +118,7 @@ struct RenderBuffer: Sendable {
     /// Closes `region`, writing `prefix` before what it holds, and joins its text to the text
     /// before it.
     mutating func close(_ region: Region, prefix: String = "") {
+        let prefix = recordsText ? prefix : ""
         if !prefix.isEmpty {
             let start = bytes.count
             bytes.append(contentsOf: prefix.utf8)
@@ -211,6 +219,28 @@ struct RenderBuffer: Sendable {
 
     // MARK: Finishing
 
+    /// `finish(location:)` with the text kept for this buffer's shape (`RenderedTextCache`):
+    /// `sql` and `marks` bound to the values of this buffer (a decision pass's); nil when
+    /// their numbers differ, which a text kept for the shape never gives.
+    func finish(keptText sql: String, marks: PreviewMarks, location: SourceLocation?) -> RenderedSQL? {
+        let (bindings, encrypted) = boundValues(expected: marks.placeholders.count)
+        guard bindings.count == marks.placeholders.count else { return nil }
+        return RenderedSQL(sql: sql, bindings: bindings, marks: marks, encryptedBindings: encrypted, location: location)
+    }
+
+    /// The bound values in order, and the positions of those a crypt rule covers.
+    private func boundValues(expected: Int) -> (bindings: [DatabaseValue], encrypted: [Int]) {
+        var bindings: [DatabaseValue] = []
+        bindings.reserveCapacity(expected)
+        var encrypted: [Int] = []
+        for piece in pieces {
+            guard case .bound(let value, let isEncrypted) = piece else { continue }
+            if isEncrypted { encrypted.append(bindings.count) }
+            bindings.append(value.databaseValue)
+        }
+        return (bindings, encrypted)
+    }
+
     /// The SQL text, bindings and preview.
     ///
     /// Whitespace in template text outside quotes collapses to one space and the ends are
@@ -219,43 +249,15 @@ struct RenderBuffer: Sendable {
     ///
     /// Works on UTF-8 bytes (every character the rules look at is ASCII); a non-ASCII
     /// whitespace character counts as whitespace, as `Character.isWhitespace` says.
-    ///
-    /// With `textCache`, text written before for the same pieces is taken from it (see
-    /// `RenderedTextCache`: the same text the writer writes), and text written now is kept.
-    func finish(location: SourceLocation?, textCache: RenderedTextCache? = nil) -> RenderedSQL {
-        guard let textCache else { return finish(location: location) }
-        let kept = bytes.withUnsafeBufferPointer { textCache.text(for: pieces, in: $0) }
-        guard let kept else {
-            let rendered = finish(location: location)
-            bytes.withUnsafeBufferPointer { textCache.remember(rendered.sql, marks: rendered.marks, for: pieces, in: $0) }
-            return rendered
-        }
-        let (sql, marks) = kept
-        var bindings: [DatabaseValue] = []
-        bindings.reserveCapacity(marks.placeholders.count)
-        var encrypted: [Int] = []
-        for piece in pieces {
-            guard case .bound(let value, let isEncrypted) = piece else { continue }
-            if isEncrypted { encrypted.append(bindings.count) }
-            bindings.append(value.databaseValue)
-        }
-        return RenderedSQL(sql: sql, bindings: bindings, marks: marks, encryptedBindings: encrypted, location: location)
-    }
-
-    /// `finish(location:textCache:)` writing the text.
     func finish(location: SourceLocation?) -> RenderedSQL {
         var writer = SQLWriter(capacity: bytes.count, pieces: pieces.count)
-        var bindings: [DatabaseValue] = []
-        bindings.reserveCapacity(pieces.count)
-        var encrypted: [Int] = []
+        let (bindings, encrypted) = boundValues(expected: pieces.count)
         bytes.withUnsafeBufferPointer { store in
             for piece in pieces {
                 switch piece {
                 case .text(let range):
                     writer.template(UnsafeBufferPointer(rebasing: store[range]))
-                case .bound(let value, let isEncrypted):
-                    if isEncrypted { encrypted.append(bindings.count) }
-                    bindings.append(value.databaseValue)
+                case .bound:
                     writer.placeholder()
                 case .inlined(let range):
                     writer.inlined(UnsafeBufferPointer(rebasing: store[range]))

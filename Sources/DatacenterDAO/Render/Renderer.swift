@@ -96,16 +96,30 @@ public enum Renderer {
         try render(node, scope: scope, tableName: tableName, cryptRules: cryptRules, textCache: nil)
     }
 
-    /// `render(_:scope:tableName:cryptRules:)` with the text taken from (or kept in) `textCache`.
+    /// `render(_:scope:tableName:cryptRules:)` with the text taken from (or kept in)
+    /// `textCache`: a decision pass finds the call's shape and bound values; the text is
+    /// written only when no call of that shape on that table wrote it before.
     static func render(_ node: any SQLNode, scope: DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>,
                        textCache: RenderedTextCache?) throws -> RenderedSQL {
         if let plan = (node as? SequenceNode)?.staticPlan {
             return try renderStatic(plan, scope: scope, tableName: tableName, cryptRules: cryptRules)
         }
+        var decisions: [Int32] = []
+        if let textCache {
+            var pass = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules, buffer: RenderBuffer(recordsText: false))
+            try node.render(into: &pass)
+            if let (sql, marks) = textCache.text(tableName: tableName, decisions: pass.decisions),
+               let rendered = pass.buffer.finish(keptText: sql, marks: marks, location: node.location) {
+                return rendered
+            }
+            decisions = pass.decisions
+        }
         var context = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules)
         try node.render(into: &context)
         if context.halt == .quit { return .skipped(at: node.location) }
-        return context.buffer.finish(location: node.location, textCache: textCache)
+        let rendered = context.buffer.finish(location: node.location)
+        textCache?.remember(rendered.sql, marks: rendered.marks, tableName: tableName, decisions: decisions)
+        return rendered
     }
 }
 

@@ -28,8 +28,9 @@ indirect enum DAOCallPlan: Sendable {
     /// statement atomically) and a single-row result reads only the first row; one that
     /// writes runs in a transaction. A dynamic statement's text is kept in the cache by the
     /// shape each call renders (`RenderedTextCache`): a call taking the branches of an earlier
-    /// one renders only its bindings' values and not the text.
-    case oneStatement(RenderedTextCache)
+    /// one finds its bound values and not the text. (No cache for a template whose text
+    /// its branches do not determine: `@{}`, `<format>`, an `onVoid` trim.)
+    case oneStatement(RenderedTextCache?)
     /// A method-level foreach over one static statement: prepared once and bound element by
     /// element (`StaticForEachPlan`), in one transaction.
     case staticForEach(StaticForEachPlan)
@@ -50,8 +51,8 @@ indirect enum DAOCallPlan: Sendable {
             plan = .keptRead(kept)
         } else if let forEach, let staticPlan {
             plan = .staticForEach(StaticForEachPlan(statement: staticPlan, forEach: forEach))
-        } else if forEach == nil, case .sql = body {
-            plan = .oneStatement(RenderedTextCache())
+        } else if forEach == nil, case .sql(let template) = body {
+            plan = .oneStatement(RenderedTextCache(template: template))
         } else {
             plan = .transaction
         }
@@ -69,9 +70,10 @@ indirect enum DAOCallPlan: Sendable {
         }
     }
 
-    /// The text cache of a `oneStatement` plan; nil for the others.
+    /// The text cache of a `oneStatement` plan; nil for the others and for a template
+    /// that cannot have one.
     var textCache: RenderedTextCache? {
-        if case .oneStatement(let textCache) = self { return textCache }
+        if case .oneStatement(let textCache?) = self { return textCache }
         return nil
     }
 

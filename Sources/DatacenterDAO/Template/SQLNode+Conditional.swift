@@ -41,7 +41,9 @@ package final class IfNode: SQLNode {
     }
 
     package func render(into context: inout RenderContext) throws {
-        if try condition.holds(in: context.scope) { try body.render(into: &context) }
+        let holds = try condition.holds(in: context.scope)
+        context.decide(holds ? 1 : 0)
+        if holds { try body.render(into: &context) }
     }
 }
 
@@ -61,10 +63,12 @@ package final class ChooseNode: SQLNode {
     }
 
     package func render(into context: inout RenderContext) throws {
-        for branch in branches where try branch.condition.holds(in: context.scope) {
+        for (index, branch) in branches.enumerated() where try branch.condition.holds(in: context.scope) {
+            context.decide(index)
             try branch.body.render(into: &context)
             return
         }
+        context.decide(branches.count)
         try otherwise?.render(into: &context)
     }
 }

@@ -55,13 +55,16 @@ package final class ForEachNode: SQLNode {
         let value = context.scope.lookup(collection)
         var elements: [DAOValue]
         switch value {
-        case .nil: return
+        case .nil:
+            context.decide(0) // renders as an empty collection: every node visited records one decision
+            return
         case .array(let a): elements = a
         default:
             throw DAOError.render("foreach collection '\(collection.joined(separator: "."))' is a \(value.kindName), not an array",
                                   at: location)
         }
         if reverse { elements.reverse() }
+        context.decide(elements.count)
         if let reference = soleBoundReference {
             guard !elements.isEmpty else { return }
             context.buffer.append(text: open)
