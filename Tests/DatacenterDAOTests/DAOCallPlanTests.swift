@@ -438,6 +438,7 @@ private func simplyMapped(_ row: Row, _ element: DAOResultType.Element, maps: [S
             </module>
             """, file: "layouts.xml")
         let crypt = KeyRing([EncryptionKey.random()])
+        let otherKey = KeyRing([EncryptionKey.random()])
         let mapper = ResultMapper(config: config, decryptor: crypt, registry: DAOModelRegistry())
         var rng = SplitMix64(seed: seed)
         let names = ["id", "ID", "s", "S", "name", "Secret", "ident", "x"]
@@ -447,12 +448,13 @@ private func simplyMapped(_ row: Row, _ element: DAOResultType.Element, maps: [S
             let columns = (0..<Int.random(in: 1...5, using: &rng)).map { _ in names.randomElement(using: &rng)! }
             var values: [DatabaseValue] = []
             for _ in columns {
-                switch Int.random(in: 0..<6, using: &rng) {
+                switch Int.random(in: 0..<7, using: &rng) {
                 case 0: values.append(.null)
                 case 1: values.append(.integer(Int64.random(in: 0...9, using: &rng)))
                 case 2: values.append(.text("t\(round)"))
                 case 3: values.append(.blob(try crypt.encrypt(Data("secret \(round)".utf8))))
                 case 4: values.append(.blob(Data([0, 1, 2])))
+                case 5: values.append(.blob(try otherKey.encrypt(Data("not ours \(round)".utf8)))) // fails unlike the line above
                 default: values.append(.real(0.5))
                 }
             }
@@ -476,6 +478,35 @@ private func simplyMapped(_ row: Row, _ element: DAOResultType.Element, maps: [S
                     #expect(same(fromStatement, expected), "seed \(seed): \(row) as \(type)")
                 }
             }
+        }
+    }
+}
+
+extension RowLayoutTests {
+    /// Two encrypted columns of a row that fail differently: the first column's error is
+    /// reported, whichever order the columns come in.
+    @Test func theFirstColumnThatFailsIsReported() throws {
+        let config = try DAOConfig(xml: """
+            <module name="L" tableName="t"><crypt class="M" property="a"/><crypt class="M" property="b"/></module>
+            """, file: "first.xml")
+        let crypt = KeyRing([EncryptionKey.random()])
+        let mapper = ResultMapper(config: config, decryptor: crypt, registry: DAOModelRegistry())
+        let short = DatabaseValue.blob(Data([0, 1, 2]))
+        let foreign = DatabaseValue.blob(try KeyRing([EncryptionKey.random()]).encrypt(Data("other key".utf8)))
+        func error(_ columns: [String], _ values: [DatabaseValue]) -> String {
+            do {
+                _ = try mapper.map([Row(columnNames: columns, values: values)], as: DAOResultType("M"))
+                return "no error"
+            } catch {
+                return String(describing: error)
+            }
+        }
+        let shortError = error(["a"], [short])
+        let foreignError = error(["b"], [foreign])
+        #expect(shortError != foreignError)
+        for (first, second) in [("a", "b"), ("b", "a")] {
+            #expect(error([first, second], [short, foreign]) == shortError)
+            #expect(error([first, second], [foreign, short]) == foreignError)
         }
     }
 }

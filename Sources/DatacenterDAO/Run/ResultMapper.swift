@@ -146,50 +146,64 @@ extension Row: ResultRow {
 
 extension Statement: ResultRow {}
 
-/// How a row of given columns becomes one `{}`, model or map result: an empty field
-/// dictionary holding every field name as a key, the slot each column fills in it, and the
-/// columns decrypted first. Filling a copy by slot costs less than hashing every name per
-/// row, and gives the dictionary that inserting the columns in order gives (a later column
-/// filling the same field wins).
+/// How a row of given columns becomes one `{}`, model or map result: for each field, the
+/// column that fills it (the last one, when several columns fill the same field, as
+/// inserting the columns in order would leave it), and the columns decrypted first.
+/// The fields are made with `mapValues` over that template, which lays the dictionary out
+/// once instead of hashing every name per row.
 final class RowLayout {
     /// The columns the layout was made for (a statement's `columnNames` array is shared by
     /// its rows, so the comparison is usually by identity).
     let columnNames: [String]
     /// The model class; nil for a `{}` dictionary.
     let className: String?
-    private let empty: [String: DAOValue]
-    private let slots: [Dictionary<String, DAOValue>.Index]
+    /// Each field's column.
+    private let fieldColumns: [String: Int]
+    /// Per column: decrypted before it becomes a value.
     private let decrypted: [Bool]
-    private let decryptsAny: Bool
+    /// The decrypted columns, in order.
+    private let decryptedColumns: [Int]
+    /// The decrypted columns whose field a later column fills: read only so that a value
+    /// that does not decrypt fails the row, as mapping column by column does.
+    private let shadowedDecrypted: [Int]
 
     /// The layout of `element` (a `{}`, model or map) for rows of `columnNames`.
     /// - throws: `DAOError.resultMapping` when the element names a map the config lacks.
     init(_ element: DAOResultType.Element, columnNames: [String], mapper: ResultMapper) throws {
         let fields = try columnNames.map { try mapper.field(forColumn: $0, of: element) }
-        var empty: [String: DAOValue] = Dictionary(minimumCapacity: fields.count)
-        for field in fields { empty[field.name] = .nil }
+        var fieldColumns: [String: Int] = Dictionary(minimumCapacity: fields.count)
+        for (column, field) in fields.enumerated() { fieldColumns[field.name] = column }
         self.columnNames = columnNames
         self.className = mapper.className(of: element)
-        self.empty = empty
-        self.slots = fields.map { empty.index(forKey: $0.name)! }
+        self.fieldColumns = fieldColumns
         self.decrypted = fields.map(\.decrypted)
-        self.decryptsAny = decrypted.contains(true)
+        self.decryptedColumns = fields.indices.filter { fields[$0].decrypted }
+        self.shadowedDecrypted = decryptedColumns.filter { fieldColumns[fields[$0].name] != $0 }
     }
 
     /// The value of the row `row` is on: `.model(className, fields)` or `.dictionary(fields)`.
-    /// - throws: `DAOError.crypt` when a covered BLOB does not decrypt.
+    /// - throws: `DAOError.crypt` when a covered BLOB does not decrypt: the first such
+    ///   column's error.
     func value(of row: some ResultRow, decryptor: any DataCrypt) throws -> DAOValue {
-        var fields = empty
-        for column in 0..<slots.count {
-            let value = row.value(at: column)
-            if decryptsAny, decrypted[column], case .blob(let ciphertext) = value {
-                fields.values[slots[column]] = try CryptColumn.decrypt(ciphertext, with: decryptor)
-            } else {
-                fields.values[slots[column]] = DAOValue(value)
-            }
+        let fields: [String: DAOValue]
+        do {
+            for column in shadowedDecrypted { _ = try cell(column, of: row, decryptor: decryptor) }
+            fields = try fieldColumns.mapValues { try cell($0, of: row, decryptor: decryptor) }
+        } catch {
+            // The fields are made in no particular order: report the first column that fails.
+            for column in decryptedColumns { _ = try cell(column, of: row, decryptor: decryptor) }
+            throw error
         }
         guard let className else { return .dictionary(fields) }
         return .model(className, fields)
+    }
+
+    /// The value of column `column` of the row, decrypted when the layout says so.
+    @inline(__always)
+    private func cell(_ column: Int, of row: some ResultRow, decryptor: any DataCrypt) throws -> DAOValue {
+        let value = row.value(at: column)
+        if decrypted[column], case .blob(let ciphertext) = value { return try CryptColumn.decrypt(ciphertext, with: decryptor) }
+        return DAOValue(value)
     }
 }
 
