@@ -2,7 +2,7 @@ import DatacenterKit
 import Foundation
 
 /// The entries of one LRU disk cache, paged by key.
-package final class CacheSource: GridSource, @unchecked Sendable {
+package final class CacheSource: GridSource, Sendable {
     package let title: String
     package let columns = ["KEY", "EXPIRES", "SIZE", "VALUE"]
     package var initialColumn: Int { 3 }

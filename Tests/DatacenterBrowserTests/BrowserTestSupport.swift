@@ -14,9 +14,12 @@ func makeDemo(_ folder: TemporaryFolder) throws -> String {
     return root
 }
 
-/// A browser on `path` with `keys`, sized `width` × `height`, after `keys` are pressed.
-func browser(_ path: String, keys: KeyRing = KeyRing([DemoStore.key]), width: Int = 100, height: Int = 30) throws -> Browser {
-    Browser(catalog: try BrowserCatalog(path: path, keys: keys), width: width, height: height)
+/// A browser on `path` with `keys`, sized `width` × `height`; `allowsWrites` false is
+/// `--read-only`, and `busyTimeout` how long its writes wait for a lock.
+func browser(_ path: String, keys: KeyRing = KeyRing([DemoStore.key]), width: Int = 100, height: Int = 30,
+             allowsWrites: Bool = true, busyTimeout: Double = 5) throws -> Browser {
+    Browser(catalog: try BrowserCatalog(path: path, keys: keys, allowsWrites: allowsWrites, busyTimeout: busyTimeout),
+            width: width, height: height)
 }
 
 extension Browser {

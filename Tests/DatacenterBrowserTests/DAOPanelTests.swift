@@ -8,10 +8,10 @@ import Testing
 @Suite struct DAOPanelTests {
     /// The demo open on alice's messages table with the DAO panel's method `id` chosen.
     func form(_ method: String, keys: KeyRing = KeyRing([DemoStore.key]), table: String = "messages", height: Int = 40,
-              folder: TemporaryFolder = TemporaryFolder(), prepare: (String) throws -> Void = { _ in }) throws -> (Browser, TemporaryFolder) {
+              allowsWrites: Bool = true, folder: TemporaryFolder = TemporaryFolder(), prepare: (String) throws -> Void = { _ in }) throws -> (Browser, TemporaryFolder) {
         let root = try makeDemo(folder)
         try prepare(root)
-        let b = try browser(root, keys: keys, width: 130, height: height)
+        let b = try browser(root, keys: keys, width: 130, height: height, allowsWrites: allowsWrites)
         b.openNode(named: table)
         b.press(.character("d"))
         #expect(b.focus == .dao)

@@ -150,8 +150,7 @@ import Testing
     @Test func aCommitBlockedByAnotherWriterKeepsItsEditsAndSaysHowLongItWaited() throws {
         let folder = TemporaryFolder()
         let path = try plainFile(folder, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a');")
-        let b = try browser(path)
-        b.catalog.busyTimeout = 0.2
+        let b = try browser(path, busyTimeout: 0.2)
         b.openNode(named: "t")
         b.press(.character("x"))
         let app = try Database(path: path)
@@ -294,8 +293,7 @@ import Testing
 
     @Test func readOnlyRefusesStagingAtTheKey() throws {
         let folder = TemporaryFolder()
-        let b = try browser(try makeDemo(folder))
-        b.catalog.allowsWrites = false
+        let b = try browser(try makeDemo(folder), allowsWrites: false)
         b.openNode(named: "notes")
         for key in [Key.character("e"), .character("x"), .character("o")] {
             b.press(key)
