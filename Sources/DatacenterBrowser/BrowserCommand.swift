@@ -7,9 +7,11 @@ import Foundation
 package enum BrowserCommand: Sendable {
     /// Counts the rows of the grid's source, for the position shown in the status line.
     case countRows(gridID: Int, source: GridSource)
-    /// Opens the grid source of a tree leaf and reads its first `limit` rows.
-    case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, limit: Int)
-    /// Reads a page of the grid's source, for a move past the rows on hand.
+    /// Opens the grid source of a tree leaf and reads `page` of it: its first rows when the
+    /// grid opens, the rows around the cursor when it is read again after a write.
+    case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, page: PageRequest)
+    /// Reads a page of the grid's source, for a move past the rows on hand or to fill a
+    /// taller screen.
     case fetchPage(gridID: Int, requestID: Int, source: GridSource, request: PageRequest)
     /// Scans `source` after `start` (from the first row when nil) for a row with a cell
     /// whose text contains `query`, case-insensitively, a page at a time.
@@ -46,10 +48,10 @@ package enum BrowserCommand: Sendable {
     package func perform(post: (BrowserEvent) -> Void = { _ in }) -> BrowserEvent? {
         switch self {
         case let .countRows(id, source): return .rowCount(gridID: id, count: try? source.count())
-        case let .openGrid(request, node, catalog, limit):
+        case let .openGrid(request, node, catalog, page):
             do {
                 let source = try catalog.source(for: node.kind)
-                let rows = try source?.firstPage(limit: limit) ?? []
+                let rows = try source.map { try page.read(from: $0) } ?? []
                 return .gridOpened(requestID: request, node: node, source: source, rows: rows, error: nil)
             } catch {
                 return .gridOpened(requestID: request, node: node, source: nil, rows: [], error: "\(error)")

@@ -60,7 +60,7 @@ struct BrowseCommand: ParsableCommand {
         defer { terminal.stop() }
         let (width, height) = terminal.size
         let browser = Browser(catalog: catalog, width: width, height: height, themes: themes, themeName: theme)
-        if let table { browser.openNode(named: table) }
+        if let table { browser.openNode(named: table) }       // read by the loop's runner
         try BrowseCommand.loop(browser, terminal)
     }
 

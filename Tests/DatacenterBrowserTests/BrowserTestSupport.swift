@@ -43,6 +43,13 @@ extension Browser {
         }
     }
 
+    /// Opens the leaf named `name` as `browse --table` does, then runs the command that
+    /// reads it (as the terminal loop would), so its grid is shown.
+    func openNodeAndLoad(named name: String) {
+        openNode(named: name)
+        runCommands()
+    }
+
     /// Sends one key `count` times.
     func press(_ key: Key, times count: Int) {
         for _ in 0..<count { press(key) }

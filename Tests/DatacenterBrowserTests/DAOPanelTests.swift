@@ -12,7 +12,7 @@ import Testing
         let root = try makeDemo(folder)
         try prepare(root)
         let b = try browser(root, keys: keys, width: 130, height: height, allowsWrites: allowsWrites)
-        b.openNode(named: table)
+        b.openNodeAndLoad(named: table)
         b.press(.character("d"))
         #expect(b.focus == .dao)
         let index = try #require(b.daoPanel?.config.methods.firstIndex { $0.id == method })
@@ -121,7 +121,7 @@ import Testing
     @Test func dOutsideADAOTableSaysWhatItNeeds() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
-        b.openNode(named: "settings")
+        b.openNodeAndLoad(named: "settings")
         b.press(.character("d"))
         #expect(b.focus == .grid)
         #expect(b.screenText.contains("d opens the methods of a DAO table"))
