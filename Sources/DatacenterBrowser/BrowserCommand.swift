@@ -34,8 +34,8 @@ package enum BrowserCommand: Sendable {
     /// - `countRows` reads through the source's store: a table's count on a reader of the
     ///   store's pool, checked out for the call; other sources through the store's queue.
     /// - `openGrid`, `fetchPage` and `search` read through the catalog's stores (a source's
-    ///   pages through its store's queue), that is the catalog's store queue, which
-    ///   serializes it with the input loop's own paging (the queue's lock).
+    ///   pages through its store's queue), whose lock serializes them with one another and
+    ///   with a DAO preview; the input loop itself reads no rows.
     /// - `consoleQuery` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `cancelConsoleQuery` only calls that connection's `interrupt()`
     ///   (safe from any thread) through the query, which keeps it open while it does.
