@@ -25,6 +25,7 @@ extension Browser {
         else if focus == .review || review.confirmingQuit { review.draw(into: &screen, area: pane) }
         else if let inspector { inspector.draw(into: &screen, area: pane) }
         else if let grid { grid.draw(into: &screen, area: pane, focused: focus == .grid) }
+        else if let opening { screen.write("Opening \(opening.node.label)…", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
         else { screen.write("Select a business, table or cache on the left (Enter).", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
         renderStatus(&screen)
         return screen
@@ -105,6 +106,12 @@ extension Browser {
             return
         }
         screen.fill(x: 0, y: y, count: width, role: .status)
+        if let opening {
+            // The grid is on its way: say so until it is in (keys go on meanwhile).
+            let text = opening.isReload ? " reading \(opening.node.label) again…" : " opening \(opening.node.label)…"
+            screen.write(text, x: 0, y: y, maxWidth: width, role: .status)
+            return
+        }
         let hints: String
         switch focus {
         case .tree: hints = " ↑↓ move  Enter open  Tab grid  ? help  t theme  q quit"

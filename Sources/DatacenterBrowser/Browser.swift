@@ -57,8 +57,21 @@ package final class Browser {
     var commands: [BrowserCommand] = []
     /// The ids of grids, searches, queries, previews, runs and commits.
     let ids = IDCounter()
-    /// The grid being opened off the input loop (`openGrid`), if any: only its answer counts.
-    var opening: Int?
+    /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
+    var opening: GridOpening?
+
+    /// A grid on its way from the command runner: opened, or read again after a write.
+    struct GridOpening {
+        /// The request's id: the answer to another request is dropped.
+        let id: Int
+        /// The leaf whose grid it is.
+        let node: TreeNode
+        /// What was asked for (its limit says whether the source may hold more rows).
+        let page: PageRequest
+        /// True when the grid shown is being read again after a write: it stays shown, and
+        /// the fresh one takes its place, cursor, column and focus (`GridPane.keepPlace`).
+        let isReload: Bool
+    }
 
     /// A browser over `catalog` on a `width` × `height` screen.
     package init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil) {
@@ -99,14 +112,9 @@ package final class Browser {
         case let .resize(w, h):
             width = w
             height = h
-            grid?.refill(page: visibleRowCount)
+            refillGrid()
             tree.scrollToCursor(height: bodyHeight)
-        case let .gridOpened(id, node, source, rows, error):
-            guard opening == id else { return }
-            opening = nil
-            if let error { message = ("cannot open \(node.label): \(error)", true); return }
-            guard let source else { return }
-            show(GridPane.opened(node, source: source, rows: rows, context: context))
+        case let .gridOpened(id, node, source, rows, error): gridOpened(id: id, node: node, source: source, rows: rows, error: error)
         case let .rowCount(id, count):
             if grid?.id == id { grid?.total = count }
         case let .pageLoaded(gridID, requestID, rows, error):
@@ -233,9 +241,7 @@ package final class Browser {
             case .command(let command): commands.append(command)
             case .open(let node):
                 // Off the input loop: the grid shows when its first rows are in.
-                let id = ids.next()
-                opening = id
-                commands.append(.openGrid(requestID: id, node: node, catalog: catalog, limit: visibleRowCount * 2))
+                startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false)
             case .inspect(let value):
                 inspector = value
                 focus = .inspector
@@ -256,54 +262,78 @@ package final class Browser {
 
     // MARK: Opening panes
 
-    /// Opens a leaf in the grid now, on this thread (`browse --table`, before any key).
-    func open(_ node: TreeNode) {
-        do {
-            guard let opened = try GridPane.open(node, context: context) else { return }
-            show(opened)
-        } catch {
-            message = ("cannot open \(node.label): \(error)", true)
-        }
+    /// Asks for the grid of `node` (`BrowserCommand.openGrid`, reading `page`); an answer
+    /// to an earlier opening is dropped from now on.
+    private func startOpening(_ node: TreeNode, page: PageRequest, isReload: Bool) {
+        let id = ids.next()
+        opening = GridOpening(id: id, node: node, page: page, isReload: isReload)
+        commands.append(.openGrid(requestID: id, node: node, catalog: catalog, page: page))
     }
 
-    /// Shows a grid just opened, with focus, and asks for its row count.
-    private func show(_ opened: (pane: GridPane, count: BrowserCommand)) {
-        var fresh = opened.pane
-        fresh.lastQuery = grid?.lastQuery
-        grid = fresh
+    /// The grid asked for came (or could not be read). A grid opened shows with focus; a
+    /// grid read again takes the place of the one shown, leaving focus and the other panes
+    /// as they are. Either asks for its row count, and for more rows if the screen grew
+    /// taller than the rows asked for.
+    private func gridOpened(id: Int, node: TreeNode, source: GridSource?, rows: [GridRow], error: String?) {
+        guard let request = opening, request.id == id else { return }
         opening = nil
-        daoPanel = nil
-        inspector = nil
-        focus = .grid
-        commands.append(opened.count)
+        if let error {
+            message = (request.isReload ? "cannot read \(node.label) again: \(error)" : "cannot open \(node.label): \(error)", true)
+            return
+        }
+        guard let source else { return }
+        var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
+        if request.isReload, let old = grid, old.node.id == node.id {
+            fresh.keepPlace(of: old, page: visibleRowCount)
+            old.search?.cancel.cancel()         // it was scanning the rows replaced here
+            if focus == .inspector { focus = .grid }
+            inspector = nil
+        } else {
+            fresh.lastQuery = grid?.lastQuery
+            daoPanel = nil
+            inspector = nil
+            focus = .grid
+        }
+        grid = fresh
+        commands.append(count)
+        if rows.count >= request.page.limit { refillGrid() }
     }
 
-    /// Reads the grid's table again after a write, keeping the cursor's place and column.
+    /// Keeps the grid's cursor on screen and asks for rows to fill it (`GridPane.refill`).
+    private func refillGrid() {
+        guard var pane = grid else { return }
+        let effects = pane.refill(context: context)
+        grid = pane
+        apply(effects)
+    }
+
+    /// Reads the grid's table again after a write (`openGrid`, the rows around the cursor),
+    /// keeping the cursor on its row, the column and the focus when the rows come
+    /// (`GridPane.keepPlace`). Until then the grid shown stays, and keys go on.
+    ///
+    /// A grid still being opened is asked for again instead, so that it shows the write too.
     func reloadGrid() {
-        guard let old = grid else { return }
-        do {
-            guard let (pane, count) = try GridPane.open(old.node, context: context) else { return }
-            var fresh = pane
-            fresh.cursor = min(old.cursor, max(0, fresh.rows.count - 1))
-            fresh.top = min(old.top, fresh.cursor)
-            fresh.column = old.column
-            fresh.lastQuery = old.lastQuery
-            grid = fresh
-            inspector = nil
-            commands.append(count)
-        } catch {
-            message = ("cannot open \(old.node.label): \(error)", true)
+        if let request = opening, !request.isReload {
+            startOpening(request.node, page: request.page, isReload: false)
+            return
         }
+        guard let old = grid else { return }
+        let page = visibleRowCount
+        let request: PageRequest = old.rows.indices.contains(old.cursor)
+            ? .around(old.rows[old.cursor], before: page, limit: page * 3)
+            : .first(limit: page * 2)
+        startOpening(old.node, page: request, isReload: true)
     }
 
     /// Opens the first leaf whose label is `name` (a table, KV business or cache), as
-    /// `browse --table` asks; reports in the status line when there is none.
+    /// `browse --table` asks, off the input loop like Enter on it (`openGrid`): the grid
+    /// shows when its rows are in. Reports in the status line when there is none.
     package func openNode(named name: String) {
         guard let node = tree.select(leafNamed: name) else {
             message = ("no table, business or cache named \(name)", true)
             return
         }
-        open(node)
+        apply([.open(node)])
     }
 
     /// Opens the DAO methods of the DAO table under the tree cursor (or shown in the grid).

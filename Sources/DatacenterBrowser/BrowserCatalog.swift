@@ -58,29 +58,48 @@ package struct BrowserOpenError: Error, CustomStringConvertible {
 
 /// What the browser browses — a data-center root or one SQLite file — opened read-only,
 /// with the tree of stores, KV businesses, DAO tables, caches and other tables.
-package final class BrowserCatalog: @unchecked Sendable {
+///
+/// Shared by the input loop and the command runner's threads: what is set when it opens
+/// (the tree, the stores' names, the write settings) never changes, and what is added later
+/// (stores opened on first use, DAO configs loaded) is only reached with its lock held.
+package final class BrowserCatalog: Sendable {
     /// The root or file, for the header.
     package let title: String
     /// The keys tried on encrypted values.
     package let keys: KeyRing
-    /// False to refuse even confirmed DAO writes (`browse --read-only`).
-    package var allowsWrites = true
+    /// False to refuse staging edits and even confirmed DAO writes (`browse --read-only`).
+    package let allowsWrites: Bool
     /// How long a commit or a DAO write waits for another connection's lock (an app writing
     /// the same store) before failing, in seconds.
-    package var busyTimeout: Double = 5
+    package let busyTimeout: Double
     /// The top-level nodes.
-    package private(set) var roots: [TreeNode] = []
-    private var stores: [String: Store] = [:]
+    package let roots: [TreeNode]
     /// Each store file's name in words, by path: `common`, `user bob`, `version storage`.
-    private var storeNames: [String: String] = [:]
-    private var configs: [String: DAOConfig] = [:]     // by module name
-    private let lock = NSLock()
+    private let storeNames: [String: String]
     private let center: DataCenter?
+    private let state: LockedState<State>
+
+    /// What is added after the catalog opened, behind its lock.
+    fileprivate struct State {
+        /// The store files opened so far, by path (each opened once, read-only).
+        var stores: [String: Store] = [:]
+        /// The DAO configs loaded, by module name.
+        var configs: [String: DAOConfig] = [:]
+    }
 
     /// Opens a data-center root (a folder) or a SQLite file, read-only.
+    /// - parameter allowsWrites: false to refuse staging edits and DAO write methods at the
+    ///   key (`--read-only`); the files are opened read-only either way.
+    /// - parameter busyTimeout: how long a commit or a DAO write waits for another
+    ///   connection's lock, in seconds.
     /// - throws: `BrowserOpenError` for a missing path, or a file that is not SQLite.
-    package init(path: String, keys: KeyRing) throws {
+    package init(path: String, keys: KeyRing, allowsWrites: Bool = true, busyTimeout: Double = 5) throws {
         self.keys = keys
+        self.allowsWrites = allowsWrites
+        self.busyTimeout = busyTimeout
+        title = path
+        let state = LockedState(State())
+        self.state = state
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw BrowserOpenError(description: "\(path) does not exist")
@@ -91,43 +110,51 @@ package final class BrowserCatalog: @unchecked Sendable {
             }
             let center = try DataCenter(rootPath: path, crypt: keys, readOnly: true)
             self.center = center
-            title = path
+            var builder = TreeBuilder(center: center, keys: keys, state: state)
             var nodes: [TreeNode] = []
             // A store that cannot be read is shown as damaged, with the reason; the others open.
             if FileManager.default.fileExists(atPath: center.commonStorePath) {
-                nodes.append(try storeNodeOrDamaged(path: center.commonStorePath, label: "common", name: "common") {
+                nodes.append(try builder.storeNodeOrDamaged(path: center.commonStorePath, label: "common", name: "common") {
                     try center.cacheStorePaths(forUser: nil)
                 })
             }
             for user in center.users() {
                 let label = "user " + user + (user == center.currentUserId ? " (current)" : "")
-                nodes.append(try storeNodeOrDamaged(path: try center.storePath(forUser: user), label: label, name: "user " + user) {
+                nodes.append(try builder.storeNodeOrDamaged(path: try center.storePath(forUser: user), label: label, name: "user " + user) {
                     try center.cacheStorePaths(forUser: user)
                 })
             }
             let version = path + "/version/common.sqlite"
             if FileManager.default.fileExists(atPath: version) {
-                nodes.append(try storeNodeOrDamaged(path: version, label: "version storage", name: "version storage") { [] })
+                nodes.append(try builder.storeNodeOrDamaged(path: version, label: "version storage", name: "version storage") { [] })
             }
             roots = nodes
+            storeNames = builder.storeNames
         } else {
             center = nil
-            title = path
+            var builder = TreeBuilder(center: nil, keys: keys, state: state)
             do {
                 let file = (path as NSString).lastPathComponent
-                roots = [try storeNode(path: path, label: file, name: file, cacheFiles: [])]
+                roots = [try builder.storeNode(path: path, label: file, name: file, cacheFiles: [])]
             } catch let error as DatabaseError {
                 throw BrowserOpenError(description: error.isNotADatabase ? "\(path) is not a SQLite database (or it is damaged): \(error.message)" : "\(error)")
             }
+            storeNames = builder.storeNames
         }
     }
 
     /// The store file at `path`, opened read-only once.
     package func store(at path: String) throws -> Store {
-        try lock.withLock {
-            if let store = stores[path] { return store }
+        try BrowserCatalog.store(at: path, center: center, keys: keys, state: state)
+    }
+
+    /// The store file at `path` from `state`, or opened read-only (through `center` when
+    /// browsing a root) and kept there.
+    fileprivate static func store(at path: String, center: DataCenter?, keys: KeyRing, state: LockedState<State>) throws -> Store {
+        try state.withLock { state in
+            if let store = state.stores[path] { return store }
             let store = try center?.store(atPath: path) ?? Store(path: path, crypt: keys, readOnly: true)
-            stores[path] = store
+            state.stores[path] = store
             return store
         }
     }
@@ -145,7 +172,7 @@ package final class BrowserCatalog: @unchecked Sendable {
         for file in files {
             do {
                 let config = try DAOConfig(contentsOfFile: file)
-                lock.withLock { configs[config.module.name] = config }
+                state.withLock { $0.configs[config.module.name] = config }
             } catch { errors.append("\(error)") }
         }
         return errors
@@ -154,12 +181,12 @@ package final class BrowserCatalog: @unchecked Sendable {
     /// The DAO config of `module`: one given with `--config`, else the one the store's
     /// metadata records (when that file exists).
     package func config(module: String, recordedPath: String) throws -> DAOConfig {
-        if let config = lock.withLock({ configs[module] }) { return config }
+        if let config = state.withLock({ $0.configs[module] }) { return config }
         guard FileManager.default.fileExists(atPath: recordedPath) else {
             throw BrowserOpenError(description: "the config of module \(module) is not at its recorded path \(recordedPath); pass it with --config")
         }
         let config = try DAOConfig(contentsOfFile: recordedPath)
-        lock.withLock { configs[module] = config }
+        state.withLock { $0.configs[module] = config }
         return config
     }
 
@@ -182,33 +209,49 @@ package final class BrowserCatalog: @unchecked Sendable {
     /// `user bob · user.sqlite`; a file browsed on its own is its file name.
     package func storeName(for path: String) -> String {
         let file = (path as NSString).lastPathComponent
-        guard let name = lock.withLock({ storeNames[path] }) else { return file }
+        guard let name = storeNames[path] else { return file }
         return name == file ? file : name + " · " + file
     }
 
     /// The label suffix of a store that cannot be read.
     package static let damagedMark = " (damaged)"
+}
+
+/// Builds the catalog's tree while it opens: a node per store, and under it the groups
+/// found in the file. Opens each store once, into the catalog's state, and notes each
+/// store file's name in words.
+private struct TreeBuilder {
+    let center: DataCenter?
+    let keys: KeyRing
+    let state: LockedState<BrowserCatalog.State>
+    /// The names given so far, by store path (`BrowserCatalog.storeName(for:)`).
+    var storeNames: [String: String] = [:]
+
+    /// The store file at `path`, opened once (`BrowserCatalog.store(at:)`).
+    func store(at path: String) throws -> Store {
+        try BrowserCatalog.store(at: path, center: center, keys: keys, state: state)
+    }
 
     /// The node of a store of a root; a store that cannot be opened or read (not SQLite,
     /// damaged, not a regular file) is a node labelled damaged, with the reason as its
     /// detail and nothing under it, so the rest of the root can still be browsed.
-    private func storeNodeOrDamaged(path: String, label: String, name: String,
-                                    cacheFiles: () throws -> [String]) throws -> TreeNode {
+    mutating func storeNodeOrDamaged(path: String, label: String, name: String,
+                                     cacheFiles: () throws -> [String]) throws -> TreeNode {
         do {
             return try storeNode(path: path, label: label, name: name, cacheFiles: cacheFiles())
         } catch where DamagedStore.isDamage(error) {
-            lock.withLock { _ = stores.removeValue(forKey: path) }
+            state.withLock { _ = $0.stores.removeValue(forKey: path) }
             return TreeNode(id: path, label: label + BrowserCatalog.damagedMark,
                             detail: TerminalText.visible(DamagedStore(path: path, error: error).reason, limit: 120),
                             kind: .store(path: path), children: [])
         }
     }
 
-    private func storeNode(path: String, label: String, name: String, cacheFiles: [String]) throws -> TreeNode {
-        lock.withLock {
-            storeNames[path] = name
-            for file in cacheFiles where file != path && storeNames[file] == nil { storeNames[file] = name }
-        }
+    /// The node of the store at `path`, named `name` (as are its `cacheFiles`), with its
+    /// groups: KV businesses, DAO tables, LRU caches (in it and in `cacheFiles`), other tables.
+    mutating func storeNode(path: String, label: String, name: String, cacheFiles: [String]) throws -> TreeNode {
+        storeNames[path] = name
+        for file in cacheFiles where file != path && storeNames[file] == nil { storeNames[file] = name }
         let store = try self.store(at: path)
         var groups: [TreeNode] = []
         let businesses = try store.kv.allBusinesses()

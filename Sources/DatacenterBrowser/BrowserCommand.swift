@@ -7,9 +7,11 @@ import Foundation
 package enum BrowserCommand: Sendable {
     /// Counts the rows of the grid's source, for the position shown in the status line.
     case countRows(gridID: Int, source: GridSource)
-    /// Opens the grid source of a tree leaf and reads its first `limit` rows.
-    case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, limit: Int)
-    /// Reads a page of the grid's source, for a move past the rows on hand.
+    /// Opens the grid source of a tree leaf and reads `page` of it: its first rows when the
+    /// grid opens, the rows around the cursor when it is read again after a write.
+    case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, page: PageRequest)
+    /// Reads a page of the grid's source, for a move past the rows on hand or to fill a
+    /// taller screen.
     case fetchPage(gridID: Int, requestID: Int, source: GridSource, request: PageRequest)
     /// Scans `source` after `start` (from the first row when nil) for a row with a cell
     /// whose text contains `query`, case-insensitively, a page at a time.
@@ -32,8 +34,8 @@ package enum BrowserCommand: Sendable {
     /// - `countRows` reads through the source's store: a table's count on a reader of the
     ///   store's pool, checked out for the call; other sources through the store's queue.
     /// - `openGrid`, `fetchPage` and `search` read through the catalog's stores (a source's
-    ///   pages through its store's queue), that is the catalog's store queue, which
-    ///   serializes it with the input loop's own paging (the queue's lock).
+    ///   pages through its store's queue), whose lock serializes them with one another and
+    ///   with a DAO preview; the input loop itself reads no rows.
     /// - `consoleQuery` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `cancelConsoleQuery` only calls that connection's `interrupt()`
     ///   (safe from any thread) through the query, which keeps it open while it does.
@@ -46,10 +48,10 @@ package enum BrowserCommand: Sendable {
     package func perform(post: (BrowserEvent) -> Void = { _ in }) -> BrowserEvent? {
         switch self {
         case let .countRows(id, source): return .rowCount(gridID: id, count: try? source.count())
-        case let .openGrid(request, node, catalog, limit):
+        case let .openGrid(request, node, catalog, page):
             do {
                 let source = try catalog.source(for: node.kind)
-                let rows = try source?.firstPage(limit: limit) ?? []
+                let rows = try source.map { try page.read(from: $0) } ?? []
                 return .gridOpened(requestID: request, node: node, source: source, rows: rows, error: nil)
             } catch {
                 return .gridOpened(requestID: request, node: node, source: nil, rows: [], error: "\(error)")

@@ -2,7 +2,7 @@ import DatacenterKit
 import Foundation
 
 /// The entries of one LRU disk cache, paged by key.
-package final class CacheSource: GridSource, @unchecked Sendable {
+package final class CacheSource: GridSource, Sendable {
     package let title: String
     package let columns = ["KEY", "EXPIRES", "SIZE", "VALUE"]
     package var initialColumn: Int { 3 }
@@ -23,25 +23,36 @@ package final class CacheSource: GridSource, @unchecked Sendable {
     }
     package func page(before row: GridRow, limit: Int) throws -> [GridRow] {
         guard let key = row.key.first?.stringValue else { return [] }
-        let table = Database.quoteIdentifier(info.tableName)
-        let keys = try store.queue.read { db in
-            try db.query("SELECT key FROM \(table) WHERE key < ? ORDER BY key DESC LIMIT ?", [.text(key), .integer(Int64(limit))])
-        }.compactMap { $0[0].stringValue }.reversed()
-        return try keys.compactMap { try CacheCatalog.entry($0, of: info, in: store) }.map(self.row)
+        return try entries("WHERE key < ? ORDER BY key DESC LIMIT ?", [.text(key), .integer(Int64(limit))]).reversed().map(self.row)
     }
     package func lastPage(limit: Int) throws -> [GridRow] {
-        let table = Database.quoteIdentifier(info.tableName)
-        let keys = try store.queue.read { db in
-            try db.query("SELECT key FROM \(table) ORDER BY key DESC LIMIT ?", [.integer(Int64(limit))])
-        }.compactMap { $0[0].stringValue }.reversed()
-        return try keys.compactMap { try CacheCatalog.entry($0, of: info, in: store) }.map(self.row)
+        try entries("ORDER BY key DESC LIMIT ?", [.integer(Int64(limit))]).reversed().map(row)
     }
     package func count() throws -> Int {
         try store.queue.read { db in Int(try db.scalar("SELECT count(*) FROM \(Database.quoteIdentifier(info.tableName))")?.int64Value ?? 0) }
     }
 
+    /// The entries whose keys `clause` (after `FROM table`) selects, in its order: the keys
+    /// and then each entry read in one read transaction, so every entry read is one of
+    /// the keys as they were (a write between two reads cannot leave a page half old).
+    private func entries(_ clause: String, _ arguments: StatementArguments) throws -> [CacheEntry] {
+        let table = Database.quoteIdentifier(info.tableName)
+        return try store.queue.read { db in
+            try db.inTransaction(.deferred) {
+                let keys = try db.query("SELECT key FROM \(table) \(clause)", arguments).compactMap { $0[0].stringValue }
+                // `entry` reads through the same queue: its lock is recursive, so on this
+                // connection, inside this transaction.
+                return try keys.compactMap { try CacheCatalog.entry($0, of: info, in: store) }
+            }
+        }
+    }
+
+    /// How an expiry date is shown: ISO 8601 in UTC, e.g. `2026-11-23T00:42:19Z`. A format
+    /// style is a value (`Sendable`), so one serves every row on every thread.
+    private static let expiryFormat = Date.ISO8601FormatStyle()
+
     private func row(_ entry: CacheEntry) -> GridRow {
-        let expires = entry.expires.map { ISO8601DateFormatter().string(from: $0) } ?? "never"
+        let expires = entry.expires.map { $0.formatted(CacheSource.expiryFormat) } ?? "never"
         let value: GridCell
         do {
             let decoded = try CacheCatalog.decode(entry, of: info, crypt: store.kv.defaultCrypt)

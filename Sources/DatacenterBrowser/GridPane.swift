@@ -19,8 +19,9 @@ struct GridPane {
 
     /// A move waiting for the page it needs (`BrowserCommand.fetchPage`).
     struct PendingMove {
-        /// Down or up by a number of rows, or to the first or last row.
-        enum Move { case down(Int), up(Int), first, last }
+        /// Down or up by a number of rows, or to the first or last row; or, after a resize,
+        /// no move at all: the rows after the window, to fill a taller screen.
+        enum Move { case down(Int), up(Int), first, last, fill }
         /// The request's id: a page for another request is dropped.
         let id: Int
         /// Where the cursor goes once the page is in.
@@ -50,16 +51,8 @@ struct GridPane {
     /// The last text searched for (`/` starts from it, `n` repeats it).
     var lastQuery: String?
 
-    /// Opens `node` with its first rows (two screens of `visibleRowCount`), or nil for a
-    /// node that shows no grid; asks for the row count in the background.
-    static func open(_ node: TreeNode, context: PaneContext) throws -> (GridPane, BrowserCommand)? {
-        guard let source = try context.catalog.source(for: node.kind) else { return nil }
-        let rows = try source.firstPage(limit: context.visibleRowCount * 2)
-        return opened(node, source: source, rows: rows, context: context)
-    }
-
-    /// The grid of `node` over `source`, showing `rows` (its first page, read elsewhere), and
-    /// the row count to ask for in the background.
+    /// The grid of `node` over `source`, showing `rows` (read off the input loop by
+    /// `BrowserCommand.openGrid`), and the row count to ask for in the background.
     static func opened(_ node: TreeNode, source: GridSource, rows: [GridRow], context: PaneContext) -> (GridPane, BrowserCommand) {
         let pane = GridPane(id: context.ids.next(), source: source, node: node, rows: rows, column: source.initialColumn)
         return (pane, .countRows(gridID: pane.id, source: source))
@@ -180,7 +173,7 @@ struct GridPane {
         if cursor + count >= rows.count, let last = rows.last {
             return request(.after(last, limit: max(context.visibleRowCount, count)), for: .down(count), context: context)
         }
-        pending = nil
+        dropPendingMove()
         applyDown(count, more: [], page: context.visibleRowCount)
         return []
     }
@@ -194,9 +187,17 @@ struct GridPane {
         if cursor - count < 0, let first = rows.first {
             return request(.before(first, limit: max(context.visibleRowCount, count)), for: .up(count), context: context)
         }
-        pending = nil
+        dropPendingMove()
         applyUp(count, more: [], page: context.visibleRowCount)
         return []
+    }
+
+    /// A move done within the rows on hand drops a move waiting for its page (it would move
+    /// the cursor again when the page came), but not a fill, which moves nothing and whose
+    /// rows still follow the window's last.
+    private mutating func dropPendingMove() {
+        if case .fill? = pending?.move { return }
+        pending = nil
     }
 
     /// Asks for a page for `move`; a move still waiting for its page is dropped.
@@ -216,6 +217,7 @@ struct GridPane {
         switch waiting.move {
         case .down(let count): applyDown(count, more: more, page: page)
         case .up(let count): applyUp(count, more: more, page: page)
+        case .fill: applyDown(0, more: more, page: page)
         case .first:
             rows = more
             cursor = 0
@@ -254,14 +256,38 @@ struct GridPane {
         if cursor < top { top = cursor }
     }
 
-    /// After a resize, fetches rows so the taller grid is full, and keeps the cursor shown.
-    /// (Not while a page is on its way: the rows it follows must stay the last ones.)
-    mutating func refill(page: Int) {
-        if pending == nil, rows.count - top < page, let last = rows.last {
-            rows += (try? source.page(after: last, limit: page)) ?? []
-        }
+    /// After a resize (or a grid opened for a smaller screen): keeps the cursor shown, and
+    /// when the rows on hand end before the screen does, asks for the next page
+    /// (`BrowserCommand.fetchPage`), which `pageLoaded` adds without moving the cursor.
+    /// Not while a page or a search is on its way: the rows the page follows must stay the
+    /// last ones, and a search replaces them.
+    mutating func refill(context: PaneContext) -> [PaneEffect] {
+        let page = context.visibleRowCount
         if cursor >= top + page { top = cursor - page + 1 }
         top = max(0, min(top, cursor))
+        guard pending == nil, search == nil, rows.count - top < page, let last = rows.last else { return [] }
+        return request(.after(last, limit: page), for: .fill, context: context)
+    }
+
+    /// Takes the place `old` had, as this grid is the same node read again after a write:
+    /// its column and last search, and the cursor on the same row (by key) when it is still
+    /// among the rows, else on the row that followed it, else after the row that preceded
+    /// it, else at the same index; the cursor stays on the same line of the screen when
+    /// there are rows enough above it.
+    mutating func keepPlace(of old: GridPane, page: Int) {
+        column = min(old.column, max(0, source.columns.count - 1))
+        firstColumn = min(old.firstColumn, column)
+        lastQuery = old.lastQuery
+        guard !rows.isEmpty else { return }
+        func index(ofOld oldIndex: Int) -> Int? {
+            guard old.rows.indices.contains(oldIndex) else { return nil }
+            return rows.firstIndex { $0.key == old.rows[oldIndex].key }
+        }
+        if let same = index(ofOld: old.cursor) { cursor = same }
+        else if let next = index(ofOld: old.cursor + 1) { cursor = next }
+        else if let previous = index(ofOld: old.cursor - 1) { cursor = min(previous + 1, rows.count - 1) }
+        else { cursor = min(old.cursor, rows.count - 1) }
+        top = max(0, cursor - max(0, old.cursor - old.top), cursor - page + 1)
     }
 
     // MARK: Search
@@ -300,6 +326,7 @@ struct GridPane {
             return [.message("not found: \(current.query) (after \(Browser.grouped(current.scanned)) rows; g goes back to the top)", isError: true)]
         }
         rows = match
+        pending = nil               // a page asked for meanwhile followed the rows replaced here
         cursor = 0
         top = 0
         return [.message("found \(current.query) · n: next", isError: false)]

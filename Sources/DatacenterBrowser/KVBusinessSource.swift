@@ -2,7 +2,7 @@ import DatacenterKit
 import Foundation
 
 /// The entries of one KV business, paged by key.
-package final class KVBusinessSource: GridSource, @unchecked Sendable {
+package final class KVBusinessSource: GridSource, Sendable {
     package let title: String
     package let columns = ["KEY", "TYPE", "FLAGS", "SIZE", "VALUE"]
     package var initialColumn: Int { 4 }

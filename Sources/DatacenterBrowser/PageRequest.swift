@@ -1,7 +1,9 @@
 import DatacenterKit
 
-/// A page of a grid's source to read off the input loop (`BrowserCommand.fetchPage`): what
-/// moving past the rows on hand needs. The rows come back as `BrowserEvent.pageLoaded`.
+/// A page of a grid's source to read off the input loop: what opening a grid
+/// (`BrowserCommand.openGrid`), reading it again after a write, moving past the rows on
+/// hand and filling a taller screen (`BrowserCommand.fetchPage`) need. The rows come back
+/// as `BrowserEvent.gridOpened` or `BrowserEvent.pageLoaded`.
 package enum PageRequest: Sendable {
     /// The first `limit` rows.
     case first(limit: Int)
@@ -11,6 +13,18 @@ package enum PageRequest: Sendable {
     case after(GridRow, limit: Int)
     /// Up to `limit` rows before `row`.
     case before(GridRow, limit: Int)
+    /// Up to `before` rows before `row` (at least one is asked for), then `row` itself if it
+    /// is still there and the rows after it: `limit` rows in all at most. Reading a grid
+    /// again after a write asks for this, so the window stays around the cursor's row; when
+    /// that row is gone, the row after it takes its place.
+    case around(GridRow, before: Int, limit: Int)
+
+    /// The most rows the page holds: fewer came back when the source has no more.
+    var limit: Int {
+        switch self {
+        case .first(let limit), .last(let limit), .after(_, let limit), .before(_, let limit), .around(_, _, let limit): return limit
+        }
+    }
 
     /// Reads the page from `source`, on the calling thread.
     func read(from source: GridSource) throws -> [GridRow] {
@@ -19,6 +33,13 @@ package enum PageRequest: Sendable {
         case .last(let limit): return try source.lastPage(limit: limit)
         case let .after(row, limit): return try source.page(after: row, limit: limit)
         case let .before(row, limit): return try source.page(before: row, limit: limit)
+        case let .around(row, before, limit):
+            // Two keyset reads: the rows before `row`, then from the last of them on (which
+            // starts at `row` when it is still there). None before: `row` was the first.
+            let earlier = try source.page(before: row, limit: min(max(1, before), max(1, limit - 1)))
+            let rest = limit - earlier.count
+            guard let previous = earlier.last else { return try source.firstPage(limit: limit) }
+            return earlier + (try source.page(after: previous, limit: rest))
         }
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 /// The rowid is reached through whichever of its names (`_rowid_`, `rowid`, `oid`) no
 /// column of the table shadows; a table whose columns take all three is paged by offset
 /// and cannot be edited here.
-package final class TableSource: GridSource, @unchecked Sendable {
+package final class TableSource: GridSource, Sendable {
     package let title: String
     package let columns: [String]
     /// The store file the table is in.

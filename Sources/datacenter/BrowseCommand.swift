@@ -41,15 +41,13 @@ struct BrowseCommand: ParsableCommand {
             keys = KeyRing(keys.keys + [DemoStore.key])
         }
         let catalog: BrowserCatalog
-        do { catalog = try BrowserCatalog(path: target, keys: keys) } catch {
+        do { catalog = try BrowserCatalog(path: target, keys: keys, allowsWrites: !readOnly, busyTimeout: global.busyTimeout) } catch {
             throw CLIError(CommandLineRunner.describe(error))
         }
         if let config {
             let errors = catalog.loadConfigs(at: expandTilde(config))
             if let first = errors.first { throw CLIError(first) }
         }
-        catalog.allowsWrites = !readOnly
-        catalog.busyTimeout = global.busyTimeout
         let (themes, themeErrors) = Theme.load(directory: BrowseCommand.themesDirectory())
         for error in themeErrors { Output.error("warning: \(error)") }
         if let theme, !themes.contains(where: { $0.name == theme }) {
@@ -62,7 +60,7 @@ struct BrowseCommand: ParsableCommand {
         defer { terminal.stop() }
         let (width, height) = terminal.size
         let browser = Browser(catalog: catalog, width: width, height: height, themes: themes, themeName: theme)
-        if let table { browser.openNode(named: table) }
+        if let table { browser.openNode(named: table) }       // read by the loop's runner
         try BrowseCommand.loop(browser, terminal)
     }
 

@@ -87,7 +87,7 @@ import Testing
     @Test func tableOptionOpensThatNode() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
-        b.openNode(named: "notes")
+        b.openNodeAndLoad(named: "notes")
         #expect(b.screenText.contains("Welcome"))
         b.openNode(named: "no-such-thing")
         #expect(b.screenText.contains("no table, business or cache named no-such-thing"))

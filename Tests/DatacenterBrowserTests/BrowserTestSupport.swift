@@ -14,9 +14,12 @@ func makeDemo(_ folder: TemporaryFolder) throws -> String {
     return root
 }
 
-/// A browser on `path` with `keys`, sized `width` × `height`, after `keys` are pressed.
-func browser(_ path: String, keys: KeyRing = KeyRing([DemoStore.key]), width: Int = 100, height: Int = 30) throws -> Browser {
-    Browser(catalog: try BrowserCatalog(path: path, keys: keys), width: width, height: height)
+/// A browser on `path` with `keys`, sized `width` × `height`; `allowsWrites` false is
+/// `--read-only`, and `busyTimeout` how long its writes wait for a lock.
+func browser(_ path: String, keys: KeyRing = KeyRing([DemoStore.key]), width: Int = 100, height: Int = 30,
+             allowsWrites: Bool = true, busyTimeout: Double = 5) throws -> Browser {
+    Browser(catalog: try BrowserCatalog(path: path, keys: keys, allowsWrites: allowsWrites, busyTimeout: busyTimeout),
+            width: width, height: height)
 }
 
 extension Browser {
@@ -38,6 +41,13 @@ extension Browser {
                 if let event = command.perform(post: { self.handle($0) }) { handle(event) }
             }
         }
+    }
+
+    /// Opens the leaf named `name` as `browse --table` does, then runs the command that
+    /// reads it (as the terminal loop would), so its grid is shown.
+    func openNodeAndLoad(named name: String) {
+        openNode(named: name)
+        runCommands()
     }
 
     /// Sends one key `count` times.

@@ -8,11 +8,11 @@ import Testing
 @Suite struct DAOPanelTests {
     /// The demo open on alice's messages table with the DAO panel's method `id` chosen.
     func form(_ method: String, keys: KeyRing = KeyRing([DemoStore.key]), table: String = "messages", height: Int = 40,
-              folder: TemporaryFolder = TemporaryFolder(), prepare: (String) throws -> Void = { _ in }) throws -> (Browser, TemporaryFolder) {
+              allowsWrites: Bool = true, folder: TemporaryFolder = TemporaryFolder(), prepare: (String) throws -> Void = { _ in }) throws -> (Browser, TemporaryFolder) {
         let root = try makeDemo(folder)
         try prepare(root)
-        let b = try browser(root, keys: keys, width: 130, height: height)
-        b.openNode(named: table)
+        let b = try browser(root, keys: keys, width: 130, height: height, allowsWrites: allowsWrites)
+        b.openNodeAndLoad(named: table)
         b.press(.character("d"))
         #expect(b.focus == .dao)
         let index = try #require(b.daoPanel?.config.methods.firstIndex { $0.id == method })
@@ -121,7 +121,7 @@ import Testing
     @Test func dOutsideADAOTableSaysWhatItNeeds() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
-        b.openNode(named: "settings")
+        b.openNodeAndLoad(named: "settings")
         b.press(.character("d"))
         #expect(b.focus == .grid)
         #expect(b.screenText.contains("d opens the methods of a DAO table"))

@@ -236,9 +236,8 @@ extension DAOPanelTests {
     }
 
     @Test func readOnlyRefusesAWriteAtTheKey() throws {
-        let (b, folder) = try form("deleteMessage")
+        let (b, folder) = try form("deleteMessage", allowsWrites: false)
         defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
-        b.catalog.allowsWrites = false
         type("1", into: b)
         b.press(.enter)
         #expect(b.daoPanel?.stage == .form)

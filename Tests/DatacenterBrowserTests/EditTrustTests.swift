@@ -27,7 +27,7 @@ import Testing
         let path = try plainFile(folder, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a'), ('b');")
         do {
             let b = try browser(path)
-            b.openNode(named: "t")
+            b.openNodeAndLoad(named: "t")
             b.press(.right)
             b.press(.character("e"))
             answer("changed", in: b)
@@ -49,7 +49,7 @@ import Testing
         let common = root + "/common.sqlite"
         let before = try tables(common)
         let b = try browser(root)
-        b.openNode(named: "settings")
+        b.openNodeAndLoad(named: "settings")
         b.press(.character("e"))                     // fontSize, an int
         answer("17", in: b)
         b.press(.character("w"))
@@ -63,7 +63,7 @@ import Testing
     func browserWithAStagedEdit(_ folder: TemporaryFolder) throws -> (Browser, String) {
         let root = try makeDemo(folder)
         let b = try browser(root, width: 120, height: 30)
-        b.openNode(named: "notes")
+        b.openNodeAndLoad(named: "notes")
         b.press(.character("x"))
         #expect(b.review.staged.count == 1)
         return (b, root + "/common.sqlite")
@@ -140,7 +140,7 @@ import Testing
     @Test func quittingWithNothingStagedQuitsAtOnce() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
-        b.openNode(named: "notes")
+        b.openNodeAndLoad(named: "notes")
         b.press(.character("q"))
         #expect(b.isFinished)
     }
@@ -150,9 +150,8 @@ import Testing
     @Test func aCommitBlockedByAnotherWriterKeepsItsEditsAndSaysHowLongItWaited() throws {
         let folder = TemporaryFolder()
         let path = try plainFile(folder, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t(v) VALUES ('a');")
-        let b = try browser(path)
-        b.catalog.busyTimeout = 0.2
-        b.openNode(named: "t")
+        let b = try browser(path, busyTimeout: 0.2)
+        b.openNodeAndLoad(named: "t")
         b.press(.character("x"))
         let app = try Database(path: path)
         try app.execute("BEGIN EXCLUSIVE")
@@ -176,7 +175,7 @@ import Testing
             INSERT INTO t VALUES (9, 'first'), (1, 'second'), (1, 'third');
             """)
         let b = try browser(path)
-        b.openNode(named: "t")
+        b.openNodeAndLoad(named: "t")
         #expect(b.grid?.rows.map { $0.cells[1].text } == ["first", "second", "third"])
         b.press(.down)                            // 'second', whose _rowid_ column 1 is shared
         b.press(.right)
@@ -195,7 +194,7 @@ import Testing
             INSERT INTO t VALUES (1, 1, 1, 'a'), (1, 1, 1, 'b');
             """)
         let b = try browser(path)
-        b.openNode(named: "t")
+        b.openNodeAndLoad(named: "t")
         #expect(b.grid?.rows.count == 2)
         for key in [Key.character("e"), .character("x")] {
             b.press(key)
@@ -215,7 +214,7 @@ import Testing
             """)
         let stored = try Database(path: path, mode: .readOnly).query("SELECT v FROM t ORDER BY id").map { $0[0] }
         let b = try browser(path, height: 40)
-        b.openNode(named: "t")
+        b.openNodeAndLoad(named: "t")
         b.press(.right)
         for (index, value) in stored.enumerated() {
             b.press(.character("e"))
@@ -276,13 +275,13 @@ import Testing
         let root = try makeDemo(folder)
         let b = try browser(root, width: 140, height: 30)
         for business in ["settings", "session"] {
-            b.openNode(named: business)
+            b.openNodeAndLoad(named: business)
             b.press(.character("e"))
             b.press(.enter)
             #expect(b.review.staged.isEmpty, "\(business)")
             #expect(b.message?.text == "unchanged: nothing staged")
         }
-        b.openNode(named: "messages")
+        b.openNodeAndLoad(named: "messages")
         let column = try #require(b.grid?.source.columns.firstIndex(of: "content"))
         b.press(.right, times: column)
         b.press(.character("e"))
@@ -294,9 +293,8 @@ import Testing
 
     @Test func readOnlyRefusesStagingAtTheKey() throws {
         let folder = TemporaryFolder()
-        let b = try browser(try makeDemo(folder))
-        b.catalog.allowsWrites = false
-        b.openNode(named: "notes")
+        let b = try browser(try makeDemo(folder), allowsWrites: false)
+        b.openNodeAndLoad(named: "notes")
         for key in [Key.character("e"), .character("x"), .character("o")] {
             b.press(key)
             #expect(b.prompt == nil)
@@ -309,7 +307,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = try plainFile(folder, "CREATE TABLE t(v); INSERT INTO t VALUES (1); CREATE VIEW w AS SELECT v FROM t;")
         let b = try browser(path)
-        b.openNode(named: "w")
+        b.openNodeAndLoad(named: "w")
         for key in [Key.character("e"), .character("x"), .character("o")] {
             b.press(key)
             #expect(b.prompt == nil)
@@ -320,13 +318,13 @@ import Testing
     @Test func aLockedValueRefusesEditsAtTheKey() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder), keys: .empty, width: 140)
-        b.openNode(named: "messages")
+        b.openNodeAndLoad(named: "messages")
         let column = try #require(b.grid?.source.columns.firstIndex(of: "content"))
         b.press(.right, times: column)
         b.press(.character("e"))
         #expect(b.prompt == nil)
         #expect(b.message?.text.contains("content is encrypted and locked (no key)") == true)
-        b.openNode(named: "session")
+        b.openNodeAndLoad(named: "session")
         b.press(.character("e"))
         #expect(b.prompt == nil)
         #expect(b.message?.text.contains("locked (no key)") == true)

@@ -10,7 +10,7 @@ import Testing
         let root = try makeDemo(folder)
         let common = root + "/common.sqlite"
         let b = try browser(root, width: 120, height: 30)
-        b.openNode(named: "notes")
+        b.openNodeAndLoad(named: "notes")
         b.press(.right)                       // the title column
         b.press(.character("e"))
         #expect(b.prompt?.text == "Welcome")
@@ -33,7 +33,7 @@ import Testing
         let root = try makeDemo(folder)
         let before = try Data(contentsOf: URL(fileURLWithPath: root + "/common.sqlite"))
         let b = try browser(root)
-        b.openNode(named: "notes")
+        b.openNodeAndLoad(named: "notes")
         b.press(.character("x"))
         #expect(b.review.staged.first?.preview == "DELETE FROM \"notes\" WHERE \"_rowid_\" = 1")
         b.press(.character("w"))
@@ -47,7 +47,7 @@ import Testing
         let root = try makeDemo(folder)
         let common = root + "/common.sqlite"
         let b = try browser(root)
-        b.openNode(named: "notes")
+        b.openNodeAndLoad(named: "notes")
         b.press(.character("x"))                                  // delete note 1
         b.press(.character("o"))
         answer("{\"title\": null, \"body\": \"no title\"}", in: b)  // violates NOT NULL at commit
@@ -66,7 +66,7 @@ import Testing
     @Test func insertsNameUnknownColumns() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
-        b.openNode(named: "notes")
+        b.openNodeAndLoad(named: "notes")
         b.press(.character("o"))
         answer("{\"titel\": \"x\"}", in: b)
         #expect(b.review.staged.isEmpty)
@@ -77,7 +77,7 @@ import Testing
         let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root)
-        b.openNode(named: "session")
+        b.openNodeAndLoad(named: "session")
         b.press(.character("e"))
         #expect(b.prompt?.text == "sk_live_51Hdemo-secret-token")
         answer("sk_live_new", in: b)
@@ -95,7 +95,7 @@ import Testing
     @Test func aKVValueMustKeepItsType() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))
-        b.openNode(named: "settings")
+        b.openNodeAndLoad(named: "settings")
         b.press(.character("e"))          // fontSize, an int
         answer("big", in: b)
         #expect(b.review.staged.isEmpty)
@@ -105,7 +105,7 @@ import Testing
     @Test func editingEncryptedDataNeedsAKey() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder), keys: .empty)
-        b.openNode(named: "session")
+        b.openNodeAndLoad(named: "session")
         b.press(.character("e"))
         #expect(b.prompt == nil)
         #expect(b.review.staged.isEmpty)
@@ -116,7 +116,7 @@ import Testing
         let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root, width: 140, height: 30)
-        b.openNode(named: "messages")
+        b.openNodeAndLoad(named: "messages")
         let column = try #require(b.grid?.source.columns.firstIndex(of: "content"))
         b.press(.right, times: column)
         b.press(.character("e"))

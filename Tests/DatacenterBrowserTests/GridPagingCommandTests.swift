@@ -100,7 +100,7 @@ import Testing
         let b = try numbers(folder)
         b.handle(.key(.end))
         let commands = b.takeCommands()
-        b.openNode(named: "numbers")                       // a fresh grid of the same table
+        b.openNodeAndLoad(named: "numbers")                // a fresh grid of the same table
         b.handle(try #require(commands[0].perform()))
         #expect(cursorKey(b) == 1)
     }

@@ -104,7 +104,7 @@ import Testing
         let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root, width: 130, height: 40)
-        b.openNode(named: "messages")
+        b.openNodeAndLoad(named: "messages")
         b.press(.character("d"))
         let index = try #require(b.daoPanel?.config.methods.firstIndex { $0.id == "listMessages" })
         b.press(.down, times: index)
