@@ -35,6 +35,12 @@ public enum BrowserBenchmark {
     /// until its screen is ready. Row counts, which run beside the browsing, are left out.
     static func settle(_ browser: Browser, _ event: BrowserEvent) {
         browser.handle(event)
+        performCommands(of: browser)
+    }
+
+    /// Does the reads the browser asked for (pages, not row counts) at once, on this thread,
+    /// until it asks for no more.
+    static func performCommands(of browser: Browser) {
         var commands = browser.takeCommands()
         while !commands.isEmpty {
             for command in commands {
@@ -60,9 +66,14 @@ public enum BrowserBenchmark {
             firstScreen.append(try Stopwatch.time {
                 let b = Browser(catalog: try BrowserCatalog(path: path, keys: .empty), width: width, height: height)
                 b.openNode(named: table)
+                performCommands(of: b)
                 _ = b.render()
                 browser = b
             })
+            // A grid that did not open would make every figure below measure nothing.
+            guard browser?.focus == .grid else {
+                throw BrowserOpenError(description: "the benchmark could not open \(table) in \(path)")
+            }
             firstRaw.append(try Stopwatch.time { _ = try rawPage(path: path, table: table, limit: page * 2, last: false) })
             guard let b = browser else { continue }
             lastPage.append(Stopwatch.time {

@@ -71,6 +71,9 @@ package final class Browser {
         /// True when the grid shown is being read again after a write: it stays shown, and
         /// the fresh one takes its place, cursor, column and focus (`GridPane.keepPlace`).
         let isReload: Bool
+        /// The pane that had the keys when the grid was asked for: a grid opened takes the
+        /// keys only if no other pane took them meanwhile.
+        let focus: Focus
     }
 
     /// A browser over `catalog` on a `width` × `height` screen.
@@ -266,13 +269,14 @@ package final class Browser {
     /// to an earlier opening is dropped from now on.
     private func startOpening(_ node: TreeNode, page: PageRequest, isReload: Bool) {
         let id = ids.next()
-        opening = GridOpening(id: id, node: node, page: page, isReload: isReload)
+        opening = GridOpening(id: id, node: node, page: page, isReload: isReload, focus: focus)
         commands.append(.openGrid(requestID: id, node: node, catalog: catalog, page: page))
     }
 
-    /// The grid asked for came (or could not be read). A grid opened shows with focus; a
-    /// grid read again takes the place of the one shown, leaving focus and the other panes
-    /// as they are. Either asks for its row count, and for more rows if the screen grew
+    /// The grid asked for came (or could not be read). A grid opened shows with focus,
+    /// unless another pane took the keys while it was read (the DAO panel opened with `d`,
+    /// the console): that pane stays, with the grid beside it. A grid read again takes the
+    /// place of the one shown, leaving focus and the other panes as they are. Either asks for its row count, and for more rows if the screen grew
     /// taller than the rows asked for.
     private func gridOpened(id: Int, node: TreeNode, source: GridSource?, rows: [GridRow], error: String?) {
         guard let request = opening, request.id == id else { return }
@@ -290,9 +294,11 @@ package final class Browser {
             inspector = nil
         } else {
             fresh.lastQuery = grid?.lastQuery
-            daoPanel = nil
-            inspector = nil
-            focus = .grid
+            if focus == request.focus {
+                daoPanel = nil
+                inspector = nil
+                focus = .grid
+            }
         }
         grid = fresh
         commands.append(count)

@@ -54,6 +54,9 @@ package struct TreeNode: Sendable, Equatable {
 /// Why the browser could not open what it was given.
 package struct BrowserOpenError: Error, CustomStringConvertible {
     package let description: String
+
+    /// The error that says `description`.
+    package init(description: String) { self.description = description }
 }
 
 /// What the browser browses — a data-center root or one SQLite file — opened read-only,

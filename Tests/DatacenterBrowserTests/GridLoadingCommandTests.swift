@@ -53,6 +53,21 @@ private func run(_ commands: [BrowserCommand], in b: Browser) {
         #expect(!b.screenText.contains("Opening notes…"))
     }
 
+    /// `browse --table messages`, then `d` before the rows are in: the DAO panel opened
+    /// meanwhile keeps the keys when the grid comes, and the grid shows beside it.
+    @Test func aPaneOpenedWhileTheGridIsReadKeepsTheKeys() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder))
+        b.openNode(named: "messages")
+        let commands = b.takeCommands()
+        b.handle(.key(.character("d")))
+        #expect(b.focus == .dao)
+        run(commands, in: b)
+        #expect(b.focus == .dao)
+        #expect(b.grid?.node.label == "messages")
+        #expect(b.screenText.contains("listMessages("))
+    }
+
     @Test func aGridOpenedForASmallerScreenIsFilledWhenItComes() throws {
         let folder = TemporaryFolder()
         let (b, _) = try numbers(folder, height: 12)
