@@ -14,7 +14,7 @@ struct DatacenterCommand: ParsableCommand {
             Inputs must be regular files (a FIFO or device is refused at once); files created are 0600, folders 0700.
             """,
         version: "0.1.0",
-        subcommands: [BrowseCommand.self, UsersCommand.self, KVCommand.self, SQLCommand.self, ImportCommand.self, DemoCommand.self,
+        subcommands: [BrowseCommand.self, UsersCommand.self, KVCommand.self, SQLCommand.self, ImportCommand.self, ExportCommand.self, DemoCommand.self,
                       OverviewCommand.self, RekeyCommand.self, CacheCommand.self, CleanCommand.self, PurgeCommand.self,
                       FileCommand.self, BenchCommand.self, DAOCommand.self])
 

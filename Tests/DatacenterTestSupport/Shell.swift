@@ -15,3 +15,19 @@ public func sqlite3Shell(_ path: String, _ sql: String) throws -> String {
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
+
+/// Runs the `sqlite3` shell with `arguments` and returns its standard output, byte for
+/// byte (for comparing an output format with the reference tool's).
+public func sqlite3ShellBytes(_ arguments: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["sqlite3"] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data
+}

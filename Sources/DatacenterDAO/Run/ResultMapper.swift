@@ -282,7 +282,20 @@ struct ResultCollector {
 /// value's bytes (text as UTF-8; numbers as their text). On read, decrypted bytes that are
 /// valid UTF-8 become a string, others stay data; a non-BLOB value is read as is (it was
 /// written before the column was encrypted).
-enum CryptColumn {
+package enum CryptColumn {
+    /// What a crypt column's stored `value` holds, as a database value: a BLOB decrypted
+    /// (text when its bytes are UTF-8, else a blob), anything else as it is (written before
+    /// the column was encrypted). Exports and browsers show crypt columns through this.
+    /// - throws: `DAOError.crypt` when the BLOB does not decrypt with `crypt`.
+    package static func plaintext(of value: DatabaseValue, with crypt: any DataCrypt) throws -> DatabaseValue {
+        guard case .blob(let ciphertext) = value else { return value }
+        switch try decrypt(ciphertext, with: crypt) {
+        case .string(let text): return .text(text)
+        case .data(let data): return .blob(data)
+        default: return .null
+        }
+    }
+
     static func encrypt(_ value: DatabaseValue, with crypt: any DataCrypt) throws -> DatabaseValue {
         let plaintext: Data
         switch value {
