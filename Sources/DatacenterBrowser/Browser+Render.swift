@@ -55,6 +55,8 @@ extension Browser {
         "  Enter          open / inspect  Tab Esc    switch pane",
         "  m              inspector view: text, json, hex",
         "  /  n           search the grid (streams, Esc cancels), next",
+        "  [  ]           sort by the column ascending / descending (again: off)",
+        "  f  F           filter rows with a SQL WHERE expression, clear it",
         "  :              SQL console on the current store (read-only)",
         "  e  x  o        edit cell, delete row, insert row (staged)",
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",

@@ -49,6 +49,8 @@ package final class Browser {
     var prompt: PromptLine?
     /// This session's searches, newest last, walked with ↑ and ↓ in the `/` prompt.
     var searchHistory = LineHistory()
+    /// This session's filters, newest last, walked with ↑ and ↓ in the `f` prompt.
+    var filterHistory = LineHistory()
     /// True while the help (`?`) covers the screen; it takes the keys that close it.
     var showHelp = false
     /// What the status line says, if anything; an error is drawn in the error colour.
@@ -71,6 +73,8 @@ package final class Browser {
         /// True when the grid shown is being read again after a write: it stays shown, and
         /// the fresh one takes its place, cursor, column and focus (`GridPane.keepPlace`).
         let isReload: Bool
+        /// The sort and filter asked for.
+        let view: TableView
         /// The pane that had the keys when the grid was asked for: a grid opened takes the
         /// keys only if no other pane took them meanwhile.
         let focus: Focus
@@ -213,6 +217,7 @@ package final class Browser {
         guard var line = prompt else { return }
         let outcome = line.handle(key, screenWidth: width)
         if line.purpose == .search, let history = line.editor.history { searchHistory = history }
+        if line.purpose == .filter, let history = line.editor.history { filterHistory = history }
         switch outcome {
         case .editing: prompt = line
         case .cancelled: prompt = nil
@@ -244,16 +249,20 @@ package final class Browser {
             case .command(let command): commands.append(command)
             case .open(let node):
                 // Off the input loop: the grid shows when its first rows are in.
-                startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false)
+                startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
             case .inspect(let value):
                 inspector = value
                 focus = .inspector
             case .prompt(var line):
                 if line.purpose == .search { line.editor.history = searchHistory }
+                if line.purpose == .filter { line.editor.history = filterHistory }
                 prompt = line
             case .stage(let edit): apply([review.stage(edit, id: ids.next(), catalog: catalog)])
             case .commit: apply(review.commit(id: ids.next(), catalog: catalog))
             case .reloadGrid: reloadGrid()
+            case .view(let view):
+                // The first rows of the new order; until they come the grid shown stays.
+                if let shown = grid { startOpening(shown.node, page: .first(limit: visibleRowCount * 2), isReload: false, view: view) }
             case .close:
                 if focus == .inspector { inspector = nil }
                 if focus == .dao { daoPanel = nil }
@@ -267,10 +276,10 @@ package final class Browser {
 
     /// Asks for the grid of `node` (`BrowserCommand.openGrid`, reading `page`); an answer
     /// to an earlier opening is dropped from now on.
-    private func startOpening(_ node: TreeNode, page: PageRequest, isReload: Bool) {
+    private func startOpening(_ node: TreeNode, page: PageRequest, isReload: Bool, view: TableView) {
         let id = ids.next()
-        opening = GridOpening(id: id, node: node, page: page, isReload: isReload, focus: focus)
-        commands.append(.openGrid(requestID: id, node: node, catalog: catalog, page: page))
+        opening = GridOpening(id: id, node: node, page: page, isReload: isReload, view: view, focus: focus)
+        commands.append(.openGrid(requestID: id, node: node, catalog: catalog, page: page, view: view))
     }
 
     /// The grid asked for came (or could not be read). A grid opened shows with focus,
@@ -294,6 +303,11 @@ package final class Browser {
             inspector = nil
         } else {
             fresh.lastQuery = grid?.lastQuery
+            if let old = grid, old.node.id == node.id {
+                // The same grid sorted or filtered anew: the cursor stays on its column.
+                fresh.column = min(old.column, max(0, source.columns.count - 1))
+                fresh.firstColumn = min(old.firstColumn, fresh.column)
+            }
             if focus == request.focus {
                 daoPanel = nil
                 inspector = nil
@@ -320,7 +334,7 @@ package final class Browser {
     /// A grid still being opened is asked for again instead, so that it shows the write too.
     func reloadGrid() {
         if let request = opening, !request.isReload {
-            startOpening(request.node, page: request.page, isReload: false)
+            startOpening(request.node, page: request.page, isReload: false, view: request.view)
             return
         }
         guard let old = grid else { return }
@@ -328,7 +342,7 @@ package final class Browser {
         let request: PageRequest = old.rows.indices.contains(old.cursor)
             ? .around(old.rows[old.cursor], before: page, limit: page * 3)
             : .first(limit: page * 2)
-        startOpening(old.node, page: request, isReload: true)
+        startOpening(old.node, page: request, isReload: true, view: old.source.view)
     }
 
     /// Opens the first leaf whose label is `name` (a table, KV business or cache), as

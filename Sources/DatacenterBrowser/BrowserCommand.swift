@@ -7,9 +7,10 @@ import Foundation
 package enum BrowserCommand: Sendable {
     /// Counts the rows of the grid's source, for the position shown in the status line.
     case countRows(gridID: Int, source: GridSource)
-    /// Opens the grid source of a tree leaf and reads `page` of it: its first rows when the
-    /// grid opens, the rows around the cursor when it is read again after a write.
-    case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, page: PageRequest)
+    /// Opens the grid source of a tree leaf, sorted and filtered as `view` says, and reads
+    /// `page` of it: its first rows when the grid opens, the rows around the cursor when it
+    /// is read again after a write.
+    case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, page: PageRequest, view: TableView)
     /// Reads a page of the grid's source, for a move past the rows on hand or to fill a
     /// taller screen.
     case fetchPage(gridID: Int, requestID: Int, source: GridSource, request: PageRequest)
@@ -48,9 +49,9 @@ package enum BrowserCommand: Sendable {
     package func perform(post: (BrowserEvent) -> Void = { _ in }) -> BrowserEvent? {
         switch self {
         case let .countRows(id, source): return .rowCount(gridID: id, count: try? source.count())
-        case let .openGrid(request, node, catalog, page):
+        case let .openGrid(request, node, catalog, page, view):
             do {
-                let source = try catalog.source(for: node.kind)
+                let source = try catalog.source(for: node.kind).map { view.isDefault ? $0 : try $0.viewing(view) }
                 let rows = try source.map { try page.read(from: $0) } ?? []
                 return .gridOpened(requestID: request, node: node, source: source, rows: rows, error: nil)
             } catch {

@@ -82,6 +82,15 @@ struct GridPane {
             }
         case .tab, .escape, .backTab: effects.append(.focus(.tree))
         case .character("/"): effects.append(.prompt(PromptLine(label: "/", text: lastQuery ?? "", purpose: .search)))
+        case .character("["): effects.append(sortEffect(descending: false))
+        case .character("]"): effects.append(sortEffect(descending: true))
+        case .character("f"):
+            effects.append(.prompt(PromptLine(label: "filter (SQL WHERE): ", text: source.view.filter ?? "", purpose: .filter)))
+        case .character("F"):
+            var view = source.view
+            if (view.filter ?? "").isEmpty { effects.append(.message("no filter to clear", isError: false)); break }
+            view.filter = nil
+            effects.append(.view(view))
         case .character("e"):
             guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
             let row = rows[cursor]
@@ -126,6 +135,11 @@ struct GridPane {
             guard !text.isEmpty else { return [] }
             lastQuery = text
             return startSearch(text, context: context)
+        case .filter:
+            var view = source.view
+            let filter = text.trimmingCharacters(in: .whitespaces)
+            view.filter = filter.isEmpty ? nil : filter
+            return view == source.view ? [] : [.view(view)]
         case .edit:
             guard let editable = source as? EditableSource, rows.indices.contains(cursor) else { return [] }
             let (row, column) = (rows[cursor], self.column)
@@ -134,6 +148,16 @@ struct GridPane {
             guard let editable = source as? EditableSource else { return [] }
             return stage { try editable.stageInsert(text: text, keys: keys) }
         }
+    }
+
+    /// The view sorted by the cursor's column (`[` ascending, `]` descending); the same key
+    /// again on the column the grid is sorted by puts it back in its own order.
+    private func sortEffect(descending: Bool) -> PaneEffect {
+        guard source.columns.indices.contains(column) else { return .message("no column to sort by", isError: true) }
+        var view = source.view
+        let sort = TableView.Sort(column: source.columns[column], descending: descending)
+        view.sort = view.sort == sort ? nil : sort
+        return .view(view)
     }
 
     /// The source when its rows can be changed; otherwise nil, with the reason in the status
@@ -352,11 +376,13 @@ struct GridPane {
 
     // MARK: Drawing
 
-    /// The status line's right part: the cursor row's key and the row count.
+    /// The status line's right part: the sort and filter, the cursor row's key and the row
+    /// count (of the rows the filter keeps).
     var position: String {
         let count = total.map { " of " + Browser.grouped($0) } ?? " of …"
         let key = rows.indices.contains(cursor) ? rows[cursor].key.map(\.description).joined(separator: ",") : "-"
-        return "key \(key)\(count) rows "
+        let view = source.view.summary
+        return (view.isEmpty ? "" : view + " · ") + "key \(key)\(count) rows "
     }
 
     /// Column widths from the header and the `rowCount` rows shown, 3 to 40 columns each.

@@ -53,6 +53,16 @@ package struct GridRow: Sendable {
     package let key: [DatabaseValue]
     /// One cell per column of the source, in order.
     package let cells: [GridCell]
+    /// The value of the column a sorted grid is ordered by, before `key` in its order
+    /// (empty when the grid is in its source's own order).
+    package let orderKey: [DatabaseValue]
+
+    /// A row addressed by `key`, showing `cells`, at `orderKey` in a sorted grid's order.
+    package init(key: [DatabaseValue], cells: [GridCell], orderKey: [DatabaseValue] = []) {
+        self.key = key
+        self.cells = cells
+        self.orderKey = orderKey
+    }
 }
 
 /// Something the grid shows, read a page at a time in a stable order, never whole.
@@ -76,6 +86,25 @@ package protocol GridSource: AnyObject, Sendable {
     func count() throws -> Int
     /// The column the cursor starts on (the value column of KV and cache grids).
     var initialColumn: Int { get }
+    /// The sort and filter the rows are read with.
+    var view: TableView { get }
+    /// The same rows sorted and filtered as `view` says.
+    /// - throws: `TableViewError` when this source cannot be read so.
+    func viewing(_ view: TableView) throws -> GridSource
+}
+
+extension GridSource {
+    /// Sources other than tables are read in their own order, every row.
+    package var view: TableView { TableView() }
+
+    /// Sources other than tables are read in their own order, every row: only the default
+    /// view is accepted.
+    package func viewing(_ view: TableView) throws -> GridSource {
+        guard view.isDefault else {
+            throw TableViewError("\(title) is shown in key order: sorting and filtering work on tables and views")
+        }
+        return self
+    }
 }
 
 extension GridSource {

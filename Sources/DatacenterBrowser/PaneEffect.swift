@@ -22,6 +22,8 @@ enum PaneEffect {
     case commit
     /// Read the grid's table again, keeping the cursor where it was (after a write).
     case reloadGrid
+    /// Show the grid's rows sorted and filtered as this view says (from the first row).
+    case view(TableView)
     /// Close the pane that asked (the inspector, the DAO panel).
     case close
     /// Quit, asking first when edits are staged.

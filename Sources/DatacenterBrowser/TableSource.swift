@@ -2,7 +2,8 @@ import DatacenterKit
 import Foundation
 
 /// The rows of one table (or view), paged by key: the rowid, or the primary key of a
-/// WITHOUT ROWID table; views, which have neither, page by offset.
+/// WITHOUT ROWID table; views, which have neither, page by offset. Sorted by a column
+/// (`TableView`), rows page by that column's value and then the key.
 ///
 /// The rowid is reached through whichever of its names (`_rowid_`, `rowid`, `oid`) no
 /// column of the table shadows; a table whose columns take all three is paged by offset
@@ -26,14 +27,21 @@ package final class TableSource: GridSource, Sendable {
     let encryptedColumns: Set<String>
     /// The keys that decrypt them.
     let crypt: any DataCrypt
+    /// The sort and filter the rows are read with.
+    package let view: TableView
     private let selectList: String
 
     /// The names SQLite gives the rowid, in the order they are tried.
     static let rowidNames = ["_rowid_", "rowid", "oid"]
 
-    /// Reads `table` of `store`; values of `encryptedColumns` are decrypted with `crypt`.
-    package init(store: Store, table: String, encryptedColumns: Set<String> = [], crypt: any DataCrypt, title: String? = nil) throws {
+    /// Reads `table` of `store`, sorted and filtered as `view` says; values of
+    /// `encryptedColumns` are decrypted with `crypt`.
+    /// - throws: `TableViewError` for a sort column the table lacks or holds encrypted, or
+    ///   a filter that is not one expression SQLite accepts; `DatabaseError`.
+    package init(store: Store, table: String, encryptedColumns: Set<String> = [], crypt: any DataCrypt, title: String? = nil,
+                 view: TableView = TableView()) throws {
         self.store = store
+        self.view = view
         self.table = table
         self.encryptedColumns = encryptedColumns
         self.crypt = crypt
@@ -61,25 +69,83 @@ package final class TableSource: GridSource, Sendable {
         usesOffset = shape.keys.isEmpty
         isView = shape.isView
         editRefusal = shape.refusal
-        selectList = (shape.keys.map(Database.quoteIdentifier) + ["*"]).joined(separator: ", ")
+        let sortColumn = view.sort.map { Database.quoteIdentifier($0.column) }
+        selectList = ((sortColumn.map { [$0] } ?? []) + shape.keys.map(Database.quoteIdentifier) + ["*"]).joined(separator: ", ")
+        try checkView()
+    }
+
+    /// A source of the same table, sorted and filtered as `view` says.
+    /// - throws: what `init` throws for the view.
+    package func viewing(_ view: TableView) throws -> GridSource {
+        try TableSource(store: store, table: table, encryptedColumns: encryptedColumns, crypt: crypt, title: title, view: view)
+    }
+
+    /// Refuses a sort or filter this table cannot be read with, before any page is read.
+    private func checkView() throws {
+        if let sort = view.sort {
+            guard columns.contains(sort.column) else { throw TableViewError("\(table) has no column \(sort.column)") }
+            guard !encryptedColumns.contains(sort.column) else {
+                throw TableViewError("\(sort.column) is encrypted: SQLite holds only its ciphertext, so it cannot sort by it")
+            }
+        }
+        if let filter = view.filter, !filter.isEmpty {
+            let sql = "SELECT 1 FROM \(quoted) WHERE (\(filter))"
+            do {
+                let readOnly = try store.queue.read { db in try db.makeStatement(sql).isReadOnly }
+                guard readOnly else { throw TableViewError("filter \(filter): it would write") }
+            } catch let error as DatabaseError {
+                throw TableViewError("filter \(filter): \(error.message)")
+            }
+        }
     }
 
     private var quoted: String { Database.quoteIdentifier(table) }
     private var keyTuple: String { "(" + keyColumns.map(Database.quoteIdentifier).joined(separator: ", ") + ")" }
-    private func order(_ direction: String) -> String {
-        keyColumns.map { Database.quoteIdentifier($0) + " " + direction }.joined(separator: ", ")
+    private var keyMarks: String { "(" + Array(repeating: "?", count: keyColumns.count).joined(separator: ", ") + ")" }
+
+    /// The `ORDER BY` of a read in the grid's order (`forward`) or against it.
+    private func order(forward: Bool) -> String {
+        let ascending = forward != (view.sort?.descending ?? false)
+        let direction = ascending ? " ASC" : " DESC"
+        let sort = view.sort.map { [Database.quoteIdentifier($0.column) + direction] } ?? []
+        return (sort + keyColumns.map { Database.quoteIdentifier($0) + direction }).joined(separator: ", ")
+    }
+
+    /// `WHERE` with the filter and `condition` (either may be absent), or nothing.
+    private func clause(_ condition: String?) -> String {
+        let filter = view.filter.flatMap { $0.isEmpty ? nil : "(" + $0 + ")" }
+        let parts = [filter, condition].compactMap { $0 }
+        return parts.isEmpty ? "" : " WHERE " + parts.joined(separator: " AND ")
+    }
+
+    /// The rows after `row` in the grid's order (`forward`) or before it, as a condition and
+    /// its arguments: the key compared as a row value, after the sort column's value when
+    /// the grid is sorted (NULLs first when ascending, last when descending, as SQLite
+    /// orders them).
+    private func keyset(from row: GridRow, forward: Bool) -> (String, [DatabaseValue]) {
+        let greater = forward != (view.sort?.descending ?? false)
+        let comparison = greater ? ">" : "<"
+        let keyCondition = "\(keyTuple) \(comparison) \(keyMarks)"
+        guard let sort = view.sort, let value = row.orderKey.first else { return (keyCondition, row.key) }
+        let column = Database.quoteIdentifier(sort.column)
+        switch (value, greater) {
+        case (.null, true): return ("((\(column) IS NULL AND \(keyCondition)) OR \(column) IS NOT NULL)", row.key)
+        case (.null, false): return ("(\(column) IS NULL AND \(keyCondition))", row.key)
+        case (_, true): return ("(\(column) > ? OR (\(column) = ? AND \(keyCondition)))", [value, value] + row.key)
+        case (_, false): return ("(\(column) < ? OR \(column) IS NULL OR (\(column) = ? AND \(keyCondition)))", [value, value] + row.key)
+        }
     }
 
     package func firstPage(limit: Int) throws -> [GridRow] {
         if usesOffset { return try offsetPage(from: 0, limit: limit) }
-        return try fetch("SELECT \(selectList) FROM \(quoted) ORDER BY \(order("ASC")) LIMIT ?", [.integer(Int64(limit))])
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause(nil)) ORDER BY \(order(forward: true)) LIMIT ?", [.integer(Int64(limit))])
     }
 
     package func page(after row: GridRow, limit: Int) throws -> [GridRow] {
         if usesOffset { return try offsetPage(from: (row.key.first?.int64Value ?? 0) + 1, limit: limit) }
-        let marks = "(" + Array(repeating: "?", count: keyColumns.count).joined(separator: ", ") + ")"
-        return try fetch("SELECT \(selectList) FROM \(quoted) WHERE \(keyTuple) > \(marks) ORDER BY \(order("ASC")) LIMIT ?",
-                         row.key + [.integer(Int64(limit))])
+        let (condition, arguments) = keyset(from: row, forward: true)
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause(condition)) ORDER BY \(order(forward: true)) LIMIT ?",
+                         arguments + [.integer(Int64(limit))])
     }
 
     package func page(before row: GridRow, limit: Int) throws -> [GridRow] {
@@ -87,9 +153,9 @@ package final class TableSource: GridSource, Sendable {
             let start = row.key.first?.int64Value ?? 0
             return try offsetPage(from: max(0, start - Int64(limit)), limit: Int(min(Int64(limit), start)))
         }
-        let marks = "(" + Array(repeating: "?", count: keyColumns.count).joined(separator: ", ") + ")"
-        return try fetch("SELECT \(selectList) FROM \(quoted) WHERE \(keyTuple) < \(marks) ORDER BY \(order("DESC")) LIMIT ?",
-                         row.key + [.integer(Int64(limit))]).reversed()
+        let (condition, arguments) = keyset(from: row, forward: false)
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause(condition)) ORDER BY \(order(forward: false)) LIMIT ?",
+                         arguments + [.integer(Int64(limit))]).reversed()
     }
 
     package func lastPage(limit: Int) throws -> [GridRow] {
@@ -97,12 +163,13 @@ package final class TableSource: GridSource, Sendable {
             let total = Int64(try count())
             return try offsetPage(from: max(0, total - Int64(limit)), limit: limit)
         }
-        return try fetch("SELECT \(selectList) FROM \(quoted) ORDER BY \(order("DESC")) LIMIT ?", [.integer(Int64(limit))]).reversed()
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause(nil)) ORDER BY \(order(forward: false)) LIMIT ?",
+                         [.integer(Int64(limit))]).reversed()
     }
 
     package func count() throws -> Int {
         // On its own read connection, so a slow count never holds up paging.
-        try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM \(quoted)", cached: false)?.int64Value ?? 0) }
+        try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM \(quoted)\(clause(nil))", cached: false)?.int64Value ?? 0) }
     }
 
     private func offsetPage(from start: Int64, limit: Int) throws -> [GridRow] {
@@ -110,7 +177,8 @@ package final class TableSource: GridSource, Sendable {
         var index = start
         return try store.queue.read { db in
             var rows: [GridRow] = []
-            try db.forEachRow("SELECT * FROM \(quoted) LIMIT ? OFFSET ?", [.integer(Int64(limit)), .integer(start)]) { s in
+            let order = view.sort.map { " ORDER BY " + Database.quoteIdentifier($0.column) + ($0.descending ? " DESC" : " ASC") } ?? ""
+            try db.forEachRow("SELECT * FROM \(quoted)\(clause(nil))\(order) LIMIT ? OFFSET ?", [.integer(Int64(limit)), .integer(start)]) { s in
                 rows.append(GridRow(key: [.integer(index)], cells: (0..<s.columnCount).map { cell(s.value(at: $0), column: $0) }))
                 index += 1
                 return true
@@ -120,13 +188,16 @@ package final class TableSource: GridSource, Sendable {
     }
 
     private func fetch(_ sql: String, _ arguments: [DatabaseValue]) throws -> [GridRow] {
+        let orderCount = view.sort == nil ? 0 : 1
         let keyCount = keyColumns.count
+        let lead = orderCount + keyCount
         return try store.queue.read { db in
             var rows: [GridRow] = []
             try db.forEachRow(sql, StatementArguments(arguments)) { s in
-                let key = (0..<keyCount).map { s.value(at: $0) }
-                let cells = (keyCount..<s.columnCount).map { cell(s.value(at: $0), column: $0 - keyCount) }
-                rows.append(GridRow(key: key, cells: cells))
+                let orderKey = (0..<orderCount).map { s.value(at: $0) }
+                let key = (orderCount..<lead).map { s.value(at: $0) }
+                let cells = (lead..<s.columnCount).map { cell(s.value(at: $0), column: $0 - lead) }
+                rows.append(GridRow(key: key, cells: cells, orderKey: orderKey))
                 return true
             }
             return rows

@@ -1,0 +1,150 @@
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterBrowser
+
+/// Sorted and filtered grids (`[`, `]`, `f`, `F`): paging by the sort column's value and
+/// the key gives exactly SQLite's `ORDER BY` of the filtered rows, forwards and backwards,
+/// NULLs, ties and mixed types included.
+@Suite struct TableViewTests {
+    /// A table whose `s` column holds NULLs, ties, integers, reals, text and blobs.
+    func makeMixed(at path: String, seed: UInt64, withoutRowID: Bool = false) throws -> Store {
+        var rng = SplitMix64(seed: seed)
+        let db = try Database(path: path)
+        if withoutRowID {
+            try db.execute("CREATE TABLE t (a INTEGER NOT NULL, b TEXT NOT NULL, s, n INTEGER, PRIMARY KEY (b, a)) WITHOUT ROWID")
+        } else {
+            try db.execute("CREATE TABLE t (s, n INTEGER, b TEXT)")
+        }
+        for i in 0..<300 {
+            let s: DatabaseValue
+            switch Int.random(in: 0..<6, using: &rng) {
+            case 0: s = .null
+            case 1: s = .integer(Int64.random(in: 0..<8, using: &rng))
+            case 2: s = .real(Double(Int.random(in: 0..<8, using: &rng)) + 0.5)
+            case 3: s = .text(["a", "b", "B", "ab", ""].randomElement(using: &rng)!)
+            case 4: s = .blob(Data([UInt8.random(in: 0...2, using: &rng)]))
+            default: s = .integer(3)
+            }
+            let n = DatabaseValue.integer(Int64.random(in: 0..<10, using: &rng))
+            if withoutRowID {
+                try db.execute("INSERT INTO t (a, b, s, n) VALUES (?, ?, ?, ?)", [.integer(Int64(i % 7)), .text("k\(i)"), s, n])
+            } else {
+                try db.execute("INSERT INTO t (s, n, b) VALUES (?, ?, ?)", [s, n, .text("r\(i)")])
+            }
+        }
+        return try Store(existingAt: path)
+    }
+
+    /// Every row, a page of `limit` at a time, forwards from the first page and backwards
+    /// from the last: the `b` column of each.
+    func walk(_ source: GridSource, limit: Int) throws -> (forward: [String], backward: [String]) {
+        let b = source.columns.firstIndex(of: "b")!
+        var forward: [String] = []
+        var page = try source.firstPage(limit: limit)
+        while let last = page.last {
+            forward += page.map { $0.cells[b].text }
+            page = try source.page(after: last, limit: limit)
+        }
+        var backward: [String] = []
+        page = try source.lastPage(limit: limit)
+        while let first = page.first {
+            backward = page.map { $0.cells[b].text } + backward
+            page = try source.page(before: first, limit: limit)
+        }
+        return (forward, backward)
+    }
+
+    @Test(arguments: [(UInt64(1), false), (2, false), (3, true), (4, true)])
+    func pagesGiveSQLitesOrder(seed: UInt64, withoutRowID: Bool) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("t.db")
+        let store = try makeMixed(at: path, seed: seed, withoutRowID: withoutRowID)
+        let key = withoutRowID ? ["b", "a"] : ["rowid"]
+        let source = try TableSource(store: store, table: "t", crypt: KeyRing.empty)
+        for descending in [false, true] {
+            for filter in [nil, "n < 5", "s IS NULL OR n = 1"] {
+                let view = TableView(sort: .init(column: "s", descending: descending), filter: filter)
+                let sorted = try source.viewing(view)
+                let direction = descending ? " DESC" : " ASC"
+                let expected = try store.queue.read { db in
+                    try db.query("SELECT b FROM t" + (filter.map { " WHERE " + $0 } ?? "")
+                                 + " ORDER BY s\(direction), " + key.map { $0 + direction }.joined(separator: ", "))
+                        .compactMap { $0[0].stringValue }
+                }
+                #expect(expected.count > 20)
+                let (forward, backward) = try walk(sorted, limit: 7)
+                #expect(forward == expected, "seed \(seed) \(view.summary)")
+                #expect(backward == expected, "seed \(seed) \(view.summary)")
+                #expect(try sorted.count() == expected.count)
+            }
+        }
+    }
+
+    /// A view (paged by offset) sorts and filters too.
+    @Test func aViewSortsAndFilters() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("v.db")
+        let store = try makeMixed(at: path, seed: 9)
+        try store.queue.write { db in try db.execute("CREATE VIEW v AS SELECT n, b FROM t") }
+        let view = try TableSource(store: store, table: "v", crypt: KeyRing.empty)
+            .viewing(TableView(sort: .init(column: "n", descending: true), filter: "n > 2"))
+        let rows = try view.firstPage(limit: 1000)
+        let numbers = rows.compactMap { Int($0.cells[0].text) }
+        #expect(!numbers.isEmpty && numbers.allSatisfy { $0 > 2 })
+        #expect(numbers == numbers.sorted(by: >))
+    }
+
+    /// What cannot be sorted or filtered says why, before any row is read.
+    @Test func refusals() throws {
+        let folder = TemporaryFolder()
+        let store = try makeMixed(at: folder.file("r.db"), seed: 5)
+        let source = try TableSource(store: store, table: "t", encryptedColumns: ["b"], crypt: KeyRing.empty)
+        func refusal(_ view: TableView) -> String {
+            do { _ = try source.viewing(view); return "accepted" } catch { return "\(error)" }
+        }
+        #expect(refusal(TableView(sort: .init(column: "b", descending: false))).contains("b is encrypted"))
+        #expect(refusal(TableView(sort: .init(column: "zz", descending: false))).contains("no column zz"))
+        #expect(refusal(TableView(filter: "nope > 1")).contains("no such column: nope"))
+        #expect(refusal(TableView(filter: "1); DROP TABLE t; --")).hasPrefix("filter"))
+        #expect(try store.queue.read { db in try db.scalar("SELECT count(*) FROM t") }?.int64Value == 300)
+    }
+
+    /// The keys: `]` sorts the cursor's column descending (read as a command), `]` again
+    /// puts the grid back in its own order, `f` filters and the status line says so, `F`
+    /// clears it, a bad filter leaves the grid as it was and says why.
+    @Test func keysSortAndFilterTheGrid() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("k.db")
+        _ = try makeMixed(at: path, seed: 6)
+        let b = try browser(path, keys: .empty, width: 120, height: 30)
+        b.openNodeAndLoad(named: "t")
+        b.press(.right)                                     // the n column
+        b.press(.character("]"))
+        let numbers = { b.grid?.rows.compactMap { Int($0.cells[1].text) } ?? [] }
+        #expect(b.grid?.source.view.sort == .init(column: "n", descending: true))
+        #expect(numbers().first == 9 && numbers() == numbers().sorted(by: >))
+        #expect(b.screenText.contains("sorted by n ↓"))
+        b.press(.character("]"))
+        #expect(b.grid?.source.view.sort == nil)
+
+        b.press(.character("f"))
+        for c in "n = 4" { b.press(.character(c)) }
+        b.press(.enter)
+        #expect(b.grid?.source.view.filter == "n = 4")
+        #expect(!numbers().isEmpty && numbers().allSatisfy { $0 == 4 })
+        #expect(b.screenText.contains("where n = 4"))
+        let shown = numbers().count
+
+        b.press(.character("f"), .control("u"))
+        for c in "nope = 1" { b.press(.character(c)) }
+        b.press(.enter)
+        #expect(b.screenText.contains("no such column: nope"))
+        #expect(b.grid?.source.view.filter == "n = 4")
+        #expect(numbers().count == shown)
+
+        b.press(.character("F"))
+        #expect(b.grid?.source.view.isDefault == true)
+        #expect(numbers().count > shown)
+    }
+}
