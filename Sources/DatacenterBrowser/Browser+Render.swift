@@ -74,9 +74,18 @@ extension Browser {
         "(no tables added, journal mode kept). --read-only: no writes.",
     ]
 
+    /// The help's lines: the keys, then the theme files that could not be used, if any.
+    var helpText: [String] {
+        guard !themeErrors.isEmpty else { return Browser.helpLines }
+        // Wrapped to the help's width: a problem names a path, which may be long.
+        let room = max(8, width - treeWidth - 4)
+        return Browser.helpLines + ["", "Theme files skipped:"]
+            + themeErrors.flatMap { Inspector.wrapWords("\($0)", width: room).map { "  " + $0 } }
+    }
+
     private func renderHelp(_ screen: inout ScreenGrid) {
         let left = treeWidth + 1
-        for (line, text) in Browser.helpLines.enumerated() where line + 1 < height - 1 {
+        for (line, text) in helpText.enumerated() where line + 1 < height - 1 {
             screen.fill(x: left, y: line + 1, count: width - left, role: .dialog)
             screen.write(text, x: left + 1, y: line + 1, maxWidth: width - left - 1, role: .dialog)
         }

@@ -76,14 +76,25 @@ package final class Browser {
         let focus: Focus
     }
 
-    /// A browser over `catalog` on a `width` × `height` screen.
-    package init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil) {
+    /// The theme files that could not be used, each with its file, line and what is wrong:
+    /// the status line says so when the browser starts, and the help (`?`) lists them all.
+    package let themeErrors: [ThemeError]
+
+    /// A browser over `catalog` on a `width` × `height` screen, in the theme `themeName` of
+    /// `themes`; `themeErrors` are the problems found loading them, shown once it starts.
+    package init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil,
+                 themeErrors: [ThemeError] = []) {
         self.catalog = catalog
         self.width = width
         self.height = height
         self.themes = themes.isEmpty ? [Theme.builtIn] : themes
+        self.themeErrors = themeErrors
         if let themeName, let index = self.themes.firstIndex(where: { $0.name == themeName }) { themeIndex = index }
         tree = TreePane(roots: catalog.roots)
+        if let first = themeErrors.first {
+            let more = themeErrors.count > 1 ? " (and \(themeErrors.count - 1) more: ? lists them)" : " (? lists it)"
+            message = ("theme file skipped: \(first)" + more, true)
+        }
     }
 
     /// The commands asked for since the last call, to run off the input loop.
