@@ -175,7 +175,7 @@ package final class Browser {
             return
         }
         // Shortcuts apply where keys are not text being typed (console, DAO form).
-        let navigating = focus == .tree || focus == .grid || focus == .review || (focus == .dao && daoPanel?.stage == .methods)
+        let navigating = focus == .tree || focus == .grid || focus == .review || (focus == .dao && (daoPanel?.stage == .methods || daoPanel?.resultsFocused == true))
         switch key {
         case .character("?") where navigating || focus == .inspector: showHelp = true; return
         case .character("d") where focus == .tree || focus == .grid: openDAOPanel(); return

@@ -101,6 +101,12 @@ struct DAOPanel {
     var resultIsError = false
     /// The first body line shown (the panel scrolls; see `DAOPanel+Layout`).
     var scroll = 0
+    /// True when the keys scroll the results (Tab or ↓ past the last field) instead of
+    /// editing a field.
+    var resultsFocused = false
+    /// The columns of a select's result rows scrolled off to the left (← → while the results
+    /// have the keys): rows are cut at the edge, not wrapped, so their columns stay aligned.
+    var resultShift = 0
     /// The id of the run going on in the background (`DAORun`), if any.
     var running: Int?
     /// The id of the preview being worked out (`DAOPreview`), if any: a write waits for it.
@@ -149,6 +155,8 @@ struct DAOPanel {
         scroll = 0
         stage = .form
         resultLines = []
+        resultsFocused = false
+        resultShift = 0
         return refreshPreview(catalog: catalog, id: id)
     }
 
@@ -269,6 +277,7 @@ struct DAOPanel {
         running = nil
         resultLines = lines
         resultIsError = isError
+        resultShift = 0
         return true
     }
 

@@ -407,19 +407,9 @@ struct GridPane {
         }
     }
 
-    /// Draws text in a cell of `width` columns, ending in a `…` marker when cut. The cut
-    /// falls between terminal cells, so the marker follows the last character shown (no gap
-    /// when a wide character did not fit) and the zero-width scalars shown stay.
+    /// Draws text in a cell of `width` columns, ending in a `…` marker when cut
+    /// (`ScreenGrid.writeCut`).
     private static func drawCell(_ text: String, x: Int, y: Int, width: Int, role: StyleRole, _ screen: inout ScreenGrid) {
-        // Only what can show is escaped and measured (a cell may hold 256 characters).
-        let visible = TerminalText.visible(text, limit: width + 1)
-        if TerminalText.width(of: visible) <= width {
-            screen.write(visible, x: x, y: y, maxWidth: width, role: role)
-        } else {
-            // Cut to leave the marker its column: what fits in width - 1, then "…".
-            let cut = String(TerminalText.visible(text, limit: width - 1).unicodeScalars.dropLast())
-            let used = screen.write(cut, x: x, y: y, maxWidth: width - 1, role: role)
-            screen.write("…", x: x + used, y: y, maxWidth: 1, role: role == .grid ? .marker : role)
-        }
+        screen.writeCut(text, x: x, y: y, width: width, role: role, markerRole: role == .grid ? .marker : role)
     }
 }
