@@ -133,10 +133,11 @@ extension Browser {
         case .dao: hints = daoPanel?.hints ?? ""
         }
         let position = grid?.position ?? ""
-        // The position matters more than the hints: it keeps its place, the hints are cut.
+        // The position matters more than the hints: it keeps its place (up to half the line),
+        // and the hints are cut before it with `…`, a blank column between them.
         let positionWidth = min(TerminalText.width(of: position), width / 2)
-        screen.write(hints, x: 0, y: y, maxWidth: width - positionWidth - 1, role: .status)
-        screen.write(position, x: width - positionWidth, y: y, maxWidth: positionWidth, role: .status)
+        screen.writeCut(hints, x: 0, y: y, width: width - positionWidth - 1, role: .status)
+        screen.writeCut(position, x: width - positionWidth, y: y, width: positionWidth, role: .status)
     }
 
     /// 2000000 → "2,000,000".
