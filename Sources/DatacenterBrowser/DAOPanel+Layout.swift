@@ -110,9 +110,10 @@ extension DAOPanel {
                 lines.append(Line(text: "", role: .grid))
             }
             let role: StyleRole = resultIsError ? .error : .decrypted
-            for result in resultLines {
-                if resultsAreRows {
-                    // Rows (a table laid out in columns) are cut at the edge and scroll sideways.
+            for (index, result) in resultLines.enumerated() {
+                if resultsAreRows && index > 0 {
+                    // Rows (a table laid out in columns) are cut at the edge and scroll sideways;
+                    // the first line is the summary (`resultSummary`), which wraps.
                     lines.append(Line(text: DAOPanel.dropColumns(result, resultShift), role: role, indent: 1, anchor: .results, isCut: true))
                 } else {
                     // Messages wrap.
