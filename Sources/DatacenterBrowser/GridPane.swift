@@ -352,11 +352,12 @@ struct GridPane {
 
     // MARK: Drawing
 
-    /// The status line's right part: the cursor row's key and the row count.
+    /// The status line's right part: the cursor row's key (or 1-based number, for rows
+    /// paged by offset: `GridSource.position(of:)`) and the row count.
     var position: String {
         let count = total.map { " of " + Browser.grouped($0) } ?? " of …"
-        let key = rows.indices.contains(cursor) ? rows[cursor].key.map(\.description).joined(separator: ",") : "-"
-        return "key \(key)\(count) rows "
+        let row = rows.indices.contains(cursor) ? source.position(of: rows[cursor]) : "key -"
+        return "\(row)\(count) rows "
     }
 
     /// Column widths from the header and the `rowCount` rows shown, 3 to 40 columns each.

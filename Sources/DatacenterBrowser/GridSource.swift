@@ -76,10 +76,18 @@ package protocol GridSource: AnyObject, Sendable {
     func count() throws -> Int
     /// The column the cursor starts on (the value column of KV and cache grids).
     var initialColumn: Int { get }
+    /// How the status line names `row`: `key 42` (its paging key), or `row 7` (1-based) for
+    /// rows paged by offset, whose key is an offset from 0 that means nothing to the user.
+    func position(of row: GridRow) -> String
 }
 
 extension GridSource {
     package var initialColumn: Int { 0 }
+
+    /// `key` and the row's paging key, its parts joined by commas.
+    package func position(of row: GridRow) -> String {
+        "key " + row.key.map(\.description).joined(separator: ",")
+    }
 }
 
 /// Turns stored values into grid cells: one line, safe, cut, and decrypted where a key
