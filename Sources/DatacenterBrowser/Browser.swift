@@ -128,6 +128,7 @@ package final class Browser {
             height = h
             refillGrid()
             tree.scrollToCursor(height: bodyHeight)
+            inspector?.layOut(width: paneArea.width)
         case let .gridOpened(id, node, source, rows, error): gridOpened(id: id, node: node, source: source, rows: rows, error: error)
         case let .rowCount(id, count):
             if grid?.id == id { grid?.total = count }
@@ -256,7 +257,8 @@ package final class Browser {
             case .open(let node):
                 // Off the input loop: the grid shows when its first rows are in.
                 startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false)
-            case .inspect(let value):
+            case .inspect(var value):
+                value.layOut(width: paneArea.width)         // once, not on every key and frame
                 inspector = value
                 focus = .inspector
             case .prompt(var line):
