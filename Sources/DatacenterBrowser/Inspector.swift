@@ -143,7 +143,10 @@ package struct Inspector: Sendable {
         }
     }
 
+    /// What the hex view shows: the value's bytes as stored (decrypted), never the JSON
+    /// the other views show of a property list.
     private var bytes: Data {
+        if let stored = cell.storedBytes { return stored }
         switch cell.content {
         case .database(.blob(let d)): return d
         case .propertyList(.data(let d)): return d

@@ -51,4 +51,22 @@ import Testing
         #expect(b.inspector?.layout?.mode == .hex)
         #expect(b.screenText.contains("00000000  77 6f 72 64 30 20"))   // "word0 "
     }
+
+    /// A property list's hex view shows the binary property list it is stored as (decrypted
+    /// when encrypted), not the JSON the json view shows: KV values and archived cache entries,
+    /// plain and encrypted.
+    @Test(arguments: ["app", "profile", "tokens"])
+    func theHexViewOfAPropertyListShowsTheStoredBytes(node: String) throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder))
+        b.openTreeNode(node)
+        b.press(.enter)
+        #expect(b.focus == .inspector)
+        #expect(b.screenText.contains("json view"))
+        b.press(.character("m"))
+        let screen = b.screenText
+        #expect(screen.contains("hex view"))
+        #expect(screen.contains("00000000  62 70 6c 69 73 74 30 30"))     // "bplist00"
+        #expect(screen.contains("bplist00"))
+    }
 }
