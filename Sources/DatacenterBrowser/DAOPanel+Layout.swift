@@ -104,7 +104,7 @@ extension DAOPanel {
         } else if !resultLines.isEmpty {
             if resultsFocused {
                 let sideways = resultShift > 0 ? " · \(resultShift) columns hidden on the left" : ""
-                lines.append(Line(text: "output: ↑↓ ←→ PgUp PgDn Home End scroll · Tab back to the form" + sideways,
+                lines.append(Line(text: "output (↑↓ ←→ scroll, Tab: the form)" + sideways,
                                   role: .gridSelected, indent: 1, anchor: .results))
             } else {
                 lines.append(Line(text: "", role: .grid))
@@ -114,7 +114,9 @@ extension DAOPanel {
                 if resultsAreRows && index > 0 {
                     // Rows (a table laid out in columns) are cut at the edge and scroll sideways;
                     // the first line is the summary (`resultSummary`), which wraps.
-                    lines.append(Line(text: DAOPanel.dropColumns(result, resultShift), role: role, indent: 1, anchor: .results, isCut: true))
+                    // A line that fits (a count line) stays put.
+                    let shifted = TerminalText.width(of: TerminalText.visible(result)) > width - 2 ? DAOPanel.dropColumns(result, resultShift) : result
+                    lines.append(Line(text: shifted, role: role, indent: 1, anchor: .results, isCut: true))
                 } else {
                     // Messages wrap.
                     for part in Inspector.wrapWords(result, width: max(8, width - 2)) {

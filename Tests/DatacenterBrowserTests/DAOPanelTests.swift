@@ -69,6 +69,7 @@ import Testing
         b.press(.right, times: 3)
         #expect(b.screenText.contains("read starred"))
         #expect(!b.screenText.contains("1  team"))
+        #expect(b.screenText.contains(" 5 row(s)\n"))                 // the count line fits: it stays put
         b.press(.left, times: 3)
         #expect(b.screenText.contains("1  team"))
         b.press(.home)
