@@ -55,14 +55,16 @@ extension Browser {
         "  Enter          open / inspect  Tab Esc    switch pane",
         "  m              inspector view: text, json, hex",
         "  /  n           search the grid (streams, Esc cancels), next",
-        "  [  ]           sort by the column ascending / descending (again: off)",
-        "  f  F           filter rows with a SQL WHERE expression, clear it",
+        "  [  ]           sort by the column ↑ / ↓ (again: off)",
+        "  f  F           filter rows (SQL WHERE), clear the filter",
         "  :              SQL console on the current store (read-only)",
         "  e  x  o        edit cell, delete row, insert row (staged)",
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
         "  w              review staged edits: c commit, u discard",
         "  t              next theme      ?          this help",
-        "  d              DAO methods of a DAO table: form, SQL preview, run",
+        "  d              DAO methods of a DAO table: form, SQL preview, run;",
+        "                 PgUp PgDn scroll; ↓ or Tab past the last field:",
+        "                 its output (↑↓ ←→ Home End scroll, Tab back)",
         "  q  Ctrl-C      quit: asks first if edits are staged",
         "  mouse          click, wheel",
         "  typing         ← → Home End, ^A ^E start/end, ^U ^K cut to",
@@ -76,9 +78,18 @@ extension Browser {
         "(no tables added, journal mode kept). --read-only: no writes.",
     ]
 
+    /// The help's lines: the keys, then the theme files that could not be used, if any.
+    var helpText: [String] {
+        guard !themeErrors.isEmpty else { return Browser.helpLines }
+        // Wrapped to the help's width: a problem names a path, which may be long.
+        let room = max(8, width - treeWidth - 4)
+        return Browser.helpLines + ["", "Theme files skipped:"]
+            + themeErrors.flatMap { Inspector.wrapWords("\($0)", width: room).map { "  " + $0 } }
+    }
+
     private func renderHelp(_ screen: inout ScreenGrid) {
         let left = treeWidth + 1
-        for (line, text) in Browser.helpLines.enumerated() where line + 1 < height - 1 {
+        for (line, text) in helpText.enumerated() where line + 1 < height - 1 {
             screen.fill(x: left, y: line + 1, count: width - left, role: .dialog)
             screen.write(text, x: left + 1, y: line + 1, maxWidth: width - left - 1, role: .dialog)
         }
@@ -124,10 +135,11 @@ extension Browser {
         case .dao: hints = daoPanel?.hints ?? ""
         }
         let position = grid?.position ?? ""
-        // The position matters more than the hints: it keeps its place, the hints are cut.
+        // The position matters more than the hints: it keeps its place (up to half the line),
+        // and the hints are cut before it with `…`, a blank column between them.
         let positionWidth = min(TerminalText.width(of: position), width / 2)
-        screen.write(hints, x: 0, y: y, maxWidth: width - positionWidth - 1, role: .status)
-        screen.write(position, x: width - positionWidth, y: y, maxWidth: positionWidth, role: .status)
+        screen.writeCut(hints, x: 0, y: y, width: width - positionWidth - 1, role: .status)
+        screen.writeCut(position, x: width - positionWidth, y: y, width: positionWidth, role: .status)
     }
 
     /// 2000000 → "2,000,000".

@@ -80,14 +80,25 @@ package final class Browser {
         let focus: Focus
     }
 
-    /// A browser over `catalog` on a `width` × `height` screen.
-    package init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil) {
+    /// The theme files that could not be used, each with its file, line and what is wrong:
+    /// the status line says so when the browser starts, and the help (`?`) lists them all.
+    package let themeErrors: [ThemeError]
+
+    /// A browser over `catalog` on a `width` × `height` screen, in the theme `themeName` of
+    /// `themes`; `themeErrors` are the problems found loading them, shown once it starts.
+    package init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil,
+                 themeErrors: [ThemeError] = []) {
         self.catalog = catalog
         self.width = width
         self.height = height
         self.themes = themes.isEmpty ? [Theme.builtIn] : themes
+        self.themeErrors = themeErrors
         if let themeName, let index = self.themes.firstIndex(where: { $0.name == themeName }) { themeIndex = index }
         tree = TreePane(roots: catalog.roots)
+        if let first = themeErrors.first {
+            let more = themeErrors.count > 1 ? " (and \(themeErrors.count - 1) more: ? lists them)" : " (? lists it)"
+            message = ("theme file skipped: \(first)" + more, true)
+        }
     }
 
     /// The commands asked for since the last call, to run off the input loop.
@@ -121,6 +132,7 @@ package final class Browser {
             height = h
             refillGrid()
             tree.scrollToCursor(height: bodyHeight)
+            inspector?.layOut(width: paneArea.width)
         case let .gridOpened(id, node, source, rows, error): gridOpened(id: id, node: node, source: source, rows: rows, error: error)
         case let .rowCount(id, count):
             if grid?.id == id { grid?.total = count }
@@ -168,7 +180,7 @@ package final class Browser {
             return
         }
         // Shortcuts apply where keys are not text being typed (console, DAO form).
-        let navigating = focus == .tree || focus == .grid || focus == .review || (focus == .dao && daoPanel?.stage == .methods)
+        let navigating = focus == .tree || focus == .grid || focus == .review || (focus == .dao && (daoPanel?.stage == .methods || daoPanel?.resultsFocused == true))
         switch key {
         case .character("?") where navigating || focus == .inspector: showHelp = true; return
         case .character("d") where focus == .tree || focus == .grid: openDAOPanel(); return
@@ -250,7 +262,8 @@ package final class Browser {
             case .open(let node):
                 // Off the input loop: the grid shows when its first rows are in.
                 startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
-            case .inspect(let value):
+            case .inspect(var value):
+                value.layOut(width: paneArea.width)         // once, not on every key and frame
                 inspector = value
                 focus = .inspector
             case .prompt(var line):

@@ -51,6 +51,15 @@ package final class CacheSource: GridSource, Sendable {
     /// style is a value (`Sendable`), so one serves every row on every thread.
     private static let expiryFormat = Date.ISO8601FormatStyle()
 
+    /// The bytes an archived entry is stored as (a binary property list), decrypted when the
+    /// cache is encrypted; nil for a `data` entry, whose bytes are its value. Called once
+    /// `CacheCatalog.decode` opened the entry, so the same key opens these bytes.
+    private func archivedBytes(_ entry: CacheEntry) -> Data? {
+        guard entry.encoding == "archive" else { return nil }
+        guard info.isEncrypted else { return entry.stored }
+        return try? store.kv.defaultCrypt.decrypt(entry.stored)
+    }
+
     private func row(_ entry: CacheEntry) -> GridRow {
         let expires = entry.expires.map { $0.formatted(CacheSource.expiryFormat) } ?? "never"
         let value: GridCell
@@ -61,7 +70,7 @@ package final class CacheSource: GridSource, Sendable {
             if case .data(let d) = decoded { text = String(data: d, encoding: .utf8).map(ValueFormatter.cut) ?? ValueFormatter.blobPreview(d) }
             else { text = ValueFormatter.cut(KVValue.plist(decoded).displayString) }
             value = GridCell(text: text, role: role, typeName: entry.encoding, encryption: info.isEncrypted ? .decrypted : .plain,
-                             content: .propertyList(decoded))
+                             content: .propertyList(decoded), storedBytes: archivedBytes(entry))
         } catch {
             let reason = ValueFormatter.lockReason(error)
             value = GridCell(text: "[locked: \(reason)]", role: .locked, typeName: entry.encoding, encryption: .locked(reason))

@@ -18,7 +18,13 @@ extension DAOPanel {
         let role: StyleRole
         var indent = 0
         var anchor: Anchor? = nil
+        /// True for a line cut at the pane's edge with `…` (a result row) rather than wrapped.
+        var isCut = false
     }
+
+    /// True when the results are rows laid out in columns (a select's, not an error): they
+    /// are cut at the edge and scroll sideways, so their columns stay aligned.
+    var resultsAreRows: Bool { !resultIsError && method?.kind == .select }
 
     /// Every line of the body (below the title) for a pane `width` columns wide. Pure: the
     /// same panel and width give the same lines.
@@ -96,14 +102,47 @@ extension DAOPanel {
                 lines.append(Line(text: part, role: .dialog, indent: 1, anchor: .confirm))
             }
         } else if !resultLines.isEmpty {
-            lines.append(Line(text: "", role: .grid))
-            for result in resultLines {
-                // Messages wrap; row lines (a table laid out in columns) are cut at the edge.
-                let parts = result.contains("│") ? [result] : Inspector.wrapWords(result, width: max(8, width - 2))
-                for part in parts { lines.append(Line(text: part, role: resultIsError ? .error : .decrypted, indent: 1, anchor: .results)) }
+            if resultsFocused {
+                let sideways = resultShift > 0 ? " · \(resultShift) columns hidden on the left" : ""
+                lines.append(Line(text: "output (↑↓ ←→ scroll, Tab: the form)" + sideways,
+                                  role: .gridSelected, indent: 1, anchor: .results))
+            } else {
+                lines.append(Line(text: "", role: .grid))
+            }
+            let role: StyleRole = resultIsError ? .error : .decrypted
+            for (index, result) in resultLines.enumerated() {
+                if resultsAreRows && index > 0 {
+                    // Rows (a table laid out in columns) are cut at the edge and scroll sideways;
+                    // the first line is the summary (`resultSummary`), which wraps.
+                    // A line that fits (a count line) stays put.
+                    let shifted = TerminalText.width(of: TerminalText.visible(result)) > width - 2 ? DAOPanel.dropColumns(result, resultShift) : result
+                    lines.append(Line(text: shifted, role: role, indent: 1, anchor: .results, isCut: true))
+                } else {
+                    // Messages wrap.
+                    for part in Inspector.wrapWords(result, width: max(8, width - 2)) {
+                        lines.append(Line(text: part, role: role, indent: 1, anchor: .results))
+                    }
+                }
             }
         }
         return lines
+    }
+
+    /// `text` without its first `count` columns (a wide character across the edge goes whole).
+    static func dropColumns(_ text: String, _ count: Int) -> String {
+        guard count > 0 else { return text }
+        var dropped = 0, kept = ""
+        TerminalText.forEachCell(in: text) { cell, width in
+            if dropped < count { dropped += width } else { kept += cell }
+            return true
+        }
+        return kept
+    }
+
+    /// How far the result rows may scroll sideways on a panel `width` wide: until the widest
+    /// row's end shows.
+    func maximumResultShift(width: Int) -> Int {
+        max(0, (resultLines.map { TerminalText.width(of: TerminalText.visible($0)) }.max() ?? 0) - (width - 2))
     }
 
     /// `scroll` kept within the lines: the last page ends at the last line.

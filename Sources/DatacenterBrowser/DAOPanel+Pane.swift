@@ -39,6 +39,26 @@ extension DAOPanel {
         var effects: [PaneEffect] = []
         var reveal: Anchor?
         switch stage {
+        case .form where resultsFocused:
+            // The results have the keys: they scroll; Tab, Shift-Tab or Esc give the form back.
+            let lines = bodyLines(width: width)
+            switch key {
+            case .up, .character("k"): scroll(by: -1, width: width, height: height)
+            case .down, .character("j"): scroll(by: 1, width: width, height: height)
+            case .left, .character("h"): resultShift = max(0, resultShift - 8)
+            case .right, .character("l"): resultShift = min(maximumResultShift(width: width), resultShift + 8)
+            case .home, .character("g"):
+                scroll = DAOPanel.clamped(lines.firstIndex { $0.anchor == .results } ?? 0, lineCount: lines.count, height: height)
+            case .end, .character("G"): scroll = DAOPanel.clamped(lines.count, lineCount: lines.count, height: height)
+            case .tab, .backTab, .escape:
+                resultsFocused = false
+                reveal = .field(fieldCursor)
+            case .enter, .character("\u{12}"):                           // Enter or Ctrl-R: run again
+                resultsFocused = false
+                if let run = run(catalog: catalog, id: context.ids.next()) { effects.append(.command(.daoRun(run))) }
+                reveal = stage == .confirm ? .confirm : .results
+            default: break
+            }
         case .methods:
             switch key {
             case .up, .character("k"): methodCursor = max(0, methodCursor - 1)
@@ -53,6 +73,10 @@ extension DAOPanel {
             reveal = .field(fieldCursor)
             switch key {
             case .up, .backTab: fieldCursor = max(0, fieldCursor - 1)
+            case .down where showsResultsNext, .tab where showsResultsNext:
+                // Past the last field: the results take the keys, to scroll them.
+                resultsFocused = true
+                reveal = .results
             case .down, .tab: fieldCursor = min(max(0, fields.count - 1), fieldCursor + 1)
             case .escape:
                 stage = .methods
@@ -121,11 +145,16 @@ extension DAOPanel {
         return effects
     }
 
+    /// True when ↓ or Tab gives the keys to the results: the cursor is on the last field
+    /// (or there is none) and there are results to scroll.
+    private var showsResultsNext: Bool { fieldCursor >= fields.count - 1 && !resultLines.isEmpty }
+
     /// The status line's key hints for the stage.
     var hints: String {
         if running != nil { return " running… PgUp PgDn scroll" }
         switch stage {
-        case .form: return " type a JSON value (\"strings\" quoted)  ↑↓ Tab field  Ctrl-N nil  Enter run  Esc methods"
+        case .form where resultsFocused: return " ↑↓ scroll  ←→ sideways  PgUp PgDn page  Home End  Tab form  Enter run again"
+        case .form: return " type a JSON value (\"strings\" quoted)  ↑↓ Tab field, then output  Ctrl-N nil  Enter run  Esc methods"
         case .confirm: return " y run it  n cancel"
         case .methods: return " ↑↓ choose  Enter form  Esc back"
         }
@@ -149,7 +178,11 @@ extension DAOPanel {
             guard y < area.y + area.height else { break }
             let fill: StyleRole = line.role == .gridHeader || line.role == .gridSelected || line.role == .dialog ? line.role : .grid
             screen.fill(x: area.x, y: y, count: area.width, role: fill)
-            screen.write(line.text, x: area.x + line.indent, y: y, maxWidth: area.width - line.indent, role: line.role)
+            if line.isCut {
+                screen.writeCut(line.text, x: area.x + line.indent, y: y, width: area.width - line.indent, role: line.role, markerRole: .marker)
+            } else {
+                screen.write(line.text, x: area.x + line.indent, y: y, maxWidth: area.width - line.indent, role: line.role)
+            }
         }
     }
 }

@@ -101,6 +101,12 @@ struct DAOPanel {
     var resultIsError = false
     /// The first body line shown (the panel scrolls; see `DAOPanel+Layout`).
     var scroll = 0
+    /// True when the keys scroll the results (Tab or ↓ past the last field) instead of
+    /// editing a field.
+    var resultsFocused = false
+    /// The columns of a select's result rows scrolled off to the left (← → while the results
+    /// have the keys): rows are cut at the edge, not wrapped, so their columns stay aligned.
+    var resultShift = 0
     /// The id of the run going on in the background (`DAORun`), if any.
     var running: Int?
     /// The id of the preview being worked out (`DAOPreview`), if any: a write waits for it.
@@ -149,6 +155,8 @@ struct DAOPanel {
         scroll = 0
         stage = .form
         resultLines = []
+        resultsFocused = false
+        resultShift = 0
         return refreshPreview(catalog: catalog, id: id)
     }
 
@@ -269,14 +277,29 @@ struct DAOPanel {
         running = nil
         resultLines = lines
         resultIsError = isError
+        resultShift = 0
         return true
     }
 
-    /// The first line of a select's result, per the method's `result` type: the value for a
+    /// The first line of a select's result (one line: the panel wraps it and cuts the row
+    /// lines after it), per the method's `result` type: the value for a
     /// scalar result (the first column of the first row, or nil), the shape for the others.
-    /// `rows` are every row the call's statements returned (all foreach runs).
-    static func resultSummary(_ type: DAOResultType?, rows: [Row], crypt: any DataCrypt, encryptedColumns: Set<String>) -> [String] {
+    /// `rows` are every row the call's statements returned (all foreach runs); `elements` is
+    /// the number of elements of a method-level foreach (nil for none), whose result is one
+    /// result per element, so the line counts the elements and every row they returned.
+    static func resultSummary(_ type: DAOResultType?, rows: [Row], elements: Int? = nil, crypt: any DataCrypt,
+                              encryptedColumns: Set<String>) -> [String] {
         guard let type else { return ["result: none declared (success only); the rows:"] }
+        if let elements {
+            let each: String
+            switch type.element {
+            case .int, .longLong, .bool, .double, .string, .binary:
+                each = type.isArray ? "the first column of each row" : "the first column of its first row"
+            case .dictionary, .model, .map:
+                each = type.isArray ? "each row mapped" : "its first row mapped"
+            }
+            return ["result \(type) per element, \(elements) element(s) (\(each)): \(rows.count) row(s) in all:"]
+        }
         switch type.element {
         case .int, .longLong, .bool, .double, .string, .binary:
             if type.isArray { return ["result \(type): \(rows.count) value(s), the first column of each row:"] }

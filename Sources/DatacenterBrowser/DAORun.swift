@@ -45,17 +45,33 @@ package struct DAORun: Sendable {
         do {
             let call = try config.render(method.id, arguments: values, globals: [:], tableName: table)
             let db = try Database(path: storePath, mode: .readOnly, busyTimeout: busyTimeout)
-            var lines: [String] = []
-            var rows: [Row] = []
+            var batches: [[Row]] = []
             for statement in call.statements where !statement.skipped {
-                let fetched = try db.makeStatement(statement.sql).fetchAll(StatementArguments(statement.bindings))
-                rows += fetched
-                lines += RowsLayout.lines(fetched, encryptedColumns: encryptedColumns, crypt: keys)
+                batches.append(try db.makeStatement(statement.sql).fetchAll(StatementArguments(statement.bindings)))
             }
-            let summary = DAOPanel.resultSummary(method.result, rows: rows, crypt: keys, encryptedColumns: encryptedColumns)
+            let rows = batches.flatMap { $0 }
+            // Rows of one shape (every run of a foreach, say) show as one table, counted
+            // together; statements of different columns each get a table of their own.
+            let lines = Set(rows.map(\.columnNames)).count <= 1
+                ? (batches.isEmpty ? [] : RowsLayout.lines(rows, encryptedColumns: encryptedColumns, crypt: keys))
+                : batches.flatMap { RowsLayout.lines($0, encryptedColumns: encryptedColumns, crypt: keys) }
+            let summary = DAOPanel.resultSummary(method.result, rows: rows, elements: call.isForEach ? call.runs.count : nil,
+                                                 crypt: keys, encryptedColumns: encryptedColumns)
             return .daoFinished(runID: id, lines: summary + (lines.isEmpty ? ["(no rows)"] : lines), isError: false, wrote: false)
         } catch {
             return .daoFinished(runID: id, lines: ["\(error)"], isError: true, wrote: false)
+        }
+    }
+
+    /// True when the call inserted rows, so its last insert rowid is the rowid of one of
+    /// them: it changed rows, and a statement that ran is an INSERT or REPLACE. Otherwise
+    /// the connection's last insert rowid says nothing about this call (an UPDATE or DELETE
+    /// leaves it as it was), and it is not shown.
+    static func inserted(_ result: DAOCallResult) -> Bool {
+        guard !result.skipped, result.changes > 0, result.lastInsertRowID != 0 else { return false }
+        return result.statements.contains { statement in
+            let word = statement.sql.drop { $0.isWhitespace || $0 == "(" }.prefix { $0.isLetter }.lowercased()
+            return word == "insert" || word == "replace"
         }
     }
 
@@ -75,7 +91,7 @@ package struct DAORun: Sendable {
                 return try dao.call(method.id, values)
             }
             var line = result.skipped ? "skipped (onVoid quit): nothing ran" : "ok · \(result.changes) change(s)"
-            if method.kind == .insert && result.changes > 0 && !result.skipped { line += " · last insert rowid \(result.lastInsertRowID)" }
+            if DAORun.inserted(result) { line += " · last insert rowid \(result.lastInsertRowID)" }
             if !shown.isEmpty { line += " · table prepared first (\(shown.parts.count) statement(s))" }
             return .daoFinished(runID: id, lines: [line], isError: false, wrote: true)
         } catch {

@@ -376,13 +376,14 @@ struct GridPane {
 
     // MARK: Drawing
 
-    /// The status line's right part: the sort and filter, the cursor row's key and the row
-    /// count (of the rows the filter keeps).
+    /// The status line's right part: the sort and filter, the cursor row's key (or 1-based
+    /// number, for rows paged by offset: `GridSource.position(of:)`) and the row count (of
+    /// the rows the filter keeps).
     var position: String {
         let count = total.map { " of " + Browser.grouped($0) } ?? " of …"
-        let key = rows.indices.contains(cursor) ? rows[cursor].key.map(\.description).joined(separator: ",") : "-"
+        let row = rows.indices.contains(cursor) ? source.position(of: rows[cursor]) : "key -"
         let view = source.view.summary
-        return (view.isEmpty ? "" : view + " · ") + "key \(key)\(count) rows "
+        return (view.isEmpty ? "" : view + " · ") + "\(row)\(count) rows "
     }
 
     /// Column widths from the header and the `rowCount` rows shown, 3 to 40 columns each.
@@ -433,19 +434,9 @@ struct GridPane {
         }
     }
 
-    /// Draws text in a cell of `width` columns, ending in a `…` marker when cut. The cut
-    /// falls between terminal cells, so the marker follows the last character shown (no gap
-    /// when a wide character did not fit) and the zero-width scalars shown stay.
+    /// Draws text in a cell of `width` columns, ending in a `…` marker when cut
+    /// (`ScreenGrid.writeCut`).
     private static func drawCell(_ text: String, x: Int, y: Int, width: Int, role: StyleRole, _ screen: inout ScreenGrid) {
-        // Only what can show is escaped and measured (a cell may hold 256 characters).
-        let visible = TerminalText.visible(text, limit: width + 1)
-        if TerminalText.width(of: visible) <= width {
-            screen.write(visible, x: x, y: y, maxWidth: width, role: role)
-        } else {
-            // Cut to leave the marker its column: what fits in width - 1, then "…".
-            let cut = String(TerminalText.visible(text, limit: width - 1).unicodeScalars.dropLast())
-            let used = screen.write(cut, x: x, y: y, maxWidth: width - 1, role: role)
-            screen.write("…", x: x + used, y: y, maxWidth: 1, role: role == .grid ? .marker : role)
-        }
+        screen.writeCut(text, x: x, y: y, width: width, role: role, markerRole: role == .grid ? .marker : role)
     }
 }

@@ -36,14 +36,22 @@ package struct GridCell: Sendable {
     package let encryption: EncryptionState
     /// The whole value, for the inspector (the text is cut).
     package let content: CellContent
+    /// The value's bytes as stored (decrypted when it was encrypted), for the inspector's hex
+    /// view, when they are not the text shown: a property list or an archive is stored as a
+    /// binary property list, not as the JSON the other views show. Nil when the value's text
+    /// or blob is what is stored.
+    package let storedBytes: Data?
 
-    /// A cell showing `text`; `content` is what the inspector shows in full.
-    package init(text: String, role: StyleRole, typeName: String, encryption: EncryptionState = .plain, content: CellContent = .none) {
+    /// A cell showing `text`; `content` is what the inspector shows in full, `storedBytes`
+    /// what its hex view shows when the value is stored in another form.
+    package init(text: String, role: StyleRole, typeName: String, encryption: EncryptionState = .plain, content: CellContent = .none,
+                 storedBytes: Data? = nil) {
         self.text = text
         self.role = role
         self.typeName = typeName
         self.encryption = encryption
         self.content = content
+        self.storedBytes = storedBytes
     }
 }
 
@@ -91,6 +99,9 @@ package protocol GridSource: AnyObject, Sendable {
     /// The same rows sorted and filtered as `view` says.
     /// - throws: `TableViewError` when this source cannot be read so.
     func viewing(_ view: TableView) throws -> GridSource
+    /// How the status line names `row`: `key 42` (its paging key), or `row 7` (1-based) for
+    /// rows paged by offset, whose key is an offset from 0 that means nothing to the user.
+    func position(of row: GridRow) -> String
 }
 
 extension GridSource {
@@ -109,6 +120,11 @@ extension GridSource {
 
 extension GridSource {
     package var initialColumn: Int { 0 }
+
+    /// `key` and the row's paging key, its parts joined by commas.
+    package func position(of row: GridRow) -> String {
+        "key " + row.key.map(\.description).joined(separator: ",")
+    }
 }
 
 /// Turns stored values into grid cells: one line, safe, cut, and decrypted where a key
@@ -150,11 +166,22 @@ package enum ValueFormatter {
         do {
             let value = try store.decode(entry)
             return GridCell(text: cut(value.displayString), role: entry.options.isEncrypted ? .decrypted : .grid, typeName: typeName,
-                            encryption: entry.options.isEncrypted ? .decrypted : .plain, content: .kv(value))
+                            encryption: entry.options.isEncrypted ? .decrypted : .plain, content: .kv(value),
+                            storedBytes: propertyListBytes(entry, store: store))
         } catch {
             let reason = lockReason(error)
             return GridCell(text: "[locked: \(reason)]", role: .locked, typeName: typeName, encryption: .locked(reason))
         }
+    }
+
+    /// The bytes a property-list or archive KV value is stored as (a binary property list),
+    /// decrypted when it is encrypted; nil for other encodings, whose text is what is stored.
+    /// Called once `store.decode` opened the value, so the same key opens these bytes.
+    static func propertyListBytes(_ entry: KVEntry, store: KVStore) -> Data? {
+        guard entry.encoding == .plist || entry.encoding == .archive, case .blob(let stored) = entry.stored else { return nil }
+        guard entry.options.isEncrypted else { return stored }
+        let context = CryptContext.kvValue(business: entry.business, key: entry.key, encoding: entry.encoding)
+        return try? store.defaultCrypt.decrypt(stored, boundTo: context)
     }
 
     /// Why a value stays locked, in words.

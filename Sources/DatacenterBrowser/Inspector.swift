@@ -16,6 +16,21 @@ package struct Inspector: Sendable {
     /// The first content line on screen.
     package var scroll = 0
 
+    /// The content laid out for one width and mode.
+    package struct Layout: Sendable {
+        /// The columns the lines were laid out for.
+        package let width: Int
+        /// The view they were laid out in.
+        package let mode: Mode
+        /// The lines.
+        package let lines: [String]
+    }
+
+    /// The lines last laid out (`layOut(width:)`): a huge value is wrapped once per width and
+    /// view, not on every key and every frame. The inspector's value never changes, so the
+    /// width and view are the whole key.
+    package private(set) var layout: Layout?
+
     /// The most lines an inspector lays out, so a huge value stays quick.
     package static let lineLimit = 20_000
 
@@ -43,8 +58,22 @@ package struct Inspector: Sendable {
         return "\(title) · \(cell.typeName)\(state) · \(mode.rawValue) view (m: switch)"
     }
 
-    /// The content laid out for `width` columns.
+    /// The content laid out for `width` columns: the kept layout when it is for this width
+    /// and view (see `layOut(width:)`), else laid out now.
     package func lines(width: Int) -> [String] {
+        if let layout, layout.width == width, layout.mode == mode { return layout.lines }
+        return makeLines(width: width)
+    }
+
+    /// Lays the content out for `width` columns in the current view and keeps it, unless
+    /// the kept layout is already that one.
+    package mutating func layOut(width: Int) {
+        if let layout, layout.width == width, layout.mode == mode { return }
+        layout = Layout(width: width, mode: mode, lines: makeLines(width: width))
+    }
+
+    /// The content laid out for `width` columns, from scratch.
+    private func makeLines(width: Int) -> [String] {
         let width = max(8, width)
         if case .locked(let why) = cell.encryption {
             return ["This value is encrypted and no key given opens it (\(why)).", "Pass the key with --key to see it."]
@@ -58,6 +87,7 @@ package struct Inspector: Sendable {
 
     /// One key, in a pane `width` columns wide and `height` lines tall (title included).
     mutating func handle(_ key: Key, width: Int, height: Int) -> [PaneEffect] {
+        layOut(width: width)
         let lineCount = lines(width: width).count
         switch key {
         case .down, .character("j"): scroll = min(max(0, lineCount - 1), scroll + 1)
@@ -70,6 +100,7 @@ package struct Inspector: Sendable {
             let modes = Mode.allCases
             mode = modes[((modes.firstIndex(of: mode) ?? 0) + 1) % modes.count]
             scroll = 0
+            layOut(width: width)
         case .escape, .character("q"), .enter, .tab: return [.close, .focus(.grid)]
         default: break
         }
@@ -112,7 +143,10 @@ package struct Inspector: Sendable {
         }
     }
 
+    /// What the hex view shows: the value's bytes as stored (decrypted), never the JSON
+    /// the other views show of a property list.
     private var bytes: Data {
+        if let stored = cell.storedBytes { return stored }
         switch cell.content {
         case .database(.blob(let d)): return d
         case .propertyList(.data(let d)): return d

@@ -86,6 +86,24 @@ package struct ScreenGrid: Equatable, Sendable {
         return column
     }
 
+    /// Writes `text` at (`x`, `y`) in at most `width` columns, ending in a `…` marker (drawn
+    /// as `markerRole`, else `role`) when it does not fit whole; returns the columns used.
+    /// The cut falls between terminal cells, so the marker follows the last character shown
+    /// (no gap when a wide character did not fit) and the zero-width scalars shown stay.
+    @discardableResult
+    package mutating func writeCut(_ text: String, x: Int, y: Int, width: Int, role: StyleRole, markerRole: StyleRole? = nil) -> Int {
+        guard width > 0 else { return 0 }
+        // Only what can show is escaped and measured (the text may be long).
+        let visible = TerminalText.visible(text, limit: width + 1)
+        if TerminalText.width(of: visible) <= width {
+            return write(visible, x: x, y: y, maxWidth: width, role: role)
+        }
+        // Cut to leave the marker its column: what fits in width - 1, then "…".
+        let cut = String(TerminalText.visible(text, limit: width - 1).unicodeScalars.dropLast())
+        let used = write(cut, x: x, y: y, maxWidth: width - 1, role: role)
+        return used + write("…", x: x + used, y: y, maxWidth: 1, role: markerRole ?? role)
+    }
+
     /// The screen as lines of text (each cell's scalars once, so a wide character appears
     /// once and a ZWJ sequence whole; trailing spaces kept so columns line up): what
     /// snapshot tests compare.

@@ -167,6 +167,13 @@ package final class TableSource: GridSource, Sendable {
                          [.integer(Int64(limit))]).reversed()
     }
 
+    /// `row N`, 1-based, for rows paged by offset (a view, a hidden rowid); else `key` and
+    /// the rowid or primary key.
+    package func position(of row: GridRow) -> String {
+        guard usesOffset else { return "key " + row.key.map(\.description).joined(separator: ",") }
+        return "row \((row.key.first?.int64Value ?? 0) + 1)"
+    }
+
     package func count() throws -> Int {
         // On its own read connection, so a slow count never holds up paging.
         try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM \(quoted)\(clause(nil))", cached: false)?.int64Value ?? 0) }

@@ -61,11 +61,21 @@ package struct CellStyle: Equatable, Sendable {
 package struct ThemeError: Error, Equatable, CustomStringConvertible {
     /// The theme file, as given.
     package let file: String
-    /// The 1-based line at fault.
-    package let line: Int
-    /// What is wrong with that line.
+    /// The 1-based line at fault; nil when the file as a whole is at fault (unreadable, not
+    /// UTF-8, too big).
+    package let line: Int?
+    /// What is wrong with that line or file.
     package let message: String
-    package var description: String { "\(file):\(line): \(message)" }
+
+    /// A problem at `line` of `file` (nil: the whole file).
+    package init(file: String, line: Int?, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+
+    /// `file:line: message`, or `file: message` for the whole file.
+    package var description: String { line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)" }
 }
 
 /// A browser theme: a style per role, read from `themes/NAME.theme` (format in
@@ -118,22 +128,70 @@ package struct Theme: Equatable, Sendable {
         return String(line[..<range.lowerBound])
     }
 
-    /// Every `*.theme` file of `directory`, sorted with `default` first; files that fail to
-    /// parse are reported in `errors`.
+    /// Every `*.theme` file of `directory`, sorted with `default` first. A file that cannot be
+    /// used is left out and reported in `errors`, with why: unreadable (or not a regular
+    /// file), larger than 1 MB, not UTF-8, or a line that does not parse. A directory that does
+    /// not exist holds no themes and is no error.
     package static func load(directory: String) -> (themes: [Theme], errors: [ThemeError]) {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".theme") }.sorted()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else { return ([], []) }
+        let files: [String]
+        do { files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".theme") }.sorted() } catch {
+            return ([], [ThemeError(file: directory, line: nil, message: "cannot list the folder: \(error.localizedDescription)")])
+        }
         var themes: [Theme] = [], errors: [ThemeError] = []
         for file in files {
             let path = directory + "/" + file
             // A regular file only: a FIFO named *.theme must not hang the browser's start.
-            guard let data = try? RegularFile.contents(atPath: path, limit: 1 << 20),
-                  let text = String(data: data, encoding: .utf8) else { continue }
+            let data: Data
+            do { data = try RegularFile.contents(atPath: path, limit: 1 << 20) } catch {
+                errors.append(ThemeError(file: path, line: nil, message: (error as? FileAccessError)?.reason ?? "\(error)"))
+                continue
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                errors.append(ThemeError(file: path, line: nil, message: "not UTF-8 text"))
+                continue
+            }
             do { themes.append(try parse(text, name: String(file.dropLast(6)), file: path)) } catch let error as ThemeError {
+                errors.append(error)
+            } catch {
+                errors.append(ThemeError(file: path, line: nil, message: "\(error)"))
+            }
+        }
+        return (sorted(themes), errors)
+    }
+
+    /// The themes compiled into the binary (`BuiltInThemes`, the texts of `themes/`), then
+    /// the theme files of `directories` in order: a file overrides the theme of the same name
+    /// that came before it, built-in or not. Sorted with `default` first; the problems of
+    /// every file are in `errors` (see `load(directory:)`).
+    package static func available(directories: [String]) -> (themes: [Theme], errors: [ThemeError]) {
+        var byName: [String: Theme] = [:], errors: [ThemeError] = []
+        for file in BuiltInThemes.files {
+            do { byName[file.name] = try parse(file.text, name: file.name, file: "built-in \(file.name).theme") } catch let error as ThemeError {
                 errors.append(error)
             } catch {}
         }
-        themes.sort { ($0.name == "default" ? 0 : 1, $0.name) < ($1.name == "default" ? 0 : 1, $1.name) }
-        return (themes, errors)
+        for directory in directories {
+            let (themes, problems) = load(directory: directory)
+            for theme in themes { byName[theme.name] = theme }
+            errors += problems
+        }
+        return (sorted(Array(byName.values)), errors)
+    }
+
+    /// The theme `name` of `themes`.
+    /// - throws: `ThemeChoiceError` when there is none: it lists the names there are, and
+    ///   the problem of a file named `name.theme` that could not be used (`errors`).
+    package static func named(_ name: String, in themes: [Theme], errors: [ThemeError]) throws -> Theme {
+        if let theme = themes.first(where: { $0.name == name }) { return theme }
+        let broken = errors.first { ($0.file as NSString).lastPathComponent == name + ".theme" }
+        throw ThemeChoiceError(name: name, available: themes.map(\.name), problem: broken)
+    }
+
+    /// `themes` with `default` first, then by name.
+    private static func sorted(_ themes: [Theme]) -> [Theme] {
+        themes.sorted { ($0.name == "default" ? 0 : 1, $0.name) < ($1.name == "default" ? 0 : 1, $1.name) }
     }
 
     /// The theme used when no theme files are found: the same as `themes/default.theme`.
@@ -152,4 +210,21 @@ package struct Theme: Equatable, Sendable {
             .dialog: s(.standard(0), .standard(7)),
         ])
     }()
+}
+
+/// `--theme NAME` names no theme that could be loaded.
+package struct ThemeChoiceError: Error, Equatable, CustomStringConvertible {
+    /// The name asked for.
+    package let name: String
+    /// The names of the themes there are.
+    package let available: [String]
+    /// Why a file `NAME.theme` was left out, if there is one.
+    package let problem: ThemeError?
+
+    /// `no theme named 'x' (themes: default, light)`, and the file's problem when it has one.
+    package var description: String {
+        let list = "themes: " + available.joined(separator: ", ")
+        if let problem { return "theme '\(name)' cannot be used: \(problem) (\(list))" }
+        return "no theme named '\(name)' (\(list))"
+    }
 }

@@ -87,11 +87,13 @@ struct TreePane {
         return [.focus(.tree)]
     }
 
-    /// Scrolls the least that shows the cursor on a tree `height` lines tall.
+    /// Scrolls the least that shows the cursor on a tree `height` lines tall, and no further
+    /// down than needed to fill it: after the window grows (or nodes close) no blank lines
+    /// are left below while lines above are hidden.
     mutating func scrollToCursor(height: Int) {
         if cursor < top { top = cursor }
         if cursor >= top + height { top = cursor - height + 1 }
-        top = max(0, top)
+        top = max(0, min(top, visibleTree.count - height))
     }
 
     /// Selects the first leaf labelled `name`, opening its ancestors; nil when there is none.

@@ -27,8 +27,15 @@ struct BrowseCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("A data-center root folder or a SQLite file.", valueName: "path")) var path: String?
     @Option(help: ArgumentHelp("Open straight onto this table, KV business or cache.", valueName: "name")) var table: String?
     @Option(help: ArgumentHelp("DAO configs to load: an XML file or a folder of them.", valueName: "dir-or-xml")) var config: String?
-    @Option(help: ArgumentHelp("A theme from themes/ (default, light, high-contrast, …).", valueName: "name")) var theme: String?
+    @Option(help: ArgumentHelp("A theme: default, light, high-contrast (built in), or NAME.theme of $DATACENTER_THEMES or ./themes.", valueName: "name")) var theme: String?
     @Flag(help: "Write nothing: refuse staging edits and DAO write methods (otherwise only what you confirm is written).") var readOnly = false
+
+    /// A `--theme` that names no theme is a usage error (exit 2), listing the themes there are.
+    func validate() throws {
+        guard let theme else { return }
+        let (themes, errors) = BrowseCommand.loadThemes()
+        do { _ = try Theme.named(theme, in: themes, errors: errors) } catch { throw ValidationError("\(error)") }
+    }
 
     func run() throws {
         var keys = try global.keyRing()
@@ -48,18 +55,17 @@ struct BrowseCommand: ParsableCommand {
             let errors = catalog.loadConfigs(at: expandTilde(config))
             if let first = errors.first { throw CLIError(first) }
         }
-        let (themes, themeErrors) = Theme.load(directory: BrowseCommand.themesDirectory())
-        for error in themeErrors { Output.error("warning: \(error)") }
-        if let theme, !themes.contains(where: { $0.name == theme }) {
-            throw CLIError("no theme named '\(theme)' (themes: \(themes.map(\.name).joined(separator: ", ")))")
-        }
+        // Problems with theme files are shown in the status line when the screen starts
+        // (and listed by `?`), where they are not lost behind the screen.
+        let (themes, themeErrors) = BrowseCommand.loadThemes()
         guard isatty(0) == 1, isatty(1) == 1 else { throw CLIError("browse needs a terminal (stdin and stdout must be a TTY)") }
 
         let terminal = CursesTerminal()
         terminal.start()
         defer { terminal.stop() }
         let (width, height) = terminal.size
-        let browser = Browser(catalog: catalog, width: width, height: height, themes: themes, themeName: theme)
+        let browser = Browser(catalog: catalog, width: width, height: height, themes: themes, themeName: theme,
+                              themeErrors: themeErrors)
         if let table { browser.openNode(named: table) }       // read by the loop's runner
         try BrowseCommand.loop(browser, terminal)
     }
@@ -88,15 +94,25 @@ struct BrowseCommand: ParsableCommand {
         }
     }
 
-    /// Where theme files are: `$DATACENTER_THEMES`, `./themes`, or `themes/` of the checkout
-    /// the binary was built in.
-    static func themesDirectory() -> String {
-        if let env = ProcessInfo.processInfo.environment["DATACENTER_THEMES"], !env.isEmpty { return env }
-        let candidates = [FileManager.default.currentDirectoryPath + "/themes",
-                          URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-                              .deletingLastPathComponent().appendingPathComponent("../../themes").standardizedFileURL.path,
-                          URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-                              .deletingLastPathComponent().appendingPathComponent("../../../themes").standardizedFileURL.path]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/default.theme") } ?? candidates[0]
+    /// The themes built into the binary, then the theme files of `themesDirectories()`
+    /// (a file overrides a built-in theme of the same name), with every file's problem.
+    static func loadThemes() -> (themes: [Theme], errors: [ThemeError]) {
+        let (directories, missing) = themesDirectories()
+        let (themes, errors) = Theme.available(directories: directories)
+        return (themes, missing + errors)
+    }
+
+    /// Where users' theme files are: `$DATACENTER_THEMES` when set (a folder that is not
+    /// there is reported in `missing`), else `./themes` when there is one. The shipped themes
+    /// need neither: they are built in (`BuiltInThemes`).
+    static func themesDirectories() -> (directories: [String], missing: [ThemeError]) {
+        if let env = ProcessInfo.processInfo.environment["DATACENTER_THEMES"], !env.isEmpty {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: env, isDirectory: &isDirectory), isDirectory.boolValue else {
+                return ([], [ThemeError(file: env, line: nil, message: "$DATACENTER_THEMES names no folder")])
+            }
+            return ([env], [])
+        }
+        return ([FileManager.default.currentDirectoryPath + "/themes"], [])
     }
 }

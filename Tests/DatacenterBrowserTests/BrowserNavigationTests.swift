@@ -59,6 +59,25 @@ import Testing
         #expect(b.grid.map { $0.rows[$0.cursor].cells[0].text } == "60")
     }
 
+    @Test func rowsPagedByOffsetAreNumberedFromOne() throws {
+        let folder = TemporaryFolder()
+        let db = folder.file("view.db")
+        try makeNumbersTable(at: db, rows: 100)
+        try Database(path: db).execute("CREATE VIEW evens AS SELECT n, label FROM numbers WHERE n % 2 = 0")
+        let b = try browser(db, keys: .empty, width: 80, height: 12)
+        b.openTreeNode("evens")
+        func status() -> String { b.render().lines().last ?? "" }
+        #expect(status().hasSuffix("row 1 of 50 rows "))
+        b.press(.end)
+        #expect(status().hasSuffix("row 50 of 50 rows "))
+        b.press(.up)
+        #expect(status().hasSuffix("row 49 of 50 rows "))
+        // A table keeps its rowid as the key.
+        b.openNodeAndLoad(named: "numbers")
+        b.press(.down)
+        #expect(status().hasSuffix("key 2 of 100 rows "))
+    }
+
     @Test func treeKeysExpandCollapseAndQuit() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder))

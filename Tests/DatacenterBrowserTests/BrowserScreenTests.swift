@@ -102,6 +102,37 @@ import Testing
         #expect(b.screenText.contains("row 31\n"))
     }
 
+    @Test func aTallerWindowScrollsTheTreeBackSoNoBlankIsLeftBelow() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder), width: 100, height: 10)
+        let nodes = b.tree.visibleTree
+        #expect(nodes.count > 8 && nodes.count < 40)               // longer than the short tree, shorter than the tall one
+        b.press(.end)                                               // the last node: the tree scrolls down
+        #expect(!b.screenText.contains("common common.sqlite"))
+        b.handle(.resize(width: 100, height: 40))
+        let treeLines = b.render().lines().dropFirst().prefix(38).map { String($0.prefix(b.treeWidth)) }
+        // Every node shows, the first at the top: no node hidden above, no blank in between.
+        #expect(treeLines.first?.contains("common common.sqlite") == true)
+        #expect(treeLines.prefix(nodes.count).allSatisfy { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+        #expect(b.tree.cursor == nodes.count - 1)                   // the cursor stays on the last node
+        #expect(treeLines[nodes.count - 1].contains(nodes[nodes.count - 1].node.label))
+    }
+
+    @Test func hintsThatDoNotFitBesideThePositionEndInAnEllipsis() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder), width: 80, height: 20)
+        b.openNodeAndLoad(named: "notes")
+        #expect(b.focus == .grid)
+        let status = try #require(b.render().lines().last)
+        let position = try #require(b.grid?.position)
+        // The position is whole at the right; the hints stop with `…` and a blank before it.
+        #expect(status.hasSuffix(position))
+        let hints = status.dropLast(position.count)
+        #expect(hints.hasSuffix("… "))
+        #expect(hints.hasPrefix(" ↑↓ g G move"))
+        #expect(TerminalText.width(of: String(status)) == 80)
+    }
+
     @Test func controlCharactersNeverReachTheScreenAndWideCharactersKeepColumns() throws {
         let folder = TemporaryFolder()
         let db = folder.file("edge.db")

@@ -7,11 +7,11 @@ import Testing
 
 @Suite struct DAOPanelTests {
     /// The demo open on alice's messages table with the DAO panel's method `id` chosen.
-    func form(_ method: String, keys: KeyRing = KeyRing([DemoStore.key]), table: String = "messages", height: Int = 40,
+    func form(_ method: String, keys: KeyRing = KeyRing([DemoStore.key]), table: String = "messages", width: Int = 130, height: Int = 40,
               allowsWrites: Bool = true, folder: TemporaryFolder = TemporaryFolder(), prepare: (String) throws -> Void = { _ in }) throws -> (Browser, TemporaryFolder) {
         let root = try makeDemo(folder)
         try prepare(root)
-        let b = try browser(root, keys: keys, width: 130, height: height, allowsWrites: allowsWrites)
+        let b = try browser(root, keys: keys, width: width, height: height, allowsWrites: allowsWrites)
         b.openNodeAndLoad(named: table)
         b.press(.character("d"))
         #expect(b.focus == .dao)
@@ -49,6 +49,34 @@ import Testing
         #expect(screen.contains("3 row(s)"))
         #expect(screen.contains("I'll bring the slides"))
         #expect(!screen.contains("[locked"))
+    }
+
+    @Test func resultsTakeTheKeysPastTheLastFieldAndScrollBothWays() throws {
+        // 10 lines: the results do not fit under the form; 100 columns: nor do their rows.
+        let (b, folder) = try form("listMessages", width: 100, height: 10)
+        defer { withExtendedLifetime(folder) {} }
+        b.press(.enter)
+        #expect(b.screenText.contains("5 row(s)"))
+        #expect(!b.screenText.contains("Stand-up moved"))      // the last row is below the pane
+        b.press(.tab, times: 4)                                   // past the 4th and last field
+        #expect(b.render().lines().last?.contains("←→ sideways") == true)
+        b.press(.end)
+        let rowLine = try #require(b.screenText.split(separator: "\n").first { $0.contains("Stand-up moved") })
+        // The row is one line, cut at the edge with a marker, not wrapped.
+        #expect(rowLine.contains("1  team"))
+        #expect(rowLine.hasSuffix("…"))
+        #expect(!b.screenText.contains("starred"))
+        b.press(.right, times: 3)
+        #expect(b.screenText.contains("read starred"))
+        #expect(!b.screenText.contains("1  team"))
+        #expect(b.screenText.contains(" 5 row(s)\n"))                 // the count line fits: it stays put
+        b.press(.left, times: 3)
+        #expect(b.screenText.contains("1  team"))
+        b.press(.home)
+        #expect(b.screenText.contains("5 row(s)"))
+        b.press(.tab)                                             // back to the form: typing edits the field again
+        type("7", into: b)
+        #expect(b.screenText.contains("limit        : 7"))
     }
 
     @Test func scalarResultsShowTheirValue() throws {

@@ -210,7 +210,72 @@ extension DAOPanelTests {
         defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them
         type(#"["team", "bob"]"#, into: b)
         b.press(.enter)
-        #expect(b.screenText.contains("result [{}]: 5 row(s)"))
+        let screen = b.screenText
+        #expect(screen.contains("result [{}] per element, 2 element(s) (each row mapped): 5 row(s) in all"))
+        #expect(screen.contains("5 row(s)\n"))                    // one table of every run's rows
+    }
+
+    /// A foreach select whose result is one row per element: the summary counts the rows
+    /// that came back, and every run's rows show as one table under one count.
+    @Test(arguments: [("{}", "its first row mapped"), ("int", "the first column of its first row")])
+    func aForeachSelectOfOneRowPerElementCountsEveryRow(result: String, each: String) throws {
+        let (b, folder) = try form("byIDs", prepare: { root in
+            let path = root + "/examples/messages.xml"
+            let xml = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "</module>", with: """
+                <select id="byIDs" arguments="list" foreach="list.i" result="\(result)">select id from ${T} where id = #{i}</select>
+                </module>
+                """)
+            try xml.write(toFile: path, atomically: true, encoding: .utf8)
+        })
+        defer { withExtendedLifetime(folder) {} }
+        type("[1, 2]", into: b)
+        b.press(.enter)
+        let screen = b.screenText
+        #expect(b.daoPanel?.resultLines.first == "result \(result) per element, 2 element(s) (\(each)): 2 row(s) in all:")
+        #expect(screen.contains("2 row(s)\n"))
+        #expect(!screen.contains("1 row(s)"))
+        #expect(!screen.contains("the first row, mapped"))
+    }
+
+    /// The last insert rowid shows only for a call that inserted: a method of any kind whose
+    /// statement inserts shows it, one that only updates does not (whatever its element).
+    @Test(arguments: [
+        ("insert", "update ${T} set read = 1 where id = 1", false),
+        ("update", "insert into ${T} (conversation, sender, time) values ('team', 'dave', 1)", true),
+        ("delete", "delete from ${T} where id = 5", false),
+    ])
+    func theLastInsertRowidShowsOnlyWhenTheCallInserted(kind: String, sql: String, shows: Bool) throws {
+        let (b, folder) = try form("custom", prepare: { root in
+            let path = root + "/examples/messages.xml"
+            let xml = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "</module>", with: """
+                <\(kind) id="custom">\(sql)</\(kind)>
+                </module>
+                """)
+            try xml.write(toFile: path, atomically: true, encoding: .utf8)
+        })
+        defer { withExtendedLifetime(folder) {} }
+        b.press(.enter)
+        b.press(.character("y"))
+        let screen = b.screenText
+        #expect(screen.contains("ok · 1 change(s)"))
+        let newest = try rows(folder, "SELECT max(id) FROM messages").first?[0].int64Value ?? -1
+        #expect(screen.contains("last insert rowid") == shows)
+        if shows { #expect(screen.contains("last insert rowid \(newest)")) }
+    }
+
+    @Test func resumableStepsAndForeachElementsAreLabelledAsTheCLILabelsThem() throws {
+        let (b, folder) = try form("installDefaults", table: "templates")
+        defer { withExtendedLifetime(folder) {} }
+        #expect(b.daoPanel?.previews.map(\.heading) == ["resumable step", "resumable step", "resumable step", "step"])
+        #expect(b.screenText.contains("-- resumable step"))
+        #expect(b.screenText.contains("-- step"))
+
+        let (many, manyFolder) = try form("insertMessages")
+        defer { withExtendedLifetime(manyFolder) {} }
+        type(#"[{"$model": "MessageModel", "conversation": "t", "sender": "s", "time": 1, "content": "a"}, "#
+             + #"{"$model": "MessageModel", "conversation": "t", "sender": "s", "time": 2, "content": "b"}]"#, into: many)
+        #expect(many.daoPanel?.previews.map(\.heading) == ["statement, element 0", "statement, element 1"])
+        #expect(many.screenText.contains("-- statement, element 1"))
     }
 
     // MARK: E. the file changes by the call only
