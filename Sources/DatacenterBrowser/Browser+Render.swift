@@ -109,7 +109,9 @@ extension Browser {
         if let search = grid?.search {
             let total = grid?.total.map { " of " + Browser.grouped($0) } ?? ""
             screen.fill(x: 0, y: y, count: width, role: .status)
-            screen.write(" searching \"\(search.query)\"… \(Browser.grouped(search.scanned))\(total) rows scanned · Esc cancels",
+            // A table is searched by one query in SQLite, which reports no rows scanned.
+            let progress = search.scanned == 0 ? "" : " \(Browser.grouped(search.scanned))\(total) rows scanned ·"
+            screen.write(" searching \"\(search.query)\"…\(progress) Esc cancels",
                          x: 0, y: y, maxWidth: width, role: .status)
             return
         }

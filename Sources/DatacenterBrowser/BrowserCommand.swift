@@ -78,6 +78,10 @@ package enum BrowserCommand: Sendable {
         let needle = query.lowercased()
         let pageSize = 500
         do {
+            // A table is searched by one query in SQLite; other sources page by page here.
+            if let match = try source.firstMatch(of: needle, after: start, limit: 200, cancel: cancel) {
+                return .searchFinished(searchID: id, match: match.isEmpty ? nil : match, error: nil)
+            }
             var page = try start.map { try source.page(after: $0, limit: pageSize) } ?? source.firstPage(limit: pageSize)
             while !page.isEmpty {
                 if cancel.isCancelled { return .searchFinished(searchID: id, match: nil, error: "cancelled") }
@@ -89,6 +93,8 @@ package enum BrowserCommand: Sendable {
                 page = try source.page(after: page[page.count - 1], limit: pageSize)
             }
             return .searchFinished(searchID: id, match: nil, error: nil)
+        } catch let error as DatabaseError where error.isInterrupted {
+            return .searchFinished(searchID: id, match: nil, error: "cancelled")
         } catch {
             return .searchFinished(searchID: id, match: nil, error: "\(error)")
         }

@@ -102,6 +102,11 @@ package protocol GridSource: AnyObject, Sendable {
     /// How the status line names `row`: `key 42` (its paging key), or `row 7` (1-based) for
     /// rows paged by offset, whose key is an offset from 0 that means nothing to the user.
     func position(of row: GridRow) -> String
+    /// The first row after `row` (from the first row when nil) holding `needle` (lowercase),
+    /// and up to `limit` rows from it, found by one query run in SQLite; nil when this source
+    /// cannot search so (the browser then scans its pages). `[]` when no row matches.
+    /// - throws: `DatabaseError` (`isInterrupted` once `cancel` is set).
+    func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]?
 }
 
 extension GridSource {
@@ -120,6 +125,9 @@ extension GridSource {
 
 extension GridSource {
     package var initialColumn: Int { 0 }
+
+    /// Sources other than tables are searched page by page.
+    package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? { nil }
 
     /// `key` and the row's paging key, its parts joined by commas.
     package func position(of row: GridRow) -> String {

@@ -174,6 +174,49 @@ package final class TableSource: GridSource, Sendable {
         return "row \((row.key.first?.int64Value ?? 0) + 1)"
     }
 
+    /// The search in SQLite: a row matches when the text SQLite gives one of its columns
+    /// (`CAST(column AS TEXT)`, as `LIKE` reads it) holds `needle`, ASCII letters in any
+    /// case; an encrypted
+    /// column is decrypted first (`datacenter_crypt_holds`, registered on the connection for
+    /// the query). nil for rows paged by offset and for a needle with non-ASCII letters,
+    /// whose case SQLite does not fold: those are scanned page by page.
+    package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
+        guard !usesOffset, !needle.isEmpty, needle.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        var tests: [String] = []
+        var arguments: [DatabaseValue] = []
+        // LIKE folds ASCII case without copying each value, as lower() would.
+        let pattern = "%" + needle.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+        for column in columns {
+            let name = Database.quoteIdentifier(column)
+            if encryptedColumns.contains(column) {
+                tests.append("datacenter_crypt_holds(\(name), ?)")
+                arguments.append(.text(needle))
+            } else {
+                tests.append("\(name) LIKE ? ESCAPE '\\'")
+                arguments.append(.text(pattern))
+            }
+        }
+        let after = row.map { self.keyset(from: $0, forward: true) }
+        let condition = (after.map { [$0.0] } ?? []) + ["(" + tests.joined(separator: " OR ") + ")"]
+        let sql = "SELECT \(selectList) FROM \(quoted)\(clause(condition.joined(separator: " AND "))) ORDER BY \(order(forward: true)) LIMIT 1"
+        let crypt = self.crypt
+        let found: [GridRow] = try store.queue.read { db in
+            if !encryptedColumns.isEmpty {
+                try db.createFunction("datacenter_crypt_holds", argumentCount: 2) { values in
+                    guard case .blob(let ciphertext) = values[0], let needle = values[1].stringValue,
+                          let plain = try? crypt.decrypt(ciphertext) else { return .integer(0) }
+                    return .integer(String(decoding: plain, as: UTF8.self).lowercased().contains(needle) ? 1 : 0)
+                }
+            }
+            return try db.withInterruptCheck({ cancel.isCancelled }) {
+                try fetch(sql, (after?.1 ?? []) + arguments, on: db)
+            }
+        }
+        guard let match = found.first else { return [] }
+        return [match] + (try page(after: match, limit: max(0, limit - 1)))
+    }
+
     package func count() throws -> Int {
         // On its own read connection, so a slow count never holds up paging.
         try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM \(quoted)\(clause(nil))", cached: false)?.int64Value ?? 0) }
@@ -195,20 +238,23 @@ package final class TableSource: GridSource, Sendable {
     }
 
     private func fetch(_ sql: String, _ arguments: [DatabaseValue]) throws -> [GridRow] {
+        try store.queue.read { db in try fetch(sql, arguments, on: db) }
+    }
+
+    /// The rows `sql` reads on `db`: the order key, the key and the cells of each.
+    private func fetch(_ sql: String, _ arguments: [DatabaseValue], on db: Database) throws -> [GridRow] {
         let orderCount = view.sort == nil ? 0 : 1
         let keyCount = keyColumns.count
         let lead = orderCount + keyCount
-        return try store.queue.read { db in
-            var rows: [GridRow] = []
-            try db.forEachRow(sql, StatementArguments(arguments)) { s in
-                let orderKey = (0..<orderCount).map { s.value(at: $0) }
-                let key = (orderCount..<lead).map { s.value(at: $0) }
-                let cells = (lead..<s.columnCount).map { cell(s.value(at: $0), column: $0 - lead) }
-                rows.append(GridRow(key: key, cells: cells, orderKey: orderKey))
-                return true
-            }
-            return rows
+        var rows: [GridRow] = []
+        try db.forEachRow(sql, StatementArguments(arguments)) { s in
+            let orderKey = (0..<orderCount).map { s.value(at: $0) }
+            let key = (orderCount..<lead).map { s.value(at: $0) }
+            let cells = (lead..<s.columnCount).map { cell(s.value(at: $0), column: $0 - lead) }
+            rows.append(GridRow(key: key, cells: cells, orderKey: orderKey))
+            return true
         }
+        return rows
     }
 
     private func cell(_ value: DatabaseValue, column: Int) -> GridCell {

@@ -1,3 +1,4 @@
+import DatacenterDemo
 import DatacenterKit
 import Foundation
 import Testing
@@ -146,5 +147,58 @@ import Testing
         b.press(.character("F"))
         #expect(b.grid?.source.view.isDefault == true)
         #expect(numbers().count > shown)
+    }
+}
+
+/// The search a table runs in SQLite finds the row a scan of every row's column texts
+/// finds first, after any row, in any order and filter; encrypted columns are searched
+/// decrypted; a cancel stops the query.
+@Suite struct TableSearchTests {
+    @Test(arguments: [UInt64(11), 12])
+    func theFirstMatchIsTheScansFirstMatch(seed: UInt64) throws {
+        let folder = TemporaryFolder()
+        let store = try TableViewTests().makeMixed(at: folder.file("s.db"), seed: seed)
+        var rng = SplitMix64(seed: seed)
+        let base = try TableSource(store: store, table: "t", crypt: KeyRing.empty)
+        for view in [TableView(), TableView(sort: .init(column: "s", descending: true), filter: "n > 1")] {
+            let source = try base.viewing(view)
+            // Every row in the grid's order, and the text SQLite gives each of its columns.
+            var all: [GridRow] = []
+            var page = try source.firstPage(limit: 100)
+            while let last = page.last { all += page; page = try source.page(after: last, limit: 100) }
+            let texts: [[String]] = try all.map { row in
+                try store.queue.read { db in
+                    try db.query("SELECT lower(CAST(s AS TEXT)), lower(CAST(n AS TEXT)), lower(CAST(b AS TEXT)) FROM t WHERE rowid = ?", StatementArguments(row.key))
+                        .first!.values.map { $0.stringValue ?? "" }
+                }
+            }
+            for _ in 0..<30 {
+                let needle = ["r1", "b", "2.5", "7", "r29", "zz", "1", "%", "r_", "\\"].randomElement(using: &rng)!
+                let start = Bool.random(using: &rng) ? nil : Int.random(in: 0..<all.count, using: &rng)
+                let from = (start ?? -1) + 1
+                let expected = all.indices.dropFirst(from).first { index in texts[index].contains { $0.contains(needle) } }
+                let found = try source.firstMatch(of: needle, after: start.map { all[$0] }, limit: 5, cancel: CancellationFlag())
+                #expect(found?.first?.key == expected.map { all[$0].key }, "seed \(seed) \(view.summary) \(needle) after \(String(describing: start))")
+                if let expected { #expect(found?.count == min(5, all.count - expected)) }
+            }
+        }
+    }
+
+    @Test func encryptedColumnsAreSearchedDecryptedAndACancelStops() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let b = try browser(root)
+        b.openNodeAndLoad(named: "messages")
+        let source = try #require(b.grid?.source)
+        let found = try source.firstMatch(of: "slides", after: nil, limit: 1, cancel: CancellationFlag())
+        #expect(found?.first?.cells.contains { $0.text.contains("I'll bring the slides") } == true)
+
+        let store = try TableViewTests().makeMixed(at: folder.file("c.db"), seed: 3)
+        let cancel = CancellationFlag()
+        cancel.cancel()
+        let table = try TableSource(store: store, table: "t", crypt: KeyRing.empty)
+        #expect { _ = try table.firstMatch(of: "zz", after: nil, limit: 1, cancel: cancel) } throws: { error in
+            (error as? DatabaseError)?.isInterrupted == true
+        }
     }
 }
