@@ -76,6 +76,25 @@ private func storage(of text: String) -> UnsafeRawPointer? {
     text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
 }
 
+/// The method `id` of the shapes config and a text cache of its template.
+private func cachedMethod(_ id: String, arity: Int) throws -> (DAOMethod, RenderedTextCache) {
+    let method = try DAOConfig(xml: dynamicXML, file: "shapes.xml").method(id, arity: arity)
+    guard case .sql(let template) = method.body, let cache = RenderedTextCache(template: template) else {
+        throw DAOError.resultMapping("\(id) has no text cache")
+    }
+    return (method, cache)
+}
+
+/// `arguments` rendered with `cache` and without it, alike.
+private func expectCachedRendersAsWritten(_ method: DAOMethod, _ arguments: [DAOValue], cache: RenderedTextCache,
+                                          sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    let written = rendering { try Renderer.render(method, arguments: arguments, tableName: "items") }
+    let cached = rendering {
+        try Renderer.render(method, arguments: arguments, globals: [:], tableName: "items", cryptRules: [], textCache: cache)
+    }
+    #expect(cached == written, "\(arguments)", sourceLocation: sourceLocation)
+}
+
 @Suite struct RenderedTextCacheTests {
     /// Random calls of every method, each rendered with its method's cache and without one.
     @Test(arguments: [UInt64(41), 42, 43])
@@ -132,21 +151,11 @@ private func storage(of text: String) -> UnsafeRawPointer? {
     /// Alternating shapes past the cache's size, then back: old shapes are dropped and
     /// written again, never confused with one another.
     @Test func shapesBeyondTheLimitAreWrittenAgain() throws {
-        let config = try DAOConfig(xml: dynamicXML, file: "shapes.xml")
-        let method = try config.method("search", arity: 5)
-        guard case .sql(let template) = method.body, let cache = RenderedTextCache(template: template) else {
-            Issue.record("search has no text cache")
-            return
-        }
+        let (method, cache) = try cachedMethod("search", arity: 5)
         let tagLists: [DAOValue] = (0..<(RenderedTextCache.limit * 2)).map { n in .array((0..<n).map { .integer(Int64($0)) }) }
         for round in 0..<3 {
             for tags in tagLists + tagLists.reversed() {
-                let arguments: [DAOValue] = [round == 1 ? nil : "n", tags, true, .integer(Int64(round)), "name"]
-                let written = rendering { try Renderer.render(method, arguments: arguments, tableName: "items") }
-                let cached = rendering {
-                    try Renderer.render(method, arguments: arguments, globals: [:], tableName: "items", cryptRules: [], textCache: cache)
-                }
-                #expect(cached == written)
+                expectCachedRendersAsWritten(method, [round == 1 ? nil : "n", tags, true, .integer(Int64(round)), "name"], cache: cache)
             }
         }
         #expect(cache.keptCount == RenderedTextCache.limit)
@@ -156,20 +165,9 @@ private func storage(of text: String) -> UnsafeRawPointer? {
     /// decision sequences of the same length: they must still be told apart (a nil
     /// collection records its decision as an empty one does).
     @Test func aNilCollectionIsADecision() throws {
-        let config = try DAOConfig(xml: dynamicXML, file: "shapes.xml")
-        let method = try config.method("collide", arity: 3)
-        guard case .sql(let template) = method.body, let cache = RenderedTextCache(template: template) else {
-            Issue.record("collide has no text cache")
-            return
-        }
+        let (method, cache) = try cachedMethod("collide", arity: 3)
         let calls: [[DAOValue]] = [[nil, true, false], [[7], false, false], [[], true, false], [nil, true, true], [[7], true, false]]
-        for arguments in calls + calls {
-            let written = rendering { try Renderer.render(method, arguments: arguments, tableName: "items") }
-            let cached = rendering {
-                try Renderer.render(method, arguments: arguments, globals: [:], tableName: "items", cryptRules: [], textCache: cache)
-            }
-            #expect(cached == written, "\(arguments)")
-        }
+        for arguments in calls + calls { expectCachedRendersAsWritten(method, arguments, cache: cache) }
     }
 
     /// Only templates whose text their branches determine get a cache: not one with an
