@@ -59,6 +59,8 @@ package final class Browser {
     var commands: [BrowserCommand] = []
     /// The ids of grids, searches, queries, previews, runs and commits.
     let ids = IDCounter()
+    /// True while a `dataVersion` question is out (`pollForChanges`).
+    var pollPending = false
     /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
     var opening: GridOpening?
 
@@ -136,6 +138,7 @@ package final class Browser {
         case let .gridOpened(id, node, source, rows, error): gridOpened(id: id, node: node, source: source, rows: rows, error: error)
         case let .rowCount(id, count):
             if grid?.id == id { grid?.total = count }
+        case let .dataVersion(id, version): dataVersionRead(gridID: id, version: version)
         case let .pageLoaded(gridID, requestID, rows, error):
             guard grid?.id == gridID else { return }
             apply(grid?.pageLoaded(requestID: requestID, rows: rows, error: error, context: context) ?? [])
@@ -338,6 +341,29 @@ package final class Browser {
         let effects = pane.refill(context: context)
         grid = pane
         apply(effects)
+    }
+
+    /// Asks whether another connection wrote to the shown grid's file since it was last
+    /// looked at (`BrowserCommand.dataVersion`); the terminal loop calls this about once a
+    /// second. One question at a time, and none while a grid is being read.
+    package func pollForChanges() {
+        guard let shown = grid, opening == nil, !pollPending else { return }
+        pollPending = true
+        commands.append(.dataVersion(gridID: shown.id, source: shown.source))
+    }
+
+    /// The answer to `pollForChanges`: a version other than the one seen before means the
+    /// file changed, and the grid is read again where the cursor is (`reloadGrid`), with
+    /// its count.
+    private func dataVersionRead(gridID: Int, version: Int64?) {
+        pollPending = false
+        guard var shown = grid, shown.id == gridID, let version else { return }
+        let seen = shown.dataVersion
+        shown.dataVersion = version
+        grid = shown
+        guard let seen, seen != version, opening == nil else { return }
+        reloadGrid()
+        message = ("\(shown.source.title) changed on disk: read again", false)
     }
 
     /// Reads the grid's table again after a write (`openGrid`, the rows around the cursor),

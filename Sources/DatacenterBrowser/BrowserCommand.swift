@@ -7,6 +7,9 @@ import Foundation
 package enum BrowserCommand: Sendable {
     /// Counts the rows of the grid's source, for the position shown in the status line.
     case countRows(gridID: Int, source: GridSource)
+    /// Reads the grid's store's data version, to notice writes by other connections (an app
+    /// running beside the browser).
+    case dataVersion(gridID: Int, source: GridSource)
     /// Opens the grid source of a tree leaf, sorted and filtered as `view` says, and reads
     /// `page` of it: its first rows when the grid opens, the rows around the cursor when it
     /// is read again after a write.
@@ -34,6 +37,8 @@ package enum BrowserCommand: Sendable {
     /// Which connection each command uses, so that every one is used by one thread at a time:
     /// - `countRows` reads through the source's store: a table's count on a reader of the
     ///   store's pool, checked out for the call; other sources through the store's queue.
+    /// - `dataVersion` reads the pragma on the source's store queue, the connection paging
+    ///   uses (the version counts commits by other connections than the one asking).
     /// - `openGrid`, `fetchPage` and `search` read through the catalog's stores (a source's
     ///   pages through its store's queue), whose lock serializes them with one another and
     ///   with a DAO preview; the input loop itself reads no rows.
@@ -49,6 +54,7 @@ package enum BrowserCommand: Sendable {
     package func perform(post: (BrowserEvent) -> Void = { _ in }) -> BrowserEvent? {
         switch self {
         case let .countRows(id, source): return .rowCount(gridID: id, count: try? source.count())
+        case let .dataVersion(id, source): return .dataVersion(gridID: id, version: try? source.dataVersion())
         case let .openGrid(request, node, catalog, page, view):
             do {
                 let source = try catalog.source(for: node.kind).map { view.isDefault ? $0 : try $0.viewing(view) }

@@ -28,6 +28,9 @@ package enum BrowserEvent: Sendable {
     case gridOpened(requestID: Int, node: TreeNode, source: GridSource?, rows: [GridRow], error: String?)
     /// A background row count finished for the grid with that id.
     case rowCount(gridID: Int, count: Int?)
+    /// The grid's store's `PRAGMA data_version` (`BrowserCommand.dataVersion`): a new value
+    /// means another connection committed to the file. nil when it could not be read.
+    case dataVersion(gridID: Int, version: Int64?)
     /// A search scanned `scanned` more rows without a match yet.
     case searchProgress(searchID: Int, scanned: Int)
     /// A search ended: the rows around the match (the match first), or nil when none.

@@ -50,6 +50,8 @@ struct GridPane {
     var pending: PendingMove?
     /// The last text searched for (`/` starts from it, `n` repeats it).
     var lastQuery: String?
+    /// The store's data version when last looked at (`Browser.pollForChanges`).
+    var dataVersion: Int64?
 
     /// The grid of `node` over `source`, showing `rows` (read off the input loop by
     /// `BrowserCommand.openGrid`), and the row count to ask for in the background.
@@ -111,6 +113,9 @@ struct GridPane {
             effects += stage { try editable.stageDelete(row: row) }
         case .character("n"):
             if let query = lastQuery { effects += startSearch(query, context: context) }
+        case .character("r"):
+            effects.append(.reloadGrid)
+            effects.append(.message("reading \(source.title) again", isError: false))
         case .character("q"): effects.append(.quit)
         default: break
         }
@@ -302,6 +307,7 @@ struct GridPane {
         column = min(old.column, max(0, source.columns.count - 1))
         firstColumn = min(old.firstColumn, column)
         lastQuery = old.lastQuery
+        dataVersion = old.dataVersion
         guard !rows.isEmpty else { return }
         func index(ofOld oldIndex: Int) -> Int? {
             guard old.rows.indices.contains(oldIndex) else { return nil }

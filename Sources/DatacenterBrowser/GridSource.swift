@@ -107,6 +107,10 @@ package protocol GridSource: AnyObject, Sendable {
     /// cannot search so (the browser then scans its pages). `[]` when no row matches.
     /// - throws: `DatabaseError` (`isInterrupted` once `cancel` is set).
     func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]?
+    /// A number that changes when another connection commits to the source's file
+    /// (`PRAGMA data_version` on the connection that pages it); nil when the source does
+    /// not tell, and is then not watched.
+    func dataVersion() throws -> Int64?
 }
 
 extension GridSource {
@@ -125,6 +129,9 @@ extension GridSource {
 
 extension GridSource {
     package var initialColumn: Int { 0 }
+
+    /// Sources other than tables are not watched for changes.
+    package func dataVersion() throws -> Int64? { nil }
 
     /// Sources other than tables are searched page by page.
     package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? { nil }

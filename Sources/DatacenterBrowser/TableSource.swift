@@ -217,6 +217,10 @@ package final class TableSource: GridSource, Sendable {
         return [match] + (try page(after: match, limit: max(0, limit - 1)))
     }
 
+    package func dataVersion() throws -> Int64? {
+        try store.queue.read { db in try db.scalar("PRAGMA data_version", cached: false)?.int64Value }
+    }
+
     package func count() throws -> Int {
         // On its own read connection, so a slow count never holds up paging.
         try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM \(quoted)\(clause(nil))", cached: false)?.int64Value ?? 0) }

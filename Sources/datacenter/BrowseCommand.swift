@@ -70,14 +70,21 @@ struct BrowseCommand: ParsableCommand {
         try BrowseCommand.loop(browser, terminal)
     }
 
-    /// Draws, reads events and runs background work until the browser is finished. Commands
-    /// run on the runner's threads (`BrowserCommandRunner`), never on this one: the loop only
+    /// Draws, reads events and runs background work until the browser is finished, and
+    /// about once a second asks whether the file shown changed (`Browser.pollForChanges`).
+    /// Commands run on the runner's threads (`BrowserCommandRunner`), never on this one: the loop only
     /// reads keys, hands events to the browser and draws, so no key waits on SQLite for work
     /// the browser made a command of.
     static func loop(_ browser: Browser, _ terminal: CursesTerminal) throws {
         let runner = BrowserCommandRunner()
         terminal.draw(browser.render(), theme: browser.theme)
+        var lastPoll = Date()
         while !browser.isFinished {
+            // About once a second: has an app written to the file shown? (live refresh)
+            if Date().timeIntervalSince(lastPoll) >= 1 {
+                browser.pollForChanges()
+                lastPoll = Date()
+            }
             for command in browser.takeCommands() { runner.run(command) }
             var changed = false
             if let event = terminal.nextEvent(timeout: 50) {

@@ -1,0 +1,49 @@
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterBrowser
+
+/// Live refresh: while another connection writes the file (an app running beside the
+/// browser), the grid notices at its next poll and reads its rows again around the cursor;
+/// `r` does the same at once.
+@Suite struct LiveRefreshTests {
+    @Test func aWriteByAnotherConnectionIsReadAtTheNextPoll() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("live.db")
+        try makeNumbersTable(at: path, rows: 300)
+        let b = try browser(path, keys: .empty, width: 80, height: 24)
+        b.openNodeAndLoad(named: "numbers")
+        b.press(.pageDown, .pageDown, .down)
+        let key = { b.grid.map { $0.rows[$0.cursor].key.first?.int64Value ?? -1 } }
+        let cursorRow = try #require(key())
+
+        b.pollForChanges()
+        b.runCommands()                                        // the first look: nothing to read again
+        b.pollForChanges()
+        b.runCommands()
+        #expect(!b.screenText.contains("changed on disk"))
+
+        let app = try Database(path: path)
+        try app.execute("UPDATE numbers SET label = 'written by the app' WHERE n = ?", [.integer(cursorRow)])
+        try app.execute("DELETE FROM numbers WHERE n = 1")
+        b.pollForChanges()
+        b.runCommands()
+        #expect(b.screenText.contains("changed on disk"))
+        #expect(key() == cursorRow)                            // the cursor stays on its row
+        #expect(b.screenText.contains("written by the app"))
+        #expect(b.grid?.total == 299)                          // counted again
+
+        b.pollForChanges()
+        b.runCommands()
+        #expect(b.screenText.contains("changed on disk"))      // the message stays until a key…
+        b.press(.down, .up)
+        b.pollForChanges()
+        b.runCommands()
+        #expect(!b.screenText.contains("changed on disk"))     // …and no change, no reading again
+
+        try app.execute("UPDATE numbers SET label = 'again' WHERE n = ?", [.integer(cursorRow)])
+        b.press(.character("r"))
+        #expect(b.screenText.contains("again"))
+        #expect(key() == cursorRow)
+    }
+}
