@@ -7,6 +7,19 @@ import Testing
 /// of taking gigabytes, minutes or the stack; configs within the bounds still load.
 @Suite struct ConfigLimitsTests {
     /// The seconds `body` takes.
+    /// Times `body` at a tenth of `size` and at `size`, and expects linear growth: linear work
+    /// takes about ten times as long at ten times the size, quadratic work about a hundred.
+    /// A bound on the ratio holds on any machine, loaded or under a sanitizer (several times
+    /// slower), where a bound in seconds does not. Returns the time at `size`.
+    @discardableResult
+    static func expectLinear(size: Int, sourceLocation: Testing.SourceLocation = #_sourceLocation,
+                             _ body: (Int) throws -> Void) rethrows -> Double {
+        let small = try seconds { try body(size / 10) }
+        let large = try seconds { try body(size) }
+        #expect(large < max(small, 0.05) * 30, "\(size / 10): \(small) s, \(size): \(large) s", sourceLocation: sourceLocation)
+        return large
+    }
+
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = ContinuousClock.now
         try body()
@@ -155,10 +168,12 @@ import Testing
     @Test func manyMethodsLintInLinearTime() throws {
         let xml = Self.manyMethods(20_000)
         var findings: [DAOLintDiagnostic] = []
-        let time = Self.seconds { findings = DAOLinter.lint(xml: xml) }
-        #expect(findings.isEmpty, "\(findings.prefix(3))")
         // Quadratic duplicate checks took ~40 s here (debug build); linear is ~2 s.
-        #expect(time < 15, "took \(time) s")
+        Self.expectLinear(size: 20_000) { count in
+            let config = count == 20_000 ? xml : Self.manyMethods(count)
+            findings = DAOLinter.lint(xml: config)
+        }
+        #expect(findings.isEmpty, "\(findings.prefix(3))")
         // Duplicates are still found, with the first one's location.
         let duplicate = xml.replacingOccurrences(of: "id=\"m7\"", with: "id=\"m3\"")
         #expect { try DAOConfig(xml: duplicate) } throws: { error in
@@ -169,12 +184,18 @@ import Testing
 
     @Test func manyElementsAndAttributesOnOneLineLoadInLinearTime() throws {
         // Columns are searched on from the previous match, not from the line's start.
-        let consts = (0..<20_000).map { "k\($0)=\"v\($0)\"" }.joined(separator: " ")
-        let methods = (0..<20_000).map { "<update id=\"m\($0)\">x</update>" }.joined()
-        let xml = "<module name=\"m\"><const \(consts)/>\(methods)</module>"
+        func module(_ count: Int) -> String {
+            let consts = (0..<count).map { "k\($0)=\"v\($0)\"" }.joined(separator: " ")
+            let methods = (0..<count).map { "<update id=\"m\($0)\">x</update>" }.joined()
+            return "<module name=\"m\"><const \(consts)/>\(methods)</module>"
+        }
+        let xml = module(20_000)
         var config: DAOConfig?
-        let time = try Self.seconds { config = try DAOConfig(xml: xml) }
-        #expect(time < 15, "took \(time) s")
+        try Self.expectLinear(size: 20_000) { count in
+            let text = count == 20_000 ? xml : module(count)
+            let loaded = try DAOConfig(xml: text)
+            if count == 20_000 { config = loaded }
+        }
         let loaded = try #require(config)
         #expect(loaded.methods.count == 20_000)
         let third = try loaded.method("m2", arity: 0).location
@@ -189,11 +210,17 @@ import Testing
 
     @Test func manyReferencesOnOneLineLoadInLinearTime() throws {
         // A minified config: every reference's column is searched on from the previous one.
-        let methods = (0..<20_000).map { "<select id=\"m\($0)\" arguments=\"a\">select #{a} from ${T} where b = #{a}</select>" }
-        let xml = "<module name=\"m\" tableName=\"t\">\(methods.joined())</module>"
+        func module(_ count: Int) -> String {
+            let methods = (0..<count).map { "<select id=\"m\($0)\" arguments=\"a\">select #{a} from ${T} where b = #{a}</select>" }
+            return "<module name=\"m\" tableName=\"t\">\(methods.joined())</module>"
+        }
+        let xml = module(20_000)
         var config: DAOConfig?
-        let time = try Self.seconds { config = try DAOConfig(xml: xml) }
-        #expect(time < 15, "took \(time) s")
+        try Self.expectLinear(size: 20_000) { count in
+            let text = count == 20_000 ? xml : module(count)
+            let loaded = try DAOConfig(xml: text)
+            if count == 20_000 { config = loaded }
+        }
         #expect(config?.methods.count == 20_000)
         // The last method's second reference still has its own column.
         let bad = xml.replacingOccurrences(of: "where b = #{a}</select></module>", with: "where b = '#{a}'</select></module>")
