@@ -52,6 +52,7 @@ extension Browser {
         "",
         "  ↑ ↓ j k        move            PgUp PgDn  page",
         "  g G Home End   first / last    ← → h l    column",
+        "  0 $            first / last column   < > _  narrow, widen, fit",
         "  Enter          open / inspect  Tab Esc    switch pane",
         "  m              inspector view: text, json, hex",
         "  /  n           search the grid (streams, Esc cancels), next",

@@ -323,6 +323,7 @@ package final class Browser {
                 // The same grid sorted or filtered anew: the cursor stays on its column.
                 fresh.column = min(old.column, max(0, source.columns.count - 1))
                 fresh.firstColumn = min(old.firstColumn, fresh.column)
+                fresh.widthOverrides = old.widthOverrides
             }
             if focus == request.focus {
                 daoPanel = nil

@@ -52,6 +52,8 @@ struct GridPane {
     var lastQuery: String?
     /// The store's data version when last looked at (`Browser.pollForChanges`).
     var dataVersion: Int64?
+    /// Widths set by hand (`<`, `>`, `_`), by column index; other columns fit what is shown.
+    var widthOverrides: [Int: Int] = [:]
 
     /// The grid of `node` over `source`, showing `rows` (read off the input loop by
     /// `BrowserCommand.openGrid`), and the row count to ask for in the background.
@@ -77,6 +79,13 @@ struct GridPane {
         case .end, .character("G"): effects += request(.last(limit: page * 2), for: .last, context: context)
         case .left, .character("h"): column = max(0, column - 1)
         case .right, .character("l"): column = min(max(0, source.columns.count - 1), column + 1)
+        case .character("0"): column = 0
+        case .character("$"): column = max(0, source.columns.count - 1)
+        case .character("<"), .character(">"):
+            let widths = columnWidths(rowCount: page)
+            let now = widths.indices.contains(column) ? widths[column] : 3
+            widthOverrides[column] = min(GridPane.widestColumn, max(3, now + (key == .character(">") ? 2 : -2)))
+        case .character("_"): widthOverrides[column] = fittedWidth(of: column, rowCount: page)
         case .enter:
             if rows.indices.contains(cursor), rows[cursor].cells.indices.contains(column) {
                 let name = source.columns.indices.contains(column) ? source.columns[column] : "value"
@@ -308,6 +317,7 @@ struct GridPane {
         firstColumn = min(old.firstColumn, column)
         lastQuery = old.lastQuery
         dataVersion = old.dataVersion
+        widthOverrides = old.widthOverrides
         guard !rows.isEmpty else { return }
         func index(ofOld oldIndex: Int) -> Int? {
             guard old.rows.indices.contains(oldIndex) else { return nil }
@@ -392,16 +402,24 @@ struct GridPane {
         return (view.isEmpty ? "" : view + " · ") + "\(row)\(count) rows "
     }
 
-    /// Column widths from the header and the `rowCount` rows shown, 3 to 40 columns each.
+    /// The widest a column is drawn (a cell keeps at most 256 characters of its value).
+    static let widestColumn = 256
+
+    /// Column widths: a width set by hand, else what the header and the `rowCount` rows
+    /// shown need, 3 to 40 columns.
     func columnWidths(rowCount: Int) -> [Int] {
-        let visible = rows.dropFirst(top).prefix(rowCount)
-        return source.columns.enumerated().map { index, name in
-            var w = TerminalText.width(of: name)
-            for row in visible where row.cells.indices.contains(index) {
-                w = max(w, TerminalText.width(of: TerminalText.visible(row.cells[index].text, limit: 40)))
-            }
-            return min(40, max(3, w))
+        source.columns.indices.map { index in widthOverrides[index] ?? min(40, fittedWidth(of: index, rowCount: rowCount, limit: 40)) }
+    }
+
+    /// The width the header and the `rowCount` rows shown need in column `index` (`_`),
+    /// at least 3, at most `limit`.
+    func fittedWidth(of index: Int, rowCount: Int, limit: Int = GridPane.widestColumn) -> Int {
+        guard source.columns.indices.contains(index) else { return 3 }
+        var w = TerminalText.width(of: source.columns[index])
+        for row in rows.dropFirst(top).prefix(rowCount) where row.cells.indices.contains(index) {
+            w = max(w, TerminalText.width(of: TerminalText.visible(row.cells[index].text, limit: limit)))
         }
+        return min(limit, max(3, w))
     }
 
     /// Draws the header and the rows that fit in `area`; the cursor cell stands out when the
