@@ -7,8 +7,17 @@ public final class Watchdog: @unchecked Sendable {
     private var current: (name: String, started: Date)?
     private var finished = false
 
-    /// Starts watching; cases are timed between `start` and `stop`.
+    /// How much longer a case may take in a sanitizer run (`make sanitize` sets
+    /// `TSAN_OPTIONS` or `ASAN_OPTIONS`), several times slower than a plain one.
+    static let sanitizerScale: TimeInterval = {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["TSAN_OPTIONS"] != nil || environment["ASAN_OPTIONS"] != nil ? 12 : 1
+    }()
+
+    /// Starts watching; cases are timed between `start` and `stop`, and one that runs over
+    /// `limit` seconds (times `sanitizerScale`) aborts the run.
     public init(limit: TimeInterval) {
+        let limit = limit * Watchdog.sanitizerScale
         Thread.detachNewThread { [self] in
             while true {
                 Thread.sleep(forTimeInterval: 0.25)
