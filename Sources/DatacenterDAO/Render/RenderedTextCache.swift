@@ -38,10 +38,11 @@ final class RenderedTextCache: Sendable {
 
     private let entries = LockedState<[Entry]>([])
 
-    /// A cache for `template`, or nil when its text is not a function of its decisions
+    /// A cache for `template`, or nil when it needs none (a static statement's SQL is made
+    /// once per table: `StaticStatementPlan`) or its text is not a function of its decisions
     /// (it holds an `@{}`, a `<format>` or an `onVoid` trim).
     init?(template: any SQLNode) {
-        guard RenderedTextCache.decisionsDetermineText(template) else { return nil }
+        guard (template as? SequenceNode)?.staticPlan == nil, RenderedTextCache.decisionsDetermineText(template) else { return nil }
     }
 
     /// How many shapes are kept now (for tests and diagnostics).

@@ -14,6 +14,8 @@ struct ExportRowWriter {
     /// SQL: the `INSERT INTO "t"("a","b") VALUES(` every row starts with.
     private let columnPrefixes: [[UInt8]]
     private let rowPrefix: [UInt8]
+    /// The column names, for the CSV header.
+    private let headerColumns: [String]
 
     /// A writer for rows of `columns` from `table`; `transforms` as many as the columns.
     init(format: ExportFormat, table: String, columns: [String], transforms: [(@Sendable (DatabaseValue) throws -> DatabaseValue)?]) {
@@ -39,8 +41,6 @@ struct ExportRowWriter {
         }
         headerColumns = columns
     }
-
-    private let headerColumns: [String]
 
     /// The bytes before the first row: the CSV header line, or `BEGIN TRANSACTION;`.
     func prologue(into out: inout [UInt8]) {
