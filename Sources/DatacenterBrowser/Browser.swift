@@ -85,12 +85,17 @@ package final class Browser {
     /// The theme files that could not be used, each with its file, line and what is wrong:
     /// the status line says so when the browser starts, and the help (`?`) lists them all.
     package let themeErrors: [ThemeError]
+    /// The folder where what the browser remembers between sessions is kept (`StateFolder`),
+    /// or nil to remember nothing (tests, a home-less environment).
+    package let stateFolder: URL?
 
     /// A browser over `catalog` on a `width` × `height` screen, in the theme `themeName` of
     /// `themes`; `themeErrors` are the problems found loading them, shown once it starts.
+    /// What it remembers between sessions is kept in `stateFolder`, if any.
     package init(catalog: BrowserCatalog, width: Int, height: Int, themes: [Theme] = [Theme.builtIn], themeName: String? = nil,
-                 themeErrors: [ThemeError] = []) {
+                 themeErrors: [ThemeError] = [], stateFolder: URL? = nil) {
         self.catalog = catalog
+        self.stateFolder = stateFolder
         self.width = width
         self.height = height
         self.themes = themes.isEmpty ? [Theme.builtIn] : themes

@@ -65,7 +65,7 @@ struct BrowseCommand: ParsableCommand {
         defer { terminal.stop() }
         let (width, height) = terminal.size
         let browser = Browser(catalog: catalog, width: width, height: height, themes: themes, themeName: theme,
-                              themeErrors: themeErrors)
+                              themeErrors: themeErrors, stateFolder: StateFolder.url())
         if let table { browser.openNode(named: table) }       // read by the loop's runner
         try BrowseCommand.loop(browser, terminal)
     }
