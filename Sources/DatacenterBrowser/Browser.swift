@@ -151,6 +151,9 @@ package final class Browser {
         case let .searchFinished(id, match, error):
             apply(grid?.searchFinished(id: id, match: match, error: error) ?? [])
         case let .consoleProgress(id, rows): console?.progressed(id: id, rows: rows)
+        case let .consoleGrid(id, node, source, rows):
+            guard console?.showedGrid(id: id) == true else { return }
+            showConsoleGrid(node: node, source: source, rows: rows)
         case let .consoleFinished(id, output, isError): console?.finished(id: id, output: output, isError: isError)
         case let .commitFinished(id, committed, failure): apply(review.finished(id: id, committed: committed, failure: failure))
         case let .daoPreviewed(id, plans, preparation, error):
@@ -341,6 +344,22 @@ package final class Browser {
         if rows.count >= request.page.limit { refillGrid() }
     }
 
+    /// Shows the rows of a console SELECT in the grid, with the keys: it takes the place of
+    /// the grid shown and of any grid still being opened, and asks for its count and for
+    /// rows to fill the screen as an opened grid does.
+    private func showConsoleGrid(node: TreeNode, source: GridSource, rows: [GridRow]) {
+        opening = nil
+        grid?.search?.cancel.cancel()
+        var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
+        fresh.lastQuery = grid?.lastQuery
+        grid = fresh
+        inspector = nil
+        daoPanel = nil
+        focus = .grid
+        commands.append(count)
+        if rows.count >= visibleRowCount * 2 { refillGrid() }
+    }
+
     /// Keeps the grid's cursor on screen and asks for rows to fill it (`GridPane.refill`).
     private func refillGrid() {
         guard var pane = grid else { return }
@@ -415,8 +434,19 @@ package final class Browser {
     /// Opens the SQL console on the store of the node under the tree cursor (or of the grid's
     /// node), keeping its history across openings.
     func openConsole() {
+        if focus == .grid, let shown = grid, case let .query(path, _) = shown.node.kind {
+            // The rows of a console query: back to the console they came from.
+            showConsole(on: path)
+            return
+        }
         let gridIndex = focus == .grid ? grid.flatMap { shown in tree.visibleTree.firstIndex { $0.node.id == shown.node.id } } : nil
         guard let path = tree.storePath(around: gridIndex) else { message = ("select a store first", true); return }
+        showConsole(on: path)
+    }
+
+    /// Gives the keys to the console on the store at `path`: the one open, or a new one
+    /// that keeps the history when the store is another.
+    private func showConsole(on path: String) {
         if console?.storePath != path {
             console = ConsolePane(storePath: path, storeName: catalog.storeName(for: path), history: console?.history ?? LineHistory())
         }

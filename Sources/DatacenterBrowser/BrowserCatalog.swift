@@ -19,6 +19,9 @@ package struct TreeNode: Sendable, Equatable {
         case cache(store: String, name: String)
         /// Any other table or view of the store.
         case table(store: String, name: String)
+        /// The rows of a SELECT run in the SQL console: not in the tree, but shown in the grid
+        /// (and read again, sorted and filtered) as a leaf is.
+        case query(store: String, sql: String)
     }
 
     /// Identifies the node in the tree (which nodes are open, which one the grid shows): its
@@ -38,7 +41,8 @@ package struct TreeNode: Sendable, Equatable {
         switch kind {
         case .store(let path): return path
         case .group: return nil
-        case .kvBusiness(let path, _), .daoTable(let path, _, _, _, _), .cache(let path, _), .table(let path, _): return path
+        case .kvBusiness(let path, _), .daoTable(let path, _, _, _, _), .cache(let path, _), .table(let path, _), .query(let path, _):
+            return path
         }
     }
 
@@ -204,6 +208,7 @@ package final class BrowserCatalog: Sendable {
             let store = try store(at: path)
             return CacheSource(store: store, info: try CacheCatalog.cache(named: name, in: store))
         case let .table(path, name): return try TableSource(store: try store(at: path), table: name, crypt: keys)
+        case let .query(path, sql): return try QuerySource(store: try store(at: path), select: sql, crypt: keys)
         }
     }
 

@@ -39,6 +39,9 @@ package enum BrowserEvent: Sendable {
     case pageLoaded(gridID: Int, requestID: Int, rows: [GridRow], error: String?)
     /// A console query has read `rows` rows so far (posted now and then while it runs).
     case consoleProgress(queryID: Int, rows: Int)
+    /// A console SELECT's first page is in: the grid shows it (`node` is its `.query` leaf),
+    /// and pages the rest.
+    case consoleGrid(queryID: Int, node: TreeNode, source: GridSource, rows: [GridRow])
     /// A console query ended: its output lines, or the error (an interrupted query says so).
     case consoleFinished(queryID: Int, output: [String], isError: Bool)
     /// A commit of staged edits ended: the edits it wrote (by `StagedEdit.id`), and the

@@ -69,8 +69,8 @@ struct ConsolePane {
         _ = input.handle(.enter)
         input.text = ""
         scroll = 0
-        let query = ConsoleQuery(id: context.ids.next(), storePath: storePath, sql: sql, crypt: context.catalog.keys,
-                                 busyTimeout: context.catalog.busyTimeout)
+        let query = ConsoleQuery(id: context.ids.next(), storePath: storePath, sql: sql, catalog: context.catalog,
+                                 pageLimit: context.visibleRowCount * 2)
         running = Running(query: query)
         output = ["> " + sql, "running…"]
         outputIsError = false
@@ -80,6 +80,17 @@ struct ConsolePane {
     /// A running query read more rows.
     mutating func progressed(id: Int, rows: Int) {
         if running?.query.id == id { running?.rows = rows }
+    }
+
+    /// A SELECT's first page is in and goes to the grid: true when it is the query running
+    /// (the console then says where its rows are); a cancelled query's page is dropped.
+    mutating func showedGrid(id: Int) -> Bool {
+        guard let current = running, current.query.id == id else { return false }
+        running = nil
+        output = ["> " + current.query.sql, "the rows are in the grid: sort, filter, search and export them there; : comes back here"]
+        outputIsError = false
+        scroll = 0
+        return true
     }
 
     /// A query ended; a result of a query that is no longer running (cancelled) is dropped.

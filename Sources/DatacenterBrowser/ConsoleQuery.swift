@@ -10,8 +10,12 @@ import Foundation
 /// another thread; the query also checks the flag every thousand SQLite steps and between
 /// rows, so a statement starting just after the cancel stops as well.
 ///
-/// Rows are streamed: at most `RowsLayout.rowLimit` are kept for the screen, the others only
-/// counted, so a huge result never sits in memory.
+/// One SELECT (a read-only statement with columns that SQLite takes as a subquery) is not
+/// run here to its end: its first page is read (`QuerySource`, on the store's connection,
+/// stopped the same way) and the rest is paged by the grid, so `SELECT * FROM` a table of
+/// millions of rows shows at once and holds one screen of rows. Anything else (several
+/// statements, a PRAGMA, EXPLAIN) is run here, each statement's rows streamed: at most
+/// `RowsLayout.rowLimit` are kept for the console's text, the others only counted.
 package final class ConsoleQuery: Sendable {
     /// The query's id: its events carry it, so a late result of a cancelled query is ignored.
     package let id: Int
@@ -19,11 +23,13 @@ package final class ConsoleQuery: Sendable {
     package let storePath: String
     /// The SQL as typed: one or more statements.
     package let sql: String
-    /// The keys handed to `RowsLayout`; the console names no encrypted column, so nothing is
-    /// decrypted with them.
-    let crypt: any DataCrypt
-    /// How long the query waits for another connection's lock, in seconds.
-    let busyTimeout: Double
+    /// The stores and keys: a SELECT's grid reads its store through it.
+    let catalog: BrowserCatalog
+    /// How many rows the first page of a SELECT's grid holds.
+    let pageLimit: Int
+    /// Set by `cancel()`: stops the first page of a SELECT's grid, read on the store's
+    /// connection, which `interrupt()` cannot reach.
+    private let cancelFlag = CancellationFlag()
 
     /// Whether `cancel()` was called, and the connection while `run` has it open, so
     /// `cancel` can interrupt it.
@@ -32,13 +38,14 @@ package final class ConsoleQuery: Sendable {
     /// How many rows pass between two progress events.
     static let progressInterval = 1_000
 
-    /// A query not yet run; `run` runs it.
-    init(id: Int, storePath: String, sql: String, crypt: any DataCrypt, busyTimeout: Double) {
+    /// A query not yet run on the store at `storePath` of `catalog`; `run` runs it, and a
+    /// SELECT's grid starts with `pageLimit` rows.
+    init(id: Int, storePath: String, sql: String, catalog: BrowserCatalog, pageLimit: Int) {
         self.id = id
         self.storePath = storePath
         self.sql = sql
-        self.crypt = crypt
-        self.busyTimeout = busyTimeout
+        self.catalog = catalog
+        self.pageLimit = pageLimit
     }
 
     /// True once `cancel()` was called.
@@ -46,25 +53,28 @@ package final class ConsoleQuery: Sendable {
 
     /// Stops the query: now if it runs, before it starts otherwise. Safe from any thread.
     package func cancel() {
+        cancelFlag.cancel()
         state.withLock { state in
             state.cancelled = true
             state.running?.interrupt()
         }
     }
 
-    /// Runs every statement of the SQL in turn and lays out the rows of each, posting
-    /// `consoleProgress` as rows come; returns `consoleFinished`. Writes fail: the connection
-    /// is read-only.
+    /// Reads the first page of a single SELECT and returns `consoleGrid`; otherwise runs
+    /// every statement of the SQL in turn and lays out the rows of each, posting
+    /// `consoleProgress` as rows come, and returns `consoleFinished`. Writes fail: the
+    /// connections are read-only.
     func run(post: (BrowserEvent) -> Void) -> BrowserEvent {
         var lines: [String] = []
         do {
-            let db = try Database(path: storePath, mode: .readOnly, busyTimeout: busyTimeout)
+            let db = try Database(path: storePath, mode: .readOnly, busyTimeout: catalog.busyTimeout)
             let started: Bool = state.withLock { state in
                 if !state.cancelled { state.running = db }
                 return !state.cancelled
             }
             guard started else { return cancelledEvent }
             defer { state.withLock { $0.running = nil } }
+            if let select = Self.singleSelect(in: sql, on: db) { return try grid(of: select) }
             var seen = 0
             try db.withInterruptCheck({ [unowned self] in self.isCancelled }) {
                 try db.forEachStatement(in: sql) { statement in
@@ -81,7 +91,7 @@ package final class ConsoleQuery: Sendable {
                         return true
                     }
                     lines += kept.isEmpty && statement.columnCount == 0 ? ["ok"]
-                        : RowsLayout.lines(kept, total: count, crypt: crypt)
+                        : RowsLayout.lines(kept, total: count, crypt: catalog.keys)
                 }
             }
             if isCancelled { return cancelledEvent }
@@ -91,6 +101,28 @@ package final class ConsoleQuery: Sendable {
         } catch {
             return .consoleFinished(queryID: id, output: ["> " + sql, "\(error)"], isError: true)
         }
+    }
+
+    /// The text of `sql` when it is one read-only statement with result columns that SQLite
+    /// takes as a subquery (a SELECT, WITH or VALUES), without its final `;`; nil otherwise.
+    static func singleSelect(in sql: String, on db: Database) -> String? {
+        var statements: [Statement] = []
+        guard (try? db.forEachStatement(in: sql) { statements.append($0) }) != nil, statements.count == 1,
+              let statement = statements.first, statement.isReadOnly, statement.columnCount > 0 else { return nil }
+        var text = statement.sql.trimmingCharacters(in: .whitespacesAndNewlines)
+        while text.hasSuffix(";") { text = String(text.dropLast()).trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard (try? db.makeStatement("SELECT * FROM (\n" + text + "\n) LIMIT 0")) != nil else { return nil }
+        return text
+    }
+
+    /// The grid of `select`: its source and first page, read on the store's connection.
+    private func grid(of select: String) throws -> BrowserEvent {
+        let source = try QuerySource(store: try catalog.store(at: storePath), select: select, crypt: catalog.keys)
+        let rows = try source.firstPage(limit: pageLimit, cancel: cancelFlag)
+        if isCancelled { return cancelledEvent }
+        let node = TreeNode(id: storePath + "#query#" + select, label: source.title, detail: "",
+                            kind: .query(store: storePath, sql: select), children: [])
+        return .consoleGrid(queryID: id, node: node, source: source, rows: rows)
     }
 
     private var cancelledEvent: BrowserEvent {

@@ -175,6 +175,11 @@ package enum ValueFormatter {
         }
     }
 
+    /// A column value as a cell: decrypted with `crypt` when `encrypted`, as stored otherwise.
+    package static func cell(_ value: DatabaseValue, encrypted: Bool, crypt: any DataCrypt) -> GridCell {
+        encrypted ? encryptedCell(value, crypt: crypt) : cell(value)
+    }
+
     /// A KV entry's value, decoded and decrypted by the store.
     package static func kvCell(_ entry: KVEntry, store: KVStore) -> GridCell {
         let typeName = entry.encoding == .integer ? "int" : entry.encoding.rawValue

@@ -2,8 +2,8 @@ import DatacenterKit
 import Foundation
 
 /// The rows of one table (or view), paged by key: the rowid, or the primary key of a
-/// WITHOUT ROWID table; views, which have neither, page by offset. Sorted by a column
-/// (`TableView`), rows page by that column's value and then the key.
+/// WITHOUT ROWID table; views, which have neither, page by position (`QuerySource`).
+/// Sorted by a column (`TableView`), rows page by that column's value and then the key.
 ///
 /// The rowid is reached through whichever of its names (`_rowid_`, `rowid`, `oid`) no
 /// column of the table shadows; a table whose columns take all three is paged by offset
@@ -30,6 +30,8 @@ package final class TableSource: GridSource, Sendable {
     /// The sort and filter the rows are read with.
     package let view: TableView
     private let selectList: String
+    /// The rows read by position, when there is no key to page by (`usesOffset`).
+    private let offsetRows: QuerySource?
 
     /// The names SQLite gives the rowid, in the order they are tried.
     static let rowidNames = ["_rowid_", "rowid", "oid"]
@@ -71,32 +73,17 @@ package final class TableSource: GridSource, Sendable {
         editRefusal = shape.refusal
         let sortColumn = view.sort.map { Database.quoteIdentifier($0.column) }
         selectList = ((sortColumn.map { [$0] } ?? []) + shape.keys.map(Database.quoteIdentifier) + ["*"]).joined(separator: ", ")
-        try checkView()
+        try view.check(columns: columns, encryptedColumns: encryptedColumns, relation: Database.quoteIdentifier(table), name: table, store: store)
+        offsetRows = usesOffset
+            ? try QuerySource(store: store, relation: Database.quoteIdentifier(table), name: table, title: self.title,
+                              encryptedColumns: encryptedColumns, crypt: crypt, view: view)
+            : nil
     }
 
     /// A source of the same table, sorted and filtered as `view` says.
     /// - throws: what `init` throws for the view.
     package func viewing(_ view: TableView) throws -> GridSource {
         try TableSource(store: store, table: table, encryptedColumns: encryptedColumns, crypt: crypt, title: title, view: view)
-    }
-
-    /// Refuses a sort or filter this table cannot be read with, before any page is read.
-    private func checkView() throws {
-        if let sort = view.sort {
-            guard columns.contains(sort.column) else { throw TableViewError("\(table) has no column \(sort.column)") }
-            guard !encryptedColumns.contains(sort.column) else {
-                throw TableViewError("\(sort.column) is encrypted: SQLite holds only its ciphertext, so it cannot sort by it")
-            }
-        }
-        if let filter = view.filter, !filter.isEmpty {
-            let sql = "SELECT 1 FROM \(quoted) WHERE (\(filter))"
-            do {
-                let readOnly = try store.queue.read { db in try db.makeStatement(sql).isReadOnly }
-                guard readOnly else { throw TableViewError("filter \(filter): it would write") }
-            } catch let error as DatabaseError {
-                throw TableViewError("filter \(filter): \(error.message)")
-            }
-        }
     }
 
     private var quoted: String { Database.quoteIdentifier(table) }
@@ -109,13 +96,6 @@ package final class TableSource: GridSource, Sendable {
         let direction = ascending ? " ASC" : " DESC"
         let sort = view.sort.map { [Database.quoteIdentifier($0.column) + direction] } ?? []
         return (sort + keyColumns.map { Database.quoteIdentifier($0) + direction }).joined(separator: ", ")
-    }
-
-    /// `WHERE` with the filter and `condition` (either may be absent), or nothing.
-    private func clause(_ condition: String?) -> String {
-        let filter = view.filter.flatMap { $0.isEmpty ? nil : "(" + $0 + ")" }
-        let parts = [filter, condition].compactMap { $0 }
-        return parts.isEmpty ? "" : " WHERE " + parts.joined(separator: " AND ")
     }
 
     /// The rows after `row` in the grid's order (`forward`) or before it, as a condition and
@@ -137,80 +117,51 @@ package final class TableSource: GridSource, Sendable {
     }
 
     package func firstPage(limit: Int) throws -> [GridRow] {
-        if usesOffset { return try offsetPage(from: 0, limit: limit) }
-        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause(nil)) ORDER BY \(order(forward: true)) LIMIT ?", [.integer(Int64(limit))])
+        if let offsetRows { return try offsetRows.firstPage(limit: limit) }
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause()) ORDER BY \(order(forward: true)) LIMIT ?", [.integer(Int64(limit))])
     }
 
     package func page(after row: GridRow, limit: Int) throws -> [GridRow] {
-        if usesOffset { return try offsetPage(from: (row.key.first?.int64Value ?? 0) + 1, limit: limit) }
+        if let offsetRows { return try offsetRows.page(after: row, limit: limit) }
         let (condition, arguments) = keyset(from: row, forward: true)
-        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause(condition)) ORDER BY \(order(forward: true)) LIMIT ?",
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause(and: condition)) ORDER BY \(order(forward: true)) LIMIT ?",
                          arguments + [.integer(Int64(limit))])
     }
 
     package func page(before row: GridRow, limit: Int) throws -> [GridRow] {
-        if usesOffset {
-            let start = row.key.first?.int64Value ?? 0
-            return try offsetPage(from: max(0, start - Int64(limit)), limit: Int(min(Int64(limit), start)))
-        }
+        if let offsetRows { return try offsetRows.page(before: row, limit: limit) }
         let (condition, arguments) = keyset(from: row, forward: false)
-        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause(condition)) ORDER BY \(order(forward: false)) LIMIT ?",
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause(and: condition)) ORDER BY \(order(forward: false)) LIMIT ?",
                          arguments + [.integer(Int64(limit))]).reversed()
     }
 
     package func lastPage(limit: Int) throws -> [GridRow] {
-        if usesOffset {
-            let total = Int64(try count())
-            return try offsetPage(from: max(0, total - Int64(limit)), limit: limit)
-        }
-        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause(nil)) ORDER BY \(order(forward: false)) LIMIT ?",
+        if let offsetRows { return try offsetRows.lastPage(limit: limit) }
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause()) ORDER BY \(order(forward: false)) LIMIT ?",
                          [.integer(Int64(limit))]).reversed()
     }
 
     /// `row N`, 1-based, for rows paged by offset (a view, a hidden rowid); else `key` and
     /// the rowid or primary key.
     package func position(of row: GridRow) -> String {
-        guard usesOffset else { return "key " + row.key.map(\.description).joined(separator: ",") }
-        return "row \((row.key.first?.int64Value ?? 0) + 1)"
+        if let offsetRows { return offsetRows.position(of: row) }
+        return "key " + row.key.map(\.description).joined(separator: ",")
     }
 
-    /// The search in SQLite: a row matches when the text SQLite gives one of its columns
-    /// (`CAST(column AS TEXT)`, as `LIKE` reads it) holds `needle`, ASCII letters in any
-    /// case; an encrypted
-    /// column is decrypted first (`datacenter_crypt_holds`, registered on the connection for
-    /// the query). nil for rows paged by offset and for a needle with non-ASCII letters,
-    /// whose case SQLite does not fold: those are scanned page by page.
+    /// The search in SQLite (`SearchPredicate`): the first row after `row` in the grid's
+    /// order that matches, by one keyset read. nil for a needle the predicate leaves to the
+    /// browser's page scan.
     package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
-        guard !usesOffset, !needle.isEmpty, needle.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        var tests: [String] = []
-        var arguments: [DatabaseValue] = []
-        // LIKE folds ASCII case without copying each value, as lower() would.
-        let pattern = "%" + needle.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
-        for column in columns {
-            let name = Database.quoteIdentifier(column)
-            if encryptedColumns.contains(column) {
-                tests.append("datacenter_crypt_holds(\(name), ?)")
-                arguments.append(.text(needle))
-            } else {
-                tests.append("\(name) LIKE ? ESCAPE '\\'")
-                arguments.append(.text(pattern))
-            }
-        }
+        if let offsetRows { return try offsetRows.firstMatch(of: needle, after: row, limit: limit, cancel: cancel) }
+        guard let predicate = SearchPredicate(needle: needle, columns: columns, encryptedColumns: encryptedColumns) else { return nil }
         let after = row.map { self.keyset(from: $0, forward: true) }
-        let condition = (after.map { [$0.0] } ?? []) + ["(" + tests.joined(separator: " OR ") + ")"]
-        let sql = "SELECT \(selectList) FROM \(quoted)\(clause(condition.joined(separator: " AND "))) ORDER BY \(order(forward: true)) LIMIT 1"
+        let condition = (after.map { [$0.0] } ?? []) + [predicate.sql]
+        let sql = "SELECT \(selectList) FROM \(quoted)\(view.whereClause(and: condition.joined(separator: " AND "))) ORDER BY \(order(forward: true)) LIMIT 1"
         let crypt = self.crypt
         let found: [GridRow] = try store.queue.read { db in
-            if !encryptedColumns.isEmpty {
-                try db.createFunction("datacenter_crypt_holds", argumentCount: 2) { values in
-                    guard case .blob(let ciphertext) = values[0], let needle = values[1].stringValue,
-                          let plain = try? crypt.decrypt(ciphertext) else { return .integer(0) }
-                    return .integer(String(decoding: plain, as: UTF8.self).lowercased().contains(needle) ? 1 : 0)
-                }
-            }
+            try predicate.register(on: db, crypt: crypt)
             return try db.withInterruptCheck({ cancel.isCancelled }) {
-                try fetch(sql, (after?.1 ?? []) + arguments, on: db)
+                try fetch(sql, (after?.1 ?? []) + predicate.arguments, on: db)
             }
         }
         guard let match = found.first else { return [] }
@@ -223,22 +174,7 @@ package final class TableSource: GridSource, Sendable {
 
     package func count() throws -> Int {
         // On its own read connection, so a slow count never holds up paging.
-        try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM \(quoted)\(clause(nil))", cached: false)?.int64Value ?? 0) }
-    }
-
-    private func offsetPage(from start: Int64, limit: Int) throws -> [GridRow] {
-        guard limit > 0 else { return [] }
-        var index = start
-        return try store.queue.read { db in
-            var rows: [GridRow] = []
-            let order = view.sort.map { " ORDER BY " + Database.quoteIdentifier($0.column) + ($0.descending ? " DESC" : " ASC") } ?? ""
-            try db.forEachRow("SELECT * FROM \(quoted)\(clause(nil))\(order) LIMIT ? OFFSET ?", [.integer(Int64(limit)), .integer(start)]) { s in
-                rows.append(GridRow(key: [.integer(index)], cells: (0..<s.columnCount).map { cell(s.value(at: $0), column: $0) }))
-                index += 1
-                return true
-            }
-            return rows
-        }
+        try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM \(quoted)\(view.whereClause())", cached: false)?.int64Value ?? 0) }
     }
 
     private func fetch(_ sql: String, _ arguments: [DatabaseValue]) throws -> [GridRow] {
@@ -262,9 +198,6 @@ package final class TableSource: GridSource, Sendable {
     }
 
     private func cell(_ value: DatabaseValue, column: Int) -> GridCell {
-        if column < columns.count, encryptedColumns.contains(columns[column]) {
-            return ValueFormatter.encryptedCell(value, crypt: crypt)
-        }
-        return ValueFormatter.cell(value)
+        ValueFormatter.cell(value, encrypted: column < columns.count && encryptedColumns.contains(columns[column]), crypt: crypt)
     }
 }

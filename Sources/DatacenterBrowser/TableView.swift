@@ -49,3 +49,33 @@ package struct TableViewError: Error, CustomStringConvertible, Equatable {
     /// The error that says `description`.
     package init(_ description: String) { self.description = description }
 }
+
+extension TableView {
+    /// Refuses a sort or filter that the rows of `relation` (a quoted table name, or a
+    /// SELECT in parentheses; `name` in messages) cannot be read with, before any page is
+    /// read: a sort column it lacks or holds encrypted, a filter that is not one read-only
+    /// expression SQLite accepts.
+    /// - throws: `TableViewError`, or `DatabaseError` when the store cannot be read.
+    func check(columns: [String], encryptedColumns: Set<String>, relation: String, name: String, store: Store) throws {
+        if let sort {
+            guard columns.contains(sort.column) else { throw TableViewError("\(name) has no column \(sort.column)") }
+            guard !encryptedColumns.contains(sort.column) else {
+                throw TableViewError("\(sort.column) is encrypted: SQLite holds only its ciphertext, so it cannot sort by it")
+            }
+        }
+        guard let filter, !filter.isEmpty else { return }
+        do {
+            let readOnly = try store.queue.read { db in try db.makeStatement("SELECT 1 FROM \(relation) WHERE (\(filter))").isReadOnly }
+            guard readOnly else { throw TableViewError("filter \(filter): it would write") }
+        } catch let error as DatabaseError {
+            throw TableViewError("filter \(filter): \(error.message)")
+        }
+    }
+
+    /// ` WHERE` the filter and `condition` (either may be absent), or nothing.
+    func whereClause(and condition: String? = nil) -> String {
+        let filter = filter.flatMap { $0.isEmpty ? nil : "(" + $0 + ")" }
+        let parts = [filter, condition].compactMap { $0 }
+        return parts.isEmpty ? "" : " WHERE " + parts.joined(separator: " AND ")
+    }
+}

@@ -20,7 +20,7 @@ import Testing
         commands.compactMap { if case .consoleQuery(let query) = $0 { return query } else { return nil } }
     }
 
-    @Test func aConsoleQueryRunsAsACommandAndItsResultFillsTheConsole() throws {
+    @Test func aConsoleSelectRunsAsACommandAndItsRowsOpenInTheGrid() throws {
         let folder = TemporaryFolder()
         let b = try console("SELECT title FROM notes ORDER BY id", folder: folder)
         b.handle(.key(.enter))
@@ -32,11 +32,19 @@ import Testing
         #expect(b.screenText.contains("running…"))
         #expect(!b.screenText.contains("Welcome"))
         let event = try #require(commands[0].perform())
+        guard case .consoleGrid = event else { Issue.record("a SELECT did not come back as a grid: \(event)"); return }
         b.handle(event)
         #expect(b.console?.running == nil)
-        #expect(b.screenText.contains("3 row(s)"))
-        #expect(b.screenText.contains("Welcome"))
+        #expect(b.focus == .grid)
+        #expect(b.grid?.rows.map { $0.cells[0].text } == ["Welcome", "Quotes", "Unicode"])
+        #expect(b.screenText.contains("SQL: SELECT title FROM notes ORDER BY id"))
         #expect(!b.screenText.contains("running…"))
+        // Its count comes as a table's does; `:` goes back to the console, which says where the rows went.
+        for command in b.takeCommands() { if let event = command.perform() { b.handle(event) } }
+        #expect(b.grid?.total == 3)
+        b.press(.character(":"))
+        #expect(b.focus == .console)
+        #expect(b.screenText.contains("the rows are in the grid"))
     }
 
     @Test func escWhileAQueryRunsSendsACancelAndTheScreenSaysCancelled() throws {
@@ -85,7 +93,7 @@ import Testing
         #expect(b.console?.input.text == "SELECT 1")
         b.handle(commands[0].perform()!)
         #expect(b.console?.running == nil)
-        #expect(b.console?.output.contains("1 row(s)") == true)
+        #expect(b.grid?.rows.map { $0.cells[0].text } == ["1"])
     }
 
     /// A query that runs for ever: only a cancel ends it.
@@ -118,7 +126,8 @@ import Testing
 
     @Test func aLongResultIsCountedWithProgressButOnlyTheFirstRowsAreKept() throws {
         let folder = TemporaryFolder()
-        let b = try console("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12345) SELECT i FROM n", folder: folder)
+        // Two statements: run to their end in the console, not paged by the grid.
+        let b = try console("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12345) SELECT i FROM n; SELECT 'end'", folder: folder)
         b.handle(.key(.enter))
         let command = try #require(b.takeCommands().first)
         var progress: [Int] = []
@@ -130,8 +139,30 @@ import Testing
         b.handle(try #require(event))
         let output = try #require(b.console?.output)
         #expect(output[1] == "12345 row(s), first \(RowsLayout.rowLimit) shown")
-        #expect(output.count == 1 + 2 + RowsLayout.rowLimit)
-        #expect(output.last?.trimmingCharacters(in: .whitespaces) == "\(RowsLayout.rowLimit)")
+        #expect(output.count == 1 + 2 + RowsLayout.rowLimit + 3)
+        #expect(output[2 + RowsLayout.rowLimit].trimmingCharacters(in: .whitespaces) == "\(RowsLayout.rowLimit)")
+        #expect(output.last?.trimmingCharacters(in: .whitespaces) == "end")
+    }
+
+    @Test func aHugeSelectShowsOnePageAndIsCountedInTheBackground() throws {
+        let folder = TemporaryFolder()
+        let b = try console("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000) SELECT i, i * 2 AS twice FROM n",
+                            folder: folder)
+        b.handle(.key(.enter))
+        let command = try #require(b.takeCommands().first)
+        var progress = 0
+        let event = try #require(command.perform { if case .consoleProgress = $0 { progress += 1 } })
+        guard case let .consoleGrid(_, _, source, rows) = event else { Issue.record("\(event)"); return }
+        // Only the first page was read: no progress, a screen's worth of rows.
+        #expect(progress == 0)
+        #expect(rows.count == (30 - 3) * 2)
+        #expect(source.columns == ["i", "twice"])
+        b.handle(event)
+        for command in b.takeCommands() { if let event = command.perform() { b.handle(event) } }
+        #expect(b.grid?.total == 300_000)
+        b.press(.end)
+        #expect(b.grid?.rows.last?.cells.map(\.text) == ["300000", "600000"])
+        #expect(b.render().lines().last?.contains("row 300000 of 300,000") == true)
     }
 
     @Test func theConsoleShowsProgressWhileItRuns() throws {

@@ -87,8 +87,9 @@ import Testing
         type("SELECT ", into: b)
         #expect(b.console?.input.text == "SELECT count(*) FROM notes")
         b.press(.enter)
-        #expect(b.screenText.contains("3"))
+        #expect(b.grid?.rows.first?.cells.first?.text == "3")
         #expect(b.console?.input.text == "")
+        b.press(.character(":"))
         b.press(.up)
         #expect(b.console?.input.text == "SELECT count(*) FROM notes")
         // The history moves with the console to another store.

@@ -22,7 +22,8 @@ extension BrowseTmuxTests {
         try session.send("Escape")
         try session.waitFor("cancelled after")
         try session.send("Enter")
-        let answer = try session.waitFor("1 row(s)")
+        // A SELECT's rows open in the grid.
+        let answer = try session.waitFor("SQL: select 6 * 7 AS answer")
         #expect(answer.contains("42"))
         try session.send("Escape", "q")
         Self.waitForExit(session)
