@@ -43,6 +43,9 @@ package final class Browser {
     var daoPanel: DAOPanel?
     /// The SQL console; kept when it loses focus, so its output and history stay.
     var console: ConsolePane?
+    /// The console's history of each store it was opened on this session, by file path:
+    /// a store's lines come back when the console returns to it.
+    var consoleHistories: [String: LineHistory] = [:]
     /// The staged edits and their review; always there, shown when it has focus.
     var review = ReviewPane()
     /// The line being typed at the bottom (`/` search, `e` edit, `o` insert), if any.
@@ -151,6 +154,8 @@ package final class Browser {
         case let .searchFinished(id, match, error):
             apply(grid?.searchFinished(id: id, match: match, error: error) ?? [])
         case let .consoleProgress(id, rows): console?.progressed(id: id, rows: rows)
+        case let .consoleNames(path, names):
+            if console?.storePath == path { console?.completion = SQLCompletion(names: names) }
         case let .consoleGrid(id, node, source, rows):
             guard console?.showedGrid(id: id) == true else { return }
             showConsoleGrid(node: node, source: source, rows: rows)
@@ -222,8 +227,10 @@ package final class Browser {
             apply(effects)
         case .console:
             guard var pane = console else { focus = .tree; return }
+            let before = pane.history.entries
             let effects = pane.handle(key, height: bodyHeight, context: context)
             console = pane
+            if pane.history.entries != before { keepConsoleHistory(pane) }
             apply(effects)
         case .review: apply(review.handle(key))
         }
@@ -448,9 +455,36 @@ package final class Browser {
     /// that keeps the history when the store is another.
     private func showConsole(on path: String) {
         if console?.storePath != path {
-            console = ConsolePane(storePath: path, storeName: catalog.storeName(for: path), history: console?.history ?? LineHistory())
+            console = ConsolePane(storePath: path, storeName: catalog.storeName(for: path), history: consoleHistory(of: path))
+            commands.append(.consoleNames(storePath: path, catalog: catalog))
         }
         focus = .console
+    }
+
+    /// The console's history of the store at `path`: this session's, else the lines kept in
+    /// the state folder (`ConsoleHistoryFile`); a file that cannot be used is reported and
+    /// left for the next save to replace.
+    private func consoleHistory(of path: String) -> LineHistory {
+        if let kept = consoleHistories[path] { return kept }
+        guard let stateFolder else { return LineHistory() }
+        do {
+            return LineHistory(entries: try ConsoleHistoryFile(storePath: path, stateFolder: stateFolder).load())
+        } catch {
+            message = ("\(error)", true)
+            return LineHistory()
+        }
+    }
+
+    /// Keeps the console's history after a line was run: for this session, and in the state
+    /// folder for the next (a few kilobytes, written whole).
+    private func keepConsoleHistory(_ pane: ConsolePane) {
+        consoleHistories[pane.storePath] = pane.history
+        guard let stateFolder else { return }
+        do {
+            try ConsoleHistoryFile(storePath: pane.storePath, stateFolder: stateFolder).save(pane.history.entries)
+        } catch {
+            message = ("console history not saved: \(error)", true)
+        }
     }
 
     /// Quits, or first asks what to do with staged edits (they are never dropped unasked).

@@ -22,6 +22,9 @@ package enum BrowserCommand: Sendable {
     case search(searchID: Int, source: GridSource, start: GridRow?, query: String, cancel: CancellationFlag)
     /// Runs SQL typed in the console (`ConsoleQuery`).
     case consoleQuery(ConsoleQuery)
+    /// Reads the names of the tables, views and columns of the store at `storePath`, for the
+    /// console's completion.
+    case consoleNames(storePath: String, catalog: BrowserCatalog)
     /// Stops a console query (Esc while it runs): it ends with "cancelled".
     case cancelConsoleQuery(ConsoleQuery)
     /// Writes staged edits (`StagedCommit`).
@@ -42,6 +45,7 @@ package enum BrowserCommand: Sendable {
     /// - `openGrid`, `fetchPage` and `search` read through the catalog's stores (a source's
     ///   pages through its store's queue), whose lock serializes them with one another and
     ///   with a DAO preview; the input loop itself reads no rows.
+    /// - `consoleNames` reads the schema on the store's queue, as paging does.
     /// - `consoleQuery` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `cancelConsoleQuery` only calls that connection's `interrupt()`
     ///   (safe from any thread) through the query, which keeps it open while it does.
@@ -70,6 +74,14 @@ package enum BrowserCommand: Sendable {
         case let .search(id, source, start, query, cancel):
             return BrowserCommand.search(id: id, source: source, start: start, query: query, cancel: cancel, post: post)
         case .consoleQuery(let query): return query.run(post: post)
+        case let .consoleNames(path, catalog):
+            let names = try? catalog.store(at: path).queue.read { db in
+                try db.query("""
+                    SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')
+                    UNION SELECT p.name FROM sqlite_schema AS s, pragma_table_info(s.name) AS p WHERE s.type IN ('table', 'view')
+                    """).compactMap { $0[0].stringValue }
+            }
+            return .consoleNames(storePath: path, names: names ?? [])
         case .cancelConsoleQuery(let query):
             query.cancel()
             return nil

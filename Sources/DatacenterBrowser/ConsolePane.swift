@@ -31,6 +31,8 @@ struct ConsolePane {
     var scroll = 0
     /// The query running in the background, if any.
     var running: Running?
+    /// What Tab completes from: the store's names once read (`BrowserCommand.consoleNames`).
+    var completion = SQLCompletion(names: [])
 
     /// A console on the store at `storePath`, with the commands run before in `history`.
     init(storePath: String, storeName: String, history: LineHistory = LineHistory()) {
@@ -52,6 +54,7 @@ struct ConsolePane {
         case .enter:
             if running != nil { return [.message("a query is running: wait for it, or Esc cancels it", isError: true)] }
             return run(context: context)
+        case .tab: return complete(width: context.paneWidth)
         case .pageUp: scroll = max(0, scroll - (height - 3))
         case .pageDown: scroll = min(max(0, output.count - 1), scroll + (height - 3))
         default:
@@ -59,6 +62,17 @@ struct ConsolePane {
             input.followCursor(width: Self.inputWidth(paneWidth: context.paneWidth))
         }
         return []
+    }
+
+    /// Completes the word before the cursor (`SQLCompletion`); several candidates are listed
+    /// in the status line.
+    private mutating func complete(width: Int) -> [PaneEffect] {
+        guard let result = completion.complete(input.characters, cursor: input.cursor) else { return [] }
+        input.replaceBeforeCursor(from: result.start, with: result.replacement)
+        input.followCursor(width: Self.inputWidth(paneWidth: width))
+        guard !result.candidates.isEmpty else { return [] }
+        let shown = result.candidates.prefix(12).joined(separator: "  ")
+        return [.message(shown + (result.candidates.count > 12 ? "  … (\(result.candidates.count))" : ""), isError: false)]
     }
 
     /// Starts the input as a query: every statement in turn, the rows of each shown.
@@ -110,7 +124,7 @@ struct ConsolePane {
 
     /// The status line's key hints.
     var hints: String {
-        running == nil ? " Enter run  ↑↓ history  PgUp PgDn scroll  Esc close"
+        running == nil ? " Enter run  Tab complete  ↑↓ history  PgUp PgDn scroll  .help  Esc close"
             : " running… Esc cancels  ↑↓ history  PgUp PgDn scroll"
     }
 

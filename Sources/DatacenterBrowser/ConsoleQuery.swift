@@ -74,6 +74,10 @@ package final class ConsoleQuery: Sendable {
             }
             guard started else { return cancelledEvent }
             defer { state.withLock { $0.running = nil } }
+            if sql.hasPrefix(".") {
+                let command = try ConsoleDotCommand(parsing: sql)
+                return .consoleFinished(queryID: id, output: ["> " + sql] + (try command.lines(on: db)), isError: false)
+            }
             if let select = Self.singleSelect(in: sql, on: db) { return try grid(of: select) }
             var seen = 0
             try db.withInterruptCheck({ [unowned self] in self.isCancelled }) {

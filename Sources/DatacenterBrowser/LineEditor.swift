@@ -139,6 +139,12 @@ package struct LineEditor: Equatable, Sendable {
         replace(cursor..<cursor, with: string)
     }
 
+    /// Replaces the characters from `start` (clamped) to the cursor with `string`, the
+    /// cursor after it: what a completion does to the word being typed.
+    package mutating func replaceBeforeCursor(from start: Int, with string: String) {
+        replace(min(max(0, start), cursor)..<cursor, with: string)
+    }
+
     /// Puts the cursor before character `index`, clamped to the text.
     package mutating func moveCursor(to index: Int) {
         cursor = min(max(0, index), characters.count)

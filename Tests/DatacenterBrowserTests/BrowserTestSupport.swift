@@ -17,9 +17,9 @@ func makeDemo(_ folder: TemporaryFolder) throws -> String {
 /// A browser on `path` with `keys`, sized `width` × `height`; `allowsWrites` false is
 /// `--read-only`, and `busyTimeout` how long its writes wait for a lock.
 func browser(_ path: String, keys: KeyRing = KeyRing([DemoStore.key]), width: Int = 100, height: Int = 30,
-             allowsWrites: Bool = true, busyTimeout: Double = 5) throws -> Browser {
+             allowsWrites: Bool = true, busyTimeout: Double = 5, stateFolder: URL? = nil) throws -> Browser {
     Browser(catalog: try BrowserCatalog(path: path, keys: keys, allowsWrites: allowsWrites, busyTimeout: busyTimeout),
-            width: width, height: height)
+            width: width, height: height, stateFolder: stateFolder)
 }
 
 extension Browser {

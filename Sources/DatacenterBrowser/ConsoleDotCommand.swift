@@ -1,0 +1,92 @@
+import DatacenterKit
+
+/// The sqlite3 shell's dot-commands a console user reaches for first, those that need no
+/// output mode: `.tables`, `.schema`, `.indexes` and `.help`. Each reads the schema and
+/// answers in lines of text, as the shell does; a pattern is matched with `LIKE`, as the
+/// shell matches it.
+enum ConsoleDotCommand: Equatable {
+    /// `.tables ?PATTERN?`: the tables and views.
+    case tables(pattern: String?)
+    /// `.schema ?PATTERN?`: the `CREATE` statements of the tables matching, and of their
+    /// indexes and triggers.
+    case schema(pattern: String?)
+    /// `.indexes ?TABLE?`: the indexes, of the tables matching.
+    case indexes(table: String?)
+    /// `.help`: the dot-commands.
+    case help
+
+    /// What `.help` says, one line per command.
+    static let helpLines = [
+        ".tables ?PATTERN?    tables and views (LIKE pattern)",
+        ".schema ?PATTERN?    CREATE statements of the tables matching",
+        ".indexes ?TABLE?     indexes, of the tables matching",
+        ".help                this list",
+    ]
+
+    /// Why a line starting with `.` is not a dot-command the console knows.
+    struct ParseError: Error, CustomStringConvertible, Equatable {
+        let description: String
+    }
+
+    /// The command `line` (starting with `.`) asks for.
+    /// - throws: `ParseError` naming the command that is unknown or takes fewer arguments.
+    init(parsing line: String) throws {
+        let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
+        let name = words.first ?? "."
+        let arguments = Array(words.dropFirst())
+        let pattern = arguments.first.map(Self.unquoted)
+        func atMostOne() throws {
+            if arguments.count > 1 { throw ParseError(description: "\(name) takes at most one argument: \(Self.usage(of: name))") }
+        }
+        switch name.lowercased() {
+        case ".tables": try atMostOne(); self = .tables(pattern: pattern)
+        case ".schema": try atMostOne(); self = .schema(pattern: pattern)
+        case ".indexes", ".indices": try atMostOne(); self = .indexes(table: pattern)
+        case ".help": self = .help
+        default:
+            throw ParseError(description: "unknown command \(name): the console knows .tables, .schema, .indexes and .help")
+        }
+    }
+
+    /// The usage line of the command `name`.
+    private static func usage(of name: String) -> String {
+        helpLines.first { $0.hasPrefix(name.lowercased() + " ") }?.components(separatedBy: "  ").first ?? name
+    }
+
+    /// A pattern given in quotes, as the shell accepts it, without them.
+    private static func unquoted(_ word: String) -> String {
+        for quote in ["'", "\""] where word.count >= 2 && word.hasPrefix(quote) && word.hasSuffix(quote) {
+            return String(word.dropFirst().dropLast())
+        }
+        return word
+    }
+
+    /// The command's answer, read from `db`.
+    func lines(on db: Database) throws -> [String] {
+        let visible = "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        switch self {
+        case .help: return Self.helpLines
+        case .tables(let pattern):
+            let rows = try db.query("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND \(visible)"
+                                        + (pattern == nil ? "" : " AND name LIKE ?") + " ORDER BY name",
+                                    StatementArguments(pattern.map { [.text($0)] } ?? []))
+            let names = rows.compactMap { $0[0].stringValue }
+            return names.isEmpty ? ["(no tables)"] : names
+        case .indexes(let table):
+            let rows = try db.query("SELECT name FROM sqlite_schema WHERE type = 'index'"
+                                        + (table == nil ? "" : " AND tbl_name LIKE ?") + " ORDER BY name",
+                                    StatementArguments(table.map { [.text($0)] } ?? []))
+            let names = rows.compactMap { $0[0].stringValue }
+            return names.isEmpty ? ["(no indexes)"] : names
+        case .schema(let pattern):
+            // Tables first, then what hangs on them, as the shell lists them.
+            let rows = try db.query("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND \(visible)"
+                                        + (pattern == nil ? "" : " AND tbl_name LIKE ?")
+                                        + " ORDER BY tbl_name, type <> 'table', type <> 'view', name",
+                                    StatementArguments(pattern.map { [.text($0)] } ?? []))
+            let statements = rows.compactMap { $0[0].stringValue }
+            guard !statements.isEmpty else { return [pattern.map { "(nothing matches \($0))" } ?? "(empty schema)"] }
+            return statements.flatMap { ($0 + ";").split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterBrowser
+
+/// What the console keeps between sessions and offers a sqlite3 user: its history per file
+/// in the state folder, the dot-commands, and Tab completion of names and keywords.
+@Suite struct ConsoleSessionTests {
+    /// Opens the console of `b` and runs `sql` in it.
+    func run(_ sql: String, in b: Browser) {
+        if b.focus != .console { b.press(.character(":")) }
+        type(sql, into: b)
+        b.press(.enter)
+    }
+
+    @Test func theHistoryOfEachFileIsKeptForTheNextSession() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let state = URL(fileURLWithPath: folder.file("state"))
+        let first = try browser(root, stateFolder: state)
+        run("SELECT count(*) FROM notes", in: first)
+        run("SELECT 42", in: first)
+        let files = try FileManager.default.contentsOfDirectory(atPath: state.path + "/console-history")
+        #expect(files.count == 1 && files[0].hasPrefix("common.sqlite-"))
+        let path = state.path + "/console-history/" + files[0]
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
+
+        let second = try browser(root, stateFolder: state)
+        second.press(.character(":"))
+        second.press(.up)
+        #expect(second.console?.input.text == "SELECT 42")
+        second.press(.up)
+        #expect(second.console?.input.text == "SELECT count(*) FROM notes")
+
+        // Another file has a history of its own.
+        let other = folder.file("other.db")
+        try Database(path: other).execute("CREATE TABLE t (x)")
+        let third = try browser(other, stateFolder: state)
+        third.press(.character(":"))
+        third.press(.up)
+        #expect(third.console?.input.text == "")
+    }
+
+    @Test func aDamagedHistoryFileIsReportedAndReplaced() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let state = URL(fileURLWithPath: folder.file("state"))
+        let file = ConsoleHistoryFile(storePath: root + "/common.sqlite", stateFolder: state)
+        try FileManager.default.createDirectory(at: file.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("{not json".utf8).write(to: file.url)
+        let b = try browser(root, stateFolder: state)
+        b.press(.character(":"))
+        #expect(b.message?.isError == true)
+        #expect(b.message?.text.contains(file.url.path) == true)
+        #expect(b.message?.text.contains("not a JSON list") == true)
+        run("SELECT 1", in: b)
+        #expect(try file.load() == ["SELECT 1"])
+    }
+
+    @Test func withoutAStateFolderNothingIsWritten() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let b = try browser(root)
+        run("SELECT 1", in: b)
+        b.press(.character(":"))
+        b.press(.up)
+        #expect(b.console?.input.text == "SELECT 1")       // this session still has it
+        #expect(b.stateFolder == nil)
+    }
+
+    @Test func dotCommandsAnswerAsTheShellDoes() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.db")
+        let db = try Database(path: path)
+        try db.executeScript("""
+            CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE INDEX items_name ON items (name);
+            CREATE TABLE logs (at INTEGER);
+            CREATE VIEW named AS SELECT name FROM items;
+            """)
+        let b = try browser(path)
+        run(".tables", in: b)
+        #expect(b.console?.output == ["> .tables", "items", "logs", "named"])
+        run(".tables i%", in: b)
+        #expect(b.console?.output == ["> .tables i%", "items"])
+        run(".indexes", in: b)
+        #expect(b.console?.output == ["> .indexes", "items_name"])
+        run(".schema items", in: b)
+        #expect(b.console?.output == ["> .schema items", "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);",
+                                      "CREATE INDEX items_name ON items (name);"])
+        run(".schema nothing", in: b)
+        #expect(b.console?.output.last == "(nothing matches nothing)")
+        run(".dump", in: b)
+        #expect(b.console?.outputIsError == true)
+        #expect(b.console?.output.last?.contains("unknown command .dump") == true)
+        run(".tables a b", in: b)
+        #expect(b.console?.output.last == ".tables takes at most one argument: .tables ?PATTERN?")
+        run(".help", in: b)
+        #expect(b.console?.output.dropFirst().elementsEqual(ConsoleDotCommand.helpLines) == true)
+    }
+
+    @Test func tabCompletesNamesAndKeywords() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("c.db")
+        try Database(path: path).executeScript("""
+            CREATE TABLE messages (id INTEGER PRIMARY KEY, sender TEXT, sent_at INTEGER);
+            CREATE TABLE "odd name" (x);
+            """)
+        let b = try browser(path)
+        b.press(.character(":"))
+        type("sel", into: b)
+        b.press(.tab)
+        #expect(b.console?.input.text == "select")
+        type(" * from mes", into: b)
+        b.press(.tab)
+        #expect(b.console?.input.text == "select * from messages")
+        type(" where se", into: b)
+        b.press(.tab)                                       // sender, sent_at, select: "se" stays, all listed
+        #expect(b.console?.input.text == "select * from messages where se")
+        #expect(b.message?.text == "sender  sent_at  select")
+        type("n", into: b)
+        b.press(.tab)                                       // sender, sent_at agree on "sen"
+        #expect(b.console?.input.text == "select * from messages where sen")
+        type("d", into: b)
+        b.press(.tab)
+        #expect(b.console?.input.text == "select * from messages where sender")
+        b.press(.character("\u{15}"))                       // Ctrl-U: clear
+        type("SELECT x FROM od", into: b)
+        b.press(.tab)
+        #expect(b.console?.input.text == "SELECT x FROM \"odd name\"")
+        b.press(.character("\u{15}"))
+        type(".sch", into: b)
+        b.press(.tab)
+        #expect(b.console?.input.text == ".schema")
+    }
+
+    @Test func completionCasesKeywordsAsTyped() {
+        let completion = SQLCompletion(names: ["Orders"])
+        #expect(completion.complete(Array("SEL"), cursor: 3)?.replacement == "SELECT")
+        #expect(completion.complete(Array("sel"), cursor: 3)?.replacement == "select")
+        // A name and a keyword: completed as far as they agree, both listed.
+        #expect(completion.complete(Array("select * from ord"), cursor: 17)
+                    == SQLCompletion.Result(start: 14, replacement: "Order", candidates: ["Orders", "order"]))
+        #expect(completion.complete(Array("select * from orders"), cursor: 20)?.replacement == "Orders")
+        #expect(completion.complete(Array("select "), cursor: 7) == nil)
+        #expect(completion.complete(Array("zzz"), cursor: 3) == nil)
+    }
+}
