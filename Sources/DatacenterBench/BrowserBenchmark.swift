@@ -28,7 +28,7 @@ public enum BrowserBenchmark {
     }
 
     /// The scenarios, in the order they are reported.
-    public static let scenarios = ["browse-first-screen", "browse-last-page", "browse-keypress"]
+    public static let scenarios = ["browse-first-screen", "browse-last-page", "browse-keypress"] + BrowserWorkflowBenchmark.scenarios
 
     /// Hands `event` to the browser and does the reads it asks for (pages) at once, on this
     /// thread, as the terminal's command runner would between two keys: what a key costs
@@ -54,9 +54,20 @@ public enum BrowserBenchmark {
     /// Runs the scenarios on `table` of the SQLite file at `path`, on a `width` × `height`
     /// screen, and reports the selected ones. They run as one session (open, jump to the
     /// end, move), so all of them are measured.
-    public static func run(path: String, table: String, width: Int = 120, height: Int = 40, rounds: Int = 7,
+    /// The slow paths follow (`BrowserWorkflowBenchmark`), against the sqlite3 shell; their
+    /// exports are written in `scratch`.
+    public static func run(path: String, table: String, scratch: String, width: Int = 120, height: Int = 40, rounds: Int = 7,
                            selection: BenchmarkSelection = .all, report: (BenchmarkResult) throws -> Void) throws {
         func reportSelected(_ result: BenchmarkResult) throws { if selection.includes(result.scenario) { try report(result) } }
+        if selection.includesAny("browse-first-screen", "browse-last-page", "browse-keypress") {
+            try runOpening(path: path, table: table, width: width, height: height, rounds: rounds, report: reportSelected)
+        }
+        try BrowserWorkflowBenchmark.run(path: path, table: table, scratch: scratch, selection: selection, report: report)
+    }
+
+    /// The opening scenarios: first screen, last page, a key.
+    private static func runOpening(path: String, table: String, width: Int, height: Int, rounds: Int,
+                                   report reportSelected: (BenchmarkResult) throws -> Void) throws {
         let page = height - 3
         var firstScreen: [Double] = [], firstRaw: [Double] = []
         var lastPage: [Double] = [], lastRaw: [Double] = []

@@ -32,6 +32,9 @@ package final class TableSource: GridSource, Sendable {
     private let selectList: String
     /// The rows read by position, when there is no key to page by (`usesOffset`).
     private let offsetRows: QuerySource?
+    /// The columns that hold nothing but numbers and NULL (`numericOnlyColumns`): a search
+    /// for text no number holds skips them.
+    private let numericOnly: Set<String>
 
     /// The names SQLite gives the rowid, in the order they are tried.
     static let rowidNames = ["_rowid_", "rowid", "oid"]
@@ -67,6 +70,7 @@ package final class TableSource: GridSource, Sendable {
             return Shape(names: names, keys: [alias], isView: false, refusal: nil)
         }
         columns = shape.names
+        numericOnly = shape.isView ? [] : try store.queue.read { db in try TableSource.numericOnlyColumns(of: table, on: db) }
         keyColumns = shape.keys
         usesOffset = shape.keys.isEmpty
         isView = shape.isView
@@ -78,6 +82,27 @@ package final class TableSource: GridSource, Sendable {
             ? try QuerySource(store: store, relation: Database.quoteIdentifier(table), name: table, title: self.title,
                               encryptedColumns: encryptedColumns, crypt: crypt, view: view)
             : nil
+    }
+
+    /// The columns of `table` that can hold nothing but numbers (and NULL): the rowid's
+    /// alias (the one INTEGER PRIMARY KEY column, the primary key SQLite keeps no index
+    /// for) and the INT, INTEGER and REAL columns of a STRICT table. Any other column takes
+    /// text whatever its declared type.
+    static func numericOnlyColumns(of table: String, on db: Database) throws -> Set<String> {
+        guard let list = try db.queryFirst("SELECT wr, strict FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table)]) else {
+            return []
+        }
+        var numeric = Set<String>()
+        if list[1].int64Value == 1 {
+            numeric.formUnion(try db.query("SELECT name FROM pragma_table_info(?) WHERE upper(type) IN ('INT', 'INTEGER', 'REAL')",
+                                           [.text(table)]).compactMap { $0[0].stringValue })
+        }
+        if list[0].int64Value == 0 {
+            let key = try db.query("SELECT name FROM pragma_table_info(?) WHERE pk > 0", [.text(table)]).compactMap { $0[0].stringValue }
+            let keyIndexed = try db.scalar("SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)]) != nil
+            if key.count == 1, !keyIndexed { numeric.insert(key[0]) }
+        }
+        return numeric
     }
 
     /// A source of the same table, sorted and filtered as `view` says.
@@ -153,7 +178,8 @@ package final class TableSource: GridSource, Sendable {
     /// browser's page scan.
     package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
         if let offsetRows { return try offsetRows.firstMatch(of: needle, after: row, limit: limit, cancel: cancel) }
-        guard let predicate = SearchPredicate(needle: needle, columns: columns, encryptedColumns: encryptedColumns) else { return nil }
+        guard let predicate = SearchPredicate(needle: needle, columns: columns, encryptedColumns: encryptedColumns,
+                                              numericOnly: numericOnly) else { return nil }
         let after = row.map { self.keyset(from: $0, forward: true) }
         let condition = (after.map { [$0.0] } ?? []) + [predicate.sql]
         let sql = "SELECT \(selectList) FROM \(quoted)\(view.whereClause(and: condition.joined(separator: " AND "))) ORDER BY \(order(forward: true)) LIMIT 1"

@@ -33,9 +33,11 @@ extension BenchCommand {
                 if !json { Output.line("building \(rows) rows in \(path) …") }
                 try BrowserBenchmark.makeMessages(at: path, rows: rows)
             }
-            defer { if db == nil { try? FileManager.default.removeItem(atPath: scratch) } }
+            defer { try? FileManager.default.removeItem(atPath: db == nil ? scratch : scratch + "/browse") }
             BenchCommand.printHeader(json: json)
-            try BrowserBenchmark.run(path: path, table: table, selection: selection) { BenchCommand.print($0, json: json) }
+            try BrowserBenchmark.run(path: path, table: table, scratch: scratch + "/browse", selection: selection) {
+                BenchCommand.print($0, json: json)
+            }
         }
     }
 }

@@ -184,6 +184,42 @@ import Testing
         }
     }
 
+    /// The search skips columns that hold only numbers for a needle no number holds, and
+    /// tests only text in the others: it still finds what a scan of every column's text
+    /// finds, text stored in an INTEGER column, an INT primary key holding text, a real
+    /// written `1.0e+20` or `Inf`, in rowid, STRICT and keyed tables alike.
+    @Test(arguments: ["CREATE TABLE u (id INTEGER PRIMARY KEY, n INTEGER, r REAL, t TEXT)",
+                      "CREATE TABLE u (id INTEGER PRIMARY KEY, n INTEGER, r REAL, t TEXT) STRICT",
+                      "CREATE TABLE u (id INT PRIMARY KEY, n INTEGER, r REAL, t TEXT)",
+                      "CREATE TABLE u (id INTEGER PRIMARY KEY DESC, n INTEGER, r REAL, t TEXT)"])
+    func skippingNumbersFindsWhatTheScanFinds(schema: String) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("n.db")
+        let db = try Database(path: path)
+        try db.execute(schema)
+        let strict = schema.hasSuffix("STRICT")
+        var rng = SplitMix64(seed: 21)
+        for i in 0..<200 {
+            let id: DatabaseValue = !strict && !schema.contains("INTEGER PRIMARY KEY,") && i % 17 == 0 ? .text("key\(i)") : .integer(Int64(i * 3))
+            let n: DatabaseValue = !strict && i % 11 == 0 ? .text(["abc", "bravo", "x1"].randomElement(using: &rng)!) : .integer(Int64(i))
+            let r: DatabaseValue = [.real(1e20), .real(-Double.infinity), .real(2.5), .null, strict ? .real(0.5) : .text("inf text")][i % 5]
+            try db.execute("INSERT INTO u VALUES (?, ?, ?, ?)", [id, n, r, .text("row \(i) " + ["alpha", "bravo"][i % 2])])
+        }
+        let source = try TableSource(store: try Store(existingAt: path), table: "u", crypt: KeyRing.empty)
+        var all: [GridRow] = []
+        var page = try source.firstPage(limit: 64)
+        while let last = page.last { all += page; page = try source.page(after: last, limit: 64) }
+        let texts: [[String]] = try all.map { row in
+            try db.query("SELECT lower(CAST(id AS TEXT)), lower(CAST(n AS TEXT)), lower(CAST(r AS TEXT)), lower(t) FROM u WHERE rowid = ?",
+                         StatementArguments(row.key)).first!.values.map { $0.stringValue ?? "" }
+        }
+        for needle in ["abc", "key1", "bravo", "x1", "inf", "e+20", "-inf", "2.5", "33", "row 1", "zz"] {
+            let expected = all.indices.first { texts[$0].contains { $0.contains(needle) } }
+            let found = try source.firstMatch(of: needle, after: nil, limit: 1, cancel: CancellationFlag())
+            #expect(found?.first?.key == expected.map { all[$0].key }, "\(schema): \(needle)")
+        }
+    }
+
     @Test func encryptedColumnsAreSearchedDecryptedAndACancelStops() throws {
         let folder = TemporaryFolder()
         let root = try makeDemo(folder)

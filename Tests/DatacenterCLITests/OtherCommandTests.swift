@@ -227,6 +227,20 @@ import Testing
         #expect(overview.stdout.contains("table notes: 3 row(s)"))
     }
 
+    /// The browser's slow paths are measured against the sqlite3 shell, whose output is
+    /// thrown away without touching the null device (a run once replaced it with a file).
+    @Test func benchBrowseMeasuresTheSlowPathsAgainstTheShell() throws {
+        let scratch = TemporaryFolder()
+        let result = try CLI.run(["bench", "browse", "--quick", "--json", "--folder", scratch.file("bench"),
+                                  "--scenario", "console-cancel", "--scenario", "browse-search", "--scenario", "browse-export-csv"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let objects = try result.stdout.split(separator: "\n").map { try #require(try CLI.json(String($0)) as? [String: Any]) }
+        #expect(objects.compactMap { $0["scenario"] as? String } == ["console-cancel", "browse-search", "browse-export-csv"])
+        #expect(objects.allSatisfy { ($0["engine_ns"] as? Double ?? 0) > 0 })
+        var status = stat()
+        #expect(stat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
+    }
+
     @Test func benchPrintsOneJSONObjectPerScenario() throws {
         let scratch = TemporaryFolder()
         let result = try CLI.run(["bench", "kv", "--quick", "--json", "--folder", scratch.file("bench")])
