@@ -59,6 +59,7 @@ extension Browser {
         "  [  ]           sort by the column ↑ / ↓ (again: off)",
         "  f  F           filter rows (SQL WHERE), clear the filter",
         "  r              read again (by itself when the file changes)",
+        "  E              export the rows shown: .csv .jsonl .sql",
         "  :              SQL console on the current store (read-only)",
         "  e  x  o        edit cell, delete row, insert row (staged)",
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
@@ -115,6 +116,11 @@ extension Browser {
             let progress = search.scanned == 0 ? "" : " \(Browser.grouped(search.scanned))\(total) rows scanned ·"
             screen.write(" searching \"\(search.query)\"…\(progress) Esc cancels",
                          x: 0, y: y, maxWidth: width, role: .status)
+            return
+        }
+        if let exportRun, message == nil {
+            screen.fill(x: 0, y: y, count: width, role: .status)
+            screen.write(exportStatus(exportRun, width: width), x: 0, y: y, maxWidth: width, role: .status)
             return
         }
         if let message {

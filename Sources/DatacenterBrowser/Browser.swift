@@ -63,6 +63,10 @@ package final class Browser {
     var pollPending = false
     /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
     var opening: GridOpening?
+    /// The export running (`E`), if any: the status line shows its progress, Esc cancels it.
+    var exportRun: ExportRun?
+    /// The export whose file existed, while the prompt asks whether to replace it.
+    var exportToReplace: GridExport?
 
     /// A grid on its way from the command runner: opened, or read again after a write.
     struct GridOpening {
@@ -162,6 +166,8 @@ package final class Browser {
             if wrote, let node = grid?.node, case let .daoTable(_, table, _, _, _) = node.kind, table == daoPanel?.table {
                 reloadGrid()
             }
+        case let .exportProgress(id, rows): exportProgressed(id: id, rows: rows)
+        case let .exportFinished(id, outcome): exportFinished(id: id, outcome: outcome)
         case let .click(x, y): click(x: x, y: y)
         case let .wheel(x, _, delta):
             let key: Key = delta < 0 ? .up : .down
@@ -183,6 +189,12 @@ package final class Browser {
             return
         }
         if prompt != nil { promptKey(key); return }
+        if let run = exportRun, key == .escape {
+            // Esc cancels the export first; other keys go on while it writes.
+            run.export.cancel()
+            message = ("cancelling the export…", false)
+            return
+        }
         if showHelp {
             if key == .escape || key == .character("?") || key == .character("q") || key == .enter { showHelp = false }
             return
@@ -240,9 +252,20 @@ package final class Browser {
         if line.purpose == .filter, let history = line.editor.history { filterHistory = history }
         switch outcome {
         case .editing: prompt = line
-        case .cancelled: prompt = nil
+        case .cancelled:
+            prompt = nil
+            if line.purpose == .exportReplace {
+                exportToReplace = nil
+                message = ("export cancelled: the file is left as it was", false)
+            }
         case .submitted(let text):
             prompt = nil
+            if line.purpose == .export || line.purpose == .exportReplace {
+                let replacing = line.purpose == .exportReplace ? exportToReplace : nil
+                exportToReplace = nil
+                submitExport(text, replacing: replacing)
+                return
+            }
             guard var pane = grid else { return }
             let effects = pane.submit(line.purpose, text: text, context: context)
             grid = pane
@@ -432,6 +455,10 @@ package final class Browser {
         }
         if review.committing != nil {
             message = ("committing: quit when it has been written", true)
+            return
+        }
+        if exportRun != nil {
+            message = ("an export is running: Esc cancels it, or quit when it has ended", true)
             return
         }
         if review.staged.isEmpty { isFinished = true } else { review.confirmingQuit = true }

@@ -30,6 +30,8 @@ package enum BrowserCommand: Sendable {
     case daoPreview(DAOPreview)
     /// Runs a DAO method from the DAO panel: a select, or a write the user confirmed.
     case daoRun(DAORun)
+    /// Writes the rows a table grid shows to a file (`GridExport`, `E`).
+    case exportGrid(GridExport)
 
     /// Does the work now, on the calling thread, handing each event to `post` (a search and
     /// a console query post progress as they go), and returns the final event, if any.
@@ -48,6 +50,8 @@ package enum BrowserCommand: Sendable {
     /// - `commit` opens a read-write connection per store (journal mode kept), one
     ///   transaction each, and closes it.
     /// - `daoPreview` reads plans on the catalog's store queue, as paging does.
+    /// - `exportGrid` opens a read-only connection of its own, used on this thread only and
+    ///   closed when it ends; `GridExport.cancel()` only interrupts it, as a console query's.
     /// - `daoRun` opens its own connection too: read-only for a select, read-write (journal
     ///   mode kept) for a confirmed write, in one transaction.
     @discardableResult
@@ -76,6 +80,7 @@ package enum BrowserCommand: Sendable {
         case .daoRun(let run): return run.perform()
         case .daoPreview(let preview): return preview.perform()
         case .commit(let commit): return commit.perform()
+        case .exportGrid(let export): return export.run(post: post)
         }
     }
 

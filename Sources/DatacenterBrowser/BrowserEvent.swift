@@ -50,6 +50,10 @@ package enum BrowserEvent: Sendable {
     /// A DAO method run by the DAO panel ended: the result lines; `wrote` is true when a
     /// write committed (so what shows the table is read again).
     case daoFinished(runID: Int, lines: [String], isError: Bool, wrote: Bool)
+    /// An export (`GridExport`) has written `rows` rows so far (posted every few thousand).
+    case exportProgress(exportID: Int, rows: Int)
+    /// An export ended: written, refused because the file exists, cancelled or failed.
+    case exportFinished(exportID: Int, outcome: GridExport.Outcome)
 }
 
 /// A flag a background task checks to stop early.

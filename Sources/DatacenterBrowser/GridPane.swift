@@ -120,6 +120,7 @@ struct GridPane {
             if let refusal = editable.deleteRefusal(row: rows[cursor]) { effects.append(.message(refusal, isError: true)); break }
             let row = rows[cursor]
             effects += stage { try editable.stageDelete(row: row) }
+        case .character("E"): effects.append(exportEffect(context: context))
         case .character("n"):
             if let query = lastQuery { effects += startSearch(query, context: context) }
         case .character("r"):
@@ -161,6 +162,7 @@ struct GridPane {
         case .insert:
             guard let editable = source as? EditableSource else { return [] }
             return stage { try editable.stageInsert(text: text, keys: keys) }
+        case .export, .exportReplace: return []        // the browser's (`Browser.submitExport`)
         }
     }
 

@@ -111,6 +111,13 @@ package final class TableSource: GridSource, Sendable {
         return (sort + keyColumns.map { Database.quoteIdentifier($0) + direction }).joined(separator: ", ")
     }
 
+    /// The `ORDER BY` that reads the rows in the grid's order (the sort column, then the
+    /// key), for an export of what the grid shows; nil for a view in its own order.
+    var gridOrder: String? {
+        let order = order(forward: true)
+        return order.isEmpty ? nil : order
+    }
+
     /// `WHERE` with the filter and `condition` (either may be absent), or nothing.
     private func clause(_ condition: String?) -> String {
         let filter = view.filter.flatMap { $0.isEmpty ? nil : "(" + $0 + ")" }
