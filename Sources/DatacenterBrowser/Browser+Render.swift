@@ -36,14 +36,25 @@ extension Browser {
         // What the grid shows, and from which store, comes before the root: a long path is
         // what gets cut.
         var title = " datacenter │ "
-        if let grid {
-            title += grid.source.title
-            if let path = grid.node.storePath { title += " · " + catalog.storeName(for: path) }
-            title += " │ "
-        }
+        if let subject = headerSubject { title += subject + " │ " }
         title += catalog.title
         if !catalog.keys.isEmpty { title += " │ keys: " + catalog.keys.keys.map(\.fingerprint).joined(separator: ",") }
         screen.write(title, x: 0, y: 0, maxWidth: width, role: .header)
+    }
+
+    /// What the pane shown works on, and in which store (common, a user, version storage, and
+    /// the file), for the header: the grid's table, the console's store, the DAO panel's
+    /// table, or the stores the staged edits write. Nil when nothing is open.
+    var headerSubject: String? {
+        if focus == .review || review.confirmingQuit {
+            var names: [String] = []
+            for edit in review.staged where !names.contains(edit.storeName) { names.append(edit.storeName) }
+            return "staged edits" + (names.isEmpty ? "" : " · " + names.joined(separator: ", "))
+        }
+        if focus == .console, let console { return "SQL console · " + console.storeName }
+        if focus == .dao, let daoPanel { return "DAO " + daoPanel.table + " · " + catalog.storeName(for: daoPanel.storePath) }
+        guard let grid else { return nil }
+        return grid.source.title + (grid.node.storePath.map { " · " + catalog.storeName(for: $0) } ?? "")
     }
 
     /// The key help, shown with `?`.
