@@ -342,6 +342,11 @@ package final class Browser {
         var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
         if request.isReload, let old = grid, old.node.id == node.id {
             fresh.keepPlace(of: old, page: visibleRowCount)
+            let marked = fresh.markChanges(since: old)
+            if marked > 0, message?.isError != true {
+                let said = message?.text ?? "\(source.title) read again"
+                message = (said + " · \(marked) changed row\(marked == 1 ? "" : "s") marked", false)
+            }
             old.search?.cancel.cancel()         // it was scanning the rows replaced here
             if focus == .inspector { focus = .grid }
             inspector = nil

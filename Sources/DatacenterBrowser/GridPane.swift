@@ -54,6 +54,9 @@ struct GridPane {
     var dataVersion: Int64?
     /// Widths set by hand (`<`, `>`, `_`), by column index; other columns fit what is shown.
     var widthOverrides: [Int: Int] = [:]
+    /// The keys of the rows found changed when the grid was last read again
+    /// (`markChanges(since:)`), drawn in the `changed` role until it is read again.
+    var changedKeys: Set<[DatabaseValue]> = []
 
     /// The grid of `node` over `source`, showing `rows` (read off the input loop by
     /// `BrowserCommand.openGrid`), and the row count to ask for in the background.
@@ -450,11 +453,12 @@ struct GridPane {
             let index = top + line
             guard rows.indices.contains(index) else { screen.fill(x: area.x, y: y, count: area.width, role: .grid); continue }
             let isCursorRow = index == cursor
-            screen.fill(x: area.x, y: y, count: area.width, role: isCursorRow ? .gridSelected : .grid)
+            let isChanged = !changedKeys.isEmpty && changedKeys.contains(rows[index].key)
+            screen.fill(x: area.x, y: y, count: area.width, role: isCursorRow ? .gridSelected : (isChanged ? .changed : .grid))
             for column in columns where rows[index].cells.indices.contains(column.index) {
                 let cell = rows[index].cells[column.index]
                 let role: StyleRole = isCursorRow && (column.index != self.column || !focused) ? .gridSelected
-                    : (isCursorRow ? .treeSelected : cell.role)
+                    : (isCursorRow ? .treeSelected : (isChanged ? .changed : cell.role))
                 GridPane.drawCell(cell.text, x: column.x, y: y, width: column.width, role: role, &screen)
             }
         }
