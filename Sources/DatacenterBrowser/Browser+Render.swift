@@ -19,7 +19,8 @@ extension Browser {
         tree.draw(into: &screen, area: treeArea, focused: focus == .tree)
         for y in 1..<(height - 1) { screen.write("│", x: treeWidth, y: y, maxWidth: 1, role: .tree) }
         let pane = paneArea
-        if showHelp { renderHelp(&screen) }
+        if prompt?.purpose == .open { renderRecentFiles(&screen) }
+        else if showHelp { renderHelp(&screen) }
         else if focus == .dao, let daoPanel { daoPanel.draw(into: &screen, area: pane) }
         else if focus == .console, let console { console.draw(into: &screen, area: pane) }
         else if focus == .review || review.confirmingQuit { review.draw(into: &screen, area: pane) }
@@ -76,6 +77,7 @@ extension Browser {
         "  e  x  o        edit cell, delete row, insert row (staged)",
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
         "  w              review staged edits: c commit, u discard",
+        "  o (tree)  O    open another root or file; ↑↓ recent ones",
         "  t              next theme      ?          this help",
         "  d              DAO methods of a DAO table: form, SQL preview, run;",
         "                 PgUp PgDn scroll; ↓ or Tab past the last field:",
@@ -141,6 +143,10 @@ extension Browser {
             return
         }
         screen.fill(x: 0, y: y, count: width, role: .status)
+        if let catalogOpening {
+            screen.write(" opening \(catalogOpening.path)…", x: 0, y: y, maxWidth: width, role: .status)
+            return
+        }
         if let opening {
             // The grid is on its way: say so until it is in (keys go on meanwhile).
             let text = opening.isReload ? " reading \(opening.node.label) again…" : " opening \(opening.node.label)…"
@@ -149,7 +155,7 @@ extension Browser {
         }
         let hints: String
         switch focus {
-        case .tree: hints = " ↑↓ move  Enter open  Tab grid  ? help  t theme  q quit"
+        case .tree: hints = " ↑↓ move  Enter open  Tab grid  o open file  ? help  t theme  q quit"
         case .grid: hints = (review.staged.isEmpty ? "" : " \(review.staged.count) staged · w review ·") + " ↑↓ g G move  ←→ column  Enter inspect  / search  e edit  x delete  o insert  d DAO  : SQL  ? help  q quit"
         case .inspector: hints = " ↑↓ scroll  m view  Esc back  ? help"
         case .console: hints = console?.hints ?? ""

@@ -16,8 +16,8 @@ package final class Browser {
     /// Which pane takes the keys.
     package enum Focus: Sendable { case tree, grid, inspector, dao, console, review }
 
-    /// What is browsed: the stores, their tree, the keys.
-    package let catalog: BrowserCatalog
+    /// What is browsed: the stores, their tree, the keys; another with `o`.
+    package internal(set) var catalog: BrowserCatalog
     /// The screen's width in cells.
     package private(set) var width: Int
     /// The screen's height in lines.
@@ -67,6 +67,10 @@ package final class Browser {
     var exportRun: ExportRun?
     /// The export whose file existed, while the prompt asks whether to replace it.
     var exportToReplace: GridExport?
+    /// The roots and files browsed lately, newest first (`o`), kept in the state folder.
+    var recentFiles = RecentFiles()
+    /// The root or file being opened with `o`, if any.
+    var catalogOpening: CatalogOpening?
 
     /// A grid on its way from the command runner: opened, or read again after a write.
     struct GridOpening {
@@ -106,6 +110,12 @@ package final class Browser {
         self.themeErrors = themeErrors
         if let themeName, let index = self.themes.firstIndex(where: { $0.name == themeName }) { themeIndex = index }
         tree = TreePane(roots: catalog.roots)
+        if let stateFolder {
+            // Read once as the browser starts, before the input loop; a damaged list is ignored.
+            let (list, warning) = RecentFiles.load(from: stateFolder)
+            recentFiles = list
+            if let warning { message = (warning, true) }
+        }
         if let first = themeErrors.first {
             let more = themeErrors.count > 1 ? " (and \(themeErrors.count - 1) more: ? lists them)" : " (? lists it)"
             message = ("theme file skipped: \(first)" + more, true)
@@ -168,6 +178,9 @@ package final class Browser {
             }
         case let .exportProgress(id, rows): exportProgressed(id: id, rows: rows)
         case let .exportFinished(id, outcome): exportFinished(id: id, outcome: outcome)
+        case let .catalogOpened(id, path, catalog, error): catalogOpened(id: id, path: path, catalog: catalog, error: error)
+        case .recentFilesSaved(let error):
+            if let error { message = ("recent files not saved: \(error)", true) }
         case let .click(x, y): click(x: x, y: y)
         case let .wheel(x, _, delta):
             let key: Key = delta < 0 ? .up : .down
@@ -205,6 +218,9 @@ package final class Browser {
         case .character("?") where navigating || focus == .inspector: showHelp = true; return
         case .character("d") where focus == .tree || focus == .grid: openDAOPanel(); return
         case .character(":") where focus == .tree || focus == .grid: openConsole(); return
+        case .character("o") where focus == .tree, .character("O") where focus == .tree || focus == .grid:
+            openFilePrompt()
+            return
         case .character("w") where (focus == .tree || focus == .grid) && !review.staged.isEmpty:
             focus = .review
             review.cursor = 0
@@ -260,6 +276,7 @@ package final class Browser {
             }
         case .submitted(let text):
             prompt = nil
+            if line.purpose == .open { submitOpen(text); return }
             if line.purpose == .export || line.purpose == .exportReplace {
                 let replacing = line.purpose == .exportReplace ? exportToReplace : nil
                 exportToReplace = nil

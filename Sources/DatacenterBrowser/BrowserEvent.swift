@@ -54,6 +54,11 @@ package enum BrowserEvent: Sendable {
     case exportProgress(exportID: Int, rows: Int)
     /// An export ended: written, refused because the file exists, cancelled or failed.
     case exportFinished(exportID: Int, outcome: GridExport.Outcome)
+    /// The root or file asked for with `o` was opened (`catalog`, at the absolute `path`), or
+    /// could not be (`error`).
+    case catalogOpened(requestID: Int, path: String, catalog: BrowserCatalog?, error: String?)
+    /// The recent files were written to the state folder, or could not be (`error`).
+    case recentFilesSaved(error: String?)
 }
 
 /// A flag a background task checks to stop early.

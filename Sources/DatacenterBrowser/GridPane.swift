@@ -165,7 +165,7 @@ struct GridPane {
         case .insert:
             guard let editable = source as? EditableSource else { return [] }
             return stage { try editable.stageInsert(text: text, keys: keys) }
-        case .export, .exportReplace: return []        // the browser's (`Browser.submitExport`)
+        case .export, .exportReplace, .open: return []  // the browser's (`submitExport`, `submitOpen`)
         }
     }
 
