@@ -71,7 +71,7 @@ extension Browser {
         "  [  ]           sort by the column ↑ / ↓ (again: off)",
         "  f  F           filter rows (SQL WHERE), clear the filter",
         "  r              read again (by itself when the file changes;",
-        "                 rows changed since the last look are marked)",
+        "                 rows changed since the last key are marked)",
         "  E              export the rows shown: .csv .jsonl .sql",
         "  :              SQL console on the current store (read-only)",
         "  e  x  o        edit cell, delete row, insert row (staged)",

@@ -3,8 +3,10 @@ import DatacenterKit
 extension GridPane {
     /// Marks the rows of this grid — the same node read again (live refresh, `r`, a commit)
     /// — that differ from what `old` showed: a row whose cells' text changed, or a row that
-    /// is new among the rows shown before. They are drawn in the `changed` role until the
-    /// grid is read again. Returns how many rows were marked.
+    /// is new among the rows shown before. They are drawn in the `changed` role, with those
+    /// `old` marked, until the user's next key in the grid (`clearChangeMarks`): changes
+    /// that come one after another, seconds apart, stay marked until they were looked at.
+    /// Returns how many rows are marked.
     ///
     /// A row is new when its key was not among `old`'s rows and it stands between two rows
     /// that were, or anywhere when `old` held every row of the source (its count says so): a
@@ -24,7 +26,7 @@ extension GridPane {
                 marked.insert(row.key)
             }
         }
-        changedKeys = marked
-        return marked.count
+        changedKeys = old.changedKeys.union(marked)
+        return changedKeys.count
     }
 }

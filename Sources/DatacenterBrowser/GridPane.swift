@@ -54,8 +54,8 @@ struct GridPane {
     var dataVersion: Int64?
     /// Widths set by hand (`<`, `>`, `_`), by column index; other columns fit what is shown.
     var widthOverrides: [Int: Int] = [:]
-    /// The keys of the rows found changed when the grid was last read again
-    /// (`markChanges(since:)`), drawn in the `changed` role until it is read again.
+    /// The keys of the rows found changed since the user's last key in the grid, when it
+    /// was read again (`markChanges(since:)`), drawn in the `changed` role.
     var changedKeys: Set<[DatabaseValue]> = []
 
     /// The grid of `node` over `source`, showing `rows` (read off the input loop by
@@ -73,6 +73,7 @@ struct GridPane {
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
         let page = context.visibleRowCount
         var effects: [PaneEffect] = []
+        changedKeys = []            // looked at: rows changed from now on are marked anew
         switch key {
         case .down, .character("j"): effects += moveDown(by: 1, context: context)
         case .up, .character("k"): effects += moveUp(by: 1, context: context)
