@@ -17,7 +17,8 @@ extension Browser {
     func openFilePrompt() {
         if !review.staged.isEmpty {
             let count = review.staged.count
-            message = ("\(count) edit\(count == 1 ? " is" : "s are") staged: commit them (w, c) or discard them (w, u) before opening another file", true)
+            let them = count == 1 ? "it" : "them"
+            message = ("\(count) edit\(count == 1 ? " is" : "s are") staged: commit \(them) (w, c) or discard \(them) (w, u) before opening another file", true)
             return
         }
         if let refusal = busyRefusal { message = (refusal + ": open another file when it has ended", true); return }

@@ -76,7 +76,7 @@ import Testing
         #expect(b.review.staged.count == 1)
         b.press(.character("O"))
         #expect(b.prompt == nil)
-        #expect(b.message?.text == "1 edit is staged: commit them (w, c) or discard them (w, u) before opening another file")
+        #expect(b.message?.text == "1 edit is staged: commit it (w, c) or discard it (w, u) before opening another file")
     }
 
     @Test func editsStagedWhileOpeningKeepTheFilesBrowsed() throws {
