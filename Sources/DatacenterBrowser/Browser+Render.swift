@@ -19,7 +19,8 @@ extension Browser {
         tree.draw(into: &screen, area: treeArea, focused: focus == .tree)
         for y in 1..<(height - 1) { screen.write("│", x: treeWidth, y: y, maxWidth: 1, role: .tree) }
         let pane = paneArea
-        if showHelp { renderHelp(&screen) }
+        if prompt?.purpose == .open { renderRecentFiles(&screen) }
+        else if showHelp { renderHelp(&screen) }
         else if focus == .dao, let daoPanel { daoPanel.draw(into: &screen, area: pane) }
         else if focus == .console, let console { console.draw(into: &screen, area: pane) }
         else if focus == .review || review.confirmingQuit { review.draw(into: &screen, area: pane) }
@@ -36,14 +37,25 @@ extension Browser {
         // What the grid shows, and from which store, comes before the root: a long path is
         // what gets cut.
         var title = " datacenter │ "
-        if let grid {
-            title += grid.source.title
-            if let path = grid.node.storePath { title += " · " + catalog.storeName(for: path) }
-            title += " │ "
-        }
+        if let subject = headerSubject { title += subject + " │ " }
         title += catalog.title
         if !catalog.keys.isEmpty { title += " │ keys: " + catalog.keys.keys.map(\.fingerprint).joined(separator: ",") }
         screen.write(title, x: 0, y: 0, maxWidth: width, role: .header)
+    }
+
+    /// What the pane shown works on, and in which store (common, a user, version storage, and
+    /// the file), for the header: the grid's table, the console's store, the DAO panel's
+    /// table, or the stores the staged edits write. Nil when nothing is open.
+    var headerSubject: String? {
+        if focus == .review || review.confirmingQuit {
+            var names: [String] = []
+            for edit in review.staged where !names.contains(edit.storeName) { names.append(edit.storeName) }
+            return "staged edits" + (names.isEmpty ? "" : " · " + names.joined(separator: ", "))
+        }
+        if focus == .console, let console { return "SQL console · " + console.storeName }
+        if focus == .dao, let daoPanel { return "DAO " + daoPanel.table + " · " + catalog.storeName(for: daoPanel.storePath) }
+        guard let grid else { return nil }
+        return grid.source.title + (grid.node.storePath.map { " · " + catalog.storeName(for: $0) } ?? "")
     }
 
     /// The key help, shown with `?`.
@@ -58,11 +70,14 @@ extension Browser {
         "  /  n           search the grid (streams, Esc cancels), next",
         "  [  ]           sort by the column ↑ / ↓ (again: off)",
         "  f  F           filter rows (SQL WHERE), clear the filter",
-        "  r              read again (by itself when the file changes)",
+        "  r              read again (by itself when the file changes;",
+        "                 rows changed since the last key are marked)",
+        "  E              export the rows shown: .csv .jsonl .sql",
         "  :              SQL console on the current store (read-only)",
         "  e  x  o        edit cell, delete row, insert row (staged)",
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
         "  w              review staged edits: c commit, u discard",
+        "  o (tree)  O    open another root or file; ↑↓ recent ones",
         "  t              next theme      ?          this help",
         "  d              DAO methods of a DAO table: form, SQL preview, run;",
         "                 PgUp PgDn scroll; ↓ or Tab past the last field:",
@@ -117,12 +132,21 @@ extension Browser {
                          x: 0, y: y, maxWidth: width, role: .status)
             return
         }
+        if let exportRun, message == nil {
+            screen.fill(x: 0, y: y, count: width, role: .status)
+            screen.write(exportStatus(exportRun, width: width), x: 0, y: y, maxWidth: width, role: .status)
+            return
+        }
         if let message {
             screen.fill(x: 0, y: y, count: width, role: message.isError ? .error : .status)
             screen.write(" " + message.text, x: 0, y: y, maxWidth: width, role: message.isError ? .error : .status)
             return
         }
         screen.fill(x: 0, y: y, count: width, role: .status)
+        if let catalogOpening {
+            screen.write(" opening \(catalogOpening.path)…", x: 0, y: y, maxWidth: width, role: .status)
+            return
+        }
         if let opening {
             // The grid is on its way: say so until it is in (keys go on meanwhile).
             let text = opening.isReload ? " reading \(opening.node.label) again…" : " opening \(opening.node.label)…"
@@ -131,7 +155,7 @@ extension Browser {
         }
         let hints: String
         switch focus {
-        case .tree: hints = " ↑↓ move  Enter open  Tab grid  ? help  t theme  q quit"
+        case .tree: hints = " ↑↓ move  Enter open  Tab grid  o open file  ? help  t theme  q quit"
         case .grid: hints = (review.staged.isEmpty ? "" : " \(review.staged.count) staged · w review ·") + " ↑↓ g G move  ←→ column  Enter inspect  / search  e edit  x delete  o insert  d DAO  : SQL  ? help  q quit"
         case .inspector: hints = " ↑↓ scroll  m view  Esc back  ? help"
         case .console: hints = console?.hints ?? ""

@@ -16,8 +16,8 @@ package final class Browser {
     /// Which pane takes the keys.
     package enum Focus: Sendable { case tree, grid, inspector, dao, console, review }
 
-    /// What is browsed: the stores, their tree, the keys.
-    package let catalog: BrowserCatalog
+    /// What is browsed: the stores, their tree, the keys; another with `o`.
+    package internal(set) var catalog: BrowserCatalog
     /// The screen's width in cells.
     package private(set) var width: Int
     /// The screen's height in lines.
@@ -66,6 +66,14 @@ package final class Browser {
     var pollPending = false
     /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
     var opening: GridOpening?
+    /// The export running (`E`), if any: the status line shows its progress, Esc cancels it.
+    var exportRun: ExportRun?
+    /// The export whose file existed, while the prompt asks whether to replace it.
+    var exportToReplace: GridExport?
+    /// The roots and files browsed lately, newest first (`o`), kept in the state folder.
+    var recentFiles = RecentFiles()
+    /// The root or file being opened with `o`, if any.
+    var catalogOpening: CatalogOpening?
 
     /// A grid on its way from the command runner: opened, or read again after a write.
     struct GridOpening {
@@ -105,6 +113,12 @@ package final class Browser {
         self.themeErrors = themeErrors
         if let themeName, let index = self.themes.firstIndex(where: { $0.name == themeName }) { themeIndex = index }
         tree = TreePane(roots: catalog.roots)
+        if let stateFolder {
+            // Read once as the browser starts, before the input loop; a damaged list is ignored.
+            let (list, warning) = RecentFiles.load(from: stateFolder)
+            recentFiles = list
+            if let warning { message = (warning, true) }
+        }
         if let first = themeErrors.first {
             let more = themeErrors.count > 1 ? " (and \(themeErrors.count - 1) more: ? lists them)" : " (? lists it)"
             message = ("theme file skipped: \(first)" + more, true)
@@ -170,6 +184,11 @@ package final class Browser {
             if wrote, let node = grid?.node, case let .daoTable(_, table, _, _, _) = node.kind, table == daoPanel?.table {
                 reloadGrid()
             }
+        case let .exportProgress(id, rows): exportProgressed(id: id, rows: rows)
+        case let .exportFinished(id, outcome): exportFinished(id: id, outcome: outcome)
+        case let .catalogOpened(id, path, catalog, error): catalogOpened(id: id, path: path, catalog: catalog, error: error)
+        case .recentFilesSaved(let error):
+            if let error { message = ("recent files not saved: \(error)", true) }
         case let .click(x, y): click(x: x, y: y)
         case let .wheel(x, _, delta):
             let key: Key = delta < 0 ? .up : .down
@@ -191,6 +210,12 @@ package final class Browser {
             return
         }
         if prompt != nil { promptKey(key); return }
+        if let run = exportRun, key == .escape {
+            // Esc cancels the export first; other keys go on while it writes.
+            run.export.cancel()
+            message = ("cancelling the export…", false)
+            return
+        }
         if showHelp {
             if key == .escape || key == .character("?") || key == .character("q") || key == .enter { showHelp = false }
             return
@@ -201,6 +226,9 @@ package final class Browser {
         case .character("?") where navigating || focus == .inspector: showHelp = true; return
         case .character("d") where focus == .tree || focus == .grid: openDAOPanel(); return
         case .character(":") where focus == .tree || focus == .grid: openConsole(); return
+        case .character("o") where focus == .tree, .character("O") where focus == .tree || focus == .grid:
+            openFilePrompt()
+            return
         case .character("w") where (focus == .tree || focus == .grid) && !review.staged.isEmpty:
             focus = .review
             review.cursor = 0
@@ -250,9 +278,21 @@ package final class Browser {
         if line.purpose == .filter, let history = line.editor.history { filterHistory = history }
         switch outcome {
         case .editing: prompt = line
-        case .cancelled: prompt = nil
+        case .cancelled:
+            prompt = nil
+            if line.purpose == .exportReplace {
+                exportToReplace = nil
+                message = ("export cancelled: the file is left as it was", false)
+            }
         case .submitted(let text):
             prompt = nil
+            if line.purpose == .open { submitOpen(text); return }
+            if line.purpose == .export || line.purpose == .exportReplace {
+                let replacing = line.purpose == .exportReplace ? exportToReplace : nil
+                exportToReplace = nil
+                submitExport(text, replacing: replacing)
+                return
+            }
             guard var pane = grid else { return }
             let effects = pane.submit(line.purpose, text: text, context: context)
             grid = pane
@@ -329,6 +369,11 @@ package final class Browser {
         var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
         if request.isReload, let old = grid, old.node.id == node.id {
             fresh.keepPlace(of: old, page: visibleRowCount)
+            let marked = fresh.markChanges(since: old)
+            if marked > 0, message?.isError != true {
+                let said = message?.text ?? "\(source.title) read again"
+                message = (said + " · \(marked) changed row\(marked == 1 ? "" : "s") marked", false)
+            }
             old.search?.cancel.cancel()         // it was scanning the rows replaced here
             if focus == .inspector { focus = .grid }
             inspector = nil
@@ -496,6 +541,10 @@ package final class Browser {
         }
         if review.committing != nil {
             message = ("committing: quit when it has been written", true)
+            return
+        }
+        if exportRun != nil {
+            message = ("an export is running: Esc cancels it, or quit when it has ended", true)
             return
         }
         if review.staged.isEmpty { isFinished = true } else { review.confirmingQuit = true }

@@ -33,6 +33,13 @@ package enum BrowserCommand: Sendable {
     case daoPreview(DAOPreview)
     /// Runs a DAO method from the DAO panel: a select, or a write the user confirmed.
     case daoRun(DAORun)
+    /// Writes the rows a table grid shows to a file (`GridExport`, `E`).
+    case exportGrid(GridExport)
+    /// Opens another root or SQLite file to browse (`o`), with the keys and settings given:
+    /// `path` as typed, `~` expanded and made absolute from the working folder.
+    case openCatalog(requestID: Int, path: String, keys: KeyRing, allowsWrites: Bool, busyTimeout: Double)
+    /// Writes the recent files into the state folder (`RecentFiles.save`).
+    case saveRecentFiles(RecentFiles, folder: URL)
 
     /// Does the work now, on the calling thread, handing each event to `post` (a search and
     /// a console query post progress as they go), and returns the final event, if any.
@@ -52,6 +59,10 @@ package enum BrowserCommand: Sendable {
     /// - `commit` opens a read-write connection per store (journal mode kept), one
     ///   transaction each, and closes it.
     /// - `daoPreview` reads plans on the catalog's store queue, as paging does.
+    /// - `exportGrid` opens a read-only connection of its own, used on this thread only and
+    ///   closed when it ends; `GridExport.cancel()` only interrupts it, as a console query's.
+    /// - `openCatalog` opens the new catalog's stores read-only, as `browse` opens its own;
+    ///   nothing of the catalog browsed now is touched. `saveRecentFiles` uses no connection.
     /// - `daoRun` opens its own connection too: read-only for a select, read-write (journal
     ///   mode kept) for a confirmed write, in one transaction.
     @discardableResult
@@ -88,7 +99,30 @@ package enum BrowserCommand: Sendable {
         case .daoRun(let run): return run.perform()
         case .daoPreview(let preview): return preview.perform()
         case .commit(let commit): return commit.perform()
+        case .exportGrid(let export): return export.run(post: post)
+        case let .openCatalog(request, typed, keys, allowsWrites, busyTimeout):
+            let path = BrowserCommand.absolutePath(typed)
+            do {
+                let catalog = try BrowserCatalog(path: path, keys: keys, allowsWrites: allowsWrites, busyTimeout: busyTimeout)
+                return .catalogOpened(requestID: request, path: path, catalog: catalog, error: nil)
+            } catch {
+                return .catalogOpened(requestID: request, path: path, catalog: nil, error: "\(error)")
+            }
+        case let .saveRecentFiles(list, folder):
+            do { try list.save(to: folder) } catch { return .recentFilesSaved(error: "\(error)") }
+            return .recentFilesSaved(error: nil)
         }
+    }
+
+    /// `path` with a leading `~` expanded and made absolute from the working folder, `.` and
+    /// `..` resolved: how recent files are recorded, whatever folder the browser runs in later.
+    package static func absolutePath(_ path: String) -> String {
+        var expanded = path
+        if path == "~" || path.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") {
+            expanded = home + path.dropFirst()
+        }
+        if !expanded.hasPrefix("/") { expanded = FileManager.default.currentDirectoryPath + "/" + expanded }
+        return URL(fileURLWithPath: expanded).standardized.path
     }
 
     private static func search(id: Int, source: GridSource, start: GridRow?, query: String, cancel: CancellationFlag,

@@ -55,6 +55,15 @@ package enum BrowserEvent: Sendable {
     /// A DAO method run by the DAO panel ended: the result lines; `wrote` is true when a
     /// write committed (so what shows the table is read again).
     case daoFinished(runID: Int, lines: [String], isError: Bool, wrote: Bool)
+    /// An export (`GridExport`) has written `rows` rows so far (posted every few thousand).
+    case exportProgress(exportID: Int, rows: Int)
+    /// An export ended: written, refused because the file exists, cancelled or failed.
+    case exportFinished(exportID: Int, outcome: GridExport.Outcome)
+    /// The root or file asked for with `o` was opened (`catalog`, at the absolute `path`), or
+    /// could not be (`error`).
+    case catalogOpened(requestID: Int, path: String, catalog: BrowserCatalog?, error: String?)
+    /// The recent files were written to the state folder, or could not be (`error`).
+    case recentFilesSaved(error: String?)
 }
 
 /// A flag a background task checks to stop early.

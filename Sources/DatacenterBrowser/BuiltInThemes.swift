@@ -23,6 +23,7 @@ package enum BuiltInThemes {
             staged        = yellow  default  bold
             error         = white   red      bold
             dialog        = black   white
+            changed       = black   yellow
             """# + "\n"),
         ("high-contrast", #"""
             # Maximum contrast: white on black, meaning carried by attributes as well as colour.
@@ -41,6 +42,7 @@ package enum BuiltInThemes {
             staged        = bright-yellow black  bold underline
             error         = bright-white red     bold
             dialog        = black   bright-white bold
+            changed       = black   bright-yellow bold
             """# + "\n"),
         ("light", #"""
             # For light terminal backgrounds.
@@ -59,6 +61,7 @@ package enum BuiltInThemes {
             staged        = #b35900 default  bold
             error         = white   red      bold
             dialog        = black   bright-white
+            changed       = black   #ffd27f
             """# + "\n"),
     ]
 }

@@ -54,6 +54,9 @@ struct GridPane {
     var dataVersion: Int64?
     /// Widths set by hand (`<`, `>`, `_`), by column index; other columns fit what is shown.
     var widthOverrides: [Int: Int] = [:]
+    /// The keys of the rows found changed since the user's last key in the grid, when it
+    /// was read again (`markChanges(since:)`), drawn in the `changed` role.
+    var changedKeys: Set<[DatabaseValue]> = []
 
     /// The grid of `node` over `source`, showing `rows` (read off the input loop by
     /// `BrowserCommand.openGrid`), and the row count to ask for in the background.
@@ -70,6 +73,7 @@ struct GridPane {
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
         let page = context.visibleRowCount
         var effects: [PaneEffect] = []
+        changedKeys = []            // looked at: rows changed from now on are marked anew
         switch key {
         case .down, .character("j"): effects += moveDown(by: 1, context: context)
         case .up, .character("k"): effects += moveUp(by: 1, context: context)
@@ -120,6 +124,7 @@ struct GridPane {
             if let refusal = editable.deleteRefusal(row: rows[cursor]) { effects.append(.message(refusal, isError: true)); break }
             let row = rows[cursor]
             effects += stage { try editable.stageDelete(row: row) }
+        case .character("E"): effects.append(exportEffect(context: context))
         case .character("n"):
             if let query = lastQuery { effects += startSearch(query, context: context) }
         case .character("r"):
@@ -161,6 +166,7 @@ struct GridPane {
         case .insert:
             guard let editable = source as? EditableSource else { return [] }
             return stage { try editable.stageInsert(text: text, keys: keys) }
+        case .export, .exportReplace, .open: return []  // the browser's (`submitExport`, `submitOpen`)
         }
     }
 
@@ -448,11 +454,12 @@ struct GridPane {
             let index = top + line
             guard rows.indices.contains(index) else { screen.fill(x: area.x, y: y, count: area.width, role: .grid); continue }
             let isCursorRow = index == cursor
-            screen.fill(x: area.x, y: y, count: area.width, role: isCursorRow ? .gridSelected : .grid)
+            let isChanged = !changedKeys.isEmpty && changedKeys.contains(rows[index].key)
+            screen.fill(x: area.x, y: y, count: area.width, role: isCursorRow ? .gridSelected : (isChanged ? .changed : .grid))
             for column in columns where rows[index].cells.indices.contains(column.index) {
                 let cell = rows[index].cells[column.index]
                 let role: StyleRole = isCursorRow && (column.index != self.column || !focused) ? .gridSelected
-                    : (isCursorRow ? .treeSelected : cell.role)
+                    : (isCursorRow ? .treeSelected : (isChanged ? .changed : cell.role))
                 GridPane.drawCell(cell.text, x: column.x, y: y, width: column.width, role: role, &screen)
             }
         }

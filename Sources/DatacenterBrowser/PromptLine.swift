@@ -6,8 +6,10 @@ import DatacenterKit
 /// The text is edited by a `LineEditor` (cursor, Home/End, Ctrl-A/E/U/W/K, sideways
 /// scrolling); a search or filter prompt walks the session's earlier ones with ↑ and ↓.
 struct PromptLine {
-    /// What the text is for.
-    enum Purpose { case search, filter, edit, insert }
+    /// What the text is for: the grid's search, filter, edit or insert, the file an export
+    /// writes (`export`; `exportReplace` after it said the file exists), or the root or file
+    /// to browse instead (`open`).
+    enum Purpose { case search, filter, edit, insert, export, exportReplace, open }
 
     /// What became of a key.
     enum Outcome: Equatable {

@@ -3,7 +3,8 @@ import DatacenterKit
 /// What a cell means on screen; a theme maps each role to colours and attributes.
 package enum StyleRole: String, CaseIterable, Sendable {
     case header, status, tree, treeSelected = "tree-selected", grid, gridHeader = "grid-header",
-         gridSelected = "grid-selected", decrypted, locked, null, blob, marker, staged, error, dialog
+         gridSelected = "grid-selected", decrypted, locked, null, blob, marker, staged, error, dialog,
+         changed
 }
 
 /// One terminal cell and its role. Its text is what curses keeps in one `cchar_t`: one

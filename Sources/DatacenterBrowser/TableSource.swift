@@ -123,6 +123,13 @@ package final class TableSource: GridSource, Sendable {
         return (sort + keyColumns.map { Database.quoteIdentifier($0) + direction }).joined(separator: ", ")
     }
 
+    /// The `ORDER BY` that reads the rows in the grid's order (the sort column, then the
+    /// key), for an export of what the grid shows; nil for a view in its own order.
+    var gridOrder: String? {
+        let order = order(forward: true)
+        return order.isEmpty ? nil : order
+    }
+
     /// The rows after `row` in the grid's order (`forward`) or before it, as a condition and
     /// its arguments: the key compared as a row value, after the sort column's value when
     /// the grid is sorted (NULLs first when ascending, last when descending, as SQLite

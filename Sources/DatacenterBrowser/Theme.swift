@@ -207,7 +207,7 @@ package struct Theme: Equatable, Sendable {
             .locked: s(.standard(1), .terminalDefault, bold: true), .null: s(.standard(8), .terminalDefault),
             .blob: s(.standard(5), .terminalDefault), .marker: s(.standard(3), .terminalDefault),
             .staged: s(.standard(3), .terminalDefault, bold: true), .error: s(.standard(7), .standard(1), bold: true),
-            .dialog: s(.standard(0), .standard(7)),
+            .dialog: s(.standard(0), .standard(7)), .changed: s(.standard(0), .standard(3)),
         ])
     }()
 }

@@ -1,0 +1,85 @@
+import DatacenterKit
+import Foundation
+
+extension Browser {
+    /// An export running in the background (`GridExport`), for the status line and Esc.
+    struct ExportRun {
+        /// The export, whose `cancel()` Esc calls.
+        let export: GridExport
+        /// Rows written so far (`exportProgress`).
+        var rows: Int
+        /// The rows the grid counted when the export started, if known: the progress bar's end.
+        let total: Int?
+    }
+
+    /// The file name typed at the export prompt (`E`): starts the export of the grid shown,
+    /// or says why not. `replacing` is the export whose file existed when the user answered the
+    /// question that followed it (`exportReplace`): Enter on the same name replaces the file,
+    /// another name is a new export of the same rows.
+    func submitExport(_ text: String, replacing: GridExport?) {
+        let name = text.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { message = ("export cancelled: no file name", false); return }
+        guard exportRun == nil else { message = ("an export is running: Esc cancels it", true); return }
+        guard let format = ExportFormat(fileName: name) else {
+            message = ("cannot tell the format of \(name): name it \(GridExport.extensions)", true)
+            return
+        }
+        let export: GridExport
+        if let replacing {
+            export = GridExport(id: ids.next(), storePath: replacing.storePath, table: replacing.table, destination: name, format: format,
+                                filter: replacing.filter, order: replacing.order, encryptedColumns: replacing.encryptedColumns,
+                                keys: replacing.keys, replace: name == replacing.destination, busyTimeout: replacing.busyTimeout)
+        } else {
+            guard let source = grid?.source as? TableSource else { message = ("E exports tables and views", true); return }
+            let filter = (source.view.filter ?? "").isEmpty ? nil : source.view.filter
+            export = GridExport(id: ids.next(), storePath: source.store.path, table: source.table, destination: name, format: format,
+                                filter: filter, order: source.gridOrder, encryptedColumns: source.encryptedColumns.sorted(),
+                                keys: catalog.keys, replace: false, busyTimeout: catalog.busyTimeout)
+        }
+        let total = grid.flatMap { ($0.source as? TableSource)?.table == export.table ? $0.total : nil }
+        exportRun = ExportRun(export: export, rows: 0, total: total)
+        message = nil
+        commands.append(.exportGrid(export))
+    }
+
+    /// Rows written so far by the export running.
+    func exportProgressed(id: Int, rows: Int) {
+        if exportRun?.export.id == id { exportRun?.rows = rows }
+    }
+
+    /// An export ended: says what was written, or why nothing was; a file that exists asks
+    /// whether to replace it (Enter on the same name) or to write another (a new name).
+    func exportFinished(id: Int, outcome: GridExport.Outcome) {
+        guard let run = exportRun, run.export.id == id else { return }
+        exportRun = nil
+        switch outcome {
+        case let .written(rows, path):
+            message = ("exported \(Browser.grouped(rows)) row\(rows == 1 ? "" : "s") of \(run.export.table) to \(path)", false)
+        case .exists(let path):
+            guard prompt == nil else {
+                message = ("\(path) exists: nothing written (E again to choose)", true)
+                return
+            }
+            exportToReplace = run.export
+            prompt = PromptLine(label: "\(path) exists: Enter replaces it, or edit the name: ", text: run.export.destination, purpose: .exportReplace)
+        case .cancelled: message = ("export cancelled: no file written", false)
+        case .failed(let reason): message = (reason, true)
+        }
+    }
+
+    /// The status line while an export runs: a bar when the row count is known, the rows
+    /// written, and how to cancel.
+    func exportStatus(_ run: ExportRun, width: Int) -> String {
+        let written = Browser.grouped(run.rows)
+        var text = " exporting \(run.export.table) to \(run.export.destination)"
+        if let total = run.total, total > 0 {
+            let cells = 10
+            let done = min(cells, run.rows * cells / total)
+            text += " [" + String(repeating: "#", count: done) + String(repeating: "·", count: cells - done) + "]"
+            text += " \(written) of \(Browser.grouped(total)) rows written"
+        } else {
+            text += ": \(written) rows written"
+        }
+        return text + " · Esc cancels"
+    }
+}

@@ -1,0 +1,153 @@
+import DatacenterDAO
+import DatacenterKit
+import Foundation
+
+/// The rows a table grid shows (its filter and sort) written to a file (`E`), off the input
+/// loop: CSV, JSON lines or SQL `INSERT`s as the file name's extension says (`ExportFormat`),
+/// through the engine's `TableExport`, on a read-only connection of its own.
+///
+/// The file is written whole or not at all, mode 0600 (`PrivateFile.writeAtomically`): a
+/// cancel (Esc) or a failure leaves nothing behind, and an existing file is replaced only
+/// when the user confirmed it (`replace`). Encrypted columns are written decrypted with the
+/// keys; a value the keys do not open stops the export with the reason, so neither
+/// ciphertext posing as the value nor a half-file is ever written (as `datacenter export`
+/// without `--raw`).
+///
+/// The connection is opened by `run` on the thread that runs it and closed when it returns;
+/// `cancel()` (from any thread) sets the flag the export checks between rows and interrupts
+/// the statement (a sort of many rows can take long before the first row comes).
+package final class GridExport: Sendable {
+    /// The export's id: its events carry it.
+    package let id: Int
+    /// The store file read.
+    package let storePath: String
+    /// The table or view exported.
+    package let table: String
+    /// The file written, as typed (`~` expanded when it runs).
+    package let destination: String
+    /// The format the file name's extension names.
+    package let format: ExportFormat
+    /// The grid's filter (`WHERE`), if any.
+    package let filter: String?
+    /// The grid's order (`ORDER BY`), if any.
+    package let order: String?
+    /// The columns stored encrypted, written decrypted with `keys`.
+    package let encryptedColumns: [String]
+    /// The keys that decrypt them.
+    let keys: KeyRing
+    /// True when the user confirmed replacing an existing file.
+    package let replace: Bool
+    /// How long the read waits for another connection's lock, in seconds.
+    let busyTimeout: Double
+    /// Whether `cancel()` was called, and the connection while `run` has it open.
+    private let state = LockedState<(cancelled: Bool, running: Database?)>((false, nil))
+
+    /// What became of an export.
+    package enum Outcome: Sendable, Equatable {
+        /// Written: this many rows, to this file (the path used).
+        case written(rows: Int, path: String)
+        /// The file exists and replacing it was not confirmed: nothing was written.
+        case exists(path: String)
+        /// Cancelled with Esc: nothing was written (no file left behind).
+        case cancelled
+        /// Failed with this reason, naming the file: nothing was written.
+        case failed(String)
+    }
+
+    /// An export not yet run; `BrowserCommand.exportGrid` runs it.
+    init(id: Int, storePath: String, table: String, destination: String, format: ExportFormat, filter: String?, order: String?,
+         encryptedColumns: [String], keys: KeyRing, replace: Bool, busyTimeout: Double) {
+        self.id = id
+        self.storePath = storePath
+        self.table = table
+        self.destination = destination
+        self.format = format
+        self.filter = filter
+        self.order = order
+        self.encryptedColumns = encryptedColumns
+        self.keys = keys
+        self.replace = replace
+        self.busyTimeout = busyTimeout
+    }
+
+    /// The formats a file name may name, for the messages that list them.
+    package static let extensions = ".csv, .jsonl (or .ndjson), .sql"
+
+    /// The path written: `destination` with a leading `~` expanded.
+    package var path: String {
+        guard destination == "~" || destination.hasPrefix("~/"),
+              let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") else { return destination }
+        return home + destination.dropFirst()
+    }
+
+    /// True once `cancel()` was called.
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Stops the export: now if it runs, before it starts otherwise. Safe from any thread.
+    package func cancel() {
+        state.withLock { state in
+            state.cancelled = true
+            state.running?.interrupt()
+        }
+    }
+
+    /// Writes the file, posting `exportProgress` every few thousand rows; returns
+    /// `exportFinished` with the outcome.
+    func run(post: (BrowserEvent) -> Void) -> BrowserEvent {
+        .exportFinished(exportID: id, outcome: outcome(post: post))
+    }
+
+    private func outcome(post: (BrowserEvent) -> Void) -> Outcome {
+        let path = self.path
+        if !replace, FileManager.default.fileExists(atPath: path) { return .exists(path: path) }
+        var export = TableExport(table: table, format: format)
+        export.filter = filter
+        export.order = order
+        let keys = self.keys
+        for column in encryptedColumns {
+            export.transforms[column] = { value in
+                do { return try CryptColumn.plaintext(of: value, with: keys) } catch {
+                    throw GridExportError("column \(column) does not decrypt (\(error)): nothing written, so no ciphertext passes for its value")
+                }
+            }
+        }
+        do {
+            let db = try Database(path: storePath, mode: .readOnly, busyTimeout: busyTimeout)
+            let started: Bool = state.withLock { state in
+                if !state.cancelled { state.running = db }
+                return !state.cancelled
+            }
+            guard started else { return .cancelled }
+            defer { state.withLock { $0.running = nil } }
+            var rows = 0
+            try withoutActuallyEscaping(post) { post in
+                try db.withInterruptCheck({ [unowned self] in self.isCancelled }) {
+                    try PrivateFile.writeAtomically(to: path) { handle in
+                        rows = try export.run(on: db, to: handle) { written in
+                            if self.isCancelled { return false }
+                            post(.exportProgress(exportID: self.id, rows: written))
+                            return true
+                        }
+                        // A cancel after the last row still leaves no file behind.
+                        if self.isCancelled { throw TableExportError.cancelled(afterRows: rows) }
+                    }
+                }
+            }
+            return .written(rows: rows, path: path)
+        } catch TableExportError.cancelled {
+            return .cancelled
+        } catch let error as DatabaseError where error.isInterrupted {
+            return .cancelled
+        } catch {
+            return .failed("cannot export \(table) to \(path): \(error)")
+        }
+    }
+}
+
+/// Why an export from the browser stopped (a value that does not decrypt), in words.
+package struct GridExportError: Error, CustomStringConvertible {
+    package let description: String
+
+    /// The error that says `description`.
+    package init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,40 @@
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterBrowser
+
+/// The header names the store of whatever the pane shown works on: the grid, the console,
+/// the DAO panel, the staged edits; within the screen's width.
+@Suite struct HeaderTests {
+    /// The header line of `b`'s screen.
+    func header(_ b: Browser) -> String { b.render().lines()[0] }
+
+    @Test func theHeaderNamesTheStoreOfEachPane() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder), width: 160)
+        b.openNodeAndLoad(named: "notes")
+        #expect(header(b).hasPrefix(" datacenter │ notes · common · common.sqlite │ "))
+        b.press(.character("e"))
+        answer("changed in common", in: b)
+        b.openNodeAndLoad(named: "conversation_team")
+        #expect(header(b).hasPrefix(" datacenter │ conversation_team · user alice · user.sqlite │ "))
+        b.press(.character("e"))
+        answer("changed for alice", in: b)
+        #expect(b.review.staged.count == 2)
+
+        b.press(.character("w"))
+        #expect(header(b).hasPrefix(" datacenter │ staged edits · common · common.sqlite, user alice · user.sqlite │ "))
+        b.press(.escape)
+        b.press(.character(":"))
+        #expect(header(b).hasPrefix(" datacenter │ SQL console · user alice · user.sqlite │ "))
+    }
+
+    @Test func theHeaderStaysWithinTheWidth() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder), width: 40, height: 12)
+        b.openNodeAndLoad(named: "conversation_team")
+        let line = header(b)
+        #expect(TerminalText.width(of: line) == 40)
+        #expect(line.hasPrefix(" datacenter │ conversation_team · user"))
+    }
+}
