@@ -26,17 +26,17 @@ extension Browser {
         }
         let export: GridExport
         if let replacing {
-            export = GridExport(id: ids.next(), storePath: replacing.storePath, table: replacing.table, destination: name, format: format,
-                                filter: replacing.filter, order: replacing.order, encryptedColumns: replacing.encryptedColumns,
-                                keys: replacing.keys, replace: name == replacing.destination, busyTimeout: replacing.busyTimeout)
+            export = GridExport(id: ids.next(), subject: replacing.subject, destination: name, format: format, keys: replacing.keys,
+                                replace: name == replacing.destination, busyTimeout: replacing.busyTimeout)
         } else {
-            guard let source = grid?.source as? TableSource else { message = ("E exports tables and views", true); return }
-            let filter = (source.view.filter ?? "").isEmpty ? nil : source.view.filter
-            export = GridExport(id: ids.next(), storePath: source.store.path, table: source.table, destination: name, format: format,
-                                filter: filter, order: source.gridOrder, encryptedColumns: source.encryptedColumns.sorted(),
-                                keys: catalog.keys, replace: false, busyTimeout: catalog.busyTimeout)
+            guard let subject = grid.flatMap({ GridExportSubject($0.source) }) else {
+                message = ("E exports tables, views and console results", true)
+                return
+            }
+            export = GridExport(id: ids.next(), subject: subject, destination: name, format: format, keys: catalog.keys, replace: false,
+                                busyTimeout: catalog.busyTimeout)
         }
-        let total = grid.flatMap { ($0.source as? TableSource)?.table == export.table ? $0.total : nil }
+        let total = grid.flatMap { GridExportSubject($0.source) == export.subject ? $0.total : nil }
         exportRun = ExportRun(export: export, rows: 0, total: total)
         message = nil
         commands.append(.exportGrid(export))
@@ -54,7 +54,7 @@ extension Browser {
         exportRun = nil
         switch outcome {
         case let .written(rows, path):
-            message = ("exported \(Browser.grouped(rows)) row\(rows == 1 ? "" : "s") of \(run.export.table) to \(path)", false)
+            message = ("exported \(Browser.grouped(rows)) row\(rows == 1 ? "" : "s") of \(run.export.subject.table) to \(path)", false)
         case .exists(let path):
             guard prompt == nil else {
                 message = ("\(path) exists: nothing written (E again to choose)", true)
@@ -71,7 +71,7 @@ extension Browser {
     /// written, and how to cancel.
     func exportStatus(_ run: ExportRun, width: Int) -> String {
         let written = Browser.grouped(run.rows)
-        var text = " exporting \(run.export.table) to \(run.export.destination)"
+        var text = " exporting \(run.export.subject.table) to \(run.export.destination)"
         if let total = run.total, total > 0 {
             let cells = 10
             let done = min(cells, run.rows * cells / total)

@@ -19,21 +19,13 @@ import Foundation
 package final class GridExport: Sendable {
     /// The export's id: its events carry it.
     package let id: Int
-    /// The store file read.
-    package let storePath: String
-    /// The table or view exported.
-    package let table: String
+    /// The rows exported: from which file and table (or query), filtered and ordered how.
+    let subject: GridExportSubject
     /// The file written, as typed (`~` expanded when it runs).
     package let destination: String
     /// The format the file name's extension names.
     package let format: ExportFormat
-    /// The grid's filter (`WHERE`), if any.
-    package let filter: String?
-    /// The grid's order (`ORDER BY`), if any.
-    package let order: String?
-    /// The columns stored encrypted, written decrypted with `keys`.
-    package let encryptedColumns: [String]
-    /// The keys that decrypt them.
+    /// The keys that decrypt the subject's encrypted columns.
     let keys: KeyRing
     /// True when the user confirmed replacing an existing file.
     package let replace: Bool
@@ -55,16 +47,11 @@ package final class GridExport: Sendable {
     }
 
     /// An export not yet run; `BrowserCommand.exportGrid` runs it.
-    init(id: Int, storePath: String, table: String, destination: String, format: ExportFormat, filter: String?, order: String?,
-         encryptedColumns: [String], keys: KeyRing, replace: Bool, busyTimeout: Double) {
+    init(id: Int, subject: GridExportSubject, destination: String, format: ExportFormat, keys: KeyRing, replace: Bool, busyTimeout: Double) {
         self.id = id
-        self.storePath = storePath
-        self.table = table
+        self.subject = subject
         self.destination = destination
         self.format = format
-        self.filter = filter
-        self.order = order
-        self.encryptedColumns = encryptedColumns
         self.keys = keys
         self.replace = replace
         self.busyTimeout = busyTimeout
@@ -100,11 +87,12 @@ package final class GridExport: Sendable {
     private func outcome(post: (BrowserEvent) -> Void) -> Outcome {
         let path = self.path
         if !replace, FileManager.default.fileExists(atPath: path) { return .exists(path: path) }
-        var export = TableExport(table: table, format: format)
-        export.filter = filter
-        export.order = order
+        var export = TableExport(table: subject.table, format: format)
+        export.relation = subject.relation
+        export.filter = subject.filter
+        export.order = subject.order
         let keys = self.keys
-        for column in encryptedColumns {
+        for column in subject.encryptedColumns {
             export.transforms[column] = { value in
                 do { return try CryptColumn.plaintext(of: value, with: keys) } catch {
                     throw GridExportError("column \(column) does not decrypt (\(error)): nothing written, so no ciphertext passes for its value")
@@ -112,7 +100,7 @@ package final class GridExport: Sendable {
             }
         }
         do {
-            let db = try Database(path: storePath, mode: .readOnly, busyTimeout: busyTimeout)
+            let db = try Database(path: subject.storePath, mode: .readOnly, busyTimeout: busyTimeout)
             let started: Bool = state.withLock { state in
                 if !state.cancelled { state.running = db }
                 return !state.cancelled
@@ -139,7 +127,7 @@ package final class GridExport: Sendable {
         } catch let error as DatabaseError where error.isInterrupted {
             return .cancelled
         } catch {
-            return .failed("cannot export \(table) to \(path): \(error)")
+            return .failed("cannot export \(subject.table) to \(path): \(error)")
         }
     }
 }

@@ -2,16 +2,17 @@ import DatacenterKit
 
 extension GridPane {
     /// `E`: asks for the file to export the rows shown to (their filter and sort), or says
-    /// why they cannot be: only tables and views are exported, and a table with encrypted
+    /// why they cannot be: tables, views and console results are exported, and encrypted
     /// columns only when keys were given to decrypt them (nothing is exported as ciphertext).
     func exportEffect(context: PaneContext) -> PaneEffect {
-        guard let table = source as? TableSource else {
-            return .message("E exports tables and views; \(source.title) is neither (open its table under Tables, or use the console)", isError: true)
+        guard let subject = GridExportSubject(source) else {
+            return .message("E exports tables, views and console results; \(source.title) is none of them "
+                            + "(open its table under Tables, or use the console)", isError: true)
         }
-        if !table.encryptedColumns.isEmpty, context.catalog.keys.isEmpty {
-            return .message("\(table.table) has encrypted columns (\(table.encryptedColumns.sorted().joined(separator: ", "))): "
+        if !subject.encryptedColumns.isEmpty, context.catalog.keys.isEmpty {
+            return .message("\(subject.table) has encrypted columns (\(subject.encryptedColumns.joined(separator: ", "))): "
                             + "pass --key to export them decrypted", isError: true)
         }
-        return .prompt(PromptLine(label: "export \(table.table) to (.csv .jsonl .sql): ", text: table.table + ".csv", purpose: .export))
+        return .prompt(PromptLine(label: "export \(subject.table) to (.csv .jsonl .sql): ", text: subject.table + ".csv", purpose: .export))
     }
 }

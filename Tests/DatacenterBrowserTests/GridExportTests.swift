@@ -48,6 +48,29 @@ import Testing
         #expect(try contents(folder.file(name)) == expected)
     }
 
+    @Test func aConsoleResultExportsAsShownSortedAndFiltered() throws {
+        let folder = TemporaryFolder()
+        let b = try numbers(folder)
+        b.press(.character(":"))
+        type("SELECT n, n * n AS square, label FROM numbers WHERE n > 2 -- the big ones", into: b)
+        b.press(.enter)
+        #expect(b.focus == .grid)
+        b.press(.character("f"))
+        answer("square < 50", in: b)
+        b.press(.right)
+        b.press(.character("]"))                                  // square, descending
+        b.press(.character("E"))
+        #expect(b.prompt?.text == "result.csv")
+        let csv = folder.file("result.csv")
+        answer(csv, in: b)
+        #expect(try contents(csv) == "n,square,label\n7,49,\"row 7\"\n6,36,\"row 6\"\n5,25,\"row 5\"\n4,16,\"row 4\"\n3,9,\"row 3\"\n")
+        #expect(b.message?.text == "exported 5 rows of result to \(csv)")
+        // As SQL, the INSERTs name the result.
+        b.press(.character("E"))
+        answer(folder.file("result.sql"), in: b)
+        #expect(try contents(folder.file("result.sql")).contains("INSERT INTO \"result\"(\"n\",\"square\",\"label\") VALUES(7,49,'row 7');"))
+    }
+
     @Test func anUnknownExtensionIsRefusedListingTheFormats() throws {
         let folder = TemporaryFolder()
         let b = try numbers(folder)
@@ -148,6 +171,6 @@ import Testing
         b.openNodeAndLoad(named: "settings")
         b.press(.character("E"))
         #expect(b.prompt == nil)
-        #expect(b.message?.text.hasPrefix("E exports tables and views; kv: settings is neither") == true)
+        #expect(b.message?.text.hasPrefix("E exports tables, views and console results; kv: settings is none of them") == true)
     }
 }

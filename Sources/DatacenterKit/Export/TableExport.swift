@@ -16,8 +16,11 @@ import Foundation
 /// try PrivateFile.writeAtomically(to: "team.csv") { try export.run(on: db, to: $0) }
 /// ```
 public struct TableExport: Sendable {
-    /// The table (or view) exported.
+    /// The table (or view) exported; the table an SQL export's `INSERT`s name.
     public var table: String
+    /// What the rows are read from instead of `table`, when set: a SELECT in parentheses
+    /// (the rows of a query, exported as they come).
+    public var relation: String?
     /// The format written.
     public var format: ExportFormat
     /// A SQL expression rows must satisfy (`WHERE`), or nil for every row.
@@ -35,7 +38,7 @@ public struct TableExport: Sendable {
 
     /// The query that reads the rows.
     public var sql: String {
-        var sql = "SELECT * FROM " + Database.quoteIdentifier(table)
+        var sql = "SELECT * FROM " + (relation ?? Database.quoteIdentifier(table))
         if let filter, !filter.isEmpty { sql += " WHERE " + filter }
         if let order, !order.isEmpty { sql += " ORDER BY " + order }
         return sql
