@@ -141,7 +141,9 @@ struct DAOCommand: ParsableCommand {
             } else if result.skipped {
                 Output.line("skipped (onVoid=\"quit\"): nothing ran")
             } else {
-                Output.line("ok: \(result.changes) change(s), last insert rowid \(result.lastInsertRowID)")
+                // An UPDATE or DELETE leaves the connection's last insert rowid as it was:
+                // it says nothing of this call.
+                Output.line("ok: \(result.changes) change(s)" + (target.kind == .insert ? ", last insert rowid \(result.lastInsertRowID)" : ""))
             }
         }
     }

@@ -158,6 +158,12 @@ private let itemsXML = """
 
         let missingRow = try CLI.run(["dao", "call", config, "get", "--args", "[99]", "--json", "--root", root])
         #expect(missingRow.stdout == "null\n")
+
+        // In words: an insert says its rowid; an update does not, as the rowid is not its own.
+        let inserted = try CLI.run(["dao", "call", config, "add", "--args", #"["dee", null]"#, "--root", root])
+        #expect(inserted.stdout == "ok: 1 change(s), last insert rowid 4\n")
+        let renamed = try CLI.run(["dao", "call", config, "rename", "--args", #"[1, "anne"]"#, "--root", root])
+        #expect(renamed.stdout == "ok: 1 change(s)\n", "\(renamed.stderr)")
     }
 
     @Test func callSelectsTheStore() throws {
