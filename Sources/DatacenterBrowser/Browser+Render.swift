@@ -46,7 +46,7 @@ extension Browser {
         screen.write(title, x: 0, y: 0, maxWidth: width, role: .header)
     }
 
-    /// The key help, shown with `?`.
+    /// The key help, shown with `H` (and `?` outside the grid, where `?` searches backward).
     package static let helpLines = [
         "Keys",
         "",
@@ -55,7 +55,8 @@ extension Browser {
         "  0 $            first / last column   < > _  narrow, widen, fit",
         "  Enter          open / inspect  Tab Esc    switch pane",
         "  m              inspector view: text, json, hex",
-        "  /  n           search the grid (streams, Esc cancels), next",
+        "  /  ?  n  N     search forward / backward, next, previous",
+        "                 (streams, wraps round the end, Esc cancels)",
         "  [  ]           sort by the column ↑ / ↓ (again: off)",
         "  f  F           filter rows (SQL WHERE), clear the filter",
         "  r              read again (by itself when the file changes)",
@@ -63,7 +64,7 @@ extension Browser {
         "  e  x  o        edit cell, delete row, insert row (staged)",
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
         "  w              review staged edits: c commit, u discard",
-        "  t              next theme      ?          this help",
+        "  t              next theme      H, or ? off the grid: help",
         "  d              DAO methods of a DAO table: form, SQL preview, run;",
         "                 PgUp PgDn scroll; ↓ or Tab past the last field:",
         "                 its output (↑↓ ←→ Home End scroll, Tab back)",
@@ -132,7 +133,7 @@ extension Browser {
         let hints: String
         switch focus {
         case .tree: hints = " ↑↓ move  Enter open  Tab grid  ? help  t theme  q quit"
-        case .grid: hints = (review.staged.isEmpty ? "" : " \(review.staged.count) staged · w review ·") + " ↑↓ g G move  ←→ column  Enter inspect  / search  e edit  x delete  o insert  d DAO  : SQL  ? help  q quit"
+        case .grid: hints = (review.staged.isEmpty ? "" : " \(review.staged.count) staged · w review ·") + " ↑↓ g G move  ←→ column  Enter inspect  / ? search  H help  e edit  x delete  o insert  d DAO  : SQL  q quit"
         case .inspector: hints = " ↑↓ scroll  m view  Esc back  ? help"
         case .console: hints = console?.hints ?? ""
         case .review: hints = " c commit all  u discard all  x drop one  Esc back"

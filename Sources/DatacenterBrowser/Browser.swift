@@ -51,7 +51,7 @@ package final class Browser {
     var searchHistory = LineHistory()
     /// This session's filters, newest last, walked with ↑ and ↓ in the `f` prompt.
     var filterHistory = LineHistory()
-    /// True while the help (`?`) covers the screen; it takes the keys that close it.
+    /// True while the help (`H`, or `?` outside the grid) covers the screen; it takes the keys that close it.
     var showHelp = false
     /// What the status line says, if anything; an error is drawn in the error colour.
     var message: (text: String, isError: Bool)?
@@ -148,8 +148,8 @@ package final class Browser {
             guard grid?.id == gridID else { return }
             apply(grid?.pageLoaded(requestID: requestID, rows: rows, error: error, context: context) ?? [])
         case let .searchProgress(id, scanned): grid?.searchProgressed(id: id, scanned: scanned)
-        case let .searchFinished(id, match, error):
-            apply(grid?.searchFinished(id: id, match: match, error: error) ?? [])
+        case let .searchFinished(id, match, error, wrapped):
+            apply(grid?.searchFinished(id: id, match: match, error: error, wrapped: wrapped) ?? [])
         case let .consoleProgress(id, rows): console?.progressed(id: id, rows: rows)
         case let .consoleFinished(id, output, isError): console?.finished(id: id, output: output, isError: isError)
         case let .commitFinished(id, committed, failure): apply(review.finished(id: id, committed: committed, failure: failure))
@@ -184,13 +184,15 @@ package final class Browser {
         }
         if prompt != nil { promptKey(key); return }
         if showHelp {
-            if key == .escape || key == .character("?") || key == .character("q") || key == .enter { showHelp = false }
+            if key == .escape || key == .character("?") || key == .character("H") || key == .character("q") || key == .enter { showHelp = false }
             return
         }
         // Shortcuts apply where keys are not text being typed (console, DAO form).
         let navigating = focus == .tree || focus == .grid || focus == .review || (focus == .dao && (daoPanel?.stage == .methods || daoPanel?.resultsFocused == true))
         switch key {
-        case .character("?") where navigating || focus == .inspector: showHelp = true; return
+        // `?` is the grid's backward search; `H` opens the help everywhere keys navigate.
+        case .character("?") where (navigating && focus != .grid) || focus == .inspector: showHelp = true; return
+        case .character("H") where navigating || focus == .inspector: showHelp = true; return
         case .character("d") where focus == .tree || focus == .grid: openDAOPanel(); return
         case .character(":") where focus == .tree || focus == .grid: openConsole(); return
         case .character("w") where (focus == .tree || focus == .grid) && !review.staged.isEmpty:
@@ -236,7 +238,7 @@ package final class Browser {
     private func promptKey(_ key: Key) {
         guard var line = prompt else { return }
         let outcome = line.handle(key, screenWidth: width)
-        if line.purpose == .search, let history = line.editor.history { searchHistory = history }
+        if line.purpose.isSearch, let history = line.editor.history { searchHistory = history }
         if line.purpose == .filter, let history = line.editor.history { filterHistory = history }
         switch outcome {
         case .editing: prompt = line
@@ -275,7 +277,7 @@ package final class Browser {
                 inspector = value
                 focus = .inspector
             case .prompt(var line):
-                if line.purpose == .search { line.editor.history = searchHistory }
+                if line.purpose.isSearch { line.editor.history = searchHistory }
                 if line.purpose == .filter { line.editor.history = filterHistory }
                 prompt = line
             case .stage(let edit): apply([review.stage(edit, id: ids.next(), catalog: catalog)])

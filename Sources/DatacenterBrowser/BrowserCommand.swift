@@ -17,9 +17,12 @@ package enum BrowserCommand: Sendable {
     /// Reads a page of the grid's source, for a move past the rows on hand or to fill a
     /// taller screen.
     case fetchPage(gridID: Int, requestID: Int, source: GridSource, request: PageRequest)
-    /// Scans `source` after `start` (from the first row when nil) for a row with a cell
-    /// whose text contains `query`, case-insensitively, a page at a time.
-    case search(searchID: Int, source: GridSource, start: GridRow?, query: String, cancel: CancellationFlag)
+    /// Looks in `source` past `start` (after it, or before it when `backward`; from the first
+    /// or last row when nil) for a row with a cell whose text contains `query`,
+    /// case-insensitively: one query in SQLite for a table, a page at a time otherwise. When
+    /// none is found before the end (the start, `backward`), the search wraps: it goes on
+    /// from the other end up to `start`.
+    case search(searchID: Int, source: GridSource, start: GridRow?, query: String, backward: Bool = false, cancel: CancellationFlag)
     /// Runs SQL typed in the console (`ConsoleQuery`).
     case consoleQuery(ConsoleQuery)
     /// Stops a console query (Esc while it runs): it ends with "cancelled".
@@ -67,8 +70,9 @@ package enum BrowserCommand: Sendable {
             do { return .pageLoaded(gridID: id, requestID: request, rows: try page.read(from: source), error: nil) } catch {
                 return .pageLoaded(gridID: id, requestID: request, rows: [], error: "\(error)")
             }
-        case let .search(id, source, start, query, cancel):
-            return BrowserCommand.search(id: id, source: source, start: start, query: query, cancel: cancel, post: post)
+        case let .search(id, source, start, query, backward, cancel):
+            let search = GridSearch(id: id, source: source, needle: query.lowercased(), backward: backward, cancel: cancel)
+            return search.run(from: start, post: post)
         case .consoleQuery(let query): return query.run(post: post)
         case .cancelConsoleQuery(let query):
             query.cancel()
@@ -76,33 +80,6 @@ package enum BrowserCommand: Sendable {
         case .daoRun(let run): return run.perform()
         case .daoPreview(let preview): return preview.perform()
         case .commit(let commit): return commit.perform()
-        }
-    }
-
-    private static func search(id: Int, source: GridSource, start: GridRow?, query: String, cancel: CancellationFlag,
-                               post: (BrowserEvent) -> Void) -> BrowserEvent {
-        let needle = query.lowercased()
-        let pageSize = 500
-        do {
-            // A table is searched by one query in SQLite; other sources page by page here.
-            if let match = try source.firstMatch(of: needle, after: start, limit: 200, cancel: cancel) {
-                return .searchFinished(searchID: id, match: match.isEmpty ? nil : match, error: nil)
-            }
-            var page = try start.map { try source.page(after: $0, limit: pageSize) } ?? source.firstPage(limit: pageSize)
-            while !page.isEmpty {
-                if cancel.isCancelled { return .searchFinished(searchID: id, match: nil, error: "cancelled") }
-                if let index = page.firstIndex(where: { row in row.cells.contains { $0.text.lowercased().contains(needle) } }) {
-                    let match = Array(page[index...].prefix(200))
-                    return .searchFinished(searchID: id, match: match, error: nil)
-                }
-                post(.searchProgress(searchID: id, scanned: page.count))
-                page = try source.page(after: page[page.count - 1], limit: pageSize)
-            }
-            return .searchFinished(searchID: id, match: nil, error: nil)
-        } catch let error as DatabaseError where error.isInterrupted {
-            return .searchFinished(searchID: id, match: nil, error: "cancelled")
-        } catch {
-            return .searchFinished(searchID: id, match: nil, error: "\(error)")
         }
     }
 }

@@ -11,6 +11,8 @@ struct GridPane {
         let id: Int
         /// The text searched for, as typed.
         let query: String
+        /// True when it looks towards the first row (`?`, or `N` after `/`).
+        let backward: Bool
         /// Rows scanned so far, for the status line.
         var scanned: Int
         /// Set by Esc; the search stops at its next page.
@@ -48,8 +50,10 @@ struct GridPane {
     var search: Search?
     /// The move waiting for a page, if any.
     var pending: PendingMove?
-    /// The last text searched for (`/` starts from it, `n` repeats it).
+    /// The last text searched for (`/` and `?` start from it, `n` and `N` repeat it).
     var lastQuery: String?
+    /// True when the last search typed was backward (`?`): `n` goes on that way, `N` the other.
+    var lastSearchBackward = false
     /// The store's data version when last looked at (`Browser.pollForChanges`).
     var dataVersion: Int64?
     /// Widths set by hand (`<`, `>`, `_`), by column index; other columns fit what is shown.
@@ -93,6 +97,7 @@ struct GridPane {
             }
         case .tab, .escape, .backTab: effects.append(.focus(.tree))
         case .character("/"): effects.append(.prompt(PromptLine(label: "/", text: lastQuery ?? "", purpose: .search)))
+        case .character("?"): effects.append(.prompt(PromptLine(label: "?", text: lastQuery ?? "", purpose: .searchBackward)))
         case .character("["): effects.append(sortEffect(descending: false))
         case .character("]"): effects.append(sortEffect(descending: true))
         case .character("f"):
@@ -120,8 +125,9 @@ struct GridPane {
             if let refusal = editable.deleteRefusal(row: rows[cursor]) { effects.append(.message(refusal, isError: true)); break }
             let row = rows[cursor]
             effects += stage { try editable.stageDelete(row: row) }
-        case .character("n"):
-            if let query = lastQuery { effects += startSearch(query, context: context) }
+        case .character("n"), .character("N"):
+            guard let query = lastQuery else { effects.append(.message("no search yet: / searches forward, ? backward", isError: false)); break }
+            effects += startSearch(query, backward: lastSearchBackward != (key == .character("N")), context: context)
         case .character("r"):
             effects.append(.reloadGrid)
             effects.append(.message("reading \(source.title) again", isError: false))
@@ -145,10 +151,11 @@ struct GridPane {
     mutating func submit(_ purpose: PromptLine.Purpose, text: String, context: PaneContext) -> [PaneEffect] {
         let keys = context.catalog.keys
         switch purpose {
-        case .search:
+        case .search, .searchBackward:
             guard !text.isEmpty else { return [] }
             lastQuery = text
-            return startSearch(text, context: context)
+            lastSearchBackward = purpose == .searchBackward
+            return startSearch(text, backward: lastSearchBackward, context: context)
         case .filter:
             var view = source.view
             let filter = text.trimmingCharacters(in: .whitespaces)
@@ -316,6 +323,7 @@ struct GridPane {
         column = min(old.column, max(0, source.columns.count - 1))
         firstColumn = min(old.firstColumn, column)
         lastQuery = old.lastQuery
+        lastSearchBackward = old.lastSearchBackward
         dataVersion = old.dataVersion
         widthOverrides = old.widthOverrides
         guard !rows.isEmpty else { return }
@@ -332,22 +340,33 @@ struct GridPane {
 
     // MARK: Search
 
-    /// Looks for `query` after the cursor: in the rows on hand first, else in the background
-    /// (`BrowserCommand.search`), its progress in the status line and Esc cancelling it.
-    mutating func startSearch(_ query: String, context: PaneContext) -> [PaneEffect] {
+    /// Looks for `query` after the cursor (before it when `backward`): in the rows on hand
+    /// first, else in the background (`BrowserCommand.search`, which wraps round the end),
+    /// its progress in the status line and Esc cancelling it.
+    mutating func startSearch(_ query: String, backward: Bool = false, context: PaneContext) -> [PaneEffect] {
         pending = nil               // the search decides where the cursor goes
         let needle = query.lowercased()
-        let from = cursor + 1
-        if from < rows.count, let index = rows[from...].firstIndex(where: { $0.cells.contains { $0.text.lowercased().contains(needle) } }) {
+        func holds(_ row: GridRow) -> Bool { row.cells.contains { $0.text.lowercased().contains(needle) } }
+        let near = backward ? rows[..<min(cursor, rows.count)].lastIndex(where: holds)
+            : (cursor + 1 < rows.count ? rows[(cursor + 1)...].firstIndex(where: holds) : nil)
+        if let index = near {
             let page = context.visibleRowCount
             cursor = index
             if index >= top + page || index < top { top = max(0, index - page / 2) }
-            return [.message("found \(query) · n: next", isError: false)]
+            return [.message(GridPane.foundMessage(query, backward: backward, wrapped: false), isError: false)]
         }
         let cancel = CancellationFlag()
         let id = context.ids.next()
-        search = Search(id: id, query: query, scanned: 0, cancel: cancel)
-        return [.command(.search(searchID: id, source: source, start: rows.last, query: query, cancel: cancel))]
+        search = Search(id: id, query: query, backward: backward, scanned: 0, cancel: cancel)
+        let start = backward ? rows.first : rows.last
+        return [.command(.search(searchID: id, source: source, start: start, query: query, backward: backward, cancel: cancel))]
+    }
+
+    /// What the status line says of a match: found, and whether the search wrapped round
+    /// the end (to the top, going forward) or the start (to the bottom, going backward).
+    static func foundMessage(_ query: String, backward: Bool, wrapped: Bool) -> String {
+        let wrap = wrapped ? (backward ? "search wrapped to the bottom: " : "search wrapped to the top: ") : ""
+        return wrap + "found \(query) · n: next  N: previous"
     }
 
     /// A search scanned more rows.
@@ -356,20 +375,21 @@ struct GridPane {
     }
 
     /// A search ended: the match becomes the window, the cursor on it.
-    mutating func searchFinished(id: Int, match: [GridRow]?, error: String?) -> [PaneEffect] {
+    mutating func searchFinished(id: Int, match: [GridRow]?, error: String?, wrapped: Bool = false) -> [PaneEffect] {
         guard let current = search, current.id == id else { return [] }
         search = nil
         if let error {
             return [.message(error == "cancelled" ? "search cancelled" : "search failed: \(error)", isError: error != "cancelled")]
         }
         guard let match else {
-            return [.message("not found: \(current.query) (after \(Browser.grouped(current.scanned)) rows; g goes back to the top)", isError: true)]
+            let scanned = current.scanned == 0 ? "" : " (\(Browser.grouped(current.scanned)) rows scanned)"
+            return [.message("no match: \(current.query)\(scanned)", isError: true)]
         }
         rows = match
         pending = nil               // a page asked for meanwhile followed the rows replaced here
         cursor = 0
         top = 0
-        return [.message("found \(current.query) · n: next", isError: false)]
+        return [.message(GridPane.foundMessage(current.query, backward: current.backward, wrapped: wrapped), isError: false)]
     }
 
     // MARK: Mouse

@@ -107,6 +107,17 @@ package protocol GridSource: AnyObject, Sendable {
     /// cannot search so (the browser then scans its pages). `[]` when no row matches.
     /// - throws: `DatabaseError` (`isInterrupted` once `cancel` is set).
     func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]?
+    /// The nearest row holding `needle` (lowercase) past `start` in the search's direction
+    /// (the grid's order, or against it when `backward`) and up to `stop`, `stop` included:
+    /// forward, the first row after `start` (from the first row when nil) and not after
+    /// `stop`; backward, the last row before `start` (from the last row when nil) and not
+    /// before `stop` (no bound when nil). The match and up to `limit` rows from it in the grid's order, found by one query
+    /// run in SQLite; nil when this source cannot search so (the browser then scans its
+    /// pages). `[]` when no row matches. `stop` bounds a search that wrapped round the end: it is
+    /// the row the search started from, which the wrapped pass reaches last.
+    /// - throws: `DatabaseError` (`isInterrupted` once `cancel` is set).
+    func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+               cancel: CancellationFlag) throws -> [GridRow]?
     /// A number that changes when another connection commits to the source's file
     /// (`PRAGMA data_version` on the connection that pages it); nil when the source does
     /// not tell, and is then not watched.
@@ -135,6 +146,10 @@ extension GridSource {
 
     /// Sources other than tables are searched page by page.
     package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? { nil }
+
+    /// Sources other than tables are searched page by page, either way.
+    package func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+                       cancel: CancellationFlag) throws -> [GridRow]? { nil }
 
     /// `key` and the row's paging key, its parts joined by commas.
     package func position(of row: GridRow) -> String {

@@ -1,13 +1,20 @@
 import DatacenterKit
 
-/// A line typed at the bottom of the screen (`/` search, `f` filter, `e` edit, `o` insert): it takes
+/// A line typed at the bottom of the screen (`/` `?` search, `f` filter, `e` edit, `o` insert): it takes
 /// every key while it is open, and Enter hands the text to the grid that asked for it.
 ///
 /// The text is edited by a `LineEditor` (cursor, Home/End, Ctrl-A/E/U/W/K, sideways
 /// scrolling); a search or filter prompt walks the session's earlier ones with ↑ and ↓.
 struct PromptLine {
     /// What the text is for.
-    enum Purpose { case search, filter, edit, insert }
+    enum Purpose {
+        case search, filter, edit, insert
+        /// A search towards the first row (`?`).
+        case searchBackward
+
+        /// True for a search either way: both walk the session's searches with ↑ ↓.
+        var isSearch: Bool { self == .search || self == .searchBackward }
+    }
 
     /// What became of a key.
     enum Outcome: Equatable {

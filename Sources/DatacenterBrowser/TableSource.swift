@@ -174,13 +174,21 @@ package final class TableSource: GridSource, Sendable {
         return "row \((row.key.first?.int64Value ?? 0) + 1)"
     }
 
+    /// The search in SQLite, forward from `row` (`match(of:from:to:backward:limit:cancel:)`).
+    package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
+        try match(of: needle, from: row, to: nil, backward: false, limit: limit, cancel: cancel)
+    }
+
     /// The search in SQLite: a row matches when the text SQLite gives one of its columns
     /// (`CAST(column AS TEXT)`, as `LIKE` reads it) holds `needle`, ASCII letters in any
     /// case; an encrypted
     /// column is decrypted first (`datacenter_crypt_holds`, registered on the connection for
-    /// the query). nil for rows paged by offset and for a needle with non-ASCII letters,
+    /// the query). The nearest match is one keyset query: the rows between `start` and `stop`
+    /// (`keyset`; `stop` included), ordered in the grid's order or against it (`backward`), `LIMIT 1`.
+    /// nil for rows paged by offset and for a needle with non-ASCII letters,
     /// whose case SQLite does not fold: those are scanned page by page.
-    package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
+    package func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+                       cancel: CancellationFlag) throws -> [GridRow]? {
         guard !usesOffset, !needle.isEmpty, needle.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         var tests: [String] = []
         var arguments: [DatabaseValue] = []
@@ -197,9 +205,14 @@ package final class TableSource: GridSource, Sendable {
                 arguments.append(.text(pattern))
             }
         }
-        let after = row.map { self.keyset(from: $0, forward: true) }
-        let condition = (after.map { [$0.0] } ?? []) + ["(" + tests.joined(separator: " OR ") + ")"]
-        let sql = "SELECT \(selectList) FROM \(quoted)\(clause(condition.joined(separator: " AND "))) ORDER BY \(order(forward: true)) LIMIT 1"
+        // Past `start` in the search's direction, and up to `stop`, `stop` itself included.
+        let upTo = stop.map { row -> (String, [DatabaseValue]) in
+            let (before, arguments) = keyset(from: row, forward: backward)
+            return ("(\(before) OR \(keyTuple) = \(keyMarks))", arguments + row.key)
+        }
+        let bounds = [start.map { keyset(from: $0, forward: !backward) }, upTo].compactMap { $0 }
+        let condition = bounds.map(\.0) + ["(" + tests.joined(separator: " OR ") + ")"]
+        let sql = "SELECT \(selectList) FROM \(quoted)\(clause(condition.joined(separator: " AND "))) ORDER BY \(order(forward: !backward)) LIMIT 1"
         let crypt = self.crypt
         let found: [GridRow] = try store.queue.read { db in
             if !encryptedColumns.isEmpty {
@@ -210,7 +223,7 @@ package final class TableSource: GridSource, Sendable {
                 }
             }
             return try db.withInterruptCheck({ cancel.isCancelled }) {
-                try fetch(sql, (after?.1 ?? []) + arguments, on: db)
+                try fetch(sql, bounds.flatMap(\.1) + arguments, on: db)
             }
         }
         guard let match = found.first else { return [] }
