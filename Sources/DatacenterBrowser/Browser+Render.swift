@@ -60,6 +60,7 @@ extension Browser {
         "  [  ]           sort by the column ↑ / ↓ (again: off)",
         "  f  F           filter rows (SQL WHERE), clear the filter",
         "  r              read again (by itself when the file changes)",
+        "  y  Y           copy the cell / the row as JSON (OSC 52)",
         "  :              SQL console on the current store (read-only)",
         "  e  x  o        edit cell, delete row, insert row (staged)",
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",

@@ -63,6 +63,9 @@ package final class Browser {
     var pollPending = false
     /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
     var opening: GridOpening?
+    /// Text `y` or `Y` copied, until the terminal edge takes it (`takeClipboard()`) and
+    /// writes it to the terminal's clipboard.
+    var pendingClipboard: String?
 
     /// A grid on its way from the command runner: opened, or read again after a write.
     struct GridOpening {
@@ -106,6 +109,13 @@ package final class Browser {
             let more = themeErrors.count > 1 ? " (and \(themeErrors.count - 1) more: ? lists them)" : " (? lists it)"
             message = ("theme file skipped: \(first)" + more, true)
         }
+    }
+
+    /// The text copied since the last call, if any, for the terminal edge to put on the
+    /// terminal's clipboard (`CellCopy.osc52`); the core itself writes nothing to the tty.
+    package func takeClipboard() -> String? {
+        defer { pendingClipboard = nil }
+        return pendingClipboard
     }
 
     /// The commands asked for since the last call, to run off the input loop.
@@ -289,6 +299,9 @@ package final class Browser {
             case .close:
                 if focus == .inspector { inspector = nil }
                 if focus == .dao { daoPanel = nil }
+            case let .copy(text, what):
+                pendingClipboard = text
+                message = ("copied \(Browser.grouped(text.utf8.count)) bytes: \(what)", false)
             case .quit: requestQuit()
             case .finish: if review.staged.isEmpty { isFinished = true }
             }

@@ -131,6 +131,7 @@ struct GridPane {
         case .character("r"):
             effects.append(.reloadGrid)
             effects.append(.message("reading \(source.title) again", isError: false))
+        case .character("y"), .character("Y"): effects.append(copyEffect(row: key == .character("Y")))
         case .character("q"): effects.append(.quit)
         default: break
         }
@@ -179,6 +180,23 @@ struct GridPane {
         let sort = TableView.Sort(column: source.columns[column], descending: descending)
         view.sort = view.sort == sort ? nil : sort
         return .view(view)
+    }
+
+    /// What `y` copies (the cursor cell's whole value) or `Y` (the cursor row as a JSON
+    /// object), or why nothing is copied.
+    private func copyEffect(row wholeRow: Bool) -> PaneEffect {
+        guard rows.indices.contains(cursor) else { return .message("no row to copy", isError: true) }
+        let row = rows[cursor]
+        if wholeRow {
+            let (json, locked) = CellCopy.json(of: row, columns: source.columns)
+            let note = locked == 0 ? "" : " (\(locked) locked \(locked == 1 ? "value" : "values") as {\"$locked\": …})"
+            return .copy(json, what: "the row as JSON" + note)
+        }
+        guard row.cells.indices.contains(column) else { return .message("no cell to copy", isError: true) }
+        let name = source.columns.indices.contains(column) ? source.columns[column] : "the cell"
+        do { return .copy(try CellCopy.text(of: row.cells[column], column: name), what: name) } catch {
+            return .message(error.description, isError: true)
+        }
     }
 
     /// The source when its rows can be changed; otherwise nil, with the reason in the status

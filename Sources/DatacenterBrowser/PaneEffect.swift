@@ -26,6 +26,9 @@ enum PaneEffect {
     case view(TableView)
     /// Close the pane that asked (the inspector, the DAO panel).
     case close
+    /// Put `text` on the terminal's clipboard (`Browser.takeClipboard`); `what` names it in
+    /// the status line ("copied 12 bytes: the cell").
+    case copy(String, what: String)
     /// Quit, asking first when edits are staged.
     case quit
     /// Quit now if no edit is staged (any more); otherwise stay (a failed commit keeps them).
