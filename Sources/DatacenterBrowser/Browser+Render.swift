@@ -52,6 +52,7 @@ extension Browser {
         "",
         "  ↑ ↓ j k        move            PgUp PgDn  page",
         "  g G Home End   first / last    ← → h l    column",
+        "  Ctrl-G         go to row N, or key VALUE (key 42, key 1, x)",
         "  0 $            first / last column   < > _  narrow, widen, fit",
         "  Enter          open / inspect  Tab Esc    switch pane",
         "  m              inspector view: text, json, hex",

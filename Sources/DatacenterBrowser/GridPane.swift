@@ -22,8 +22,9 @@ struct GridPane {
     /// A move waiting for the page it needs (`BrowserCommand.fetchPage`).
     struct PendingMove {
         /// Down or up by a number of rows, or to the first or last row; or, after a resize,
-        /// no move at all: the rows after the window, to fill a taller screen.
-        enum Move { case down(Int), up(Int), first, last, fill }
+        /// no move at all: the rows after the window, to fill a taller screen; or to the row
+        /// `Ctrl-G` named, which comes first in the page.
+        enum Move { case down(Int), up(Int), first, last, fill, goTo(GoToTarget) }
         /// The request's id: a page for another request is dropped.
         let id: Int
         /// Where the cursor goes once the page is in.
@@ -131,6 +132,7 @@ struct GridPane {
         case .character("r"):
             effects.append(.reloadGrid)
             effects.append(.message("reading \(source.title) again", isError: false))
+        case .character("\u{7}"): effects.append(.prompt(PromptLine(label: GoToTarget.promptLabel, text: "", purpose: .goTo)))
         case .character("y"), .character("Y"): effects.append(copyEffect(row: key == .character("Y")))
         case .character("q"): effects.append(.quit)
         default: break
@@ -148,7 +150,8 @@ struct GridPane {
     }
 
     /// The text typed at the prompt the grid asked for: a search, a new value for the cell
-    /// under the cursor, or a row to insert.
+    /// under the cursor, a row to insert, or a row to go to (read off the input loop, a
+    /// `fetchPage` of `PageRequest.at`, the row first in the window).
     mutating func submit(_ purpose: PromptLine.Purpose, text: String, context: PaneContext) -> [PaneEffect] {
         let keys = context.catalog.keys
         switch purpose {
@@ -169,6 +172,11 @@ struct GridPane {
         case .insert:
             guard let editable = source as? EditableSource else { return [] }
             return stage { try editable.stageInsert(text: text, keys: keys) }
+        case .goTo:
+            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
+            let target: GoToTarget
+            do { target = try GoToTarget.parse(text) } catch { return [.message(error.description, isError: true)] }
+            return request(.at(target, limit: context.visibleRowCount * 2), for: .goTo(target), context: context)
         }
     }
 
@@ -275,7 +283,10 @@ struct GridPane {
     mutating func pageLoaded(requestID: Int, rows more: [GridRow], error: String?, context: PaneContext) -> [PaneEffect] {
         guard let waiting = pending, waiting.id == requestID else { return [] }
         pending = nil
-        if let error { return [.message("read failed: \(error)", isError: true)] }
+        if let error {
+            if case .goTo = waiting.move { return [.message(error, isError: true)] }   // says which row is not there
+            return [.message("read failed: \(error)", isError: true)]
+        }
         let page = context.visibleRowCount
         switch waiting.move {
         case .down(let count): applyDown(count, more: more, page: page)
@@ -289,6 +300,11 @@ struct GridPane {
             rows = more
             cursor = max(0, rows.count - 1)
             top = max(0, rows.count - page)
+        case .goTo(let target):
+            rows = more
+            cursor = 0
+            top = 0
+            return [.message("went to \(target)", isError: false)]
         }
         return []
     }

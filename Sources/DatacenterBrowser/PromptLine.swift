@@ -1,6 +1,7 @@
 import DatacenterKit
 
-/// A line typed at the bottom of the screen (`/` `?` search, `f` filter, `e` edit, `o` insert): it takes
+/// A line typed at the bottom of the screen (`/` `?` search, `f` filter, `e` edit, `o` insert,
+/// `Ctrl-G` go to): it takes
 /// every key while it is open, and Enter hands the text to the grid that asked for it.
 ///
 /// The text is edited by a `LineEditor` (cursor, Home/End, Ctrl-A/E/U/W/K, sideways
@@ -11,6 +12,8 @@ struct PromptLine {
         case search, filter, edit, insert
         /// A search towards the first row (`?`).
         case searchBackward
+        /// A row to go to (`Ctrl-G`): a number, or `key VALUE`.
+        case goTo
 
         /// True for a search either way: both walk the session's searches with ↑ ↓.
         var isSearch: Bool { self == .search || self == .searchBackward }

@@ -230,6 +230,29 @@ package final class TableSource: GridSource, Sendable {
         return [match] + (try page(after: match, limit: max(0, limit - 1)))
     }
 
+    /// One read: `LIMIT 1 OFFSET number - 1` in the grid's order (SQLite still steps over
+    /// the rows before it, but in C, without building them).
+    package func row(number: Int) throws -> GridRow? {
+        if usesOffset { return try offsetPage(from: Int64(number - 1), limit: 1).first }
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause(nil)) ORDER BY \(order(forward: true)) LIMIT 1 OFFSET ?",
+                         [.integer(Int64(number - 1))]).first
+    }
+
+    /// The key typed as SQL literals (`TypedValue`: `42`, `'text'`, `X'00ff'`), one per key
+    /// column, separated by commas; the row is read by its key, and must pass the filter.
+    package func row(keyText: String) throws -> GridRow? {
+        guard !usesOffset else {
+            throw GoToError(description: "\(table)'s rows have no key to go to (\(isView ? "a view" : "its rowid is hidden")): give a row number")
+        }
+        let parts = keyColumns.count == 1 ? [keyText] : keyText.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == keyColumns.count else {
+            throw GoToError(description: "\(table)'s key has \(keyColumns.count) columns (\(keyColumns.joined(separator: ", "))): give one value for each, separated by commas")
+        }
+        // The rowid's alias reads any integer; typed text that is a number is taken as one.
+        let key = parts.map(TypedValue.parse)
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause("\(keyTuple) = \(keyMarks)")) LIMIT 1", key).first
+    }
+
     package func dataVersion() throws -> Int64? {
         try store.queue.read { db in try db.scalar("PRAGMA data_version", cached: false)?.int64Value }
     }
