@@ -62,6 +62,8 @@ extension Browser {
         "  f  F           filter rows (SQL WHERE), clear the filter",
         "  r              read again (by itself when the file changes)",
         "  y  Y           copy the cell / the row as JSON (OSC 52)",
+        "  S              schema: columns, indexes, foreign keys, triggers",
+        "  J  Backspace   follow the cell's foreign key; come back",
         "  :              SQL console on the current store (read-only)",
         "  e  x  o        edit cell, delete row, insert row (staged)",
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
@@ -83,18 +85,22 @@ extension Browser {
         "(no tables added, journal mode kept). --read-only: no writes.",
     ]
 
-    /// The help's lines: the keys, then the theme files that could not be used, if any.
+    /// The help's lines: the theme files that could not be used, if any (first, so that the
+    /// status line's "? lists them" finds them on the first screen), then the keys.
     var helpText: [String] {
         guard !themeErrors.isEmpty else { return Browser.helpLines }
         // Wrapped to the help's width: a problem names a path, which may be long.
         let room = max(8, width - treeWidth - 4)
-        return Browser.helpLines + ["", "Theme files skipped:"]
-            + themeErrors.flatMap { Inspector.wrapWords("\($0)", width: room).map { "  " + $0 } }
+        return ["Theme files skipped:"]
+            + themeErrors.flatMap { Inspector.wrapWords("\($0)", width: room).map { "  " + $0 } } + [""] + Browser.helpLines
     }
+
+    /// The most the help scrolls: its last line at the bottom of the body.
+    var helpScrollLimit: Int { max(0, helpText.count - bodyHeight) }
 
     private func renderHelp(_ screen: inout ScreenGrid) {
         let left = treeWidth + 1
-        for (line, text) in helpText.enumerated() where line + 1 < height - 1 {
+        for (line, text) in helpText.dropFirst(min(helpScroll, helpScrollLimit)).enumerated() where line + 1 < height - 1 {
             screen.fill(x: left, y: line + 1, count: width - left, role: .dialog)
             screen.write(text, x: left + 1, y: line + 1, maxWidth: width - left - 1, role: .dialog)
         }
@@ -134,6 +140,7 @@ extension Browser {
         }
         let hints: String
         switch focus {
+        case _ where showHelp: hints = " ↑↓ PgUp PgDn scroll the help  Esc close"
         case .tree: hints = " ↑↓ move  Enter open  Tab grid  ? help  t theme  q quit"
         case .grid: hints = (review.staged.isEmpty ? "" : " \(review.staged.count) staged · w review ·") + " ↑↓ g G move  ←→ column  Enter inspect  / ? search  H help  e edit  x delete  o insert  d DAO  : SQL  q quit"
         case .inspector: hints = " ↑↓ scroll  m view  Esc back  ? help"

@@ -23,6 +23,8 @@ package enum BrowserCommand: Sendable {
     /// none is found before the end (the start, `backward`), the search wraps: it goes on
     /// from the other end up to `start`.
     case search(searchID: Int, source: GridSource, start: GridRow?, query: String, backward: Bool = false, cancel: CancellationFlag)
+    /// Reads the schema of the table or view `node` shows (`TableSchema`, `S`).
+    case schema(node: TreeNode, catalog: BrowserCatalog)
     /// Runs SQL typed in the console (`ConsoleQuery`).
     case consoleQuery(ConsoleQuery)
     /// Stops a console query (Esc while it runs): it ends with "cancelled".
@@ -73,6 +75,18 @@ package enum BrowserCommand: Sendable {
         case let .search(id, source, start, query, backward, cancel):
             let search = GridSearch(id: id, source: source, needle: query.lowercased(), backward: backward, cancel: cancel)
             return search.run(from: start, post: post)
+        case let .schema(node, catalog):
+            do {
+                let (path, table): (String, String)
+                switch node.kind {
+                case let .table(store, name): (path, table) = (store, name)
+                case let .daoTable(store, name, _, _, _): (path, table) = (store, name)
+                default: return .schemaRead(nodeID: node.id, lines: [], error: "\(node.label) is not a table: S shows the schema of tables and views")
+                }
+                return .schemaRead(nodeID: node.id, lines: try TableSchema.read(table, in: catalog.store(at: path)).lines, error: nil)
+            } catch {
+                return .schemaRead(nodeID: node.id, lines: [], error: "\(error)")
+            }
         case .consoleQuery(let query): return query.run(post: post)
         case .cancelConsoleQuery(let query):
             query.cancel()

@@ -37,6 +37,8 @@ package enum BrowserEvent: Sendable {
     /// `wrapped` when the match was found only after the search passed the end (or, going
     /// backward, the start) and went on from the other end.
     case searchFinished(searchID: Int, match: [GridRow]?, error: String?, wrapped: Bool = false)
+    /// The schema of the grid's table was read (`BrowserCommand.schema`): its lines, or why not.
+    case schemaRead(nodeID: String, lines: [String], error: String?)
     /// A page the grid asked for (`PageRequest`) was read, or could not be (`error`).
     case pageLoaded(gridID: Int, requestID: Int, rows: [GridRow], error: String?)
     /// A console query has read `rows` rows so far (posted now and then while it runs).

@@ -133,6 +133,13 @@ struct GridPane {
             effects.append(.reloadGrid)
             effects.append(.message("reading \(source.title) again", isError: false))
         case .character("\u{7}"): effects.append(.prompt(PromptLine(label: GoToTarget.promptLabel, text: "", purpose: .goTo)))
+        case .character("S"):
+            switch node.kind {
+            case .table, .daoTable: effects.append(.command(.schema(node: node, catalog: context.catalog)))
+            default: effects.append(.message("S shows the schema of tables and views: \(source.title) is not one", isError: true))
+            }
+        case .character("J"): effects.append(followEffect())
+        case .backspace: effects.append(.jumpBack)
         case .character("y"), .character("Y"): effects.append(copyEffect(row: key == .character("Y")))
         case .character("q"): effects.append(.quit)
         default: break
@@ -188,6 +195,26 @@ struct GridPane {
         let sort = TableView.Sort(column: source.columns[column], descending: descending)
         view.sort = view.sort == sort ? nil : sort
         return .view(view)
+    }
+
+    /// Where `J` leads from the cursor's cell: the row its foreign key references, or why
+    /// nowhere (not a foreign key column, a NULL, a locked value).
+    private func followEffect() -> PaneEffect {
+        guard rows.indices.contains(cursor), source.columns.indices.contains(column) else { return .message("no cell to follow", isError: true) }
+        let name = source.columns[column]
+        guard let table = source as? TableSource, let key = table.foreignKeys.first(where: { $0.from.contains(name) }) else {
+            return .message("\(name) is not a foreign key: J follows one to the row it references", isError: true)
+        }
+        var values: [DatabaseValue] = []
+        for from in key.from {
+            guard let index = source.columns.firstIndex(of: from), rows[cursor].cells.indices.contains(index),
+                  case .database(let value) = rows[cursor].cells[index].content else {
+                return .message("\(from) cannot be read here (locked?): J has no value to follow", isError: true)
+            }
+            if value == .null { return .message("\(from) is NULL: it references no row", isError: false) }
+            values.append(value)
+        }
+        return .follow(table: key.table, columns: key.to, values: values)
     }
 
     /// What `y` copies (the cursor cell's whole value) or `Y` (the cursor row as a JSON

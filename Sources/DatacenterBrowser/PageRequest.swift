@@ -23,10 +23,15 @@ package enum PageRequest: Sendable {
     /// - throws: `GoToError` when there is no such row.
     case at(GoToTarget, limit: Int)
 
+    /// The row of a table whose `columns` hold `values` (its primary key when `columns` is
+    /// empty), and the rows after it: where a foreign key leads (`J`).
+    /// - throws: `GoToError` when there is no such row.
+    case matching(columns: [String], values: [DatabaseValue], limit: Int)
+
     /// The most rows the page holds: fewer came back when the source has no more.
     var limit: Int {
         switch self {
-        case .first(let limit), .last(let limit), .after(_, let limit), .before(_, let limit), .around(_, _, let limit), .at(_, let limit):
+        case .first(let limit), .last(let limit), .after(_, let limit), .before(_, let limit), .around(_, _, let limit), .at(_, let limit), .matching(_, _, let limit):
             return limit
         }
     }
@@ -52,6 +57,12 @@ package enum PageRequest: Sendable {
                 case .key(let text):
                     throw GoToError(description: "no row with key \(text)" + ((source.view.filter ?? "").isEmpty ? "" : " where \(source.view.filter ?? "")"))
                 }
+            }
+            return [row] + (try source.page(after: row, limit: max(0, limit - 1)))
+        case let .matching(columns, values, limit):
+            let wanted = zip(columns.isEmpty ? ["key"] : columns, values).map { "\($0) = \(TypedValue.literal($1))" }.joined(separator: ", ")
+            guard let table = source as? TableSource, let row = try table.row(whereColumns: columns, equal: values) else {
+                throw GoToError(description: "no row of \(source.title) where \(wanted)")
             }
             return [row] + (try source.page(after: row, limit: max(0, limit - 1)))
         case let .around(row, before, limit):

@@ -29,6 +29,8 @@ package final class TableSource: GridSource, Sendable {
     let crypt: any DataCrypt
     /// The sort and filter the rows are read with.
     package let view: TableView
+    /// The table's foreign keys, which `J` follows from a cell of one of their columns.
+    let foreignKeys: [TableSchema.ForeignKey]
     private let selectList: String
 
     /// The names SQLite gives the rowid, in the order they are tried.
@@ -46,8 +48,8 @@ package final class TableSource: GridSource, Sendable {
         self.encryptedColumns = encryptedColumns
         self.crypt = crypt
         self.title = title ?? table
-        struct Shape { var names: [String]; var keys: [String]; var isView: Bool; var refusal: String? }
-        let shape: Shape = try store.queue.read { db in
+        struct Shape { var names: [String]; var keys: [String]; var isView: Bool; var refusal: String?; var foreignKeys: [TableSchema.ForeignKey] = [] }
+        var shape: Shape = try store.queue.read { db in
             let info = try db.query("SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
             let names = info.compactMap { $0[0].stringValue }
             let isView = try db.scalar("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?", [.text(table)]) != nil
@@ -64,6 +66,8 @@ package final class TableSource: GridSource, Sendable {
             }
             return Shape(names: names, keys: [alias], isView: false, refusal: nil)
         }
+        shape.foreignKeys = try store.queue.read { db in try TableSchema.foreignKeys(of: table, in: db) }
+        foreignKeys = shape.foreignKeys
         columns = shape.names
         keyColumns = shape.keys
         usesOffset = shape.keys.isEmpty
@@ -228,6 +232,29 @@ package final class TableSource: GridSource, Sendable {
         }
         guard let match = found.first else { return [] }
         return [match] + (try page(after: match, limit: max(0, limit - 1)))
+    }
+
+    /// The first row, in the grid's order, whose `columns` hold `values` (the row a foreign
+    /// key references: `J`), or nil; no columns named means the primary key (or the rowid).
+    /// - throws: `DatabaseError`.
+    func row(whereColumns names: [String], equal values: [DatabaseValue]) throws -> GridRow? {
+        // A foreign key that names no columns references the declared primary key, which in
+        // a rowid table need not be the rowid (a TEXT PRIMARY KEY is not).
+        let declared = names.isEmpty ? try store.queue.read { db in
+            try db.query("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).compactMap { $0.values[0].stringValue }
+        } : names
+        let targets = declared.isEmpty ? keyColumns : declared
+        guard !targets.isEmpty, targets.count == values.count else { return nil }
+        let condition = targets.map { Database.quoteIdentifier($0) + " = ?" }.joined(separator: " AND ")
+        if usesOffset {
+            // A view: its rows are numbered, so the row is read with its number.
+            let sortOrder = view.sort.map { " ORDER BY " + Database.quoteIdentifier($0.column) + ($0.descending ? " DESC" : " ASC") } ?? ""
+            let numbered = "SELECT row_number() OVER (\(sortOrder.trimmingCharacters(in: .whitespaces))) - 1 AS n, * FROM \(quoted)\(clause(nil))"
+            let sql = "SELECT n FROM (\(numbered)) WHERE \(condition) LIMIT 1"
+            guard let index = try store.queue.read({ db in try db.scalar(sql, StatementArguments(values))?.int64Value }) else { return nil }
+            return try offsetPage(from: index, limit: 1).first
+        }
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(clause(condition)) ORDER BY \(order(forward: true)) LIMIT 1", values).first
     }
 
     /// One read: `LIMIT 1 OFFSET number - 1` in the grid's order (SQLite still steps over

@@ -90,6 +90,24 @@ import Testing
         #expect(b.screenText.contains("inspector view: text, json, hex"))
     }
 
+    @Test func theHelpScrollsWhenTallerThanTheScreen() throws {
+        let folder = TemporaryFolder()
+        let db = folder.file("rows.db")
+        try makeNumbersTable(at: db, rows: 10)
+        let b = try browser(db, keys: .empty, width: 100, height: 20)
+        let last = try #require(Browser.helpLines.last)
+        b.press(.character("H"))
+        #expect(b.screenText.contains("Keys"))
+        #expect(!b.screenText.contains(last))
+        b.press(.end)
+        #expect(b.screenText.contains(last))
+        #expect(!b.screenText.contains("Keys"))
+        b.press(.home)
+        #expect(b.screenText.contains("Keys"))
+        b.press(.escape, .character("H"))                   // opens at the top again
+        #expect(b.screenText.contains("Keys"))
+    }
+
     /// `match` backward with bounds finds the row a scan of every row's texts finds last
     /// before the start and not before the stop, in any order and filter.
     @Test(arguments: [UInt64(21), 22])
