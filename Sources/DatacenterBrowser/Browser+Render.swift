@@ -86,7 +86,7 @@ extension Browser {
     ]
 
     /// The help's lines: the theme files that could not be used, if any (first, so that the
-    /// status line's "? lists them" finds them on the first screen), then the keys.
+    /// status line's "H lists them" finds them on the first screen), then the keys.
     var helpText: [String] {
         guard !themeErrors.isEmpty else { return Browser.helpLines }
         // Wrapped to the help's width: a problem names a path, which may be long.

@@ -107,7 +107,7 @@ package final class Browser {
     }
 
     /// The theme files that could not be used, each with its file, line and what is wrong:
-    /// the status line says so when the browser starts, and the help (`?`) lists them all.
+    /// the status line says so when the browser starts, and the help (`H`) lists them all.
     package let themeErrors: [ThemeError]
     /// The folder where what the browser remembers between sessions is kept (`StateFolder`),
     /// or nil to remember nothing (tests, a home-less environment).
@@ -127,7 +127,7 @@ package final class Browser {
         if let themeName, let index = self.themes.firstIndex(where: { $0.name == themeName }) { themeIndex = index }
         tree = TreePane(roots: catalog.roots)
         if let first = themeErrors.first {
-            let more = themeErrors.count > 1 ? " (and \(themeErrors.count - 1) more: ? lists them)" : " (? lists it)"
+            let more = themeErrors.count > 1 ? " (and \(themeErrors.count - 1) more: H lists them)" : " (H lists it)"
             message = ("theme file skipped: \(first)" + more, true)
         }
     }
