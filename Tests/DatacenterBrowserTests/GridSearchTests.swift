@@ -61,6 +61,22 @@ import Testing
         #expect(cursorKey(b) == 1999)
     }
 
+    @Test func aRunningBackwardSearchSaysSoAndEscCancelsIt() throws {
+        let folder = TemporaryFolder()
+        let db = folder.file("rows.db")
+        try makeNumbersTable(at: db, rows: 100)
+        let b = try browser(db, keys: .empty, width: 100, height: 20)
+        b.openTreeNode("numbers")
+        b.press(.character("?"))
+        type("zzz", into: b)
+        b.handle(.key(.enter))                              // start, but do not run the command yet
+        #expect(b.screenText.contains("searching \"zzz\" backward…"))
+        b.handle(.key(.escape))
+        #expect(b.screenText.contains("search cancelled"))
+        for command in b.takeCommands() { if let event = command.perform() { b.handle(event) } }
+        #expect(b.grid?.search == nil)
+    }
+
     @Test func nBeforeAnySearchSaysHowToSearch() throws {
         let folder = TemporaryFolder()
         let db = folder.file("rows.db")
