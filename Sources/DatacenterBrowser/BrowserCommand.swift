@@ -47,6 +47,7 @@ package enum BrowserCommand: Sendable {
     /// - `openGrid`, `fetchPage` and `search` read through the catalog's stores (a source's
     ///   pages through its store's queue), whose lock serializes them with one another and
     ///   with a DAO preview; the input loop itself reads no rows.
+    /// - `schema` reads pragmas through the catalog's store queue, as paging does.
     /// - `consoleQuery` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `cancelConsoleQuery` only calls that connection's `interrupt()`
     ///   (safe from any thread) through the query, which keeps it open while it does.

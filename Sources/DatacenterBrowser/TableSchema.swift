@@ -9,8 +9,11 @@ import Foundation
 struct TableSchema: Sendable {
     /// One column, as `pragma_table_info` gives it.
     struct Column: Sendable {
+        /// The column's name.
         let name: String
+        /// The declared type, as written (empty when none was).
         let type: String
+        /// True when declared NOT NULL.
         let notNull: Bool
         /// The default as SQL text, or nil.
         let defaultValue: String?
@@ -21,34 +24,52 @@ struct TableSchema: Sendable {
     /// One index: its name, whether unique, the columns it covers, and why it exists
     /// (`c` created, `u` a UNIQUE constraint, `pk` the primary key), partial or not.
     struct Index: Sendable {
+        /// The index's name (`sqlite_autoindex_…` for one SQLite made).
         let name: String
+        /// True for a unique index.
         let unique: Bool
+        /// The columns it covers, in order (`(expression)` for an expression).
         let columns: [String]
+        /// `c`, `u` or `pk`.
         let origin: String
+        /// True when it has a WHERE clause.
         let partial: Bool
     }
 
     /// A foreign key: the columns here that reference columns of another table (its
     /// primary key when `to` is empty), and what happens on update and delete.
     package struct ForeignKey: Sendable, Equatable {
+        /// The columns of this table, in order.
         package let from: [String]
+        /// The table referenced.
         package let table: String
+        /// The columns referenced, in order; empty for the referenced table's primary key.
         package let to: [String]
+        /// What an update of the referenced row does (`NO ACTION`, `CASCADE`, …).
         package let onUpdate: String
+        /// What a delete of the referenced row does.
         package let onDelete: String
     }
 
     /// One trigger: its name and statement.
     struct Trigger: Sendable {
+        /// The trigger's name.
         let name: String
+        /// Its CREATE TRIGGER statement.
         let sql: String
     }
 
+    /// The table's (or view's) name.
     let table: String
+    /// True for a view.
     let isView: Bool
+    /// The columns, in order.
     let columns: [Column]
+    /// The indexes, by name.
     let indexes: [Index]
+    /// The foreign keys, in SQLite's order.
     let foreignKeys: [ForeignKey]
+    /// The triggers on it, by name.
     let triggers: [Trigger]
     /// The `CREATE` statement, as SQLite keeps it.
     let sql: String?
