@@ -135,10 +135,16 @@ struct TableSchema: Sendable {
         out.append("")
         out.append("Columns")
         let encrypted = Set(dao?.encryptedColumns ?? [])
-        let rows = columns.map { c in
-            [c.name, c.type.isEmpty ? "(any)" : c.type, c.notNull ? "NOT NULL" : "", c.defaultValue.map { "DEFAULT " + $0 } ?? "",
-             (c.primaryKey > 0 ? "PK" + (columns.filter { $0.primaryKey > 0 }.count > 1 ? " \(c.primaryKey)" : "") : "")
-                + (encrypted.contains(c.name) ? (c.primaryKey > 0 ? " " : "") + "encrypted" : "")]
+        let compositeKey = columns.filter { $0.primaryKey > 0 }.count > 1
+        let rows: [[String]] = columns.map { c in
+            var marks: [String] = []
+            if c.primaryKey > 0 { marks.append(compositeKey ? "PK \(c.primaryKey)" : "PK") }
+            if encrypted.contains(c.name) { marks.append("encrypted") }
+            // Where J leads from this column.
+            marks += foreignKeys.filter { $0.from.contains(c.name) }.map { "→ " + $0.table }
+            let type = c.type.isEmpty ? "(any)" : c.type
+            let defaultValue = c.defaultValue.map { "DEFAULT " + $0 } ?? ""
+            return [c.name, type, c.notNull ? "NOT NULL" : "", defaultValue, marks.joined(separator: " ")]
         }
         out += TableSchema.aligned(rows).map { "  " + $0 }
         if !indexes.isEmpty {

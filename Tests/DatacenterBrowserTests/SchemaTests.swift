@@ -49,6 +49,7 @@ import Testing
         #expect(text.contains("id      INTEGER   "))
         #expect(b.render().lines().contains { $0.contains("id      INTEGER") && $0.trimmingCharacters(in: .whitespaces).hasSuffix("PK") })
         #expect(text.contains("title   TEXT     NOT NULL  DEFAULT 'untitled'"))
+        #expect(b.render().lines().contains { $0.contains("author  INTEGER") && $0.trimmingCharacters(in: .whitespaces).hasSuffix("→ authors") })
         #expect(text.contains("books_by_title (title)"))
         #expect(text.contains("UNIQUE (isbn) (UNIQUE constraint)"))
         #expect(text.contains("(author) → authors(primary key) ON DELETE CASCADE"))
