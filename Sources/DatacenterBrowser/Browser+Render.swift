@@ -58,27 +58,33 @@ extension Browser {
         return grid.source.title + (grid.node.storePath.map { " · " + catalog.storeName(for: $0) } ?? "")
     }
 
-    /// The key help, shown with `?`.
+    /// The key help, shown with `H` (and `?` outside the grid, where `?` searches backward).
     package static let helpLines = [
         "Keys",
         "",
         "  ↑ ↓ j k        move            PgUp PgDn  page",
         "  g G Home End   first / last    ← → h l    column",
+        "  Ctrl-G         go to row N, or key VALUE (key 42, key 1, x)",
         "  0 $            first / last column   < > _  narrow, widen, fit",
         "  Enter          open / inspect  Tab Esc    switch pane",
         "  m              inspector view: text, json, hex",
-        "  /  n           search the grid (streams, Esc cancels), next",
+        "  /  ?  n  N     search forward / backward, next, previous",
+        "                 (streams, wraps round the end, Esc cancels)",
         "  [  ]           sort by the column ↑ / ↓ (again: off)",
         "  f  F           filter rows (SQL WHERE), clear the filter",
         "  r              read again (by itself when the file changes;",
         "                 rows changed since the last key are marked)",
         "  E              export the rows shown: .csv .jsonl .sql",
+        "  y  Y           copy the cell / the row as JSON (OSC 52)",
+        "  S              schema: columns, indexes, foreign keys, triggers",
+        "  J  Backspace   follow the cell's foreign key; come back",
         "  :              SQL console on the current store (read-only)",
+        "                 a SELECT's rows open in the grid; Tab completes",
         "  e  x  o        edit cell, delete row, insert row (staged)",
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
         "  w              review staged edits: c commit, u discard",
         "  o (tree)  O    open another root or file; ↑↓ recent ones",
-        "  t              next theme      ?          this help",
+        "  t              next theme      H, or ? off the grid: help",
         "  d              DAO methods of a DAO table: form, SQL preview, run;",
         "                 PgUp PgDn scroll; ↓ or Tab past the last field:",
         "                 its output (↑↓ ←→ Home End scroll, Tab back)",
@@ -95,18 +101,22 @@ extension Browser {
         "(no tables added, journal mode kept). --read-only: no writes.",
     ]
 
-    /// The help's lines: the keys, then the theme files that could not be used, if any.
+    /// The help's lines: the theme files that could not be used, if any (first, so that the
+    /// status line's "H lists them" finds them on the first screen), then the keys.
     var helpText: [String] {
         guard !themeErrors.isEmpty else { return Browser.helpLines }
         // Wrapped to the help's width: a problem names a path, which may be long.
         let room = max(8, width - treeWidth - 4)
-        return Browser.helpLines + ["", "Theme files skipped:"]
-            + themeErrors.flatMap { Inspector.wrapWords("\($0)", width: room).map { "  " + $0 } }
+        return ["Theme files skipped:"]
+            + themeErrors.flatMap { Inspector.wrapWords("\($0)", width: room).map { "  " + $0 } } + [""] + Browser.helpLines
     }
+
+    /// The most the help scrolls: its last line at the bottom of the body.
+    var helpScrollLimit: Int { max(0, helpText.count - bodyHeight) }
 
     private func renderHelp(_ screen: inout ScreenGrid) {
         let left = treeWidth + 1
-        for (line, text) in helpText.enumerated() where line + 1 < height - 1 {
+        for (line, text) in helpText.dropFirst(min(helpScroll, helpScrollLimit)).enumerated() where line + 1 < height - 1 {
             screen.fill(x: left, y: line + 1, count: width - left, role: .dialog)
             screen.write(text, x: left + 1, y: line + 1, maxWidth: width - left - 1, role: .dialog)
         }
@@ -128,7 +138,7 @@ extension Browser {
             screen.fill(x: 0, y: y, count: width, role: .status)
             // A table is searched by one query in SQLite, which reports no rows scanned.
             let progress = search.scanned == 0 ? "" : " \(Browser.grouped(search.scanned))\(total) rows scanned ·"
-            screen.write(" searching \"\(search.query)\"…\(progress) Esc cancels",
+            screen.write(" searching \"\(search.query)\"\(search.backward ? " backward" : "")…\(progress) Esc cancels",
                          x: 0, y: y, maxWidth: width, role: .status)
             return
         }
@@ -155,8 +165,9 @@ extension Browser {
         }
         let hints: String
         switch focus {
+        case _ where showHelp: hints = " ↑↓ PgUp PgDn scroll the help  Esc close"
         case .tree: hints = " ↑↓ move  Enter open  Tab grid  o open file  ? help  t theme  q quit"
-        case .grid: hints = (review.staged.isEmpty ? "" : " \(review.staged.count) staged · w review ·") + " ↑↓ g G move  ←→ column  Enter inspect  / search  e edit  x delete  o insert  d DAO  : SQL  ? help  q quit"
+        case .grid: hints = (review.staged.isEmpty ? "" : " \(review.staged.count) staged · w review ·") + " ↑↓ g G move  ←→ column  Enter inspect  / ? search  H help  e edit  x delete  o insert  d DAO  : SQL  q quit"
         case .inspector: hints = " ↑↓ scroll  m view  Esc back  ? help"
         case .console: hints = console?.hints ?? ""
         case .review: hints = " c commit all  u discard all  x drop one  Esc back"

@@ -54,8 +54,10 @@ package final class Browser {
     var searchHistory = LineHistory()
     /// This session's filters, newest last, walked with ↑ and ↓ in the `f` prompt.
     var filterHistory = LineHistory()
-    /// True while the help (`?`) covers the screen; it takes the keys that close it.
+    /// True while the help (`H`, or `?` outside the grid) covers the screen; it takes the keys that close it.
     var showHelp = false
+    /// The help's first line on screen: the help scrolls when it is taller than the screen.
+    var helpScroll = 0
     /// What the status line says, if anything; an error is drawn in the error colour.
     var message: (text: String, isError: Bool)?
     /// Work asked for and not yet taken by the runner (`takeCommands()`).
@@ -74,6 +76,24 @@ package final class Browser {
     var recentFiles = RecentFiles()
     /// The root or file being opened with `o`, if any.
     var catalogOpening: CatalogOpening?
+    /// The grids `J` left, newest last: `Backspace` goes back to the last, at its row.
+    var jumpStack: [JumpPlace] = []
+    /// Text `y` or `Y` copied, until the terminal edge takes it (`takeClipboard()`) and
+    /// writes it to the terminal's clipboard.
+    var pendingClipboard: String?
+
+    /// A grid left by following a foreign key (`J`): which, how sorted and filtered, and
+    /// where its cursor was.
+    struct JumpPlace {
+        /// The leaf the grid showed.
+        let node: TreeNode
+        /// Its sort and filter.
+        let view: TableView
+        /// The row under the cursor.
+        let row: GridRow
+        /// The column under the cursor.
+        let column: Int
+    }
 
     /// A grid on its way from the command runner: opened, or read again after a write.
     struct GridOpening {
@@ -91,10 +111,14 @@ package final class Browser {
         /// The pane that had the keys when the grid was asked for: a grid opened takes the
         /// keys only if no other pane took them meanwhile.
         let focus: Focus
+        /// The grid a `J` leaves, remembered once the grid it leads to is open.
+        var leaving: JumpPlace? = nil
+        /// Where the cursor goes in the grid opened (`Backspace` back to a grid `J` left).
+        var place: JumpPlace? = nil
     }
 
     /// The theme files that could not be used, each with its file, line and what is wrong:
-    /// the status line says so when the browser starts, and the help (`?`) lists them all.
+    /// the status line says so when the browser starts, and the help (`H`) lists them all.
     package let themeErrors: [ThemeError]
     /// The folder where what the browser remembers between sessions is kept (`StateFolder`),
     /// or nil to remember nothing (tests, a home-less environment).
@@ -120,9 +144,16 @@ package final class Browser {
             if let warning { message = (warning, true) }
         }
         if let first = themeErrors.first {
-            let more = themeErrors.count > 1 ? " (and \(themeErrors.count - 1) more: ? lists them)" : " (? lists it)"
+            let more = themeErrors.count > 1 ? " (and \(themeErrors.count - 1) more: H lists them)" : " (H lists it)"
             message = ("theme file skipped: \(first)" + more, true)
         }
+    }
+
+    /// The text copied since the last call, if any, for the terminal edge to put on the
+    /// terminal's clipboard (`CellCopy.osc52`); the core itself writes nothing to the tty.
+    package func takeClipboard() -> String? {
+        defer { pendingClipboard = nil }
+        return pendingClipboard
     }
 
     /// The commands asked for since the last call, to run off the input loop.
@@ -158,6 +189,12 @@ package final class Browser {
             tree.scrollToCursor(height: bodyHeight)
             inspector?.layOut(width: paneArea.width)
         case let .gridOpened(id, node, source, rows, error): gridOpened(id: id, node: node, source: source, rows: rows, error: error)
+        case let .schemaRead(nodeID, lines, error):
+            guard let shown = grid, shown.node.id == nodeID, focus == .grid else { return }
+            if let error { message = (error, true); return }
+            let text = lines.joined(separator: "\n")
+            apply([.inspect(Inspector(title: "schema of \(shown.source.title)",
+                                      cell: GridCell(text: text, role: .grid, typeName: "schema", content: .database(.text(text)))))])
         case let .rowCount(id, count):
             if grid?.id == id { grid?.total = count }
         case let .dataVersion(id, version): dataVersionRead(gridID: id, version: version)
@@ -165,8 +202,8 @@ package final class Browser {
             guard grid?.id == gridID else { return }
             apply(grid?.pageLoaded(requestID: requestID, rows: rows, error: error, context: context) ?? [])
         case let .searchProgress(id, scanned): grid?.searchProgressed(id: id, scanned: scanned)
-        case let .searchFinished(id, match, error):
-            apply(grid?.searchFinished(id: id, match: match, error: error) ?? [])
+        case let .searchFinished(id, match, error, wrapped):
+            apply(grid?.searchFinished(id: id, match: match, error: error, wrapped: wrapped) ?? [])
         case let .consoleProgress(id, rows): console?.progressed(id: id, rows: rows)
         case let .consoleNames(path, names):
             if console?.storePath == path { console?.completion = SQLCompletion(names: names) }
@@ -217,13 +254,24 @@ package final class Browser {
             return
         }
         if showHelp {
-            if key == .escape || key == .character("?") || key == .character("q") || key == .enter { showHelp = false }
+            switch key {
+            case .escape, .character("?"), .character("H"), .character("q"), .enter: showHelp = false
+            case .down, .character("j"): helpScroll = min(helpScrollLimit, helpScroll + 1)
+            case .up, .character("k"): helpScroll = max(0, min(helpScrollLimit, helpScroll) - 1)
+            case .pageDown, .character(" "): helpScroll = min(helpScrollLimit, helpScroll + bodyHeight)
+            case .pageUp, .character("b"): helpScroll = max(0, min(helpScrollLimit, helpScroll) - bodyHeight)
+            case .home, .character("g"): helpScroll = 0
+            case .end, .character("G"): helpScroll = helpScrollLimit
+            default: break
+            }
             return
         }
         // Shortcuts apply where keys are not text being typed (console, DAO form).
         let navigating = focus == .tree || focus == .grid || focus == .review || (focus == .dao && (daoPanel?.stage == .methods || daoPanel?.resultsFocused == true))
         switch key {
-        case .character("?") where navigating || focus == .inspector: showHelp = true; return
+        // `?` is the grid's backward search; `H` opens the help everywhere keys navigate.
+        case .character("?") where (navigating && focus != .grid) || focus == .inspector: openHelp(); return
+        case .character("H") where navigating || focus == .inspector: openHelp(); return
         case .character("d") where focus == .tree || focus == .grid: openDAOPanel(); return
         case .character(":") where focus == .tree || focus == .grid: openConsole(); return
         case .character("o") where focus == .tree, .character("O") where focus == .tree || focus == .grid:
@@ -274,7 +322,7 @@ package final class Browser {
     private func promptKey(_ key: Key) {
         guard var line = prompt else { return }
         let outcome = line.handle(key, screenWidth: width)
-        if line.purpose == .search, let history = line.editor.history { searchHistory = history }
+        if line.purpose.isSearch, let history = line.editor.history { searchHistory = history }
         if line.purpose == .filter, let history = line.editor.history { filterHistory = history }
         switch outcome {
         case .editing: prompt = line
@@ -325,7 +373,7 @@ package final class Browser {
                 inspector = value
                 focus = .inspector
             case .prompt(var line):
-                if line.purpose == .search { line.editor.history = searchHistory }
+                if line.purpose.isSearch { line.editor.history = searchHistory }
                 if line.purpose == .filter { line.editor.history = filterHistory }
                 prompt = line
             case .stage(let edit): apply([review.stage(edit, id: ids.next(), catalog: catalog)])
@@ -337,6 +385,11 @@ package final class Browser {
             case .close:
                 if focus == .inspector { inspector = nil }
                 if focus == .dao { daoPanel = nil }
+            case let .copy(text, what):
+                pendingClipboard = text
+                message = ("copied \(Browser.grouped(text.utf8.count)) bytes: \(what)", false)
+            case let .follow(table, columns, values): follow(table: table, columns: columns, values: values)
+            case .jumpBack: jumpBack()
             case .quit: requestQuit()
             case .finish: if review.staged.isEmpty { isFinished = true }
             }
@@ -347,9 +400,10 @@ package final class Browser {
 
     /// Asks for the grid of `node` (`BrowserCommand.openGrid`, reading `page`); an answer
     /// to an earlier opening is dropped from now on.
-    private func startOpening(_ node: TreeNode, page: PageRequest, isReload: Bool, view: TableView) {
+    private func startOpening(_ node: TreeNode, page: PageRequest, isReload: Bool, view: TableView,
+                              leaving: JumpPlace? = nil, place: JumpPlace? = nil) {
         let id = ids.next()
-        opening = GridOpening(id: id, node: node, page: page, isReload: isReload, view: view, focus: focus)
+        opening = GridOpening(id: id, node: node, page: page, isReload: isReload, view: view, focus: focus, leaving: leaving, place: place)
         commands.append(.openGrid(requestID: id, node: node, catalog: catalog, page: page, view: view))
     }
 
@@ -390,6 +444,13 @@ package final class Browser {
                 inspector = nil
                 focus = .grid
             }
+        }
+        if let leaving = request.leaving { jumpStack.append(leaving) }
+        if let place = request.place, let index = fresh.rows.firstIndex(where: { $0.key == place.row.key }) {
+            fresh.cursor = index
+            fresh.top = max(0, index - visibleRowCount / 2)
+            fresh.column = min(place.column, max(0, source.columns.count - 1))
+            fresh.firstColumn = min(fresh.firstColumn, fresh.column)
         }
         grid = fresh
         commands.append(count)
@@ -470,6 +531,37 @@ package final class Browser {
             return
         }
         apply([.open(node)])
+    }
+
+    /// Opens the table `table` of the grid's store at the row whose `columns` hold `values`
+    /// (`J` on a foreign key column), off the input loop like any grid; once it is open, the
+    /// grid left is remembered for `Backspace`. A table the tree does not list says so.
+    private func follow(table: String, columns: [String], values: [DatabaseValue]) {
+        guard let shown = grid, let path = shown.node.storePath else { return }
+        guard let target = BrowserTreeSearch.leaf(table: table, store: path, in: catalog.roots) else {
+            message = ("\(table) is not a table of \(catalog.storeName(for: path)) the browser lists", true)
+            return
+        }
+        let here = shown.rows.indices.contains(shown.cursor)
+            ? JumpPlace(node: shown.node, view: shown.source.view, row: shown.rows[shown.cursor], column: shown.column) : nil
+        startOpening(target, page: .matching(columns: columns, values: values, limit: visibleRowCount * 2), isReload: false,
+                     view: TableView(), leaving: here)
+    }
+
+    /// Goes back to the grid the last `J` left, at its row and column (`Backspace`).
+    private func jumpBack() {
+        guard let place = jumpStack.popLast() else {
+            message = ("nothing to go back to: Backspace returns to the grid J left", false)
+            return
+        }
+        let page = visibleRowCount
+        startOpening(place.node, page: .around(place.row, before: page / 2, limit: page * 3), isReload: false, view: place.view, place: place)
+    }
+
+    /// Shows the help from its top.
+    private func openHelp() {
+        showHelp = true
+        helpScroll = 0
     }
 
     /// Opens the DAO methods of the DAO table under the tree cursor (or shown in the grid).

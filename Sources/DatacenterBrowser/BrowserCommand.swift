@@ -17,9 +17,14 @@ package enum BrowserCommand: Sendable {
     /// Reads a page of the grid's source, for a move past the rows on hand or to fill a
     /// taller screen.
     case fetchPage(gridID: Int, requestID: Int, source: GridSource, request: PageRequest)
-    /// Scans `source` after `start` (from the first row when nil) for a row with a cell
-    /// whose text contains `query`, case-insensitively, a page at a time.
-    case search(searchID: Int, source: GridSource, start: GridRow?, query: String, cancel: CancellationFlag)
+    /// Looks in `source` past `start` (after it, or before it when `backward`; from the first
+    /// or last row when nil) for a row with a cell whose text contains `query`,
+    /// case-insensitively: one query in SQLite for a table, a page at a time otherwise. When
+    /// none is found before the end (the start, `backward`), the search wraps: it goes on
+    /// from the other end up to `start`.
+    case search(searchID: Int, source: GridSource, start: GridRow?, query: String, backward: Bool = false, cancel: CancellationFlag)
+    /// Reads the schema of the table or view `node` shows (`TableSchema`, `S`).
+    case schema(node: TreeNode, catalog: BrowserCatalog)
     /// Runs SQL typed in the console (`ConsoleQuery`).
     case consoleQuery(ConsoleQuery)
     /// Reads the names of the tables, views and columns of the store at `storePath`, for the
@@ -53,6 +58,7 @@ package enum BrowserCommand: Sendable {
     ///   pages through its store's queue), whose lock serializes them with one another and
     ///   with a DAO preview; the input loop itself reads no rows.
     /// - `consoleNames` reads the schema on the store's queue, as paging does.
+    /// - `schema` reads pragmas through the catalog's store queue, as paging does.
     /// - `consoleQuery` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `cancelConsoleQuery` only calls that connection's `interrupt()`
     ///   (safe from any thread) through the query, which keeps it open while it does.
@@ -82,8 +88,21 @@ package enum BrowserCommand: Sendable {
             do { return .pageLoaded(gridID: id, requestID: request, rows: try page.read(from: source), error: nil) } catch {
                 return .pageLoaded(gridID: id, requestID: request, rows: [], error: "\(error)")
             }
-        case let .search(id, source, start, query, cancel):
-            return BrowserCommand.search(id: id, source: source, start: start, query: query, cancel: cancel, post: post)
+        case let .search(id, source, start, query, backward, cancel):
+            let search = GridSearch(id: id, source: source, needle: query.lowercased(), backward: backward, cancel: cancel)
+            return search.run(from: start, post: post)
+        case let .schema(node, catalog):
+            do {
+                let (path, table): (String, String)
+                switch node.kind {
+                case let .table(store, name): (path, table) = (store, name)
+                case let .daoTable(store, name, _, _, _): (path, table) = (store, name)
+                default: return .schemaRead(nodeID: node.id, lines: [], error: "\(node.label) is not a table: S shows the schema of tables and views")
+                }
+                return .schemaRead(nodeID: node.id, lines: try TableSchema.read(table, in: catalog.store(at: path)).lines, error: nil)
+            } catch {
+                return .schemaRead(nodeID: node.id, lines: [], error: "\(error)")
+            }
         case .consoleQuery(let query): return query.run(post: post)
         case let .consoleNames(path, catalog):
             let names = try? catalog.store(at: path).queue.read { db in
@@ -123,33 +142,6 @@ package enum BrowserCommand: Sendable {
         }
         if !expanded.hasPrefix("/") { expanded = FileManager.default.currentDirectoryPath + "/" + expanded }
         return URL(fileURLWithPath: expanded).standardized.path
-    }
-
-    private static func search(id: Int, source: GridSource, start: GridRow?, query: String, cancel: CancellationFlag,
-                               post: (BrowserEvent) -> Void) -> BrowserEvent {
-        let needle = query.lowercased()
-        let pageSize = 500
-        do {
-            // A table is searched by one query in SQLite; other sources page by page here.
-            if let match = try source.firstMatch(of: needle, after: start, limit: 200, cancel: cancel) {
-                return .searchFinished(searchID: id, match: match.isEmpty ? nil : match, error: nil)
-            }
-            var page = try start.map { try source.page(after: $0, limit: pageSize) } ?? source.firstPage(limit: pageSize)
-            while !page.isEmpty {
-                if cancel.isCancelled { return .searchFinished(searchID: id, match: nil, error: "cancelled") }
-                if let index = page.firstIndex(where: { row in row.cells.contains { $0.text.lowercased().contains(needle) } }) {
-                    let match = Array(page[index...].prefix(200))
-                    return .searchFinished(searchID: id, match: match, error: nil)
-                }
-                post(.searchProgress(searchID: id, scanned: page.count))
-                page = try source.page(after: page[page.count - 1], limit: pageSize)
-            }
-            return .searchFinished(searchID: id, match: nil, error: nil)
-        } catch let error as DatabaseError where error.isInterrupted {
-            return .searchFinished(searchID: id, match: nil, error: "cancelled")
-        } catch {
-            return .searchFinished(searchID: id, match: nil, error: "\(error)")
-        }
     }
 }
 

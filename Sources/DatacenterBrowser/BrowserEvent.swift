@@ -33,8 +33,12 @@ package enum BrowserEvent: Sendable {
     case dataVersion(gridID: Int, version: Int64?)
     /// A search scanned `scanned` more rows without a match yet.
     case searchProgress(searchID: Int, scanned: Int)
-    /// A search ended: the rows around the match (the match first), or nil when none.
-    case searchFinished(searchID: Int, match: [GridRow]?, error: String?)
+    /// A search ended: the rows around the match (the match first), or nil when none;
+    /// `wrapped` when the match was found only after the search passed the end (or, going
+    /// backward, the start) and went on from the other end.
+    case searchFinished(searchID: Int, match: [GridRow]?, error: String?, wrapped: Bool = false)
+    /// The schema of the grid's table was read (`BrowserCommand.schema`): its lines, or why not.
+    case schemaRead(nodeID: String, lines: [String], error: String?)
     /// A page the grid asked for (`PageRequest`) was read, or could not be (`error`).
     case pageLoaded(gridID: Int, requestID: Int, rows: [GridRow], error: String?)
     /// A console query has read `rows` rows so far (posted now and then while it runs).

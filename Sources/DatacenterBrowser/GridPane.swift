@@ -11,6 +11,8 @@ struct GridPane {
         let id: Int
         /// The text searched for, as typed.
         let query: String
+        /// True when it looks towards the first row (`?`, or `N` after `/`).
+        let backward: Bool
         /// Rows scanned so far, for the status line.
         var scanned: Int
         /// Set by Esc; the search stops at its next page.
@@ -20,8 +22,9 @@ struct GridPane {
     /// A move waiting for the page it needs (`BrowserCommand.fetchPage`).
     struct PendingMove {
         /// Down or up by a number of rows, or to the first or last row; or, after a resize,
-        /// no move at all: the rows after the window, to fill a taller screen.
-        enum Move { case down(Int), up(Int), first, last, fill }
+        /// no move at all: the rows after the window, to fill a taller screen; or to the row
+        /// `Ctrl-G` named, which comes first in the page.
+        enum Move { case down(Int), up(Int), first, last, fill, goTo(GoToTarget) }
         /// The request's id: a page for another request is dropped.
         let id: Int
         /// Where the cursor goes once the page is in.
@@ -48,8 +51,10 @@ struct GridPane {
     var search: Search?
     /// The move waiting for a page, if any.
     var pending: PendingMove?
-    /// The last text searched for (`/` starts from it, `n` repeats it).
+    /// The last text searched for (`/` and `?` start from it, `n` and `N` repeat it).
     var lastQuery: String?
+    /// True when the last search typed was backward (`?`): `n` goes on that way, `N` the other.
+    var lastSearchBackward = false
     /// The store's data version when last looked at (`Browser.pollForChanges`).
     var dataVersion: Int64?
     /// Widths set by hand (`<`, `>`, `_`), by column index; other columns fit what is shown.
@@ -97,6 +102,7 @@ struct GridPane {
             }
         case .tab, .escape, .backTab: effects.append(.focus(.tree))
         case .character("/"): effects.append(.prompt(PromptLine(label: "/", text: lastQuery ?? "", purpose: .search)))
+        case .character("?"): effects.append(.prompt(PromptLine(label: "?", text: lastQuery ?? "", purpose: .searchBackward)))
         case .character("["): effects.append(sortEffect(descending: false))
         case .character("]"): effects.append(sortEffect(descending: true))
         case .character("f"):
@@ -125,11 +131,21 @@ struct GridPane {
             let row = rows[cursor]
             effects += stage { try editable.stageDelete(row: row) }
         case .character("E"): effects.append(exportEffect(context: context))
-        case .character("n"):
-            if let query = lastQuery { effects += startSearch(query, context: context) }
+        case .character("n"), .character("N"):
+            guard let query = lastQuery else { effects.append(.message("no search yet: / searches forward, ? backward", isError: false)); break }
+            effects += startSearch(query, backward: lastSearchBackward != (key == .character("N")), context: context)
         case .character("r"):
             effects.append(.reloadGrid)
             effects.append(.message("reading \(source.title) again", isError: false))
+        case .character("\u{7}"): effects.append(.prompt(PromptLine(label: GoToTarget.promptLabel, text: "", purpose: .goTo)))
+        case .character("S"):
+            switch node.kind {
+            case .table, .daoTable: effects.append(.command(.schema(node: node, catalog: context.catalog)))
+            default: effects.append(.message("S shows the schema of tables and views: \(source.title) is not one", isError: true))
+            }
+        case .character("J"): effects.append(followEffect())
+        case .backspace: effects.append(.jumpBack)
+        case .character("y"), .character("Y"): effects.append(copyEffect(row: key == .character("Y")))
         case .character("q"): effects.append(.quit)
         default: break
         }
@@ -146,14 +162,16 @@ struct GridPane {
     }
 
     /// The text typed at the prompt the grid asked for: a search, a new value for the cell
-    /// under the cursor, or a row to insert.
+    /// under the cursor, a row to insert, or a row to go to (read off the input loop, a
+    /// `fetchPage` of `PageRequest.at`, the row first in the window).
     mutating func submit(_ purpose: PromptLine.Purpose, text: String, context: PaneContext) -> [PaneEffect] {
         let keys = context.catalog.keys
         switch purpose {
-        case .search:
+        case .search, .searchBackward:
             guard !text.isEmpty else { return [] }
             lastQuery = text
-            return startSearch(text, context: context)
+            lastSearchBackward = purpose == .searchBackward
+            return startSearch(text, backward: lastSearchBackward, context: context)
         case .filter:
             var view = source.view
             let filter = text.trimmingCharacters(in: .whitespaces)
@@ -167,6 +185,11 @@ struct GridPane {
             guard let editable = source as? EditableSource else { return [] }
             return stage { try editable.stageInsert(text: text, keys: keys) }
         case .export, .exportReplace, .open: return []  // the browser's (`submitExport`, `submitOpen`)
+        case .goTo:
+            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
+            let target: GoToTarget
+            do { target = try GoToTarget.parse(text) } catch { return [.message(error.description, isError: true)] }
+            return request(.at(target, limit: context.visibleRowCount * 2), for: .goTo(target), context: context)
         }
     }
 
@@ -178,6 +201,43 @@ struct GridPane {
         let sort = TableView.Sort(column: source.columns[column], descending: descending)
         view.sort = view.sort == sort ? nil : sort
         return .view(view)
+    }
+
+    /// Where `J` leads from the cursor's cell: the row its foreign key references, or why
+    /// nowhere (not a foreign key column, a NULL, a locked value).
+    private func followEffect() -> PaneEffect {
+        guard rows.indices.contains(cursor), source.columns.indices.contains(column) else { return .message("no cell to follow", isError: true) }
+        let name = source.columns[column]
+        guard let table = source as? TableSource, let key = table.foreignKeys.first(where: { $0.from.contains(name) }) else {
+            return .message("\(name) is not a foreign key: J follows one to the row it references", isError: true)
+        }
+        var values: [DatabaseValue] = []
+        for from in key.from {
+            guard let index = source.columns.firstIndex(of: from), rows[cursor].cells.indices.contains(index),
+                  case .database(let value) = rows[cursor].cells[index].content else {
+                return .message("\(from) cannot be read here (locked?): J has no value to follow", isError: true)
+            }
+            if value == .null { return .message("\(from) is NULL: it references no row", isError: false) }
+            values.append(value)
+        }
+        return .follow(table: key.table, columns: key.to, values: values)
+    }
+
+    /// What `y` copies (the cursor cell's whole value) or `Y` (the cursor row as a JSON
+    /// object), or why nothing is copied.
+    private func copyEffect(row wholeRow: Bool) -> PaneEffect {
+        guard rows.indices.contains(cursor) else { return .message("no row to copy", isError: true) }
+        let row = rows[cursor]
+        if wholeRow {
+            let (json, locked) = CellCopy.json(of: row, columns: source.columns)
+            let note = locked == 0 ? "" : " (\(locked) locked \(locked == 1 ? "value" : "values") as {\"$locked\": …})"
+            return .copy(json, what: "the row as JSON" + note)
+        }
+        guard row.cells.indices.contains(column) else { return .message("no cell to copy", isError: true) }
+        let name = source.columns.indices.contains(column) ? source.columns[column] : "the cell"
+        do { return .copy(try CellCopy.text(of: row.cells[column], column: name), what: name) } catch {
+            return .message(error.description, isError: true)
+        }
     }
 
     /// The source when its rows can be changed; otherwise nil, with the reason in the status
@@ -256,7 +316,10 @@ struct GridPane {
     mutating func pageLoaded(requestID: Int, rows more: [GridRow], error: String?, context: PaneContext) -> [PaneEffect] {
         guard let waiting = pending, waiting.id == requestID else { return [] }
         pending = nil
-        if let error { return [.message("read failed: \(error)", isError: true)] }
+        if let error {
+            if case .goTo = waiting.move { return [.message(error, isError: true)] }   // says which row is not there
+            return [.message("read failed: \(error)", isError: true)]
+        }
         let page = context.visibleRowCount
         switch waiting.move {
         case .down(let count): applyDown(count, more: more, page: page)
@@ -270,6 +333,11 @@ struct GridPane {
             rows = more
             cursor = max(0, rows.count - 1)
             top = max(0, rows.count - page)
+        case .goTo(let target):
+            rows = more
+            cursor = 0
+            top = 0
+            return [.message("went to \(target)", isError: false)]
         }
         return []
     }
@@ -322,6 +390,7 @@ struct GridPane {
         column = min(old.column, max(0, source.columns.count - 1))
         firstColumn = min(old.firstColumn, column)
         lastQuery = old.lastQuery
+        lastSearchBackward = old.lastSearchBackward
         dataVersion = old.dataVersion
         widthOverrides = old.widthOverrides
         guard !rows.isEmpty else { return }
@@ -338,22 +407,33 @@ struct GridPane {
 
     // MARK: Search
 
-    /// Looks for `query` after the cursor: in the rows on hand first, else in the background
-    /// (`BrowserCommand.search`), its progress in the status line and Esc cancelling it.
-    mutating func startSearch(_ query: String, context: PaneContext) -> [PaneEffect] {
+    /// Looks for `query` after the cursor (before it when `backward`): in the rows on hand
+    /// first, else in the background (`BrowserCommand.search`, which wraps round the end),
+    /// its progress in the status line and Esc cancelling it.
+    mutating func startSearch(_ query: String, backward: Bool = false, context: PaneContext) -> [PaneEffect] {
         pending = nil               // the search decides where the cursor goes
         let needle = query.lowercased()
-        let from = cursor + 1
-        if from < rows.count, let index = rows[from...].firstIndex(where: { $0.cells.contains { $0.text.lowercased().contains(needle) } }) {
+        func holds(_ row: GridRow) -> Bool { row.cells.contains { $0.text.lowercased().contains(needle) } }
+        let near = backward ? rows[..<min(cursor, rows.count)].lastIndex(where: holds)
+            : (cursor + 1 < rows.count ? rows[(cursor + 1)...].firstIndex(where: holds) : nil)
+        if let index = near {
             let page = context.visibleRowCount
             cursor = index
             if index >= top + page || index < top { top = max(0, index - page / 2) }
-            return [.message("found \(query) · n: next", isError: false)]
+            return [.message(GridPane.foundMessage(query, backward: backward, wrapped: false), isError: false)]
         }
         let cancel = CancellationFlag()
         let id = context.ids.next()
-        search = Search(id: id, query: query, scanned: 0, cancel: cancel)
-        return [.command(.search(searchID: id, source: source, start: rows.last, query: query, cancel: cancel))]
+        search = Search(id: id, query: query, backward: backward, scanned: 0, cancel: cancel)
+        let start = backward ? rows.first : rows.last
+        return [.command(.search(searchID: id, source: source, start: start, query: query, backward: backward, cancel: cancel))]
+    }
+
+    /// What the status line says of a match: found, and whether the search wrapped round
+    /// the end (to the top, going forward) or the start (to the bottom, going backward).
+    static func foundMessage(_ query: String, backward: Bool, wrapped: Bool) -> String {
+        let wrap = wrapped ? (backward ? "search wrapped to the bottom: " : "search wrapped to the top: ") : ""
+        return wrap + "found \(query) · n: next  N: previous"
     }
 
     /// A search scanned more rows.
@@ -362,20 +442,21 @@ struct GridPane {
     }
 
     /// A search ended: the match becomes the window, the cursor on it.
-    mutating func searchFinished(id: Int, match: [GridRow]?, error: String?) -> [PaneEffect] {
+    mutating func searchFinished(id: Int, match: [GridRow]?, error: String?, wrapped: Bool = false) -> [PaneEffect] {
         guard let current = search, current.id == id else { return [] }
         search = nil
         if let error {
             return [.message(error == "cancelled" ? "search cancelled" : "search failed: \(error)", isError: error != "cancelled")]
         }
         guard let match else {
-            return [.message("not found: \(current.query) (after \(Browser.grouped(current.scanned)) rows; g goes back to the top)", isError: true)]
+            let scanned = current.scanned == 0 ? "" : " (\(Browser.grouped(current.scanned)) rows scanned)"
+            return [.message("no match: \(current.query)\(scanned)", isError: true)]
         }
         rows = match
         pending = nil               // a page asked for meanwhile followed the rows replaced here
         cursor = 0
         top = 0
-        return [.message("found \(current.query) · n: next", isError: false)]
+        return [.message(GridPane.foundMessage(current.query, backward: current.backward, wrapped: wrapped), isError: false)]
     }
 
     // MARK: Mouse

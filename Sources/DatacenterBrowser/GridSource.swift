@@ -107,6 +107,25 @@ package protocol GridSource: AnyObject, Sendable {
     /// cannot search so (the browser then scans its pages). `[]` when no row matches.
     /// - throws: `DatabaseError` (`isInterrupted` once `cancel` is set).
     func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]?
+    /// The nearest row holding `needle` (lowercase) past `start` in the search's direction
+    /// (the grid's order, or against it when `backward`) and up to `stop`, `stop` included:
+    /// forward, the first row after `start` (from the first row when nil) and not after
+    /// `stop`; backward, the last row before `start` (from the last row when nil) and not
+    /// before `stop` (no bound when nil). The match and up to `limit` rows from it in the grid's order, found by one query
+    /// run in SQLite; nil when this source cannot search so (the browser then scans its
+    /// pages). `[]` when no row matches. `stop` bounds a search that wrapped round the end: it is
+    /// the row the search started from, which the wrapped pass reaches last.
+    /// - throws: `DatabaseError` (`isInterrupted` once `cancel` is set).
+    func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+               cancel: CancellationFlag) throws -> [GridRow]?
+    /// The row at 1-based position `number` in the grid's order (sort and filter kept), or
+    /// nil when there are fewer rows (`Ctrl-G`).
+    /// - throws: `DatabaseError`.
+    func row(number: Int) throws -> GridRow?
+    /// The row whose key is `keyText`, as typed after `key ` at the `Ctrl-G` prompt, or nil
+    /// when no row shown has that key.
+    /// - throws: `GoToError` when the text is no key of this source; `DatabaseError`.
+    func row(keyText: String) throws -> GridRow?
     /// A number that changes when another connection commits to the source's file
     /// (`PRAGMA data_version` on the connection that pages it); nil when the source does
     /// not tell, and is then not watched.
@@ -135,6 +154,33 @@ extension GridSource {
 
     /// Sources other than tables are searched page by page.
     package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? { nil }
+
+    /// Sources other than tables are searched page by page, either way.
+    package func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+                       cancel: CancellationFlag) throws -> [GridRow]? { nil }
+
+    /// Walks the pages from the first row (a source paged by key has no quicker way to
+    /// count rows off).
+    package func row(number: Int) throws -> GridRow? {
+        var left = number
+        var page = try firstPage(limit: min(left, 1_000))
+        while let last = page.last {
+            if left <= page.count { return page[left - 1] }
+            left -= page.count
+            page = try self.page(after: last, limit: min(left, 1_000))
+        }
+        return nil
+    }
+
+    /// Sources keyed by text (KV businesses, caches): the text is the key. Found by one
+    /// keyset read on each side of it: the row after the last one before the key is the
+    /// row with the key, when there is one.
+    package func row(keyText: String) throws -> GridRow? {
+        let key: [DatabaseValue] = [.text(keyText)]
+        let probe = GridRow(key: key, cells: [])
+        let next = try page(before: probe, limit: 1).last.map { try page(after: $0, limit: 1) } ?? firstPage(limit: 1)
+        return next.first.flatMap { $0.key == key ? $0 : nil }
+    }
 
     /// `key` and the row's paging key, its parts joined by commas.
     package func position(of row: GridRow) -> String {

@@ -26,6 +26,14 @@ enum PaneEffect {
     case view(TableView)
     /// Close the pane that asked (the inspector, the DAO panel).
     case close
+    /// Put `text` on the terminal's clipboard (`Browser.takeClipboard`); `what` names it in
+    /// the status line ("copied 12 bytes: the cell").
+    case copy(String, what: String)
+    /// Open the table `table` of the grid's store at the row whose `columns` hold `values`
+    /// (a foreign key followed with `J`), remembering where the grid was for `Backspace`.
+    case follow(table: String, columns: [String], values: [DatabaseValue])
+    /// Go back to the grid a `follow` left, at its row (`Backspace`).
+    case jumpBack
     /// Quit, asking first when edits are staged.
     case quit
     /// Quit now if no edit is staged (any more); otherwise stay (a failed commit keeps them).

@@ -1,15 +1,25 @@
 import DatacenterKit
 
-/// A line typed at the bottom of the screen (`/` search, `f` filter, `e` edit, `o` insert): it takes
+/// A line typed at the bottom of the screen (`/` `?` search, `f` filter, `e` edit, `o` insert,
+/// `Ctrl-G` go to): it takes
 /// every key while it is open, and Enter hands the text to the grid that asked for it.
 ///
 /// The text is edited by a `LineEditor` (cursor, Home/End, Ctrl-A/E/U/W/K, sideways
 /// scrolling); a search or filter prompt walks the session's earlier ones with ↑ and ↓.
 struct PromptLine {
-    /// What the text is for: the grid's search, filter, edit or insert, the file an export
-    /// writes (`export`; `exportReplace` after it said the file exists), or the root or file
-    /// to browse instead (`open`).
-    enum Purpose { case search, filter, edit, insert, export, exportReplace, open }
+    /// What the text is for: the grid's search (either way), filter, edit or insert, the row
+    /// to go to, the file an export writes (`export`; `exportReplace` after it said the file
+    /// exists), or the root or file to browse instead (`open`).
+    enum Purpose {
+        case search, filter, edit, insert, export, exportReplace, open
+        /// A search towards the first row (`?`).
+        case searchBackward
+        /// A row to go to (`Ctrl-G`): a number, or `key VALUE`.
+        case goTo
+
+        /// True for a search either way: both walk the session's searches with ↑ ↓.
+        var isSearch: Bool { self == .search || self == .searchBackward }
+    }
 
     /// What became of a key.
     enum Outcome: Equatable {

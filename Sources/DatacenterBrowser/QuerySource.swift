@@ -88,30 +88,75 @@ package final class QuerySource: GridSource, Sendable {
     /// `row N`, 1-based: the key is an offset from 0, which means nothing to the user.
     package func position(of row: GridRow) -> String { "row \(Self.offset(of: row) + 1)" }
 
-    /// The search in one pass of SQLite over the rows after `row` (`SearchPredicate`): each
-    /// row gives only whether it matches, and the rows from the match are read as a page.
-    /// nil for a needle `SearchPredicate` leaves to the browser's page scan.
+    /// The search forward from `row` (`match(of:from:to:backward:limit:cancel:)`).
     package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
+        try match(of: needle, from: row, to: nil, backward: false, limit: limit, cancel: cancel)
+    }
+
+    /// The search in one pass of SQLite (`SearchPredicate`) over the positions between
+    /// `start` and `stop` (`stop` included): each row gives only whether it matches, and
+    /// the rows from the nearest match are read as a page. Backward, the pass still reads
+    /// forwards, from `stop` (or the first row) up to the row before `start`, and keeps the
+    /// last match. nil for a needle `SearchPredicate` leaves to the browser's page scan.
+    package func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+                       cancel: CancellationFlag) throws -> [GridRow]? {
         guard let predicate = SearchPredicate(needle: needle, columns: columns, encryptedColumns: encryptedColumns) else { return nil }
-        let start = row.map { Self.offset(of: $0) + 1 } ?? 0
-        // The same query the pages read, so the position counted here is the page's offset.
-        let sql = "SELECT \(predicate.sql), * FROM (\(query)) LIMIT -1 OFFSET ?"
+        let first = backward ? stop.map(Self.offset) ?? 0 : start.map { Self.offset(of: $0) + 1 } ?? 0
+        let last = backward ? start.map { Self.offset(of: $0) - 1 } : stop.map(Self.offset)
+        if let last, last < first { return [] }
         let crypt = self.crypt
-        let found: Int64? = try store.queue.read { db in
+        let found = try position(where: predicate.sql, predicate.arguments, from: first, through: last, last: backward, cancel: cancel) { db in
             try predicate.register(on: db, crypt: crypt)
-            return try db.withInterruptCheck({ cancel.isCancelled }) {
-                var index = start
-                var match: Int64?
-                try db.forEachRow(sql, StatementArguments(predicate.arguments + [.integer(start)])) { s in
-                    if s.value(at: 0).int64Value == 1 { match = index; return false }
-                    index += 1
-                    return true
-                }
-                return match
-            }
         }
         guard let found else { return [] }
         return try rows(from: found, limit: limit)
+    }
+
+    /// The first row whose columns satisfy `condition` (an SQL expression over them, with
+    /// `values` for its `?`), in the grid's order: the row a foreign key references (`J`).
+    /// - throws: `DatabaseError`.
+    func firstRow(where condition: String, _ values: [DatabaseValue]) throws -> GridRow? {
+        guard let found = try position(where: condition, values, from: 0, through: nil, last: false) else { return nil }
+        return try rows(from: found, limit: 1).first
+    }
+
+    /// One read: the row at position `number - 1`.
+    package func row(number: Int) throws -> GridRow? {
+        guard number >= 1 else { return nil }
+        return try rows(from: Int64(number - 1), limit: 1).first
+    }
+
+    /// Rows read by position have no key to go to.
+    /// - throws: `GoToError` saying to give a row number.
+    package func row(keyText: String) throws -> GridRow? {
+        throw GoToError(description: "\(name)'s rows have no key to go to: give a row number")
+    }
+
+    /// The position of the first (or, when `last`, the last) row between positions `first`
+    /// and `through` (to the end when nil) for which `condition` holds: one pass over the
+    /// paging query with the condition as an extra column, so the positions counted are the
+    /// pages' offsets. `prepare` readies the connection (functions the condition calls).
+    private func position(where condition: String, _ arguments: [DatabaseValue], from first: Int64, through: Int64?, last: Bool,
+                          cancel: CancellationFlag? = nil, prepare: (Database) throws -> Void = { _ in }) throws -> Int64? {
+        let sql = "SELECT (\(condition)), * FROM (\(query)) LIMIT ? OFFSET ?"
+        let count = through.map { $0 - first + 1 } ?? -1
+        return try store.queue.read { db in
+            try prepare(db)
+            var index = first
+            var found: Int64?
+            let scan = {
+                try db.forEachRow(sql, StatementArguments(arguments + [.integer(count), .integer(first)])) { s in
+                    if s.value(at: 0).int64Value == 1 {
+                        found = index
+                        if !last { return false }
+                    }
+                    index += 1
+                    return true
+                }
+            }
+            if let cancel { try db.withInterruptCheck({ cancel.isCancelled }, scan) } else { try scan() }
+            return found
+        }
     }
 
     package func dataVersion() throws -> Int64? {

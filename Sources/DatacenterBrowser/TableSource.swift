@@ -29,6 +29,8 @@ package final class TableSource: GridSource, Sendable {
     let crypt: any DataCrypt
     /// The sort and filter the rows are read with.
     package let view: TableView
+    /// The table's foreign keys, which `J` follows from a cell of one of their columns.
+    let foreignKeys: [TableSchema.ForeignKey]
     private let selectList: String
     /// The rows read by position, when there is no key to page by (`usesOffset`).
     private let offsetRows: QuerySource?
@@ -51,8 +53,8 @@ package final class TableSource: GridSource, Sendable {
         self.encryptedColumns = encryptedColumns
         self.crypt = crypt
         self.title = title ?? table
-        struct Shape { var names: [String]; var keys: [String]; var isView: Bool; var refusal: String? }
-        let shape: Shape = try store.queue.read { db in
+        struct Shape { var names: [String]; var keys: [String]; var isView: Bool; var refusal: String?; var foreignKeys: [TableSchema.ForeignKey] = [] }
+        var shape: Shape = try store.queue.read { db in
             let info = try db.query("SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
             let names = info.compactMap { $0[0].stringValue }
             let isView = try db.scalar("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?", [.text(table)]) != nil
@@ -69,6 +71,8 @@ package final class TableSource: GridSource, Sendable {
             }
             return Shape(names: names, keys: [alias], isView: false, refusal: nil)
         }
+        shape.foreignKeys = try store.queue.read { db in try TableSchema.foreignKeys(of: table, in: db) }
+        foreignKeys = shape.foreignKeys
         columns = shape.names
         numericOnly = shape.isView ? [] : try store.queue.read { db in try TableSource.numericOnlyColumns(of: table, on: db) }
         keyColumns = shape.keys
@@ -180,25 +184,77 @@ package final class TableSource: GridSource, Sendable {
         return "key " + row.key.map(\.description).joined(separator: ",")
     }
 
-    /// The search in SQLite (`SearchPredicate`): the first row after `row` in the grid's
-    /// order that matches, by one keyset read. nil for a needle the predicate leaves to the
-    /// browser's page scan.
+    /// The search in SQLite, forward from `row` (`match(of:from:to:backward:limit:cancel:)`).
     package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
-        if let offsetRows { return try offsetRows.firstMatch(of: needle, after: row, limit: limit, cancel: cancel) }
+        try match(of: needle, from: row, to: nil, backward: false, limit: limit, cancel: cancel)
+    }
+
+    /// The search in SQLite (`SearchPredicate`): the nearest match is one keyset query, the
+    /// rows between `start` and `stop` (`keyset`; `stop` included) ordered in the grid's
+    /// order or against it (`backward`), `LIMIT 1`. Rows paged by position are searched by
+    /// `QuerySource`; nil for a needle the predicate leaves to the browser's page scan.
+    package func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+                       cancel: CancellationFlag) throws -> [GridRow]? {
+        if let offsetRows { return try offsetRows.match(of: needle, from: start, to: stop, backward: backward, limit: limit, cancel: cancel) }
         guard let predicate = SearchPredicate(needle: needle, columns: columns, encryptedColumns: encryptedColumns,
                                               numericOnly: numericOnly) else { return nil }
-        let after = row.map { self.keyset(from: $0, forward: true) }
-        let condition = (after.map { [$0.0] } ?? []) + [predicate.sql]
-        let sql = "SELECT \(selectList) FROM \(quoted)\(view.whereClause(and: condition.joined(separator: " AND "))) ORDER BY \(order(forward: true)) LIMIT 1"
+        // Past `start` in the search's direction, and up to `stop`, `stop` itself included.
+        let upTo = stop.map { row -> (String, [DatabaseValue]) in
+            let (before, arguments) = keyset(from: row, forward: backward)
+            return ("(\(before) OR \(keyTuple) = \(keyMarks))", arguments + row.key)
+        }
+        let bounds = [start.map { keyset(from: $0, forward: !backward) }, upTo].compactMap { $0 }
+        let condition = bounds.map(\.0) + [predicate.sql]
+        let sql = "SELECT \(selectList) FROM \(quoted)\(view.whereClause(and: condition.joined(separator: " AND "))) ORDER BY \(order(forward: !backward)) LIMIT 1"
         let crypt = self.crypt
         let found: [GridRow] = try store.queue.read { db in
             try predicate.register(on: db, crypt: crypt)
             return try db.withInterruptCheck({ cancel.isCancelled }) {
-                try fetch(sql, (after?.1 ?? []) + predicate.arguments, on: db)
+                try fetch(sql, bounds.flatMap(\.1) + predicate.arguments, on: db)
             }
         }
         guard let match = found.first else { return [] }
         return [match] + (try page(after: match, limit: max(0, limit - 1)))
+    }
+
+    /// The first row, in the grid's order, whose `columns` hold `values` (the row a foreign
+    /// key references: `J`), or nil; no columns named means the primary key (or the rowid).
+    /// - throws: `DatabaseError`.
+    func row(whereColumns names: [String], equal values: [DatabaseValue]) throws -> GridRow? {
+        // A foreign key that names no columns references the declared primary key, which in
+        // a rowid table need not be the rowid (a TEXT PRIMARY KEY is not).
+        let declared = names.isEmpty ? try store.queue.read { db in
+            try db.query("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [.text(table)]).compactMap { $0.values[0].stringValue }
+        } : names
+        let targets = declared.isEmpty ? keyColumns : declared
+        guard !targets.isEmpty, targets.count == values.count else { return nil }
+        let condition = targets.map { Database.quoteIdentifier($0) + " = ?" }.joined(separator: " AND ")
+        // A view: its rows are numbered by their position.
+        if let offsetRows { return try offsetRows.firstRow(where: condition, values) }
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause(and: condition)) ORDER BY \(order(forward: true)) LIMIT 1", values).first
+    }
+
+    /// One read: `LIMIT 1 OFFSET number - 1` in the grid's order (SQLite still steps over
+    /// the rows before it, but in C, without building them).
+    package func row(number: Int) throws -> GridRow? {
+        if let offsetRows { return try offsetRows.row(number: number) }
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause()) ORDER BY \(order(forward: true)) LIMIT 1 OFFSET ?",
+                         [.integer(Int64(number - 1))]).first
+    }
+
+    /// The key typed as SQL literals (`TypedValue`: `42`, `'text'`, `X'00ff'`), one per key
+    /// column, separated by commas; the row is read by its key, and must pass the filter.
+    package func row(keyText: String) throws -> GridRow? {
+        guard !usesOffset else {
+            throw GoToError(description: "\(table)'s rows have no key to go to (\(isView ? "a view" : "its rowid is hidden")): give a row number")
+        }
+        let parts = keyColumns.count == 1 ? [keyText] : keyText.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == keyColumns.count else {
+            throw GoToError(description: "\(table)'s key has \(keyColumns.count) columns (\(keyColumns.joined(separator: ", "))): give one value for each, separated by commas")
+        }
+        // The rowid's alias reads any integer; typed text that is a number is taken as one.
+        let key = parts.map(TypedValue.parse)
+        return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause(and: "\(keyTuple) = \(keyMarks)")) LIMIT 1", key).first
     }
 
     package func dataVersion() throws -> Int64? {

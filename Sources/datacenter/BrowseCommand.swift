@@ -99,6 +99,7 @@ struct BrowseCommand: ParsableCommand {
                 changed = true
             }
             if changed { terminal.draw(browser.render(), theme: browser.theme) }
+            if let copied = browser.takeClipboard() { terminal.copyToClipboard(copied) }
         }
     }
 

@@ -77,6 +77,18 @@ final class CursesTerminal {
         refresh()
     }
 
+    /// Puts `text` on the terminal's clipboard with OSC 52 (`CellCopy.osc52`), written
+    /// straight to the terminal after curses has drawn, so it lands between two frames.
+    func copyToClipboard(_ text: String) {
+        let sequence = Array(CellCopy.osc52(text).utf8)
+        var written = 0
+        while written < sequence.count {
+            let result = sequence[written...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            if result < 0 { if errno == EINTR { continue } else { return } }
+            written += result
+        }
+    }
+
     private func attributes(_ style: CellStyle) -> attr_t {
         var a: attr_t = 0
         if style.bold { a |= dc_attr_bold() }

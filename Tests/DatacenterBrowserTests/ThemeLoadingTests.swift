@@ -76,7 +76,7 @@ import Testing
         let b = Browser(catalog: try BrowserCatalog(path: try makeDemo(folder), keys: .empty), width: 120, height: 40,
                         themes: Theme.available(directories: []).themes, themeErrors: problems)
         let status = try #require(b.render().lines().last)
-        #expect(status.contains("theme file skipped: /home/u/themes/a.theme:3: unknown colour 'purple' (and 1 more: ? lists them)"))
+        #expect(status.contains("theme file skipped: /home/u/themes/a.theme:3: unknown colour 'purple' (and 1 more: H lists them)"))
         b.press(.character("?"))
         let help = b.screenText
         #expect(help.contains("Theme files skipped:"))
