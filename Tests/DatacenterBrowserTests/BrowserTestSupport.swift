@@ -108,3 +108,25 @@ func assertSnapshot(_ screen: ScreenGrid, named name: String, redact: [String: S
     let expected = try String(contentsOfFile: path, encoding: .utf8)
     #expect(text + "\n" == expected, "screen differs from Snapshots/\(name).txt (re-record with RECORD_SNAPSHOTS=1)", sourceLocation: sourceLocation)
 }
+
+/// Every row of `source`, a page of `limit` at a time from the first.
+func allRows(of source: GridSource, limit: Int = 100) throws -> [GridRow] {
+    var all: [GridRow] = []
+    var page = try source.firstPage(limit: limit)
+    while let last = page.last { all += page; page = try source.page(after: last, limit: limit) }
+    return all
+}
+
+/// The text of `column` in every row of `source`, a page of `limit` at a time: forwards
+/// from the first page, and backwards from the last (both should be the source's order).
+func walk(_ source: GridSource, column: String, limit: Int) throws -> (forward: [String], backward: [String]) {
+    let index = try #require(source.columns.firstIndex(of: column))
+    let forward = try allRows(of: source, limit: limit).map { $0.cells[index].text }
+    var backward: [String] = []
+    var page = try source.lastPage(limit: limit)
+    while let first = page.first {
+        backward = page.map { $0.cells[index].text } + backward
+        page = try source.page(before: first, limit: limit)
+    }
+    return (forward, backward)
+}

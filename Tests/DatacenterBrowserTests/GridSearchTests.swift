@@ -135,9 +135,7 @@ import Testing
         for view in [TableView(), TableView(sort: .init(column: "s", descending: true), filter: "n > 1"),
                      TableView(sort: .init(column: "s", descending: false))] {
             let source = try base.viewing(view)
-            var all: [GridRow] = []
-            var page = try source.firstPage(limit: 100)
-            while let last = page.last { all += page; page = try source.page(after: last, limit: 100) }
+            let all = try allRows(of: source, limit: 100)
             let texts: [[String]] = try all.map { row in
                 try store.queue.read { db in
                     try db.query("SELECT lower(CAST(s AS TEXT)), lower(CAST(n AS TEXT)), lower(CAST(b AS TEXT)) FROM t WHERE rowid = ?", StatementArguments(row.key))
@@ -171,9 +169,7 @@ import Testing
         let base = try TableSource(store: store, table: "tv", crypt: KeyRing.empty)
         for view in [TableView(), TableView(sort: .init(column: "s", descending: true), filter: "n > 1")] {
             let source = try base.viewing(view)
-            var all: [GridRow] = []
-            var page = try source.firstPage(limit: 100)
-            while let last = page.last { all += page; page = try source.page(after: last, limit: 100) }
+            let all = try allRows(of: source, limit: 100)
             let texts: [[String]] = try all.map { row in
                 try store.queue.read { db in
                     try db.query("SELECT lower(CAST(rowid AS TEXT)), lower(CAST(s AS TEXT)), lower(CAST(n AS TEXT)), lower(CAST(b AS TEXT)) FROM t WHERE rowid = ?",

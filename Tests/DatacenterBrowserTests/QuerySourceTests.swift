@@ -20,24 +20,6 @@ import Testing
         return try Store(existingAt: path)
     }
 
-    /// The `word` of every row, a page at a time forwards, and backwards from the last page.
-    func walk(_ source: GridSource, limit: Int) throws -> (forward: [String], backward: [String]) {
-        let word = try #require(source.columns.firstIndex(of: "word"))
-        var forward: [String] = []
-        var page = try source.firstPage(limit: limit)
-        while let last = page.last {
-            forward += page.map { $0.cells[word].text }
-            page = try source.page(after: last, limit: limit)
-        }
-        var backward: [String] = []
-        page = try source.lastPage(limit: limit)
-        while let first = page.first {
-            backward = page.map { $0.cells[word].text } + backward
-            page = try source.page(before: first, limit: limit)
-        }
-        return (forward, backward)
-    }
-
     func words(_ sql: String, in store: Store) throws -> [String] {
         try store.queue.read { db in try db.query(sql).compactMap { $0[0].stringValue } }
     }
@@ -49,7 +31,7 @@ import Testing
         let sql = "SELECT word, n * 2 AS twice FROM m WHERE n > 5 ORDER BY word DESC"
         let source = try QuerySource(store: store, select: sql, crypt: KeyRing.empty)
         let expected = try words("SELECT word FROM m WHERE n > 5 ORDER BY word DESC", in: store)
-        let (forward, backward) = try walk(source, limit: limit)
+        let (forward, backward) = try walk(source, column: "word", limit: limit)
         #expect(forward == expected)
         #expect(backward == expected)
         #expect(try source.count() == expected.count)
@@ -76,7 +58,7 @@ import Testing
         let store = try makeStore(at: folder.file("v.db"), count: 120)
         let view = try TableSource(store: store, table: "v", crypt: KeyRing.empty)
         let expected = try words("SELECT word FROM v", in: store)
-        let (forward, backward) = try walk(view, limit: 9)
+        let (forward, backward) = try walk(view, column: "word", limit: 9)
         #expect(forward == expected && backward == expected)
         // `%` and `_` in the needle are themselves, not LIKE's wildcards; case does not matter.
         for needle in ["50%_off1", "bravo10", "CHARLIE"] {

@@ -37,25 +37,6 @@ import Testing
         return try Store(existingAt: path)
     }
 
-    /// Every row, a page of `limit` at a time, forwards from the first page and backwards
-    /// from the last: the `b` column of each.
-    func walk(_ source: GridSource, limit: Int) throws -> (forward: [String], backward: [String]) {
-        let b = source.columns.firstIndex(of: "b")!
-        var forward: [String] = []
-        var page = try source.firstPage(limit: limit)
-        while let last = page.last {
-            forward += page.map { $0.cells[b].text }
-            page = try source.page(after: last, limit: limit)
-        }
-        var backward: [String] = []
-        page = try source.lastPage(limit: limit)
-        while let first = page.first {
-            backward = page.map { $0.cells[b].text } + backward
-            page = try source.page(before: first, limit: limit)
-        }
-        return (forward, backward)
-    }
-
     @Test(arguments: [(UInt64(1), false), (2, false), (3, true), (4, true)])
     func pagesGiveSQLitesOrder(seed: UInt64, withoutRowID: Bool) throws {
         let folder = TemporaryFolder()
@@ -74,7 +55,7 @@ import Testing
                         .compactMap { $0[0].stringValue }
                 }
                 #expect(expected.count > 20)
-                let (forward, backward) = try walk(sorted, limit: 7)
+                let (forward, backward) = try walk(sorted, column: "b", limit: 7)
                 #expect(forward == expected, "seed \(seed) \(view.summary)")
                 #expect(backward == expected, "seed \(seed) \(view.summary)")
                 #expect(try sorted.count() == expected.count)
@@ -163,9 +144,7 @@ import Testing
         for view in [TableView(), TableView(sort: .init(column: "s", descending: true), filter: "n > 1")] {
             let source = try base.viewing(view)
             // Every row in the grid's order, and the text SQLite gives each of its columns.
-            var all: [GridRow] = []
-            var page = try source.firstPage(limit: 100)
-            while let last = page.last { all += page; page = try source.page(after: last, limit: 100) }
+            let all = try allRows(of: source, limit: 100)
             let texts: [[String]] = try all.map { row in
                 try store.queue.read { db in
                     try db.query("SELECT lower(CAST(s AS TEXT)), lower(CAST(n AS TEXT)), lower(CAST(b AS TEXT)) FROM t WHERE rowid = ?", StatementArguments(row.key))
@@ -206,9 +185,7 @@ import Testing
             try db.execute("INSERT INTO u VALUES (?, ?, ?, ?)", [id, n, r, .text("row \(i) " + ["alpha", "bravo"][i % 2])])
         }
         let source = try TableSource(store: try Store(existingAt: path), table: "u", crypt: KeyRing.empty)
-        var all: [GridRow] = []
-        var page = try source.firstPage(limit: 64)
-        while let last = page.last { all += page; page = try source.page(after: last, limit: 64) }
+        let all = try allRows(of: source, limit: 64)
         let texts: [[String]] = try all.map { row in
             try db.query("SELECT lower(CAST(id AS TEXT)), lower(CAST(n AS TEXT)), lower(CAST(r AS TEXT)), lower(t) FROM u WHERE rowid = ?",
                          StatementArguments(row.key)).first!.values.map { $0.stringValue ?? "" }
