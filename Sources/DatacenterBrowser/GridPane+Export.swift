@@ -8,6 +8,10 @@ extension GridPane {
         guard let table = source as? TableSource else {
             return .message("E exports tables and views; \(source.title) is neither (open its table under Tables, or use the console)", isError: true)
         }
+        if table.sortsInMemory, let column = table.view.sort?.column {
+            return .message("\(table.table) is sorted by \(column), which is encrypted: SQLite cannot export in that order "
+                            + "(sort by another column, or press the sort key again to clear it)", isError: true)
+        }
         if !table.encryptedColumns.isEmpty, context.catalog.keys.isEmpty {
             return .message("\(table.table) has encrypted columns (\(table.encryptedColumns.sorted().joined(separator: ", "))): "
                             + "pass --key to export them decrypted", isError: true)
