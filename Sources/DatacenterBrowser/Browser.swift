@@ -91,6 +91,8 @@ package final class Browser {
         /// The pane that had the keys when the grid was asked for: a grid opened takes the
         /// keys only if no other pane took them meanwhile.
         let focus: Focus
+        /// Set to stop the reading (a sort in memory) when its answer is no longer wanted.
+        let cancel: CancellationFlag
     }
 
     /// The theme files that could not be used, each with its file, line and what is wrong:
@@ -214,6 +216,15 @@ package final class Browser {
             // Esc cancels the export first; other keys go on while it writes.
             run.export.cancel()
             message = ("cancelling the export…", false)
+            return
+        }
+        if let request = opening, key == .escape, !request.isReload, let shown = grid, shown.node.id == request.node.id,
+           request.view != shown.source.view {
+            // Esc stops a sort or filter of the grid shown while it is read (a sort in memory
+            // reads every row first); the grid stays as it was.
+            request.cancel.cancel()
+            opening = nil
+            message = ("sort and filter cancelled: the grid stays as it was", false)
             return
         }
         if showHelp {
@@ -349,8 +360,10 @@ package final class Browser {
     /// to an earlier opening is dropped from now on.
     private func startOpening(_ node: TreeNode, page: PageRequest, isReload: Bool, view: TableView) {
         let id = ids.next()
-        opening = GridOpening(id: id, node: node, page: page, isReload: isReload, view: view, focus: focus)
-        commands.append(.openGrid(requestID: id, node: node, catalog: catalog, page: page, view: view))
+        opening?.cancel.cancel()            // its answer would be dropped: stop its work too
+        let cancel = CancellationFlag()
+        opening = GridOpening(id: id, node: node, page: page, isReload: isReload, view: view, focus: focus, cancel: cancel)
+        commands.append(.openGrid(requestID: id, node: node, catalog: catalog, page: page, view: view, cancel: cancel))
     }
 
     /// The grid asked for came (or could not be read). A grid opened shows with focus,

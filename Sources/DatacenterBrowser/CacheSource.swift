@@ -14,22 +14,27 @@ package final class CacheSource: GridSource, Sendable {
     private let shown: StoredKeyView
 
     /// The cache `info` describes, read from `store` (the file that holds its table),
-    /// sorted and filtered as `view` says.
+    /// sorted and filtered as `view` says; a sort stops once `cancel` is set.
     /// - throws: what `StoredKeyView.init` throws for the view.
-    package init(store: Store, info: CacheInfo, view: TableView = TableView()) throws {
+    package init(store: Store, info: CacheInfo, view: TableView = TableView(),
+                 cancel: CancellationFlag = CancellationFlag()) throws {
         self.store = store
         self.info = info
         let title = "cache: " + info.name
         self.title = title
         shown = try StoredKeyView(store: store, table: info.tableName, scope: nil, scopeArguments: [], view: view, name: title,
-                                  columns: columns) { after in
+                                  columns: columns, cancel: cancel) { after in
             try CacheCatalog.entries(of: info, in: store, after: after, limit: 1000).map { CacheSource.row($0, info: info, store: store) }
         }
     }
 
     package var view: TableView { shown.view }
 
-    package func viewing(_ view: TableView) throws -> GridSource { try CacheSource(store: store, info: info, view: view) }
+    package func viewing(_ view: TableView) throws -> GridSource { try viewing(view, cancel: CancellationFlag()) }
+
+    package func viewing(_ view: TableView, cancel: CancellationFlag) throws -> GridSource {
+        try CacheSource(store: store, info: info, view: view, cancel: cancel)
+    }
 
     package func firstPage(limit: Int) throws -> [GridRow] {
         if let order = shown.order { return try order.firstPage(limit: limit, fetch: rows(keyed:)) }

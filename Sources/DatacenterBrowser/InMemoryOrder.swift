@@ -224,6 +224,9 @@ package struct InMemoryOrder: Sendable {
                              + " (filter it with f to keep fewer)")
     }
 
+    /// The error a sort stopped by its `CancellationFlag` throws.
+    package static let cancelled = TableViewError("the sort was cancelled: the grid stays as it was")
+
     /// How many rows are ordered.
     package var count: Int { keys.count }
 

@@ -16,23 +16,28 @@ package final class KVBusinessSource: GridSource, Sendable {
     /// The sort and filter, and the order of a sort.
     private let shown: StoredKeyView
 
-    /// The values of `business` in `store`, sorted and filtered as `view` says.
+    /// The values of `business` in `store`, sorted and filtered as `view` says; a sort stops once `cancel` is set.
     /// - throws: what `StoredKeyView.init` throws for the view.
-    package init(store: Store, business: String, view: TableView = TableView()) throws {
+    package init(store: Store, business: String, view: TableView = TableView(),
+                 cancel: CancellationFlag = CancellationFlag()) throws {
         self.store = store.kv
         self.file = store
         self.business = business
         self.title = "kv: " + business
         let kv = store.kv
         shown = try StoredKeyView(store: store, table: KVStore.tableName, scope: "business = ?", scopeArguments: [.text(business)],
-                                  view: view, name: title, columns: columns) { after in
+                                  view: view, name: title, columns: columns, cancel: cancel) { after in
             try kv.entries(business: business, after: after, limit: 1000).map { KVBusinessSource.row($0, store: kv) }
         }
     }
 
     package var view: TableView { shown.view }
 
-    package func viewing(_ view: TableView) throws -> GridSource { try KVBusinessSource(store: file, business: business, view: view) }
+    package func viewing(_ view: TableView) throws -> GridSource { try viewing(view, cancel: CancellationFlag()) }
+
+    package func viewing(_ view: TableView, cancel: CancellationFlag) throws -> GridSource {
+        try KVBusinessSource(store: file, business: business, view: view, cancel: cancel)
+    }
 
     package func firstPage(limit: Int) throws -> [GridRow] {
         if let order = shown.order { return try order.firstPage(limit: limit, fetch: rows(keyed:)) }

@@ -33,11 +33,12 @@ struct StoredKeyView: Sendable {
 
     /// The view of `table` (rows `scope` keeps) that `view` asks for, for a grid named
     /// `name` with `columns`; sorted, its rows are read in key order a chunk at a time by
-    /// `chunk` (the rows after a key, or from the first with nil) to order them.
+    /// `chunk` (the rows after a key, or from the first with nil) to order them, until
+    /// `cancel` is set.
     /// - throws: `TableViewError` for a sort column the grid lacks, a filter SQLite refuses or
-    ///   that would write, more rows than the bound; `DatabaseError`.
+    ///   that would write, more rows than the bound, a sort cancelled; `DatabaseError`.
     init(store: Store, table: String, scope: String?, scopeArguments: [DatabaseValue], view: TableView, name: String,
-         columns: [String], chunk: (String?) throws -> [GridRow]) throws {
+         columns: [String], cancel: CancellationFlag, chunk: (String?) throws -> [GridRow]) throws {
         self.store = store
         self.table = table
         self.scope = scope
@@ -54,6 +55,7 @@ struct StoredKeyView: Sendable {
         var entries: [(key: [DatabaseValue], value: SortValue)] = []
         var last: String?
         while true {
+            guard !cancel.isCancelled else { throw InMemoryOrder.cancelled }
             let rows = try chunk(last)
             for row in rows where kept?.contains(row.key.first?.stringValue ?? "") ?? true {
                 entries.append((row.key, row.cells.indices.contains(column) ? SortValue(cell: row.cells[column]) : .null))

@@ -47,8 +47,9 @@ package final class TableSource: GridSource, Sendable {
     /// `encryptedColumns` are decrypted with `crypt`.
     /// - throws: `TableViewError` for a sort column the table lacks or holds encrypted, or
     ///   a filter that is not one expression SQLite accepts; `DatabaseError`.
+    /// A sort by an encrypted column stops (`InMemoryOrder.cancelled`) once `cancel` is set.
     package init(store: Store, table: String, encryptedColumns: Set<String> = [], crypt: any DataCrypt, title: String? = nil,
-                 view: TableView = TableView()) throws {
+                 view: TableView = TableView(), cancel: CancellationFlag = CancellationFlag()) throws {
         self.store = store
         self.view = view
         self.table = table
@@ -88,7 +89,8 @@ package final class TableSource: GridSource, Sendable {
                        relation: Database.quoteIdentifier(table), name: table, store: store)
         memoryOrder = try view.sort.flatMap { sort in
             guard sortsDecrypted else { return nil }
-            return try TableSource.decryptedOrder(of: table, by: sort, keyColumns: shape.keys, view: view, store: store, crypt: crypt)
+            return try TableSource.decryptedOrder(of: table, by: sort, keyColumns: shape.keys, view: view, store: store, crypt: crypt,
+                                                 cancel: cancel)
         }
         offsetRows = usesOffset
             ? try QuerySource(store: store, relation: Database.quoteIdentifier(table), name: table, title: self.title,
@@ -123,7 +125,7 @@ package final class TableSource: GridSource, Sendable {
     /// - throws: `TableViewError` when more rows match than `InMemoryOrder.rowBound`;
     ///   `DatabaseError`.
     private static func decryptedOrder(of table: String, by sort: TableView.Sort, keyColumns: [String], view: TableView,
-                                       store: Store, crypt: any DataCrypt) throws -> InMemoryOrder {
+                                       store: Store, crypt: any DataCrypt, cancel: CancellationFlag) throws -> InMemoryOrder {
         let quoted = Database.quoteIdentifier(table)
         let entries: [(key: [DatabaseValue], value: SortValue)] = try store.pool.read { db in
             let count = Int(try db.scalar("SELECT count(*) FROM \(quoted)\(view.whereClause())", cached: false)?.int64Value ?? 0)
@@ -134,11 +136,18 @@ package final class TableSource: GridSource, Sendable {
             entries.reserveCapacity(count)
             // In key order, which `InMemoryOrder` keeps for ties (the table's own order: no sort).
             let keyOrder = keyColumns.map(Database.quoteIdentifier).joined(separator: ", ")
-            try db.forEachRow("SELECT \(list) FROM \(quoted)\(view.whereClause()) ORDER BY \(keyOrder)") { s in
-                let key = (0..<keyColumns.count).map { s.value(at: $0) }
-                entries.append((key, SortValue.decrypted(s.value(at: keyColumns.count), crypt: crypt)))
-                return true
+            do {
+                try db.withInterruptCheck({ cancel.isCancelled }) {
+                    try db.forEachRow("SELECT \(list) FROM \(quoted)\(view.whereClause()) ORDER BY \(keyOrder)") { s in
+                        let key = (0..<keyColumns.count).map { s.value(at: $0) }
+                        entries.append((key, SortValue.decrypted(s.value(at: keyColumns.count), crypt: crypt)))
+                        return true
+                    }
+                }
+            } catch let error as DatabaseError where error.isInterrupted {
+                throw InMemoryOrder.cancelled
             }
+            guard !cancel.isCancelled else { throw InMemoryOrder.cancelled }
             return entries
         }
         return InMemoryOrder(entries: entries, descending: sort.descending)
@@ -158,8 +167,10 @@ package final class TableSource: GridSource, Sendable {
 
     /// A source of the same table, sorted and filtered as `view` says.
     /// - throws: what `init` throws for the view.
-    package func viewing(_ view: TableView) throws -> GridSource {
-        try TableSource(store: store, table: table, encryptedColumns: encryptedColumns, crypt: crypt, title: title, view: view)
+    package func viewing(_ view: TableView) throws -> GridSource { try viewing(view, cancel: CancellationFlag()) }
+
+    package func viewing(_ view: TableView, cancel: CancellationFlag) throws -> GridSource {
+        try TableSource(store: store, table: table, encryptedColumns: encryptedColumns, crypt: crypt, title: title, view: view, cancel: cancel)
     }
 
     private var quoted: String { Database.quoteIdentifier(table) }

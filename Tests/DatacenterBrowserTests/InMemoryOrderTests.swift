@@ -98,6 +98,34 @@ import Testing
         #expect(try filtered.firstPage(limit: 3).map { $0.cells[1].text } == ["10", "9", "8"])
     }
 
+    /// A sort cancelled stops with a message, whether its flag was set before or while it
+    /// reads; Esc while a grid's sort is read cancels it and leaves the grid as it was.
+    @Test func aSortIsCancelledByItsFlagAndByEsc() throws {
+        let folder = TemporaryFolder()
+        let key = KeyRing([try EncryptionKey(bytes: Array(repeating: 3, count: 32))])
+        let store = try makeEncrypted(at: folder.file("c.db"), seed: 6, key: key)
+        let source = try TableSource(store: store, table: "t", encryptedColumns: ["s"], crypt: key)
+        let cancel = CancellationFlag()
+        cancel.cancel()
+        let sort = TableView(sort: .init(column: "s", descending: false))
+        #expect { _ = try source.viewing(sort, cancel: cancel) } throws: { "\($0)".contains("the sort was cancelled") }
+        #expect(try source.viewing(sort, cancel: CancellationFlag()).count() == 300)
+
+        let root = try makeDemo(folder)
+        let b = try browser(root, width: 140)
+        b.openNodeAndLoad(named: "messages")
+        let before = b.grid?.rows.map(\.key)
+        while b.grid?.column != 4 { b.press(.right) }
+        b.handle(.key(.character("[")))                     // the sort is asked for, not yet read
+        let commands = b.takeCommands()
+        guard case let .openGrid(_, _, _, _, _, flag)? = commands.first else { Issue.record("no openGrid"); return }
+        b.press(.escape)
+        #expect(flag.isCancelled)
+        #expect(b.message?.text.contains("cancelled") == true)
+        if let event = commands.first?.perform() { b.handle(event) }
+        #expect(b.grid?.rows.map(\.key) == before && b.grid?.source.view.isDefault == true)
+    }
+
     /// A row deleted after the order was built is skipped: the page is still full.
     @Test func aRowGoneSinceTheSortIsSkipped() throws {
         let folder = TemporaryFolder()
