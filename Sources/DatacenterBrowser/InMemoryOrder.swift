@@ -115,9 +115,10 @@ package enum SQLiteOrder {
 /// then pages by position in the ordered list of keys, each page's rows read by key.
 ///
 /// Only the keys are kept, never the rows. At the bound (`rowBound` rows of AES-GCM text,
-/// measured on a 2-core machine), decrypting takes about 0.9 s and sorting 0.3 s in a
-/// release build (1.6 s in a debug build); the build peaks at about 50 MB above the
-/// browser's own memory and the order then keeps about 40 MB (keys and their positions).
+/// measured on a 2-core machine), decrypting took 0.9 s (debug build; the work is mostly
+/// OpenSSL's) and sorting 0.3 s in a release build (1.6 s in a debug build); the build
+/// peaks at about 50 MB above the browser's own memory and the order then keeps about 40 MB
+/// (keys and their positions). Esc, or another sort asked for, stops the reading.
 /// That stays a short wait in the background (the sort runs in `BrowserCommand.openGrid`,
 /// on a reader of the store's pool, so the grid shown keeps paging meanwhile) and a small
 /// share of memory; ten times as many rows would not. Above the bound, the sort is refused
