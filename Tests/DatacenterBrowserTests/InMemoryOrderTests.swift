@@ -126,6 +126,24 @@ import Testing
         #expect(b.grid?.rows.map(\.key) == before && b.grid?.source.view.isDefault == true)
     }
 
+    /// Through the keys: `[` on an encrypted column sorts the demo's messages by their
+    /// decrypted text, and `E` refuses to export that order (no SQL gives it).
+    @Test func theKeysSortByADecryptedColumnAndExportRefusesIt() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let b = try browser(root, width: 140)
+        b.openNodeAndLoad(named: "messages")
+        let content = try #require(b.grid?.source.columns.firstIndex(of: "content"))
+        while b.grid?.column != content { b.press(.right) }
+        b.press(.character("["))
+        let texts = b.grid?.rows.map { $0.cells[content].text } ?? []
+        #expect(texts.count == 5 && texts == texts.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        #expect(b.grid?.source.view.summary == "sorted by content ↑")
+        b.press(.character("E"))
+        #expect(b.message?.text.contains("SQLite cannot export in that order") == true)
+        #expect(b.prompt == nil)
+    }
+
     /// A row deleted after the order was built is skipped: the page is still full.
     @Test func aRowGoneSinceTheSortIsSkipped() throws {
         let folder = TemporaryFolder()
