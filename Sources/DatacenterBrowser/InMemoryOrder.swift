@@ -177,10 +177,13 @@ package struct InMemoryOrder: Sendable {
         let rank: UInt8
         /// True when the number is an integer (`integer`), else a real (`real`).
         let isInteger: Bool
+        /// The number when it is an integer.
         let integer: Int64
+        /// The number when it is a real.
         let real: Double
-        /// Where the bytes of a text (UTF-8) or blob start in the buffer, and how many.
+        /// Where the bytes of a text (UTF-8) or blob start in the buffer.
         let offset: Int
+        /// How many bytes the text or blob has.
         let count: Int
 
         /// `value` packed, its bytes appended to `bytes`.

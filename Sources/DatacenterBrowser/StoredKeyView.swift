@@ -75,6 +75,7 @@ struct StoredKeyView: Sendable {
         return parts.isEmpty ? "" : " WHERE " + parts.joined(separator: " AND ")
     }
 
+    /// How many rows of `table` `condition` keeps.
     private static func count(store: Store, table: String, condition: String, arguments: [DatabaseValue]) throws -> Int {
         try store.queue.read { db in
             Int(try db.scalar("SELECT count(*) FROM \(Database.quoteIdentifier(table))\(condition)", StatementArguments(arguments),
@@ -91,13 +92,15 @@ struct StoredKeyView: Sendable {
         return try Self.count(store: store, table: table, condition: Self.condition(scope: scope, view: view), arguments: scopeArguments)
     }
 
-    /// The keys of up to `limit` rows the filter keeps, after `after` (or from the first)
-    /// forwards, or before `before` (or from the last) backwards; returned in key order.
+    /// The keys of up to `limit` rows the filter keeps, after `after` (or from the first),
+    /// in key order.
     func keys(after: String?, limit: Int) throws -> [String] { try keys(from: after, forward: true, limit: limit) }
 
     /// The keys before `before` (from the last with nil), in key order.
     func keys(before: String?, limit: Int) throws -> [String] { try keys(from: before, forward: false, limit: limit).reversed() }
 
+    /// Up to `limit` keys the filter keeps past `key` (from the first, or the last, with
+    /// nil), `forward` in key order or backwards against it, in the order read.
     private func keys(from key: String?, forward: Bool, limit: Int) throws -> [String] {
         let comparison = key.map { _ in forward ? "key > ?" : "key < ?" }
         let parts = [scope, (view.filter ?? "").isEmpty ? nil : "(" + (view.filter ?? "") + ")", comparison].compactMap { $0 }
