@@ -115,6 +115,8 @@ package final class Browser {
         var leaving: JumpPlace? = nil
         /// Where the cursor goes in the grid opened (`Backspace` back to a grid `J` left).
         var place: JumpPlace? = nil
+        /// Set to stop the reading (a sort in memory) when its answer is no longer wanted.
+        let cancel: CancellationFlag
     }
 
     /// The theme files that could not be used, each with its file, line and what is wrong:
@@ -251,6 +253,15 @@ package final class Browser {
             // Esc cancels the export first; other keys go on while it writes.
             run.export.cancel()
             message = ("cancelling the export…", false)
+            return
+        }
+        if let request = opening, key == .escape, !request.isReload, let shown = grid, shown.node.id == request.node.id,
+           request.view != shown.source.view {
+            // Esc stops a sort or filter of the grid shown while it is read (a sort in memory
+            // reads every row first); the grid stays as it was.
+            request.cancel.cancel()
+            opening = nil
+            message = ("sort and filter cancelled: the grid stays as it was", false)
             return
         }
         if showHelp {
@@ -403,8 +414,11 @@ package final class Browser {
     private func startOpening(_ node: TreeNode, page: PageRequest, isReload: Bool, view: TableView,
                               leaving: JumpPlace? = nil, place: JumpPlace? = nil) {
         let id = ids.next()
-        opening = GridOpening(id: id, node: node, page: page, isReload: isReload, view: view, focus: focus, leaving: leaving, place: place)
-        commands.append(.openGrid(requestID: id, node: node, catalog: catalog, page: page, view: view))
+        opening?.cancel.cancel()            // its answer would be dropped: stop its work too
+        let cancel = CancellationFlag()
+        opening = GridOpening(id: id, node: node, page: page, isReload: isReload, view: view, focus: focus, leaving: leaving, place: place,
+                              cancel: cancel)
+        commands.append(.openGrid(requestID: id, node: node, catalog: catalog, page: page, view: view, cancel: cancel))
     }
 
     /// The grid asked for came (or could not be read). A grid opened shows with focus,

@@ -201,12 +201,12 @@ package final class BrowserCatalog: Sendable {
     package func source(for kind: TreeNode.Kind) throws -> GridSource? {
         switch kind {
         case .store, .group: return nil
-        case let .kvBusiness(path, business): return KVBusinessSource(store: try store(at: path).kv, business: business)
+        case let .kvBusiness(path, business): return try KVBusinessSource(store: try store(at: path), business: business)
         case let .daoTable(path, table, encrypted, _, _):
             return try TableSource(store: try store(at: path), table: table, encryptedColumns: Set(encrypted), crypt: keys)
         case let .cache(path, name):
             let store = try store(at: path)
-            return CacheSource(store: store, info: try CacheCatalog.cache(named: name, in: store))
+            return try CacheSource(store: store, info: try CacheCatalog.cache(named: name, in: store))
         case let .table(path, name): return try TableSource(store: try store(at: path), table: name, crypt: keys)
         case let .query(path, sql): return try QuerySource(store: try store(at: path), select: sql, crypt: keys)
         }

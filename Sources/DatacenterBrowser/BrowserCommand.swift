@@ -12,8 +12,9 @@ package enum BrowserCommand: Sendable {
     case dataVersion(gridID: Int, source: GridSource)
     /// Opens the grid source of a tree leaf, sorted and filtered as `view` says, and reads
     /// `page` of it: its first rows when the grid opens, the rows around the cursor when it
-    /// is read again after a write.
-    case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, page: PageRequest, view: TableView)
+    /// is read again after a write. A sort in memory stops once `cancel` is set (Esc, or
+    /// another view asked for).
+    case openGrid(requestID: Int, node: TreeNode, catalog: BrowserCatalog, page: PageRequest, view: TableView, cancel: CancellationFlag)
     /// Reads a page of the grid's source, for a move past the rows on hand or to fill a
     /// taller screen.
     case fetchPage(gridID: Int, requestID: Int, source: GridSource, request: PageRequest)
@@ -76,9 +77,9 @@ package enum BrowserCommand: Sendable {
         switch self {
         case let .countRows(id, source): return .rowCount(gridID: id, count: try? source.count())
         case let .dataVersion(id, source): return .dataVersion(gridID: id, version: try? source.dataVersion())
-        case let .openGrid(request, node, catalog, page, view):
+        case let .openGrid(request, node, catalog, page, view, cancel):
             do {
-                let source = try catalog.source(for: node.kind).map { view.isDefault ? $0 : try $0.viewing(view) }
+                let source = try catalog.source(for: node.kind).map { view.isDefault ? $0 : try $0.viewing(view, cancel: cancel) }
                 let rows = try source.map { try page.read(from: $0) } ?? []
                 return .gridOpened(requestID: request, node: node, source: source, rows: rows, error: nil)
             } catch {

@@ -1,7 +1,8 @@
 import DatacenterKit
 import Foundation
 
-/// The entries of one LRU disk cache, paged by key.
+/// The entries of one LRU disk cache, paged by key; sorted by any column and filtered by
+/// SQL over the stored columns as `StoredKeyView` says.
 package final class CacheSource: GridSource, Sendable {
     package let title: String
     package let columns = ["KEY", "EXPIRES", "SIZE", "VALUE"]
@@ -9,28 +10,68 @@ package final class CacheSource: GridSource, Sendable {
     /// The store file that holds the cache's table.
     let store: Store
     private let info: CacheInfo
+    /// The sort and filter, and the order of a sort.
+    private let shown: StoredKeyView
 
-    /// The cache `info` describes, read from `store` (the file that holds its table).
-    package init(store: Store, info: CacheInfo) {
+    /// The cache `info` describes, read from `store` (the file that holds its table),
+    /// sorted and filtered as `view` says; a sort stops once `cancel` is set.
+    /// - throws: what `StoredKeyView.init` throws for the view.
+    package init(store: Store, info: CacheInfo, view: TableView = TableView(),
+                 cancel: CancellationFlag = CancellationFlag()) throws {
         self.store = store
         self.info = info
-        self.title = "cache: " + info.name
+        let title = "cache: " + info.name
+        self.title = title
+        shown = try StoredKeyView(store: store, table: info.tableName, scope: nil, scopeArguments: [], view: view, name: title,
+                                  columns: columns, cancel: cancel) { after in
+            try CacheCatalog.entries(of: info, in: store, after: after, limit: 1000).map { CacheSource.row($0, info: info, store: store) }
+        }
     }
 
-    package func firstPage(limit: Int) throws -> [GridRow] { try CacheCatalog.entries(of: info, in: store, after: nil, limit: limit).map(row) }
+    package var view: TableView { shown.view }
+
+    package func viewing(_ view: TableView) throws -> GridSource { try viewing(view, cancel: CancellationFlag()) }
+
+    package func viewing(_ view: TableView, cancel: CancellationFlag) throws -> GridSource {
+        try CacheSource(store: store, info: info, view: view, cancel: cancel)
+    }
+
+    package func firstPage(limit: Int) throws -> [GridRow] {
+        if let order = shown.order { return try order.firstPage(limit: limit, fetch: rows(keyed:)) }
+        if !shown.isDefault { return try rows(keys: shown.keys(after: nil, limit: limit)) }
+        return try CacheCatalog.entries(of: info, in: store, after: nil, limit: limit).map(row)
+    }
     package func page(after row: GridRow, limit: Int) throws -> [GridRow] {
-        try CacheCatalog.entries(of: info, in: store, after: row.key.first?.stringValue, limit: limit).map(self.row)
+        if let order = shown.order { return try order.page(after: row, limit: limit, fetch: rows(keyed:)) }
+        if !shown.isDefault { return try rows(keys: shown.keys(after: row.key.first?.stringValue, limit: limit)) }
+        return try CacheCatalog.entries(of: info, in: store, after: row.key.first?.stringValue, limit: limit).map(self.row)
     }
     package func page(before row: GridRow, limit: Int) throws -> [GridRow] {
+        if let order = shown.order { return try order.page(before: row, limit: limit, fetch: rows(keyed:)) }
         guard let key = row.key.first?.stringValue else { return [] }
+        if !shown.isDefault { return try rows(keys: shown.keys(before: key, limit: limit)) }
         return try entries("WHERE key < ? ORDER BY key DESC LIMIT ?", [.text(key), .integer(Int64(limit))]).reversed().map(self.row)
     }
     package func lastPage(limit: Int) throws -> [GridRow] {
-        try entries("ORDER BY key DESC LIMIT ?", [.integer(Int64(limit))]).reversed().map(row)
+        if let order = shown.order { return try order.lastPage(limit: limit, fetch: rows(keyed:)) }
+        if !shown.isDefault { return try rows(keys: shown.keys(before: nil, limit: limit)) }
+        return try entries("ORDER BY key DESC LIMIT ?", [.integer(Int64(limit))]).reversed().map(row)
     }
     package func count() throws -> Int {
-        try store.queue.read { db in Int(try db.scalar("SELECT count(*) FROM \(Database.quoteIdentifier(info.tableName))")?.int64Value ?? 0) }
+        if !shown.isDefault { return try shown.count() }
+        return try store.queue.read { db in Int(try db.scalar("SELECT count(*) FROM \(Database.quoteIdentifier(info.tableName))")?.int64Value ?? 0) }
     }
+
+    /// The rows of `keys` that still exist, in their order, read in one read transaction
+    /// (as `entries` reads a page).
+    private func rows(keys: [String]) throws -> [GridRow] {
+        try store.queue.read { db in
+            try db.inTransaction(.deferred) { try keys.compactMap { try CacheCatalog.entry($0, of: info, in: store) } }
+        }.map(row)
+    }
+
+    /// The rows of `keys` (each one text key) that still exist.
+    private func rows(keyed keys: [[DatabaseValue]]) throws -> [GridRow] { try rows(keys: keys.compactMap { $0.first?.stringValue }) }
 
     /// The entries whose keys `clause` (after `FROM table`) selects, in its order: the keys
     /// and then each entry read in one read transaction, so every entry read is one of
@@ -54,13 +95,17 @@ package final class CacheSource: GridSource, Sendable {
     /// The bytes an archived entry is stored as (a binary property list), decrypted when the
     /// cache is encrypted; nil for a `data` entry, whose bytes are its value. Called once
     /// `CacheCatalog.decode` opened the entry, so the same key opens these bytes.
-    private func archivedBytes(_ entry: CacheEntry) -> Data? {
+    private static func archivedBytes(_ entry: CacheEntry, info: CacheInfo, store: Store) -> Data? {
         guard entry.encoding == "archive" else { return nil }
         guard info.isEncrypted else { return entry.stored }
         return try? store.kv.defaultCrypt.decrypt(entry.stored)
     }
 
-    private func row(_ entry: CacheEntry) -> GridRow {
+    private func row(_ entry: CacheEntry) -> GridRow { CacheSource.row(entry, info: info, store: store) }
+
+    /// The row of `entry` of the cache `info` describes, its value decoded (and decrypted
+    /// with the store's crypt).
+    private static func row(_ entry: CacheEntry, info: CacheInfo, store: Store) -> GridRow {
         let expires = entry.expires.map { $0.formatted(CacheSource.expiryFormat) } ?? "never"
         let value: GridCell
         do {
@@ -70,7 +115,7 @@ package final class CacheSource: GridSource, Sendable {
             if case .data(let d) = decoded { text = String(data: d, encoding: .utf8).map(ValueFormatter.cut) ?? ValueFormatter.blobPreview(d) }
             else { text = ValueFormatter.cut(KVValue.plist(decoded).displayString) }
             value = GridCell(text: text, role: role, typeName: entry.encoding, encryption: info.isEncrypted ? .decrypted : .plain,
-                             content: .propertyList(decoded), storedBytes: archivedBytes(entry))
+                             content: .propertyList(decoded), storedBytes: archivedBytes(entry, info: info, store: store))
         } catch {
             let reason = ValueFormatter.lockReason(error)
             value = GridCell(text: "[locked: \(reason)]", role: .locked, typeName: entry.encoding, encryption: .locked(reason))

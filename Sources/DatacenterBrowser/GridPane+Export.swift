@@ -9,6 +9,10 @@ extension GridPane {
             return .message("E exports tables, views and console results; \(source.title) is none of them "
                             + "(open its table under Tables, or use the console)", isError: true)
         }
+        if let table = source as? TableSource, table.sortsInMemory, let column = table.view.sort?.column {
+            return .message("\(table.table) is sorted by \(column), which is encrypted: SQLite cannot export in that order "
+                            + "(sort by another column, or press the sort key again to clear it)", isError: true)
+        }
         if !subject.encryptedColumns.isEmpty, context.catalog.keys.isEmpty {
             return .message("\(subject.table) has encrypted columns (\(subject.encryptedColumns.joined(separator: ", "))): "
                             + "pass --key to export them decrypted", isError: true)

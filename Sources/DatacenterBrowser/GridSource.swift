@@ -99,6 +99,9 @@ package protocol GridSource: AnyObject, Sendable {
     /// The same rows sorted and filtered as `view` says.
     /// - throws: `TableViewError` when this source cannot be read so.
     func viewing(_ view: TableView) throws -> GridSource
+    /// The same as `viewing(_:)`, stopped (`TableViewError`) once `cancel` is set: a sort
+    /// in memory reads every row first (`InMemoryOrder`), which Esc may cancel.
+    func viewing(_ view: TableView, cancel: CancellationFlag) throws -> GridSource
     /// How the status line names `row`: `key 42` (its paging key), or `row 7` (1-based) for
     /// rows paged by offset, whose key is an offset from 0 that means nothing to the user.
     func position(of row: GridRow) -> String
@@ -148,6 +151,9 @@ extension GridSource {
 
 extension GridSource {
     package var initialColumn: Int { 0 }
+
+    /// Sources that never read every row to open a view cannot be cancelled meanwhile.
+    package func viewing(_ view: TableView, cancel: CancellationFlag) throws -> GridSource { try viewing(view) }
 
     /// Sources other than tables are not watched for changes.
     package func dataVersion() throws -> Int64? { nil }

@@ -37,6 +37,10 @@ package final class TableSource: GridSource, Sendable {
     /// The columns that hold nothing but numbers and NULL (`numericOnlyColumns`): a search
     /// for text no number holds skips them.
     private let numericOnly: Set<String>
+    /// The rows in order, when the grid is sorted by an encrypted column: SQLite holds only
+    /// its ciphertext, so the decrypted values are sorted in memory (`InMemoryOrder`, up to
+    /// its bound) and pages are read by key in that order. Nil otherwise.
+    private let memoryOrder: InMemoryOrder?
 
     /// The names SQLite gives the rowid, in the order they are tried.
     static let rowidNames = ["_rowid_", "rowid", "oid"]
@@ -45,8 +49,9 @@ package final class TableSource: GridSource, Sendable {
     /// `encryptedColumns` are decrypted with `crypt`.
     /// - throws: `TableViewError` for a sort column the table lacks or holds encrypted, or
     ///   a filter that is not one expression SQLite accepts; `DatabaseError`.
+    /// A sort by an encrypted column stops (`InMemoryOrder.cancelled`) once `cancel` is set.
     package init(store: Store, table: String, encryptedColumns: Set<String> = [], crypt: any DataCrypt, title: String? = nil,
-                 view: TableView = TableView()) throws {
+                 view: TableView = TableView(), cancel: CancellationFlag = CancellationFlag()) throws {
         self.store = store
         self.view = view
         self.table = table
@@ -81,7 +86,16 @@ package final class TableSource: GridSource, Sendable {
         editRefusal = shape.refusal
         let sortColumn = view.sort.map { Database.quoteIdentifier($0.column) }
         selectList = ((sortColumn.map { [$0] } ?? []) + shape.keys.map(Database.quoteIdentifier) + ["*"]).joined(separator: ", ")
-        try view.check(columns: columns, encryptedColumns: encryptedColumns, relation: Database.quoteIdentifier(table), name: table, store: store)
+        // A keyed table sorts by an encrypted column in memory; rows paged by offset cannot
+        // (they have no key to read a page by), so the check refuses it for them.
+        let sortsDecrypted = view.sort.map { encryptedColumns.contains($0.column) && !shape.keys.isEmpty } ?? false
+        try view.check(columns: columns, encryptedColumns: sortsDecrypted ? encryptedColumns.subtracting([view.sort?.column ?? ""]) : encryptedColumns,
+                       relation: Database.quoteIdentifier(table), name: table, store: store)
+        memoryOrder = try view.sort.flatMap { sort in
+            guard sortsDecrypted else { return nil }
+            return try TableSource.decryptedOrder(of: table, by: sort, keyColumns: shape.keys, view: view, store: store, crypt: crypt,
+                                                 cancel: cancel)
+        }
         offsetRows = usesOffset
             ? try QuerySource(store: store, relation: Database.quoteIdentifier(table), name: table, title: self.title,
                               encryptedColumns: encryptedColumns, crypt: crypt, view: view)
@@ -109,10 +123,58 @@ package final class TableSource: GridSource, Sendable {
         return numeric
     }
 
+    /// The keys of the rows of `table` that `view`'s filter keeps, ordered by the values of
+    /// the encrypted column `sort` names, decrypted with `crypt` (`InMemoryOrder`). Read on
+    /// a reader of the store's pool, so the grid's pages are not held up meanwhile.
+    /// - throws: `TableViewError` when more rows match than `InMemoryOrder.rowBound`;
+    ///   `DatabaseError`.
+    private static func decryptedOrder(of table: String, by sort: TableView.Sort, keyColumns: [String], view: TableView,
+                                       store: Store, crypt: any DataCrypt, cancel: CancellationFlag) throws -> InMemoryOrder {
+        let quoted = Database.quoteIdentifier(table)
+        let entries: [(key: [DatabaseValue], value: SortValue)] = try store.pool.read { db in
+            let count = Int(try db.scalar("SELECT count(*) FROM \(quoted)\(view.whereClause())", cached: false)?.int64Value ?? 0)
+            try InMemoryOrder.checkBound(count: count, name: table, column: sort.column,
+                                         why: "is encrypted (SQLite holds only its ciphertext)")
+            let list = (keyColumns + [sort.column]).map(Database.quoteIdentifier).joined(separator: ", ")
+            var entries: [(key: [DatabaseValue], value: SortValue)] = []
+            entries.reserveCapacity(count)
+            // In key order, which `InMemoryOrder` keeps for ties (the table's own order: no sort).
+            let keyOrder = keyColumns.map(Database.quoteIdentifier).joined(separator: ", ")
+            do {
+                try db.withInterruptCheck({ cancel.isCancelled }) {
+                    try db.forEachRow("SELECT \(list) FROM \(quoted)\(view.whereClause()) ORDER BY \(keyOrder)") { s in
+                        let key = (0..<keyColumns.count).map { s.value(at: $0) }
+                        entries.append((key, SortValue.decrypted(s.value(at: keyColumns.count), crypt: crypt)))
+                        return true
+                    }
+                }
+            } catch let error as DatabaseError where error.isInterrupted {
+                throw InMemoryOrder.cancelled
+            }
+            guard !cancel.isCancelled else { throw InMemoryOrder.cancelled }
+            return entries
+        }
+        return InMemoryOrder(entries: entries, descending: sort.descending)
+    }
+
+    /// True when the grid is sorted in memory (by an encrypted column): no `ORDER BY`
+    /// reads the rows in its order.
+    var sortsInMemory: Bool { memoryOrder != nil }
+
+    /// The rows of `keys` that still exist, in any order.
+    private func rows(keyed keys: [[DatabaseValue]]) throws -> [GridRow] {
+        guard !keys.isEmpty else { return [] }
+        let tuple = "(" + Array(repeating: "?", count: keyColumns.count).joined(separator: ", ") + ")"
+        let values = Array(repeating: tuple, count: keys.count).joined(separator: ", ")
+        return try fetch("SELECT \(selectList) FROM \(quoted) WHERE \(keyTuple) IN (VALUES \(values))", keys.flatMap { $0 })
+    }
+
     /// A source of the same table, sorted and filtered as `view` says.
     /// - throws: what `init` throws for the view.
-    package func viewing(_ view: TableView) throws -> GridSource {
-        try TableSource(store: store, table: table, encryptedColumns: encryptedColumns, crypt: crypt, title: title, view: view)
+    package func viewing(_ view: TableView) throws -> GridSource { try viewing(view, cancel: CancellationFlag()) }
+
+    package func viewing(_ view: TableView, cancel: CancellationFlag) throws -> GridSource {
+        try TableSource(store: store, table: table, encryptedColumns: encryptedColumns, crypt: crypt, title: title, view: view, cancel: cancel)
     }
 
     private var quoted: String { Database.quoteIdentifier(table) }
@@ -129,7 +191,9 @@ package final class TableSource: GridSource, Sendable {
 
     /// The `ORDER BY` that reads the rows in the grid's order (the sort column, then the
     /// key), for an export of what the grid shows; nil for a view in its own order.
+    /// nil too for a grid sorted in memory (`sortsInMemory`), which export refuses.
     var gridOrder: String? {
+        if memoryOrder != nil { return nil }
         let order = order(forward: true)
         return order.isEmpty ? nil : order
     }
@@ -153,11 +217,13 @@ package final class TableSource: GridSource, Sendable {
     }
 
     package func firstPage(limit: Int) throws -> [GridRow] {
+        if let memoryOrder { return try memoryOrder.firstPage(limit: limit, fetch: rows(keyed:)) }
         if let offsetRows { return try offsetRows.firstPage(limit: limit) }
         return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause()) ORDER BY \(order(forward: true)) LIMIT ?", [.integer(Int64(limit))])
     }
 
     package func page(after row: GridRow, limit: Int) throws -> [GridRow] {
+        if let memoryOrder { return try memoryOrder.page(after: row, limit: limit, fetch: rows(keyed:)) }
         if let offsetRows { return try offsetRows.page(after: row, limit: limit) }
         let (condition, arguments) = keyset(from: row, forward: true)
         return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause(and: condition)) ORDER BY \(order(forward: true)) LIMIT ?",
@@ -165,6 +231,7 @@ package final class TableSource: GridSource, Sendable {
     }
 
     package func page(before row: GridRow, limit: Int) throws -> [GridRow] {
+        if let memoryOrder { return try memoryOrder.page(before: row, limit: limit, fetch: rows(keyed:)) }
         if let offsetRows { return try offsetRows.page(before: row, limit: limit) }
         let (condition, arguments) = keyset(from: row, forward: false)
         return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause(and: condition)) ORDER BY \(order(forward: false)) LIMIT ?",
@@ -172,6 +239,7 @@ package final class TableSource: GridSource, Sendable {
     }
 
     package func lastPage(limit: Int) throws -> [GridRow] {
+        if let memoryOrder { return try memoryOrder.lastPage(limit: limit, fetch: rows(keyed:)) }
         if let offsetRows { return try offsetRows.lastPage(limit: limit) }
         return try fetch("SELECT \(selectList) FROM \(quoted)\(view.whereClause()) ORDER BY \(order(forward: false)) LIMIT ?",
                          [.integer(Int64(limit))]).reversed()
@@ -196,6 +264,8 @@ package final class TableSource: GridSource, Sendable {
     package func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
                        cancel: CancellationFlag) throws -> [GridRow]? {
         if let offsetRows { return try offsetRows.match(of: needle, from: start, to: stop, backward: backward, limit: limit, cancel: cancel) }
+        // Sorted in memory, no query reads the rows in the grid's order: the browser scans.
+        if memoryOrder != nil { return nil }
         guard let predicate = SearchPredicate(needle: needle, columns: columns, encryptedColumns: encryptedColumns,
                                               numericOnly: numericOnly) else { return nil }
         // Past `start` in the search's direction, and up to `stop`, `stop` itself included.
@@ -262,8 +332,9 @@ package final class TableSource: GridSource, Sendable {
     }
 
     package func count() throws -> Int {
+        if let memoryOrder { return memoryOrder.count }
         // On its own read connection, so a slow count never holds up paging.
-        try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM \(quoted)\(view.whereClause())", cached: false)?.int64Value ?? 0) }
+        return try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM \(quoted)\(view.whereClause())", cached: false)?.int64Value ?? 0) }
     }
 
     private func fetch(_ sql: String, _ arguments: [DatabaseValue]) throws -> [GridRow] {

@@ -4,6 +4,11 @@ import DatacenterKit
 /// `WHERE` expression, both pushed into SQLite, the rows still paged by key (the sort
 /// column's value, then the row's key), so `End` and every page stay one indexed read
 /// where an index serves the sort, and one sort of the matching rows where none does.
+///
+/// SQLite cannot sort what it holds encoded or encrypted: a keyed table sorted by an
+/// encrypted column, and KV business and cache grids sorted by any column, are ordered in
+/// memory instead (`InMemoryOrder`, up to its bound); KV and cache filters are SQL over the
+/// stored columns (`StoredKeyView`).
 package struct TableView: Sendable, Equatable {
     /// A sort by one column.
     package struct Sort: Sendable, Equatable {

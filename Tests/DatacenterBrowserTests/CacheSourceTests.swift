@@ -12,7 +12,7 @@ import Testing
         let catalog = try BrowserCatalog(path: root, keys: KeyRing([DemoStore.key]))
         let store = try catalog.store(at: root + "/common.sqlite")
         let info = try CacheCatalog.cache(named: "thumbnails", in: store)
-        let source = CacheSource(store: store, info: info)
+        let source = try CacheSource(store: store, info: info)
         let last = try source.lastPage(limit: 3)
         #expect(last.map { $0.key.first?.stringValue } == ["avatar-6.png", "avatar-size", "banner.txt"])
         let before = try source.page(before: last[1], limit: 2)

@@ -8,7 +8,7 @@ import Testing
 /// when their events come.
 /// The grids `commands` ask for: each leaf and the page read of it.
 private func openings(_ commands: [BrowserCommand]) -> [(node: TreeNode, page: PageRequest)] {
-    commands.compactMap { if case let .openGrid(_, node, _, page, _) = $0 { return (node, page) } else { return nil } }
+    commands.compactMap { if case let .openGrid(_, node, _, page, _, _) = $0 { return (node, page) } else { return nil } }
 }
 
 /// Runs `commands` on this thread, handing each one's events back to `b`.
@@ -172,7 +172,7 @@ private func run(_ commands: [BrowserCommand], in b: Browser) {
         b.openTreeNode("numbers")
         b.press(.down, times: 5)
         b.reloadGrid()
-        guard case let .openGrid(id, node, _, _, _)? = b.takeCommands().first else { Issue.record("no read asked for"); return }
+        guard case let .openGrid(id, node, _, _, _, _)? = b.takeCommands().first else { Issue.record("no read asked for"); return }
         b.handle(.gridOpened(requestID: id, node: node, source: nil, rows: [], error: "disk I/O error"))
         #expect(b.message?.text == "cannot read numbers again: disk I/O error")
         #expect(cursorKey(b) == 6)
