@@ -36,7 +36,12 @@ package final class Browser {
     /// The tree of stores on the left; always there.
     var tree: TreePane
     /// The grid of the leaf opened last, if any.
-    var grid: GridPane?
+    var grid: GridPane? {
+        didSet {
+            // A grid replaced (another table, sort, reload or query) stops its source's work.
+            if let old = oldValue?.source, old !== grid?.source { old.retire() }
+        }
+    }
     /// The value shown in full over the grid, if any.
     var inspector: Inspector?
     /// The DAO methods of a table, while the panel is open.

@@ -133,6 +133,9 @@ package protocol GridSource: AnyObject, Sendable {
     /// (`PRAGMA data_version` on the connection that pages it); nil when the source does
     /// not tell, and is then not watched.
     func dataVersion() throws -> Int64?
+    /// Stops what still runs for a grid no longer shown (its row count, which for a console
+    /// query may never end); the source is not read again after.
+    func retire()
 }
 
 extension GridSource {
@@ -154,6 +157,9 @@ extension GridSource {
 
     /// Sources that never read every row to open a view cannot be cancelled meanwhile.
     package func viewing(_ view: TableView, cancel: CancellationFlag) throws -> GridSource { try viewing(view) }
+
+    /// Most sources' work ends by itself: nothing to stop.
+    package func retire() {}
 
     /// Sources other than tables are not watched for changes.
     package func dataVersion() throws -> Int64? { nil }

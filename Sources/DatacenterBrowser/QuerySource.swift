@@ -30,6 +30,8 @@ package final class QuerySource: GridSource, Sendable {
     package let view: TableView
     /// The query every read pages through: the relation, filtered and sorted.
     private let query: String
+    /// Set once the grid no longer shows these rows (`retire()`): the count stops.
+    private let retired = CancellationFlag()
 
     /// The rows of `relation` (a quoted table or view name, or a SELECT in parentheses),
     /// sorted and filtered as `view` says, titled `title`; `name` is what messages call it.
@@ -163,10 +165,22 @@ package final class QuerySource: GridSource, Sendable {
         try store.queue.read { db in try db.scalar("PRAGMA data_version", cached: false)?.int64Value }
     }
 
+    /// The rows counted on a reader of its own, so a slow count never holds up paging; a
+    /// count still running when the grid goes (`retire()`) is interrupted, as a console
+    /// query's count may run for ever (a cross join of big tables).
+    /// - throws: `DatabaseError` (`isInterrupted` once retired).
     package func count() throws -> Int {
-        // On its own read connection, so a slow count never holds up paging.
-        try store.pool.read { db in Int(try db.scalar("SELECT count(*) FROM (\(query))", cached: false)?.int64Value ?? 0) }
+        try store.pool.read { db in
+            try db.withInterruptCheck({ self.retired.isCancelled }) {
+                Int(try db.scalar("SELECT count(*) FROM (\(query))", cached: false)?.int64Value ?? 0)
+            }
+        }
     }
+
+    package func retire() { retired.cancel() }
+
+    /// True once `retire()` was called.
+    var isRetired: Bool { retired.isCancelled }
 
     /// Where `row` stands: its key, an offset from 0.
     private static func offset(of row: GridRow) -> Int64 { row.key.first?.int64Value ?? 0 }

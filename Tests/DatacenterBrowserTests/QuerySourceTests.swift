@@ -88,4 +88,32 @@ import Testing
         // The store's connection is left usable.
         #expect(try store.queue.read { db in try db.scalar("SELECT count(*) FROM m")?.int64Value } == 1)
     }
+
+    /// A count that would never end (a console query over an endless CTE) stops once the
+    /// grid lets the source go; the browser lets it go when another grid takes its place.
+    @Test func aRetiredSourceStopsCounting() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("c.db")
+        _ = try makeStore(at: path, count: 3)
+        let b = try browser(path, keys: .empty)
+        b.press(.character(":"))
+        type("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n", into: b)
+        b.handle(.key(.enter))
+        // Only the query: its count (which would run for ever) is left unrun.
+        let query = try #require(b.takeCommands().first)
+        b.handle(try #require(query.perform()))
+        let endless = try #require(b.grid?.source as? QuerySource)
+        #expect(b.takeCommands().contains { if case .countRows = $0 { return true } else { return false } })
+        b.press(.character(":"))
+        type("SELECT 1", into: b)
+        b.press(.enter)
+        #expect(b.grid?.source !== endless)
+        #expect(endless.isRetired)          // its count, were it running, is interrupted (below)
+
+        // From another thread, while it runs.
+        let source = try QuerySource(store: try Store(existingAt: path), select: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n",
+                                     crypt: KeyRing.empty)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { source.retire() }
+        #expect { try source.count() } throws: { ($0 as? DatabaseError)?.isInterrupted == true }
+    }
 }
