@@ -5,11 +5,16 @@ import Testing
 @Suite(.serialized) struct BrowseTmuxTests {
     static let demoKey = "64336d305a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
 
-    /// A tmux session running one command, killed when released.
+    /// A tmux session running one command, killed when released. The command runs with a
+    /// state folder of its own (`XDG_STATE_HOME`), so the browser's recent files and console
+    /// histories go there, never into the home folder of whoever runs the tests.
     final class Session {
         let name = "dc-test-" + UUID().uuidString.prefix(8)
+        /// The folder `XDG_STATE_HOME` names for the command.
+        let state = TemporaryFolder("tmux-state")
         init(command: String, width: Int = 120, height: Int = 40) throws {
-            let result = try Session.tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", command])
+            let isolated = "XDG_STATE_HOME=\(state.path) " + command
+            let result = try Session.tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", isolated])
             #expect(result.status == 0, "tmux failed: \(result.output)")
         }
         deinit { _ = try? Session.tmux(["kill-session", "-t", name]) }
@@ -76,6 +81,9 @@ import Testing
         let deadline = Date().addingTimeInterval(5)
         while session.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
         #expect(!session.isRunning, "the browser did not quit on q")
+        // What the browser remembers went to the session's state folder, not the home folder.
+        let recent = try String(contentsOfFile: session.state.path + "/datacenter/recent-files.json", encoding: .utf8)
+        #expect(recent.contains(root))
     }
 
     @Test func withoutTheKeyValuesShowLockedAndResizeRedraws() throws {
