@@ -203,8 +203,14 @@ private final class ConnectionHolder: @unchecked Sendable {
         let f = try QueueFixture()
         try f.cache.set(1, forKey: "a")
         try f.cache.flush()
-        try f.store.queue.write { db in try db.execute("DROP TABLE lru_queued") }
+        // The table goes in a transaction left open, which holds the commits back until all
+        // three writes are queued: they then fail as one batch, however slow the machine.
+        try f.store.queue.write { db in
+            try db.beginTransaction(.immediate)
+            try db.execute("DROP TABLE lru_queued")
+        }
         for key in ["b", "c", "d"] { try f.cache.set(2, forKey: key) }
+        try f.store.queue.write { db in try db.commit() }
         do {
             try f.cache.flush()
             Issue.record("flush did not report the failed commit")
