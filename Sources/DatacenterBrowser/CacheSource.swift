@@ -3,7 +3,7 @@ import Foundation
 
 /// The entries of one LRU disk cache, paged by key; sorted by any column and filtered by
 /// SQL over the stored columns as `StoredKeyView` says.
-package final class CacheSource: GridSource, Sendable {
+package final class CacheSource: TextKeyedSource, Sendable {
     package let title: String
     package let columns = ["KEY", "EXPIRES", "SIZE", "VALUE"]
     package var initialColumn: Int { 3 }
@@ -11,7 +11,7 @@ package final class CacheSource: GridSource, Sendable {
     let store: Store
     private let info: CacheInfo
     /// The sort and filter, and the order of a sort.
-    private let shown: StoredKeyView
+    let shown: StoredKeyView
 
     /// The cache `info` describes, read from `store` (the file that holds its table),
     /// sorted and filtered as `view` says; a sort stops once `cancel` is set.
@@ -28,50 +28,32 @@ package final class CacheSource: GridSource, Sendable {
         }
     }
 
-    package var view: TableView { shown.view }
-
     package func viewing(_ view: TableView) throws -> GridSource { try viewing(view, cancel: CancellationFlag()) }
 
     package func viewing(_ view: TableView, cancel: CancellationFlag) throws -> GridSource {
         try CacheSource(store: store, info: info, view: view, cancel: cancel)
     }
 
-    package func firstPage(limit: Int) throws -> [GridRow] {
-        if let order = shown.order { return try order.firstPage(limit: limit, fetch: rows(keyed:)) }
-        if !shown.isDefault { return try rows(keys: shown.keys(after: nil, limit: limit)) }
-        return try CacheCatalog.entries(of: info, in: store, after: nil, limit: limit).map(row)
+    func entryRows(after key: String?, limit: Int) throws -> [GridRow] {
+        try CacheCatalog.entries(of: info, in: store, after: key, limit: limit).map(row)
     }
-    package func page(after row: GridRow, limit: Int) throws -> [GridRow] {
-        if let order = shown.order { return try order.page(after: row, limit: limit, fetch: rows(keyed:)) }
-        if !shown.isDefault { return try rows(keys: shown.keys(after: row.key.first?.stringValue, limit: limit)) }
-        return try CacheCatalog.entries(of: info, in: store, after: row.key.first?.stringValue, limit: limit).map(self.row)
+
+    func entryRows(before key: String?, limit: Int) throws -> [GridRow] {
+        let clause = key == nil ? "ORDER BY key DESC LIMIT ?" : "WHERE key < ? ORDER BY key DESC LIMIT ?"
+        return try entries(clause, StatementArguments((key.map { [DatabaseValue.text($0)] } ?? []) + [.integer(Int64(limit))])).reversed().map(row)
     }
-    package func page(before row: GridRow, limit: Int) throws -> [GridRow] {
-        if let order = shown.order { return try order.page(before: row, limit: limit, fetch: rows(keyed:)) }
-        guard let key = row.key.first?.stringValue else { return [] }
-        if !shown.isDefault { return try rows(keys: shown.keys(before: key, limit: limit)) }
-        return try entries("WHERE key < ? ORDER BY key DESC LIMIT ?", [.text(key), .integer(Int64(limit))]).reversed().map(self.row)
-    }
-    package func lastPage(limit: Int) throws -> [GridRow] {
-        if let order = shown.order { return try order.lastPage(limit: limit, fetch: rows(keyed:)) }
-        if !shown.isDefault { return try rows(keys: shown.keys(before: nil, limit: limit)) }
-        return try entries("ORDER BY key DESC LIMIT ?", [.integer(Int64(limit))]).reversed().map(row)
-    }
-    package func count() throws -> Int {
-        if !shown.isDefault { return try shown.count() }
-        return try store.queue.read { db in Int(try db.scalar("SELECT count(*) FROM \(Database.quoteIdentifier(info.tableName))")?.int64Value ?? 0) }
+
+    func entryCount() throws -> Int {
+        try store.queue.read { db in Int(try db.scalar("SELECT count(*) FROM \(Database.quoteIdentifier(info.tableName))")?.int64Value ?? 0) }
     }
 
     /// The rows of `keys` that still exist, in their order, read in one read transaction
     /// (as `entries` reads a page).
-    private func rows(keys: [String]) throws -> [GridRow] {
+    func rows(keys: [String]) throws -> [GridRow] {
         try store.queue.read { db in
             try db.inTransaction(.deferred) { try keys.compactMap { try CacheCatalog.entry($0, of: info, in: store) } }
         }.map(row)
     }
-
-    /// The rows of `keys` (each one text key) that still exist.
-    private func rows(keyed keys: [[DatabaseValue]]) throws -> [GridRow] { try rows(keys: keys.compactMap { $0.first?.stringValue }) }
 
     /// The entries whose keys `clause` (after `FROM table`) selects, in its order: the keys
     /// and then each entry read in one read transaction, so every entry read is one of

@@ -3,7 +3,7 @@ import Foundation
 
 /// The entries of one KV business, paged by key; sorted by any column and filtered by SQL
 /// over the stored columns as `StoredKeyView` says.
-package final class KVBusinessSource: GridSource, Sendable {
+package final class KVBusinessSource: TextKeyedSource, Sendable {
     package let title: String
     package let columns = ["KEY", "TYPE", "FLAGS", "SIZE", "VALUE"]
     package var initialColumn: Int { 4 }
@@ -14,7 +14,7 @@ package final class KVBusinessSource: GridSource, Sendable {
     /// The business shown.
     let business: String
     /// The sort and filter, and the order of a sort.
-    private let shown: StoredKeyView
+    let shown: StoredKeyView
 
     /// The values of `business` in `store`, sorted and filtered as `view` says; a sort stops once `cancel` is set.
     /// - throws: what `StoredKeyView.init` throws for the view.
@@ -31,44 +31,25 @@ package final class KVBusinessSource: GridSource, Sendable {
         }
     }
 
-    package var view: TableView { shown.view }
-
     package func viewing(_ view: TableView) throws -> GridSource { try viewing(view, cancel: CancellationFlag()) }
 
     package func viewing(_ view: TableView, cancel: CancellationFlag) throws -> GridSource {
         try KVBusinessSource(store: file, business: business, view: view, cancel: cancel)
     }
 
-    package func firstPage(limit: Int) throws -> [GridRow] {
-        if let order = shown.order { return try order.firstPage(limit: limit, fetch: rows(keyed:)) }
-        if !shown.isDefault { return try rows(keys: shown.keys(after: nil, limit: limit)) }
-        return try store.entries(business: business, after: nil, limit: limit).map(row)
+    func entryRows(after key: String?, limit: Int) throws -> [GridRow] {
+        try store.entries(business: business, after: key, limit: limit).map(row)
     }
-    package func page(after row: GridRow, limit: Int) throws -> [GridRow] {
-        if let order = shown.order { return try order.page(after: row, limit: limit, fetch: rows(keyed:)) }
-        if !shown.isDefault { return try rows(keys: shown.keys(after: row.key.first?.stringValue, limit: limit)) }
-        return try store.entries(business: business, after: row.key.first?.stringValue, limit: limit).map(self.row)
-    }
-    package func page(before row: GridRow, limit: Int) throws -> [GridRow] {
-        if let order = shown.order { return try order.page(before: row, limit: limit, fetch: rows(keyed:)) }
-        guard let key = row.key.first?.stringValue else { return [] }
-        if !shown.isDefault { return try rows(keys: shown.keys(before: key, limit: limit)) }
-        return try store.entries(business: business, before: key, limit: limit).map(self.row)
-    }
-    package func lastPage(limit: Int) throws -> [GridRow] {
-        if let order = shown.order { return try order.lastPage(limit: limit, fetch: rows(keyed:)) }
-        if !shown.isDefault { return try rows(keys: shown.keys(before: nil, limit: limit)) }
-        return try store.entries(business: business, before: nil, limit: limit).map(row)
-    }
-    package func count() throws -> Int { shown.isDefault ? try store.count(business: business) : try shown.count() }
 
-    /// The rows of `keys` that still exist, in their order.
-    private func rows(keys: [String]) throws -> [GridRow] {
+    func entryRows(before key: String?, limit: Int) throws -> [GridRow] {
+        try store.entries(business: business, before: key, limit: limit).map(row)
+    }
+
+    func entryCount() throws -> Int { try store.count(business: business) }
+
+    func rows(keys: [String]) throws -> [GridRow] {
         try keys.compactMap { try store.entry(forKey: $0, business: business) }.map(row)
     }
-
-    /// The rows of `keys` (each one text key) that still exist.
-    private func rows(keyed keys: [[DatabaseValue]]) throws -> [GridRow] { try rows(keys: keys.compactMap { $0.first?.stringValue }) }
 
     private func row(_ entry: KVEntry) -> GridRow { KVBusinessSource.row(entry, store: store) }
 
