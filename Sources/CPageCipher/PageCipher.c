@@ -208,7 +208,9 @@ static int page_decrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
     if (!aes_cbc(ctx, 0, c->enc_key, disk + pg - rs, disk + start, pg - rs - start, out + start))
         return 0;
     if (pgno == 1) memcpy(out, "SQLite format 3", 16);
-    memcpy(out + pg - rs, disk + pg - rs, (size_t)rs);
+    /* SQLite never writes its reserve, and zeroes new pages: handing it zeros keeps what it
+     * checksums (WAL frames, journal records) equal to what it wrote. */
+    memset(out + pg - rs, 0, (size_t)rs);
     return 1;
 }
 

@@ -82,6 +82,53 @@ import Testing
         #expect(try db.scalar("PRAGMA integrity_check") == .text("ok"))
     }
 
+    /// Copies `path` and its `suffixes` files as a crash would leave them (no locks, no -shm).
+    static func crashCopy(_ path: String, suffixes: [String], into folder: TemporaryFolder) throws -> String {
+        let copy = folder.file("copy.sqlite")
+        for suffix in [""] + suffixes {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+        }
+        return copy
+    }
+
+    @Test func hotJournalIsRolledBackFromEncryptedPages() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("hot.sqlite")
+        let key = try DatabaseKey.passphrase("hot journal")
+        let db = try Database(path: path, key: key)
+        try Self.fill(db, rows: 200)
+        // A tiny cache makes the transaction write changed pages into the file before commit.
+        try db.execute("PRAGMA cache_size = 2")
+        try db.execute("BEGIN")
+        try db.execute("UPDATE t SET name = 'uncommitted', pad = randomblob(200)")
+        let journal = try Data(contentsOf: URL(fileURLWithPath: path + "-journal"))
+        #expect(journal.range(of: Data("row 1".utf8)) == nil)
+        let copy = try Self.crashCopy(path, suffixes: ["-journal"], into: folder)
+        try db.execute("ROLLBACK")
+
+        let recovered = try Database(path: copy, key: key)
+        #expect(try recovered.scalar("SELECT count(*) FROM t WHERE name = 'uncommitted'") == .integer(0))
+        #expect(try recovered.scalar("SELECT name FROM t WHERE id = 1") == .text("row 0"))
+        #expect(try recovered.scalar("PRAGMA integrity_check") == .text("ok"))
+    }
+
+    @Test func walIsRecoveredFromEncryptedFrames() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("walcrash.sqlite")
+        let key = try DatabaseKey.passphrase("wal crash", format: .sqlcipher3)
+        let db = try Database(path: path, key: key)
+        try db.enableWAL()
+        try db.execute("PRAGMA wal_autocheckpoint = 0")
+        try Self.fill(db, rows: 150)
+        try db.execute("UPDATE t SET name = 'committed' WHERE id = 3")
+        // Without the -shm, the copy's WAL index is rebuilt by reading every frame.
+        let copy = try Self.crashCopy(path, suffixes: ["-wal"], into: folder)
+        let recovered = try Database(path: copy, key: key)
+        #expect(try recovered.scalar("SELECT name FROM t WHERE id = 3") == .text("committed"))
+        #expect(try recovered.scalar("SELECT count(*) FROM t") == .integer(150))
+        #expect(try recovered.scalar("PRAGMA integrity_check") == .text("ok"))
+    }
+
     @Test func wrongKeyIsDetectedAtOpen() throws {
         let folder = TemporaryFolder()
         let path = folder.file("enc.sqlite")
@@ -224,6 +271,23 @@ struct SQLCipherInteropTests {
             query: "SELECT count(*), (SELECT name FROM t WHERE id = 9), (SELECT integrity_check FROM pragma_integrity_check) FROM t")
         #expect(read.status == 0, "\(read.output)")
         #expect(read.output == "280|updated|ok")
+    }
+
+    @Test func ourWALFileOpensInSQLCipherOnceCheckpointed() throws {
+        let (key, literal) = try Self.key(.sqlcipher4, raw: false)
+        let folder = TemporaryFolder()
+        let path = folder.file("ourwal.sqlite")
+        do {
+            let db = try Database(path: path, key: key)
+            try db.enableWAL()
+            try EncryptedDatabaseTests.fill(db, rows: 120)
+            try db.execute("DELETE FROM t WHERE id % 2 = 0")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let read = try SQLCipherReference.execute(path: path, keyLiteral: literal, compatibility: 4,
+                                                  query: "SELECT count(*) FROM t")
+        #expect(read.status == 0, "\(read.output)")
+        #expect(read.output == "60")
     }
 
     @Test func sqlcipherRefusesOurFileWithAnotherKey() throws {
