@@ -174,6 +174,50 @@ import Testing
         #expect(error?.description.contains("page \(page)") == true)
     }
 
+    /// Flips one byte at `offset` of the file.
+    static func flipByte(_ path: String, at offset: Int) throws {
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        try handle.seek(toOffset: UInt64(offset))
+        let byte = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: [byte ^ 0x80])
+        try handle.close()
+    }
+
+    /// In the ciphertext, the IV and the HMAC of a page, for both formats.
+    @Test(arguments: DatabaseCipherFormat.allCases)
+    func flippedByteAnywhereInAPageIsCaught(format: DatabaseCipherFormat) throws {
+        let pageSize = format.pageSize
+        let reserve = format == .sqlcipher4 ? 80 : 48
+        let hmacEnd = pageSize - reserve + 16 + (format == .sqlcipher4 ? 64 : 20)
+        for offsetInPage in [0, pageSize / 2, pageSize - reserve - 1, pageSize - reserve, hmacEnd - 1] {
+            let folder = TemporaryFolder()
+            let path = folder.file("enc.sqlite")
+            let key = try DatabaseKey.passphrase("tamper", format: format)
+            try Self.fill(try Database(path: path, key: key))
+            try Self.flipByte(path, at: 2 * pageSize + offsetInPage)
+            let db = try Database(path: path, key: key)
+            let error = #expect(throws: DatabaseError.self, "offset \(offsetInPage)") {
+                _ = try db.query("SELECT * FROM t")
+                _ = try db.query("PRAGMA integrity_check")
+            }
+            #expect(error?.failedPage == 3, "offset \(offsetInPage)")
+        }
+    }
+
+    @Test func flippedByteInPage1OrItsSaltFailsAtOpen() throws {
+        for offset in [3, 16, 500] {
+            let folder = TemporaryFolder()
+            let path = folder.file("enc.sqlite")
+            let key = try DatabaseKey.passphrase("page one")
+            try Self.fill(try Database(path: path, key: key), rows: 3)
+            try Self.flipByte(path, at: offset)
+            let error = #expect(throws: DatabaseError.self) { try Database(path: path, key: key) }
+            #expect(error?.failedPage == 1)
+            #expect(error?.description.contains("page 1") == true)
+        }
+    }
+
     @Test func truncatedFileIsAnError() throws {
         let folder = TemporaryFolder()
         let path = folder.file("enc.sqlite")

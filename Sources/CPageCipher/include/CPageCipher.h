@@ -41,7 +41,7 @@ int dc_cipher_open(const char *filename, sqlite3 **db, int flags,
  */
 int dc_cipher_failed_page(sqlite3 *db);
 
-/** The number of key derivations (PBKDF2 runs) done by this process; for tests. */
+/** The number of passphrase key derivations (PBKDF2 runs) done on the calling thread; for tests. */
 int dc_cipher_kdf_count(void);
 
 #ifdef __cplusplus

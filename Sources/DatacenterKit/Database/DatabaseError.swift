@@ -35,7 +35,7 @@ public struct DatabaseError: Error, Sendable, Equatable {
     static let wrongKeyMessage = "wrong key or not an encrypted database"
 
     static func wrongKeyOrNotEncrypted(path: String) -> DatabaseError {
-        DatabaseError(extendedCode: SQLITE_NOTADB, message: wrongKeyMessage, path: path, failedPage: 1)
+        DatabaseError(extendedCode: SQLITE_NOTADB, message: wrongKeyMessage + " (page 1 does not authenticate)", path: path, failedPage: 1)
     }
 
     /// The error for a page of an encrypted database that failed authentication.
