@@ -611,6 +611,11 @@ int dc_cipher_open(const char *filename, sqlite3 **db, int flags,
     pending_key = NULL;
     if (rc != SQLITE_OK) return rc;
 
+    /* A URI's own vfs= parameter would open the file without this VFS, in plaintext. */
+    sqlite3_file *main_file = NULL;
+    if (sqlite3_file_control(*db, "main", SQLITE_FCNTL_FILE_POINTER, &main_file) != SQLITE_OK ||
+        !main_file || main_file->pMethods != &cipher_methods) return SQLITE_MISUSE;
+
     /* A new file takes the format's page size and reserve; an existing one keeps its own
      * (read from its header), which must match for its pages to decrypt at all. Temporary
      * files and statement journals stay in memory: they would hold plaintext pages. */

@@ -251,6 +251,15 @@ import Testing
         #expect(throws: CryptError.self) { try DatabaseKey.raw([1, 2, 3]) }
         #expect(!String(describing: try DatabaseKey.passphrase("hunter2")).contains("hunter2"))
         #expect(throws: DatabaseError.self) { try Database(path: ":memory:", key: try .passphrase("k")) }
+        // A URI naming another VFS would bypass encryption: refused, and nothing is written.
+        let folder = TemporaryFolder()
+        let path = folder.file("uri.sqlite")
+        let error = #expect(throws: DatabaseError.self) {
+            let db = try Database(path: "file:\(path)?vfs=unix", key: try .passphrase("k"))
+            try db.execute("CREATE TABLE t(x)")
+        }
+        #expect(error?.code == SQLiteCode.misuse)
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: path)))?.isEmpty ?? true)
     }
 }
 
