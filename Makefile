@@ -2,13 +2,16 @@
 # Both install what is missing first (Debian packages; sudo when not root).
 
 SWIFT        ?= swift
-APT_PACKAGES := pkg-config libsqlite3-dev libxml2-dev libncursesw5-dev libssl-dev tmux sqlite3
+APT_PACKAGES := pkg-config libsqlite3-dev libxml2-dev libncursesw5-dev libssl-dev tmux sqlite3 python3-venv
 DEMO_ROOT    ?= $(HOME)/.local/share/datacenter/demo
 # The demo's published key (docs/CLI.md): it decrypts the demo's encrypted values.
 DEMO_KEY     := 64336d305a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a
 RELEASE_BIN  := .build/release/datacenter
+# The reference SQLCipher 4 the interoperability tests check our encrypted files against.
+SQLCIPHER_VENV := .build/sqlcipher-venv
+SQLCIPHER_PIN  := sqlcipher3-binary==0.6.0
 
-.PHONY: run test sanitize fuzz crash build deps demo bench clean
+.PHONY: run test sanitize fuzz crash build deps sqlcipher-reference demo bench clean
 
 run: build
 	@test -d "$(DEMO_ROOT)" || $(RELEASE_BIN) demo "$(DEMO_ROOT)"
@@ -20,7 +23,7 @@ run: build
 	  $(RELEASE_BIN) kv list --root "$(DEMO_ROOT)" --key $(DEMO_KEY); \
 	fi
 
-test: deps
+test: deps sqlcipher-reference
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -64,6 +67,12 @@ deps:
 	  if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+
+# SQLCipher 4 from PyPI in a virtual environment (SQLCipher 3 files through its compatibility
+# mode); the interoperability tests skip, saying so, when it is missing.
+sqlcipher-reference:
+	@$(SQLCIPHER_VENV)/bin/python -c "import sqlcipher3" 2>/dev/null || { \
+	  python3 -m venv $(SQLCIPHER_VENV) && $(SQLCIPHER_VENV)/bin/pip install -q "$(SQLCIPHER_PIN)"; }
 
 clean:
 	rm -rf .build

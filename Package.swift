@@ -27,8 +27,12 @@ let package = Package(
         // The C library's wcwidth (hidden from Swift behind _XOPEN_SOURCE); links nothing.
         .systemLibrary(name: "CWidth"),
 
+        // SQLCipher-compatible page encryption: a SQLite VFS, in C because a VFS is a table of
+        // C callbacks over per-file C state (Swift 6 would fight its globals at every turn).
+        .target(name: "CPageCipher", dependencies: ["CSQLite", "COpenSSL"]),
+
         // The engine: no curses, no argument parser.
-        .target(name: "DatacenterKit", dependencies: ["CSQLite", "COpenSSL", "CWidth"]),
+        .target(name: "DatacenterKit", dependencies: ["CSQLite", "COpenSSL", "CWidth", "CPageCipher"]),
 
         // The DAO engine: XML configs of dynamic SQL, rendered and run on DatacenterKit's stores.
         .target(name: "DatacenterDAO", dependencies: ["DatacenterKit", "CLibXML2"]),

@@ -1,3 +1,4 @@
+import CPageCipher
 import CSQLite
 import Foundation
 
@@ -46,7 +47,23 @@ public final class Database {
     /// `DatabaseError` whose `isNotADatabase` is true, rather than on first use.
     /// - parameter busyTimeout: how long a statement waits for another connection's lock
     ///   before failing with `SQLITE_BUSY` (DBConnect's `busyRetryCount`).
-    public init(path: String, mode: OpenMode = .readWrite, busyTimeout: TimeInterval = 5) throws {
+    public convenience init(path: String, mode: OpenMode = .readWrite, busyTimeout: TimeInterval = 5) throws {
+        try self.init(path: path, key: nil, mode: mode, busyTimeout: busyTimeout)
+    }
+
+    /// Opens the database at `path`, encrypted page by page in SQLCipher's format with `key`
+    /// (plaintext when `key` is nil). A new file is created encrypted.
+    ///
+    /// The key is checked on open: a wrong key, the wrong format, or a file that is not
+    /// encrypted fails here with a `DatabaseError` whose `isWrongKeyOrNotEncrypted` is true.
+    /// Later, a page that does not authenticate fails the statement that read it with an
+    /// error naming the page (`failedPage`), never with altered data.
+    /// Encryption needs a file: an in-memory or temporary database with a key is refused.
+    public init(path: String, key: DatabaseKey?, mode: OpenMode = .readWrite, busyTimeout: TimeInterval = 5) throws {
+        if key != nil, path.isEmpty || path == ":memory:" {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "an encrypted database needs a file",
+                                path: Database.displayPath(path))
+        }
         // A FIFO or a device would make SQLite wait for ever on its first read.
         if !path.isEmpty, path != ":memory:" {
             do { try RegularFile.refuseIfNotRegular(path) } catch let error as FileAccessError {
@@ -68,9 +85,16 @@ public final class Database {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc: Int32
+        if let key {
+            let (secret, isRaw) = key.material
+            rc = dc_cipher_open(path, &db, flags, secret, Int32(secret.count), isRaw ? 1 : 0, key.format.rawValue)
+        } else {
+            rc = sqlite3_open_v2(path, &db, flags, nil)
+        }
         guard rc == SQLITE_OK, let db else {
-            let error = DatabaseError.from(db, code: rc, path: Database.displayPath(path))
+            var error = DatabaseError.from(db, code: rc, path: Database.displayPath(path))
+            if key != nil, error.code == SQLITE_NOTADB { error = .wrongKeyOrNotEncrypted(path: path) }
             sqlite3_close_v2(db)
             throw error
         }
@@ -104,8 +128,9 @@ public final class Database {
         do {
             _ = try scalar("SELECT count(*) FROM sqlite_master", cached: false)
         } catch let error as DatabaseError {
+            if error.failedPage == 1 && error.code == SQLITE_NOTADB { throw DatabaseError.wrongKeyOrNotEncrypted(path: path) }
             throw DatabaseError(extendedCode: error.extendedCode, message: error.message, sql: nil,
-                                path: Database.displayPath(path))
+                                path: Database.displayPath(path), failedPage: error.failedPage)
         }
     }
 

@@ -1,3 +1,4 @@
+import CPageCipher
 import CSQLite
 
 /// An error reported by SQLite, with the statement that caused it.
@@ -14,13 +15,38 @@ public struct DatabaseError: Error, Sendable, Equatable {
     public let sql: String?
     /// The database file, when known.
     public let path: String?
+    /// In an encrypted database, the page that failed authentication (its HMAC did not
+    /// verify): 1 at open means a wrong key or a file that is not encrypted.
+    public let failedPage: Int?
 
     /// An error with SQLite's extended result code and message, and the SQL and file it concerns.
-    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
+    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil, failedPage: Int? = nil) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
         self.path = path
+        self.failedPage = failedPage
+    }
+
+    /// True when an encrypted database could not be opened with the key given: the key or
+    /// its format is wrong, or the file is not encrypted.
+    public var isWrongKeyOrNotEncrypted: Bool { code == SQLITE_NOTADB && failedPage == 1 }
+
+    static let wrongKeyMessage = "wrong key or not an encrypted database"
+
+    static func wrongKeyOrNotEncrypted(path: String) -> DatabaseError {
+        DatabaseError(extendedCode: SQLITE_NOTADB, message: wrongKeyMessage + " (page 1 does not authenticate)", path: path, failedPage: 1)
+    }
+
+    /// The error for a page of an encrypted database that failed authentication.
+    static func failedAuthentication(page: Int, extendedCode: Int32, sql: String?, path: String?) -> DatabaseError {
+        if page == 1 && (extendedCode & 0xFF) == SQLITE_NOTADB {
+            return DatabaseError(extendedCode: extendedCode, message: wrongKeyMessage + " (page 1 does not authenticate)",
+                                 sql: sql, path: path, failedPage: 1)
+        }
+        return DatabaseError(extendedCode: extendedCode,
+                             message: "page \(page) of the encrypted database does not authenticate: the file is damaged or was altered",
+                             sql: sql, path: path, failedPage: page)
     }
 
     /// True when the file is not a database or is damaged (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
@@ -43,6 +69,11 @@ public struct DatabaseError: Error, Sendable, Equatable {
 
     static func from(_ handle: OpaquePointer?, code: Int32, sql: String? = nil, path: String? = nil) -> DatabaseError {
         let ext = handle.map { sqlite3_extended_errcode($0) } ?? code
+        // An encrypted database's VFS remembers the page that failed authentication.
+        if let handle, [SQLITE_NOTADB, SQLITE_IOERR, SQLITE_CORRUPT].contains(code & 0xFF) {
+            let page = Int(dc_cipher_failed_page(handle))
+            if page > 0 { return failedAuthentication(page: page, extendedCode: code, sql: sql, path: path) }
+        }
         // A handle's last error may be stale when the code came from elsewhere (or the
         // connection is closing and answers every question with "misuse"): then the code
         // speaks for itself.

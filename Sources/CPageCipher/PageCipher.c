@@ -1,0 +1,639 @@
+/*
+ * The cipher VFS: a shim over SQLite's default VFS that keeps SQLite's view of each page
+ * (plaintext, with the format's reserved bytes) apart from the file's (SQLCipher's layout).
+ *
+ * Page layout on disk (P = page size, R = reserve, H = HMAC length):
+ *   [0, 16)        page 1 only: the salt the keys were derived with
+ *   [s, P-R)       AES-256-CBC ciphertext of the same bytes of the plaintext page
+ *                  (s = 16 on page 1, 0 elsewhere; no padding, the span is whole blocks)
+ *   [P-R, P-R+16)  the IV, fresh from the CSPRNG on every write
+ *   [P-R+16, +H)   HMAC(hmac key, ciphertext || IV || page number as 4 little-endian bytes)
+ *   the rest       random filler up to the reserve
+ * Keys: the AES key is PBKDF2(passphrase, salt, iterations) or the raw key; the HMAC key is
+ * PBKDF2(AES key, salt XOR 0x3a, 2 iterations), both with the format's digest.
+ */
+#include "CPageCipher.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DC_VFS_NAME "datacenter-cipher"
+#define DC_SALT_LEN 16
+#define DC_KEY_LEN 32
+#define DC_IV_LEN 16
+#define DC_MAX_HMAC 64
+#define DC_WAL_HEADER 32
+#define DC_WAL_FRAME_HEADER 24
+#define DC_KEY_CACHE_SIZE 32
+
+/* ---- Formats ---------------------------------------------------------------------- */
+
+typedef struct Format {
+    int page_size, reserve, hmac_len, kdf_iter;
+    const EVP_MD *(*digest)(void);
+} Format;
+
+static int format_for(int format, Format *out) {
+    switch (format) {
+    case DC_CIPHER_FORMAT_SQLCIPHER4:
+        *out = (Format){4096, 80, 64, 256000, EVP_sha512};
+        return 1;
+    case DC_CIPHER_FORMAT_SQLCIPHER3:
+        /* IV + HMAC-SHA1 (36 bytes) rounded up to the AES block. */
+        *out = (Format){1024, 48, 20, 64000, EVP_sha1};
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* ---- Keys: one codec per open main database, shared with its journal and WAL ------ */
+
+typedef struct Codec {
+    int format;
+    Format f;
+    unsigned char *secret;
+    int secret_len;
+    int is_raw;
+    unsigned char salt[DC_SALT_LEN];
+    int keys_ready;      /* enc_key and hmac_key hold keys for salt */
+    int salt_from_file;  /* the salt was read from the file, not made up for a new one */
+    unsigned char enc_key[DC_KEY_LEN];
+    unsigned char hmac_key[DC_KEY_LEN];
+    int failed_page;     /* last page that failed authentication, 0 when none */
+} Codec;
+
+/* The derived-key cache: entries are named by a SHA-256 of everything the KDF reads. */
+typedef struct CacheEntry {
+    int used;
+    unsigned char id[32];
+    unsigned char enc_key[DC_KEY_LEN];
+    unsigned char hmac_key[DC_KEY_LEN];
+} CacheEntry;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static CacheEntry cache[DC_KEY_CACHE_SIZE];
+static int cache_next;
+static _Thread_local int kdf_count; /* per thread, so tests running in parallel do not mix */
+
+static int cache_id(const Codec *c, unsigned char id[32]) {
+    unsigned char head[3] = {(unsigned char)c->format, (unsigned char)c->is_raw, 0};
+    unsigned int len = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx) return 0;
+    int ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)
+        && EVP_DigestUpdate(ctx, head, sizeof head)
+        && EVP_DigestUpdate(ctx, c->salt, DC_SALT_LEN)
+        && EVP_DigestUpdate(ctx, c->secret, (size_t)c->secret_len)
+        && EVP_DigestFinal_ex(ctx, id, &len);
+    EVP_MD_CTX_free(ctx);
+    return ok && len == 32;
+}
+
+/* Derives (or finds) the keys for the codec's salt. Returns 1 on success. */
+static int codec_derive(Codec *c) {
+    unsigned char id[32];
+    if (!cache_id(c, id)) return 0;
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < DC_KEY_CACHE_SIZE; i++) {
+        if (cache[i].used && CRYPTO_memcmp(cache[i].id, id, 32) == 0) {
+            memcpy(c->enc_key, cache[i].enc_key, DC_KEY_LEN);
+            memcpy(c->hmac_key, cache[i].hmac_key, DC_KEY_LEN);
+            pthread_mutex_unlock(&cache_lock);
+            c->keys_ready = 1;
+            return 1;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+
+    const EVP_MD *md = c->f.digest();
+    if (c->is_raw) {
+        memcpy(c->enc_key, c->secret, DC_KEY_LEN);
+    } else {
+        if (!PKCS5_PBKDF2_HMAC((const char *)c->secret, c->secret_len, c->salt, DC_SALT_LEN,
+                               c->f.kdf_iter, md, DC_KEY_LEN, c->enc_key)) return 0;
+        kdf_count++;
+    }
+    unsigned char hmac_salt[DC_SALT_LEN];
+    for (int i = 0; i < DC_SALT_LEN; i++) hmac_salt[i] = c->salt[i] ^ 0x3a;
+    if (!PKCS5_PBKDF2_HMAC((const char *)c->enc_key, DC_KEY_LEN, hmac_salt, DC_SALT_LEN, 2, md,
+                           DC_KEY_LEN, c->hmac_key)) return 0;
+
+    pthread_mutex_lock(&cache_lock);
+    CacheEntry *e = &cache[cache_next];
+    cache_next = (cache_next + 1) % DC_KEY_CACHE_SIZE;
+    e->used = 1;
+    memcpy(e->id, id, 32);
+    memcpy(e->enc_key, c->enc_key, DC_KEY_LEN);
+    memcpy(e->hmac_key, c->hmac_key, DC_KEY_LEN);
+    pthread_mutex_unlock(&cache_lock);
+    c->keys_ready = 1;
+    return 1;
+}
+
+/* Makes sure the codec has keys: for a file without a salt yet, a new random one. */
+static int codec_ready_for_write(Codec *c) {
+    if (c->keys_ready) return 1;
+    if (RAND_bytes(c->salt, DC_SALT_LEN) != 1) return 0;
+    return codec_derive(c);
+}
+
+/* Adopts the salt found at the start of page 1, when the codec had none from the file. */
+static int codec_adopt_salt(Codec *c, const unsigned char *salt) {
+    if (c->keys_ready && (c->salt_from_file || memcmp(c->salt, salt, DC_SALT_LEN) == 0)) return 1;
+    memcpy(c->salt, salt, DC_SALT_LEN);
+    c->salt_from_file = 1;
+    c->keys_ready = 0;
+    return codec_derive(c);
+}
+
+static void codec_free(Codec *c) {
+    if (!c) return;
+    if (c->secret) {
+        OPENSSL_cleanse(c->secret, (size_t)c->secret_len);
+        free(c->secret);
+    }
+    OPENSSL_cleanse(c, sizeof *c);
+    free(c);
+}
+
+/* ---- Page transforms --------------------------------------------------------------- */
+
+static int page_hmac(const Codec *c, unsigned char *page, unsigned int pgno, int start,
+                     unsigned char *out) {
+    /* HMAC over ciphertext || IV || pgno: the pgno is put just after the IV (in the HMAC's
+     * own slot of this scratch copy) so the input is one contiguous span. */
+    int pg = c->f.page_size, rs = c->f.reserve;
+    unsigned char *tail = page + pg - rs + DC_IV_LEN;
+    tail[0] = (unsigned char)pgno;
+    tail[1] = (unsigned char)(pgno >> 8);
+    tail[2] = (unsigned char)(pgno >> 16);
+    tail[3] = (unsigned char)(pgno >> 24);
+    unsigned int len = 0;
+    size_t n = (size_t)(pg - rs - start + DC_IV_LEN + 4);
+    if (!HMAC(c->f.digest(), c->hmac_key, DC_KEY_LEN, page + start, n, out, &len)) return 0;
+    return (int)len == c->f.hmac_len;
+}
+
+static int aes_cbc(EVP_CIPHER_CTX *ctx, int encrypt, const unsigned char *key,
+                   const unsigned char *iv, const unsigned char *in, int len, unsigned char *out) {
+    int n1 = 0, n2 = 0;
+    if (!EVP_CipherInit_ex(ctx, EVP_aes_256_cbc(), NULL, key, iv, encrypt)) return 0;
+    EVP_CIPHER_CTX_set_padding(ctx, 0);
+    if (!EVP_CipherUpdate(ctx, out, &n1, in, len)) return 0;
+    if (!EVP_CipherFinal_ex(ctx, out + n1, &n2)) return 0;
+    return n1 + n2 == len;
+}
+
+/* Verifies and decrypts one file page (`disk`, modified as scratch) into `out`.
+ * Returns 1 when the page is authentic. */
+static int page_decrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
+                        unsigned char *disk, unsigned char *out) {
+    int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? DC_SALT_LEN : 0;
+    if (pgno == 1 && !codec_adopt_salt(c, disk)) return 0;
+    if (!c->keys_ready) return 0;
+    unsigned char stored[DC_MAX_HMAC], computed[DC_MAX_HMAC];
+    unsigned char *mac = disk + pg - rs + DC_IV_LEN;
+    memcpy(stored, mac, (size_t)c->f.hmac_len);
+    int ok = page_hmac(c, disk, pgno, start, computed)
+        && CRYPTO_memcmp(stored, computed, (size_t)c->f.hmac_len) == 0;
+    memcpy(mac, stored, (size_t)c->f.hmac_len);
+    if (!ok) return 0;
+    if (!aes_cbc(ctx, 0, c->enc_key, disk + pg - rs, disk + start, pg - rs - start, out + start))
+        return 0;
+    if (pgno == 1) memcpy(out, "SQLite format 3", 16);
+    /* SQLite never writes its reserve, and zeroes new pages: handing it zeros keeps what it
+     * checksums (WAL frames, journal records) equal to what it wrote. */
+    memset(out + pg - rs, 0, (size_t)rs);
+    return 1;
+}
+
+/* Encrypts SQLite's page `in` into the file page `out`. Returns 1 on success. */
+static int page_encrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
+                        const unsigned char *in, unsigned char *out) {
+    int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? DC_SALT_LEN : 0;
+    if (pgno == 1) {
+        /* SQLite must lay pages out with this format's size and at least its reserve, or
+         * the IV and HMAC would overwrite its data. (A larger reserve is fine, and occurs:
+         * SQLCipher 4 in SQLCipher 3 compatibility keeps the 80 bytes it set at creation.) */
+        int size = (in[16] << 8) | in[17];
+        if (size == 1) size = 65536;
+        if (size != pg || in[20] < rs) return 0;
+    }
+    if (!codec_ready_for_write(c)) return 0;
+    if (pgno == 1) memcpy(out, c->salt, DC_SALT_LEN);
+    unsigned char *iv = out + pg - rs;
+    if (RAND_bytes(iv, rs) != 1) return 0; /* the IV, and filler for the rest */
+    if (!aes_cbc(ctx, 1, c->enc_key, iv, in + start, pg - rs - start, out + start)) return 0;
+    unsigned char mac[DC_MAX_HMAC];
+    unsigned char filler[4];
+    memcpy(filler, iv + DC_IV_LEN, 4);
+    if (!page_hmac(c, out, pgno, start, mac)) return 0;
+    memcpy(iv + DC_IV_LEN, filler, 4);
+    memcpy(iv + DC_IV_LEN, mac, (size_t)c->f.hmac_len);
+    return 1;
+}
+
+/* ---- The VFS ----------------------------------------------------------------------- */
+
+enum { KIND_PLAIN, KIND_MAIN, KIND_JOURNAL, KIND_WAL };
+
+typedef struct CipherFile {
+    sqlite3_file base;
+    sqlite3_file *real;
+    int kind;
+    Codec *codec;          /* owned by the main file; borrowed by its journal and WAL */
+    EVP_CIPHER_CTX *ctx;
+    unsigned char *disk;   /* one page as stored */
+    unsigned char *plain;  /* one page as SQLite sees it */
+    sqlite3_int64 last_pgno_offset; /* journal/WAL: where the last page number was seen */
+    unsigned int last_pgno;
+    int page_size;         /* of the scratch buffers */
+} CipherFile;
+
+#define DC_FILE_SIZE ((sizeof(CipherFile) + 15) & ~(size_t)15)
+
+typedef struct PendingKey {
+    int format;
+    const void *secret;
+    int secret_len;
+    int is_raw;
+} PendingKey;
+
+static _Thread_local const PendingKey *pending_key;
+static sqlite3_vfs *root_vfs;
+static sqlite3_vfs cipher_vfs;
+static const sqlite3_io_methods cipher_methods;
+
+static unsigned int be32(const unsigned char *p) {
+    return ((unsigned int)p[0] << 24) | ((unsigned int)p[1] << 16) | ((unsigned int)p[2] << 8) | p[3];
+}
+
+static int fail_page(CipherFile *f, unsigned int pgno) {
+    f->codec->failed_page = (int)pgno;
+    if (f->kind == KIND_MAIN && pgno == 1) return SQLITE_NOTADB;
+    return SQLITE_IOERR_DATA;
+}
+
+/* Reads one whole page of the main file into f->plain. Returns SQLITE_OK, SQLITE_IOERR_SHORT_READ
+ * (past the end: f->plain zeroed) or an error. */
+static int main_read_page(CipherFile *f, unsigned int pgno) {
+    int pg = f->codec->f.page_size;
+    sqlite3_int64 off = (sqlite3_int64)(pgno - 1) * pg;
+    int rc = f->real->pMethods->xRead(f->real, f->disk, pg, off);
+    if (rc == SQLITE_IOERR_SHORT_READ) {
+        sqlite3_int64 size = 0;
+        int src = f->real->pMethods->xFileSize(f->real, &size);
+        if (src != SQLITE_OK) return src;
+        if (size <= off) {
+            memset(f->plain, 0, (size_t)pg);
+            return SQLITE_IOERR_SHORT_READ;
+        }
+        return fail_page(f, pgno); /* a page cut short: the file was truncated */
+    }
+    if (rc != SQLITE_OK) return rc;
+    if (!page_decrypt(f->codec, f->ctx, pgno, f->disk, f->plain)) return fail_page(f, pgno);
+    return SQLITE_OK;
+}
+
+static int main_read(CipherFile *f, unsigned char *buf, int amt, sqlite3_int64 off) {
+    int pg = f->codec->f.page_size, short_read = 0;
+    sqlite3_int64 end = off + amt;
+    for (sqlite3_int64 pos = off; pos < end;) {
+        unsigned int pgno = (unsigned int)(pos / pg) + 1;
+        sqlite3_int64 page_start = (sqlite3_int64)(pgno - 1) * pg;
+        int rc = main_read_page(f, pgno);
+        if (rc == SQLITE_IOERR_SHORT_READ) short_read = 1;
+        else if (rc != SQLITE_OK) return rc;
+        sqlite3_int64 chunk_end = page_start + pg < end ? page_start + pg : end;
+        memcpy(buf + (pos - off), f->plain + (pos - page_start), (size_t)(chunk_end - pos));
+        pos = chunk_end;
+    }
+    return short_read ? SQLITE_IOERR_SHORT_READ : SQLITE_OK;
+}
+
+static int main_write(CipherFile *f, const unsigned char *buf, int amt, sqlite3_int64 off) {
+    int pg = f->codec->f.page_size;
+    if (off % pg != 0 || amt % pg != 0) return SQLITE_IOERR_WRITE;
+    for (int done = 0; done < amt; done += pg) {
+        unsigned int pgno = (unsigned int)((off + done) / pg) + 1;
+        if (!page_encrypt(f->codec, f->ctx, pgno, buf + done, f->disk)) return SQLITE_IOERR_WRITE;
+        int rc = f->real->pMethods->xWrite(f->real, f->disk, pg, off + done);
+        if (rc != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
+/* A page image in the rollback journal is written and read right after its page number. */
+static int journal_read(CipherFile *f, unsigned char *buf, int amt, sqlite3_int64 off) {
+    int pg = f->codec->f.page_size;
+    if (amt == pg && off == f->last_pgno_offset + 4 && f->last_pgno > 0) {
+        int rc = f->real->pMethods->xRead(f->real, f->disk, pg, off);
+        if (rc != SQLITE_OK) return rc;
+        if (!page_decrypt(f->codec, f->ctx, f->last_pgno, f->disk, buf)) return fail_page(f, f->last_pgno);
+        return SQLITE_OK;
+    }
+    int rc = f->real->pMethods->xRead(f->real, buf, amt, off);
+    if (rc == SQLITE_OK && amt == 4) {
+        f->last_pgno = be32(buf);
+        f->last_pgno_offset = off;
+    }
+    return rc;
+}
+
+static int journal_write(CipherFile *f, const unsigned char *buf, int amt, sqlite3_int64 off) {
+    int pg = f->codec->f.page_size;
+    if (amt == pg && off == f->last_pgno_offset + 4 && f->last_pgno > 0) {
+        if (!page_encrypt(f->codec, f->ctx, f->last_pgno, buf, f->disk)) return SQLITE_IOERR_WRITE;
+        return f->real->pMethods->xWrite(f->real, f->disk, pg, off);
+    }
+    if (amt == 4) {
+        f->last_pgno = be32(buf);
+        f->last_pgno_offset = off;
+    }
+    return f->real->pMethods->xWrite(f->real, buf, amt, off);
+}
+
+/* WAL frames: a 24-byte header (page number first) and the page, after a 32-byte header. */
+static int wal_frame_part(CipherFile *f, sqlite3_int64 off) {
+    sqlite3_int64 frame = f->codec->f.page_size + DC_WAL_FRAME_HEADER;
+    if (off < DC_WAL_HEADER) return -1;
+    return (int)((off - DC_WAL_HEADER) % frame);
+}
+
+static int wal_read(CipherFile *f, unsigned char *buf, int amt, sqlite3_int64 off) {
+    int pg = f->codec->f.page_size;
+    int part = wal_frame_part(f, off);
+    if (amt == pg && part == DC_WAL_FRAME_HEADER) {
+        unsigned char head[4];
+        int rc = f->real->pMethods->xRead(f->real, head, 4, off - DC_WAL_FRAME_HEADER);
+        if (rc != SQLITE_OK) return rc;
+        rc = f->real->pMethods->xRead(f->real, f->disk, pg, off);
+        if (rc != SQLITE_OK) return rc;
+        unsigned int pgno = be32(head);
+        if (pgno == 0 || !page_decrypt(f->codec, f->ctx, pgno, f->disk, buf)) return fail_page(f, pgno);
+        return SQLITE_OK;
+    }
+    if (amt == pg + DC_WAL_FRAME_HEADER && part == 0) {
+        /* Recovery reads whole frames, valid or not, and keeps those whose checksums hold:
+         * a frame that does not authenticate is handed over zeroed, so its checksum fails
+         * and the log ends there. */
+        int rc = f->real->pMethods->xRead(f->real, buf, amt, off);
+        if (rc != SQLITE_OK) return rc;
+        unsigned int pgno = be32(buf);
+        memcpy(f->disk, buf + DC_WAL_FRAME_HEADER, (size_t)pg);
+        if (pgno == 0 || !page_decrypt(f->codec, f->ctx, pgno, f->disk, buf + DC_WAL_FRAME_HEADER))
+            memset(buf + DC_WAL_FRAME_HEADER, 0, (size_t)pg);
+        return SQLITE_OK;
+    }
+    return f->real->pMethods->xRead(f->real, buf, amt, off);
+}
+
+static int wal_write(CipherFile *f, const unsigned char *buf, int amt, sqlite3_int64 off) {
+    int pg = f->codec->f.page_size;
+    int part = wal_frame_part(f, off);
+    if (amt == DC_WAL_FRAME_HEADER && part == 0) {
+        f->last_pgno = be32(buf);
+        f->last_pgno_offset = off;
+        return f->real->pMethods->xWrite(f->real, buf, amt, off);
+    }
+    if (amt == pg && part == DC_WAL_FRAME_HEADER) {
+        unsigned int pgno = f->last_pgno;
+        if (f->last_pgno_offset != off - DC_WAL_FRAME_HEADER) {
+            unsigned char head[4];
+            int rc = f->real->pMethods->xRead(f->real, head, 4, off - DC_WAL_FRAME_HEADER);
+            if (rc != SQLITE_OK) return rc;
+            pgno = be32(head);
+        }
+        if (pgno == 0 || !page_encrypt(f->codec, f->ctx, pgno, buf, f->disk)) return SQLITE_IOERR_WRITE;
+        return f->real->pMethods->xWrite(f->real, f->disk, pg, off);
+    }
+    if (amt == pg + DC_WAL_FRAME_HEADER && part == 0) {
+        return SQLITE_IOERR_WRITE; /* SQLite writes header and page apart; never seen */
+    }
+    return f->real->pMethods->xWrite(f->real, buf, amt, off);
+}
+
+static int c_close(sqlite3_file *file) {
+    CipherFile *f = (CipherFile *)file;
+    int rc = f->real->pMethods ? f->real->pMethods->xClose(f->real) : SQLITE_OK;
+    if (f->kind == KIND_MAIN) codec_free(f->codec);
+    f->codec = NULL;
+    if (f->ctx) EVP_CIPHER_CTX_free(f->ctx);
+    if (f->disk) OPENSSL_cleanse(f->disk, (size_t)f->page_size);
+    if (f->plain) OPENSSL_cleanse(f->plain, (size_t)f->page_size);
+    free(f->disk);
+    free(f->plain);
+    f->ctx = NULL;
+    f->disk = f->plain = NULL;
+    return rc;
+}
+
+static int c_read(sqlite3_file *file, void *buf, int amt, sqlite3_int64 off) {
+    CipherFile *f = (CipherFile *)file;
+    switch (f->kind) {
+    case KIND_MAIN: return main_read(f, buf, amt, off);
+    case KIND_JOURNAL: return journal_read(f, buf, amt, off);
+    case KIND_WAL: return wal_read(f, buf, amt, off);
+    default: return f->real->pMethods->xRead(f->real, buf, amt, off);
+    }
+}
+
+static int c_write(sqlite3_file *file, const void *buf, int amt, sqlite3_int64 off) {
+    CipherFile *f = (CipherFile *)file;
+    switch (f->kind) {
+    case KIND_MAIN: return main_write(f, buf, amt, off);
+    case KIND_JOURNAL: return journal_write(f, buf, amt, off);
+    case KIND_WAL: return wal_write(f, buf, amt, off);
+    default: return f->real->pMethods->xWrite(f->real, buf, amt, off);
+    }
+}
+
+#define REAL(file) (((CipherFile *)(file))->real)
+
+static int c_truncate(sqlite3_file *file, sqlite3_int64 size) { return REAL(file)->pMethods->xTruncate(REAL(file), size); }
+static int c_sync(sqlite3_file *file, int flags) { return REAL(file)->pMethods->xSync(REAL(file), flags); }
+static int c_file_size(sqlite3_file *file, sqlite3_int64 *size) { return REAL(file)->pMethods->xFileSize(REAL(file), size); }
+static int c_lock(sqlite3_file *file, int lock) { return REAL(file)->pMethods->xLock(REAL(file), lock); }
+static int c_unlock(sqlite3_file *file, int lock) { return REAL(file)->pMethods->xUnlock(REAL(file), lock); }
+static int c_check_reserved(sqlite3_file *file, int *out) { return REAL(file)->pMethods->xCheckReservedLock(REAL(file), out); }
+static int c_sector_size(sqlite3_file *file) { return REAL(file)->pMethods->xSectorSize(REAL(file)); }
+
+static int c_file_control(sqlite3_file *file, int op, void *arg) {
+    CipherFile *f = (CipherFile *)file;
+    if (op == DC_CIPHER_FCNTL_FAILED_PAGE) {
+        if (!f->codec) return SQLITE_NOTFOUND;
+        *(int *)arg = f->codec->failed_page;
+        f->codec->failed_page = 0;
+        return SQLITE_OK;
+    }
+    if (op == SQLITE_FCNTL_MMAP_SIZE) {
+        /* Pages must pass through xRead to be decrypted: no memory mapping. */
+        if (arg) *(sqlite3_int64 *)arg = 0;
+        return SQLITE_OK;
+    }
+    return f->real->pMethods->xFileControl(f->real, op, arg);
+}
+
+static int c_device_characteristics(sqlite3_file *file) {
+    int caps = REAL(file)->pMethods->xDeviceCharacteristics(REAL(file));
+    /* Whole-page ciphertext: no sub-page atomicity promises. */
+    return caps & ~(SQLITE_IOCAP_BATCH_ATOMIC | SQLITE_IOCAP_ATOMIC512 | SQLITE_IOCAP_ATOMIC1K |
+                    SQLITE_IOCAP_ATOMIC2K | SQLITE_IOCAP_ATOMIC4K | SQLITE_IOCAP_ATOMIC8K |
+                    SQLITE_IOCAP_ATOMIC16K | SQLITE_IOCAP_ATOMIC32K | SQLITE_IOCAP_ATOMIC64K |
+                    SQLITE_IOCAP_ATOMIC);
+}
+
+static int c_shm_map(sqlite3_file *file, int region, int size, int extend, void volatile **pp) {
+    return REAL(file)->pMethods->xShmMap(REAL(file), region, size, extend, pp);
+}
+static int c_shm_lock(sqlite3_file *file, int offset, int n, int flags) {
+    return REAL(file)->pMethods->xShmLock(REAL(file), offset, n, flags);
+}
+static void c_shm_barrier(sqlite3_file *file) { REAL(file)->pMethods->xShmBarrier(REAL(file)); }
+static int c_shm_unmap(sqlite3_file *file, int del) { return REAL(file)->pMethods->xShmUnmap(REAL(file), del); }
+
+/* Version 2: shared memory for WAL, but no xFetch, so SQLite never maps ciphertext. */
+static const sqlite3_io_methods cipher_methods = {
+    2, c_close, c_read, c_write, c_truncate, c_sync, c_file_size, c_lock, c_unlock,
+    c_check_reserved, c_file_control, c_sector_size, c_device_characteristics,
+    c_shm_map, c_shm_lock, c_shm_barrier, c_shm_unmap, NULL, NULL,
+};
+
+static int c_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, int flags, int *out_flags) {
+    (void)vfs;
+    CipherFile *f = (CipherFile *)file;
+    memset(f, 0, sizeof *f);
+    f->real = (sqlite3_file *)((unsigned char *)file + DC_FILE_SIZE);
+    Codec *codec = NULL;
+    int kind = KIND_PLAIN;
+
+    if (flags & SQLITE_OPEN_MAIN_DB) {
+        const PendingKey *key = pending_key;
+        if (!key) return SQLITE_CANTOPEN; /* opened by name without a key: refuse */
+        codec = calloc(1, sizeof *codec);
+        if (!codec) return SQLITE_NOMEM;
+        codec->format = key->format;
+        format_for(key->format, &codec->f);
+        codec->is_raw = key->is_raw;
+        codec->secret_len = key->secret_len;
+        codec->secret = malloc((size_t)key->secret_len);
+        if (!codec->secret) { free(codec); return SQLITE_NOMEM; }
+        memcpy(codec->secret, key->secret, (size_t)key->secret_len);
+        kind = KIND_MAIN;
+    } else if (flags & (SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL)) {
+        sqlite3_file *main_file = sqlite3_database_file_object(name);
+        if (!main_file || main_file->pMethods != &cipher_methods) return SQLITE_CANTOPEN;
+        codec = ((CipherFile *)main_file)->codec;
+        kind = (flags & SQLITE_OPEN_WAL) ? KIND_WAL : KIND_JOURNAL;
+    }
+
+    int rc = root_vfs->xOpen(root_vfs, name, f->real, flags, out_flags);
+    if (rc != SQLITE_OK) {
+        if (kind == KIND_MAIN) codec_free(codec);
+        return rc;
+    }
+    f->kind = kind;
+    f->codec = codec;
+    f->last_pgno_offset = -8;
+    f->base.pMethods = &cipher_methods;
+    if (kind == KIND_PLAIN) return SQLITE_OK;
+
+    f->page_size = codec->f.page_size;
+    f->ctx = EVP_CIPHER_CTX_new();
+    f->disk = malloc((size_t)f->page_size);
+    f->plain = malloc((size_t)f->page_size);
+    if (!f->ctx || !f->disk || !f->plain) { c_close(file); f->base.pMethods = NULL; return SQLITE_NOMEM; }
+
+    if (kind == KIND_MAIN) {
+        /* An existing file's salt decides the keys now; a new file gets one on first write. */
+        sqlite3_int64 size = 0;
+        rc = f->real->pMethods->xFileSize(f->real, &size);
+        if (rc == SQLITE_OK && size >= DC_SALT_LEN) {
+            rc = f->real->pMethods->xRead(f->real, codec->salt, DC_SALT_LEN, 0);
+            if (rc == SQLITE_OK) {
+                codec->salt_from_file = 1;
+                if (!codec_derive(codec)) rc = SQLITE_NOMEM;
+            }
+        }
+        if (rc != SQLITE_OK) { c_close(file); f->base.pMethods = NULL; return rc; }
+    }
+    return SQLITE_OK;
+}
+
+static int v_delete(sqlite3_vfs *v, const char *name, int sync) { (void)v; return root_vfs->xDelete(root_vfs, name, sync); }
+static int v_access(sqlite3_vfs *v, const char *name, int flags, int *out) { (void)v; return root_vfs->xAccess(root_vfs, name, flags, out); }
+static int v_full_pathname(sqlite3_vfs *v, const char *name, int n, char *out) { (void)v; return root_vfs->xFullPathname(root_vfs, name, n, out); }
+static void *v_dl_open(sqlite3_vfs *v, const char *name) { (void)v; return root_vfs->xDlOpen(root_vfs, name); }
+static void v_dl_error(sqlite3_vfs *v, int n, char *out) { (void)v; root_vfs->xDlError(root_vfs, n, out); }
+static void (*v_dl_sym(sqlite3_vfs *v, void *h, const char *sym))(void) { (void)v; return root_vfs->xDlSym(root_vfs, h, sym); }
+static void v_dl_close(sqlite3_vfs *v, void *h) { (void)v; root_vfs->xDlClose(root_vfs, h); }
+static int v_randomness(sqlite3_vfs *v, int n, char *out) { (void)v; return root_vfs->xRandomness(root_vfs, n, out); }
+static int v_sleep(sqlite3_vfs *v, int us) { (void)v; return root_vfs->xSleep(root_vfs, us); }
+static int v_current_time(sqlite3_vfs *v, double *out) { (void)v; return root_vfs->xCurrentTime(root_vfs, out); }
+static int v_last_error(sqlite3_vfs *v, int n, char *out) { (void)v; return root_vfs->xGetLastError(root_vfs, n, out); }
+static int v_current_time64(sqlite3_vfs *v, sqlite3_int64 *out) { (void)v; return root_vfs->xCurrentTimeInt64(root_vfs, out); }
+
+static pthread_once_t register_once = PTHREAD_ONCE_INIT;
+static int register_rc = SQLITE_ERROR;
+
+static void register_vfs(void) {
+    if (sqlite3_initialize() != SQLITE_OK) return;
+    root_vfs = sqlite3_vfs_find(NULL);
+    if (!root_vfs || root_vfs->iVersion < 2) return;
+    cipher_vfs = (sqlite3_vfs){
+        2, (int)(DC_FILE_SIZE + (size_t)root_vfs->szOsFile), root_vfs->mxPathname, NULL,
+        DC_VFS_NAME, NULL, c_open, v_delete, v_access, v_full_pathname, v_dl_open, v_dl_error,
+        v_dl_sym, v_dl_close, v_randomness, v_sleep, v_current_time, v_last_error,
+        v_current_time64, NULL, NULL, NULL,
+    };
+    register_rc = sqlite3_vfs_register(&cipher_vfs, 0);
+}
+
+int dc_cipher_open(const char *filename, sqlite3 **db, int flags,
+                   const void *secret, int secret_len, int is_raw_key, int format) {
+    *db = NULL;
+    Format f;
+    if (!format_for(format, &f) || !secret || secret_len <= 0) return SQLITE_MISUSE;
+    if (is_raw_key && secret_len != DC_KEY_LEN) return SQLITE_MISUSE;
+    pthread_once(&register_once, register_vfs);
+    if (register_rc != SQLITE_OK) return register_rc;
+
+    PendingKey key = {format, secret, secret_len, is_raw_key ? 1 : 0};
+    pending_key = &key;
+    int rc = sqlite3_open_v2(filename, db, flags, DC_VFS_NAME);
+    pending_key = NULL;
+    if (rc != SQLITE_OK) return rc;
+
+    /* A URI's own vfs= parameter would open the file without this VFS, in plaintext. */
+    sqlite3_file *main_file = NULL;
+    if (sqlite3_file_control(*db, "main", SQLITE_FCNTL_FILE_POINTER, &main_file) != SQLITE_OK ||
+        !main_file || main_file->pMethods != &cipher_methods) return SQLITE_MISUSE;
+
+    /* A new file takes the format's page size and reserve; an existing one keeps its own
+     * (read from its header), which must match for its pages to decrypt at all. Temporary
+     * files and statement journals stay in memory: they would hold plaintext pages. */
+    char sql[96];
+    snprintf(sql, sizeof sql, "PRAGMA page_size=%d; PRAGMA temp_store=MEMORY;", f.page_size);
+    rc = sqlite3_exec(*db, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK) return rc;
+    int reserve = f.reserve;
+    sqlite3_file_control(*db, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve);
+    return SQLITE_OK;
+}
+
+int dc_cipher_failed_page(sqlite3 *db) {
+    int page = 0;
+    if (!db || sqlite3_file_control(db, "main", DC_CIPHER_FCNTL_FAILED_PAGE, &page) != SQLITE_OK) return 0;
+    return page;
+}
+
+int dc_cipher_kdf_count(void) {
+    return kdf_count;
+}
