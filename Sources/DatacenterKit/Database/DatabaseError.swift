@@ -18,14 +18,28 @@ public struct DatabaseError: Error, Sendable, Equatable {
     /// In an encrypted database, the page that failed authentication (its HMAC did not
     /// verify): 1 at open means a wrong key or a file that is not encrypted.
     public let failedPage: Int?
+    /// Why a database could not be opened with the keys given, when that is the error.
+    public let keyProblem: KeyProblem?
+
+    /// Why a database and the keys given to it do not go together.
+    public enum KeyProblem: Sendable, Equatable {
+        /// No key given opens the file: a wrong key or format, or a file that is not encrypted.
+        case wrongKey
+        /// The file is encrypted (or not a database), and no key was given.
+        case missingKey
+        /// The file is a plain SQLite database, and a key was given.
+        case notEncrypted
+    }
 
     /// An error with SQLite's extended result code and message, and the SQL and file it concerns.
-    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil, failedPage: Int? = nil) {
+    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil, failedPage: Int? = nil,
+                keyProblem: KeyProblem? = nil) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
         self.path = path
         self.failedPage = failedPage
+        self.keyProblem = keyProblem
     }
 
     /// True when an encrypted database could not be opened with the key given: the key or
@@ -34,15 +48,30 @@ public struct DatabaseError: Error, Sendable, Equatable {
 
     static let wrongKeyMessage = "wrong key or not an encrypted database"
 
-    static func wrongKeyOrNotEncrypted(path: String) -> DatabaseError {
-        DatabaseError(extendedCode: SQLITE_NOTADB, message: wrongKeyMessage + " (page 1 does not authenticate)", path: path, failedPage: 1)
+    static func wrongKeyOrNotEncrypted(path: String, keysTried: Int = 1) -> DatabaseError {
+        let tried = keysTried > 1 ? "; none of the \(keysTried) keys and formats tried opens it" : ""
+        return DatabaseError(extendedCode: SQLITE_NOTADB, message: wrongKeyMessage + " (page 1 does not authenticate\(tried))",
+                             path: path, failedPage: 1, keyProblem: .wrongKey)
+    }
+
+    /// The error for an encrypted file (or one that is not a database) opened without a key.
+    static func missingKey(path: String) -> DatabaseError {
+        DatabaseError(extendedCode: SQLITE_NOTADB,
+                      message: "encrypted database, or not a database: it opens only with its database key",
+                      path: path, keyProblem: .missingKey)
+    }
+
+    /// The error for a plain SQLite file opened with a key.
+    static func notEncrypted(path: String) -> DatabaseError {
+        DatabaseError(extendedCode: SQLITE_NOTADB, message: "a plain SQLite database, not encrypted: open it without a database key",
+                      path: path, keyProblem: .notEncrypted)
     }
 
     /// The error for a page of an encrypted database that failed authentication.
     static func failedAuthentication(page: Int, extendedCode: Int32, sql: String?, path: String?) -> DatabaseError {
         if page == 1 && (extendedCode & 0xFF) == SQLITE_NOTADB {
             return DatabaseError(extendedCode: extendedCode, message: wrongKeyMessage + " (page 1 does not authenticate)",
-                                 sql: sql, path: path, failedPage: 1)
+                                 sql: sql, path: path, failedPage: 1, keyProblem: .wrongKey)
         }
         return DatabaseError(extendedCode: extendedCode,
                              message: "page \(page) of the encrypted database does not authenticate: the file is damaged or was altered",
@@ -89,7 +118,9 @@ extension DatabaseError: CustomStringConvertible {
         // SQLite quotes the source it stumbled on: keep that to a short, escaped excerpt.
         let message = TextExcerpt.message(self.message)
         var text: String
-        if isNotADatabase, let path {
+        if keyProblem != nil, let path {
+            text = "\(path): \(message)"
+        } else if isNotADatabase, let path {
             text = "\(path) is not a SQLite database or is damaged (\(message))"
         } else if isReadOnly, let path {
             text = "\(path) is open read-only: \(message)"

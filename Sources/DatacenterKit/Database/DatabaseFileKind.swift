@@ -1,0 +1,33 @@
+import Foundation
+
+/// What a file holds, as far as can be told without a key: nothing yet, a plain SQLite
+/// database, or bytes that are neither (an encrypted database, or not a database at all).
+///
+/// An encrypted database reveals nothing without its key — not even its format — so "encrypted"
+/// and "not a database" look alike here; only opening with a key tells them apart.
+public enum DatabaseFileKind: Sendable, Equatable {
+    /// No file at the path.
+    case missing
+    /// An empty file: a database not written yet, which a key would create encrypted.
+    case empty
+    /// A plain SQLite database (its first 16 bytes are SQLite's header string).
+    case plain
+    /// Anything else: an encrypted database, or not a database.
+    case encryptedOrNotADatabase
+
+    /// The 16 bytes every plain SQLite database file starts with.
+    static let sqliteHeader = Array("SQLite format 3\0".utf8)
+
+    /// Looks at the first bytes of the file at `path`.
+    public static func of(path: String) throws -> DatabaseFileKind {
+        guard FileManager.default.fileExists(atPath: path) else { return .missing }
+        try RegularFile.refuseIfNotRegular(path)
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw FileAccessError(path: path, reason: "cannot be read")
+        }
+        defer { try? handle.close() }
+        let head = try handle.read(upToCount: 16) ?? Data()
+        if head.isEmpty { return .empty }
+        return Array(head) == sqliteHeader ? .plain : .encryptedOrNotADatabase
+    }
+}
