@@ -9,6 +9,9 @@ import Foundation
 //   crash-writer kv ROOT         KV sets of k<N> = v<N> in the common store, one per write
 //   crash-writer dao FILE        DAO foreach inserts of 25 rows per call (ids N*25 ..< N*25+25)
 //   crash-writer cache ROOT      disk-cache sets of k<N>, each flushed before it is acknowledged
+//   crash-writer cipher FILE     a SQLCipher-format database in WAL mode: one row per write, every
+//                                tenth write 100 rows in a transaction that spills to the WAL and
+//                                writes pages there again before it commits
 
 /// Says write `n` is committed: written straight to the descriptor, so nothing acknowledged
 /// sits in a buffer when the process is killed.
@@ -18,7 +21,7 @@ func acknowledge(_ n: Int) {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: crash-writer kv|dao|cache PATH\n".utf8))
+    FileHandle.standardError.write(Data("usage: crash-writer kv|dao|cache|cipher PATH\n".utf8))
     exit(2)
 }
 let path = arguments[2]
@@ -55,6 +58,27 @@ do {
         while true {
             try cache.setData(Data("v\(n)".utf8), forKey: "k\(n)")
             if n % 7 == 6 { try cache.flush() ; for i in (n - 6)...n { acknowledge(i) } }
+            n += 1
+        }
+    case "cipher":
+        let db = try Database(path: path, key: .passphrase("crash test"))
+        try db.enableWAL()
+        try db.execute("PRAGMA cache_size = 4")
+        try db.execute("CREATE TABLE IF NOT EXISTS rows(id INTEGER PRIMARY KEY, write INTEGER NOT NULL, body BLOB)")
+        var n = 0
+        while true {
+            if n % 10 == 9 {
+                try db.execute("BEGIN")
+                try db.execute("""
+                    WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 100)
+                    INSERT INTO rows(write, body) SELECT ?, randomblob(300) FROM i
+                    """, [.integer(Int64(n))])
+                try db.execute("UPDATE rows SET body = randomblob(310) WHERE write = ?", [.integer(Int64(n))])
+                try db.execute("COMMIT")
+            } else {
+                try db.execute("INSERT INTO rows(write, body) VALUES (?, randomblob(200))", [.integer(Int64(n))])
+            }
+            acknowledge(n)
             n += 1
         }
     default:
