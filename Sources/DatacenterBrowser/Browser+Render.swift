@@ -39,7 +39,11 @@ extension Browser {
         var title = " datacenter │ "
         if let subject = headerSubject { title += subject + " │ " }
         title += catalog.title
-        if !catalog.keys.isEmpty { title += " │ keys: " + catalog.keys.keys.map(\.fingerprint).joined(separator: ",") }
+        if !catalog.keys.isEmpty {
+            title += " │ keys: " + catalog.keys.keys.map { key in
+                catalog.keyLabels[key.fingerprint].map { "\(key.fingerprint) (\($0))" } ?? key.fingerprint
+            }.joined(separator: ",")
+        }
         screen.write(title, x: 0, y: 0, maxWidth: width, role: .header)
     }
 

@@ -74,6 +74,9 @@ package final class BrowserCatalog: Sendable {
     package let title: String
     /// The keys tried on encrypted values.
     package let keys: KeyRing
+    /// What the header says of some keys, by fingerprint: `app key` for the one derived
+    /// from the app key, so a reader knows which secret opened a value.
+    package let keyLabels: [String: String]
     /// False to refuse staging edits and even confirmed DAO writes (`browse --read-only`).
     package let allowsWrites: Bool
     /// How long a commit or a DAO write waits for another connection's lock (an app writing
@@ -100,8 +103,11 @@ package final class BrowserCatalog: Sendable {
     /// - parameter busyTimeout: how long a commit or a DAO write waits for another
     ///   connection's lock, in seconds.
     /// - throws: `BrowserOpenError` for a missing path, or a file that is not SQLite.
-    package init(path: String, keys: KeyRing, allowsWrites: Bool = true, busyTimeout: Double = 5) throws {
+    /// - parameter keyLabels: names for some keys in the header, by fingerprint.
+    package init(path: String, keys: KeyRing, keyLabels: [String: String] = [:], allowsWrites: Bool = true,
+                 busyTimeout: Double = 5) throws {
         self.keys = keys
+        self.keyLabels = keyLabels
         self.allowsWrites = allowsWrites
         self.busyTimeout = busyTimeout
         title = path

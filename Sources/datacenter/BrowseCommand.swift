@@ -48,7 +48,11 @@ struct BrowseCommand: ParsableCommand {
             keys = KeyRing(keys.keys + [DemoStore.key])
         }
         let catalog: BrowserCatalog
-        do { catalog = try BrowserCatalog(path: target, keys: keys, allowsWrites: !readOnly, busyTimeout: global.busyTimeout) } catch {
+        let labels = global.appKeyDerivedKey.map { [$0.fingerprint: "app key"] } ?? [:]
+        do {
+            catalog = try BrowserCatalog(path: target, keys: keys, keyLabels: labels, allowsWrites: !readOnly,
+                                         busyTimeout: global.busyTimeout)
+        } catch {
             throw CLIError(CommandLineRunner.describe(error))
         }
         if let config {

@@ -14,6 +14,11 @@ struct GlobalOptions: ParsableArguments {
                                             valueName: "key"))
     var key: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("The app's key string: the default value key is derived from it, as the original does when the app gives no key of its own.",
+                                            discussion: "$DATACENTER_APP_KEY when not given. The derived key is tried after every --key and $DATACENTER_KEY.",
+                                            valueName: "string"))
+    var appKey: String?
+
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another connection's lock before failing.",
                                             discussion: "Default 5. A long write elsewhere (an import, a rekey, a big dao call) holds the lock; raise this to wait it out.",
                                             valueName: "seconds"))
@@ -26,13 +31,24 @@ struct GlobalOptions: ParsableArguments {
     /// The root folder to use.
     var rootPath: String { root.map(expandTilde) ?? DataCenter.defaultRootPath }
 
-    /// The keys from `--key` then `DATACENTER_KEY`, newest first.
+    /// The keys from `--key`, then `DATACENTER_KEY`, then the one derived from the app key
+    /// (`--app-key`, `DATACENTER_APP_KEY`), newest first.
     func keyRing() throws -> KeyRing {
         var texts = key
         if let env = ProcessInfo.processInfo.environment["DATACENTER_KEY"], !env.isEmpty { texts.append(env) }
-        do { return try KeyRing(parsing: texts) } catch let error as CryptError {
+        let ring: KeyRing
+        do { ring = try KeyRing(parsing: texts) } catch let error as CryptError {
             throw CLIError("\(error)")
         }
+        guard let derived = appKeyDerivedKey else { return ring }
+        return KeyRing(ring.keys + [derived])
+    }
+
+    /// The default value key derived from the app key, when one is given.
+    var appKeyDerivedKey: EncryptionKey? {
+        let text = appKey ?? ProcessInfo.processInfo.environment["DATACENTER_APP_KEY"]
+        guard let text, !text.isEmpty else { return nil }
+        return EncryptionKey.derived(fromAppKey: text)
     }
 
     /// Opens the root; read-only roots must exist.

@@ -1,4 +1,5 @@
 import DatacenterKit
+import DatacenterDemo
 import Foundation
 import Testing
 @testable import DatacenterBrowser
@@ -123,6 +124,16 @@ import Testing
         b.press(.character("t"))
         #expect(b.theme.name != "default")
         #expect(b.screenText.contains("theme: \(b.theme.name)"))
+    }
+
+    @Test func theHeaderNamesTheKeyDerivedFromTheAppKey() throws {
+        let folder = TemporaryFolder()
+        let derived = EncryptionKey.derived(fromAppKey: "my-app")
+        let catalog = try BrowserCatalog(path: try makeDemo(folder), keys: KeyRing([DemoStore.key, derived]),
+                                         keyLabels: [derived.fingerprint: "app key"])
+        let b = Browser(catalog: catalog, width: 160, height: 20)
+        let header = b.screenText.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(header.contains("keys: \(DemoStore.key.fingerprint),\(derived.fingerprint) (app key)"))
     }
 
     @Test func themeErrorsNameTheFileAndLine() {
