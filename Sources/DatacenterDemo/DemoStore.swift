@@ -15,6 +15,18 @@ public enum DemoStore {
     /// The demo's default key.
     public static var key: EncryptionKey { try! EncryptionKey(parsing: keyHex) }
 
+    /// The demo's database passphrase (`datacenter demo --encrypt-db`): every SQLite file of
+    /// an encrypted demo root is encrypted with it in SQLCipher 4's format. Published, like
+    /// `keyHex`, so the demo can be opened with `--db-key`: it protects nothing.
+    public static let databasePassphrase = "datacenter-demo-db"
+
+    /// The database keys of an encrypted demo root: `databasePassphrase`, in SQLCipher 4's
+    /// format first (what new files get), then 3's.
+    public static var databaseKeys: DatabaseKeyList {
+        // A constant, non-empty passphrase: the only thing this initializer refuses is an empty one.
+        try! DatabaseKeyList(sqlcipherKeys: [databasePassphrase])
+    }
+
     /// The app version the demo's version storage belongs to.
     public static let appVersion = "1.0.0"
 
@@ -32,8 +44,10 @@ public enum DemoStore {
     }
 
     /// Builds the demo under `rootPath`, which must not exist yet (or be empty).
-    public static func build(at rootPath: String) throws {
-        let center = try DataCenter(rootPath: rootPath, crypt: KeyRing([key]), appVersion: appVersion)
+    /// - parameter databaseKeys: with keys (`DemoStore.databaseKeys` for the published
+    ///   demo), every SQLite file of the root is encrypted; empty, they are plain.
+    public static func build(at rootPath: String, databaseKeys: DatabaseKeyList = .empty) throws {
+        let center = try DataCenter(rootPath: rootPath, crypt: KeyRing([key]), appVersion: appVersion, databaseKeys: databaseKeys)
         let common = try center.commonPreferences
         let day = Date(timeIntervalSince1970: 1_767_225_600) // 2026-01-01
         try common.batch {

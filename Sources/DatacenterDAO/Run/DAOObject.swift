@@ -83,15 +83,19 @@ public final class DAOObject: Sendable {
         }
     }
 
-    /// A DAO object over a store's file; crypt columns use the store's default crypt.
+    /// A DAO object over a store's file; crypt columns use the store's default crypt. It uses
+    /// the store's connections, so an encrypted store is read and written with its database
+    /// key (parallel selects too: the pool's readers open with it).
     public convenience init(config: DAOConfig, store: Store, models: DAOModelRegistry = DAOModelRegistry()) {
         self.init(config: config, queue: store.queue, pool: store.pool, crypt: store.kv.defaultCrypt, models: models)
     }
 
     /// A DAO object over the database file at `path` (created when missing, WAL mode).
+    /// - parameter databaseKey: the key of an encrypted file (a new file is created encrypted
+    ///   with it), used by every connection the object opens; nil for a plain file.
     public convenience init(config: DAOConfig, path: String, crypt: any DataCrypt = KeyRing.empty,
-                            models: DAOModelRegistry = DAOModelRegistry()) throws {
-        let queue = try DatabaseQueue(path: path)
+                            models: DAOModelRegistry = DAOModelRegistry(), databaseKey: DatabaseKey? = nil) throws {
+        let queue = try DatabaseQueue(path: path, key: databaseKey)
         self.init(config: config, queue: queue, pool: DatabasePool(writer: queue), crypt: crypt, models: models)
     }
 

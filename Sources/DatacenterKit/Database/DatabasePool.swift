@@ -4,7 +4,9 @@ import Foundation
 /// reads run in parallel with each other and with the writer.
 ///
 /// Readers are opened on demand, up to `maximumReaderCount`, and closed after
-/// `readerIdleTimeout` seconds unused.
+/// `readerIdleTimeout` seconds unused. On an encrypted database they open with the key
+/// that opened the writer (`writer.key`), so they read the pages, and the WAL frames, it
+/// wrote.
 ///
 /// `@unchecked Sendable`: `idleReaders` and `openReaderCount` are touched only with
 /// `condition` locked, and a reader connection (a `Database`, not thread-safe) belongs to
@@ -26,13 +28,15 @@ public final class DatabasePool: @unchecked Sendable {
     private var openReaderCount = 0
 
     /// Opens `path` read-write (WAL mode) with readers opened on demand.
+    /// - parameter key: the database key of an encrypted file, for the writer and every
+    ///   reader (a new file is created encrypted with it); nil for a plain database.
     public convenience init(path: String, maximumReaderCount: Int = 4, readerIdleTimeout: TimeInterval = 30,
-                            busyTimeout: TimeInterval = 5) throws {
-        self.init(writer: try DatabaseQueue(path: path, mode: .readWrite, busyTimeout: busyTimeout),
+                            busyTimeout: TimeInterval = 5, key: DatabaseKey? = nil) throws {
+        self.init(writer: try DatabaseQueue(path: path, mode: .readWrite, busyTimeout: busyTimeout, key: key),
                   maximumReaderCount: maximumReaderCount, readerIdleTimeout: readerIdleTimeout)
     }
 
-    /// Adds read connections to an open writer queue.
+    /// Adds read connections to an open writer queue; they open with the writer's key.
     public init(writer: DatabaseQueue, maximumReaderCount: Int = 4, readerIdleTimeout: TimeInterval = 30) {
         self.writer = writer
         self.maximumReaderCount = max(1, maximumReaderCount)
@@ -66,7 +70,7 @@ public final class DatabasePool: @unchecked Sendable {
         openReaderCount += 1
         condition.unlock()
         do {
-            return try Database(path: path, mode: .readOnly)
+            return try Database(path: path, key: writer.key, mode: .readOnly)
         } catch {
             condition.lock(); openReaderCount -= 1; condition.signal(); condition.unlock()
             throw error

@@ -20,19 +20,40 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     /// The database file path.
     public let path: String
+    /// The key the connection was opened with (nil for a plain database). Other connections
+    /// to the same file — a pool's readers — open with it, so they read what the writer wrote.
+    public let key: DatabaseKey?
 
     /// Opens `path` and, unless read-only or in memory, switches it to WAL mode.
+    /// - parameter key: the database key of an encrypted file (a new file is created
+    ///   encrypted with it); nil for a plain database.
     public init(path: String, mode: Database.OpenMode = .readWrite, busyTimeout: TimeInterval = 5,
-                wal: Bool = true) throws {
-        database = try Database(path: path, mode: mode, busyTimeout: busyTimeout)
+                wal: Bool = true, key: DatabaseKey? = nil) throws {
+        database = try Database(path: path, key: key, mode: mode, busyTimeout: busyTimeout)
+        if wal { try database.enableWAL(busyTimeout: busyTimeout) }
+        self.path = path
+        self.key = key
+    }
+
+    /// Opens `path` with whichever of `keys` fits it (a new file gets the newest key; with
+    /// an empty list the file must be plain), then, unless read-only or in memory, switches
+    /// it to WAL mode. `key` tells which key fitted.
+    /// - throws: a `DatabaseError` whose `keyProblem` says why the keys and the file do not
+    ///   go together, naming the file.
+    public init(path: String, keys: DatabaseKeyList, mode: Database.OpenMode = .readWrite,
+                busyTimeout: TimeInterval = 5, wal: Bool = true) throws {
+        (database, key) = try keys.open(path: path, mode: mode, busyTimeout: busyTimeout)
         if wal { try database.enableWAL(busyTimeout: busyTimeout) }
         self.path = path
     }
 
     /// Wraps an open connection; the queue now owns it.
-    public init(database: Database) {
+    /// - parameter key: the key `database` was opened with, for connections opened beside
+    ///   it (nil: a plain database).
+    public init(database: Database, key: DatabaseKey? = nil) {
         self.database = database
         self.path = database.path
+        self.key = key
     }
 
     /// True when the connection is read-only.

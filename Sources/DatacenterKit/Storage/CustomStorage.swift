@@ -9,8 +9,9 @@ public final class CustomStorage: Sendable {
     private let currentUser: @Sendable () -> String?
 
     init(path: String, crypt: any DataCrypt, readOnly: Bool, busyTimeout: Double = 5,
-         currentUser: @escaping @Sendable () -> String?) {
-        self.space = StorageSpace(root: path, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout)
+         databaseKeys: DatabaseKeyList = .empty, currentUser: @escaping @Sendable () -> String?) {
+        self.space = StorageSpace(root: path, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout,
+                                  databaseKeys: databaseKeys)
         self.currentUser = currentUser
     }
 
@@ -38,4 +39,7 @@ public final class CustomStorage: Sendable {
 
     /// Users with a store in this storage.
     public func users() -> [String] { space.userIds() }
+
+    /// The SQLite files of this storage that exist: its common store, then each user's.
+    public func databaseFilePaths() -> [String] { space.existingStorePaths() }
 }

@@ -34,17 +34,23 @@ public final class DataCenter: Sendable {
     public let crypt: any DataCrypt
     /// True when everything under the root is opened read-only.
     public let isReadOnly: Bool
+    /// The database keys the root's SQLite files open with, newest first — those given at
+    /// open, with the keys in the root's format tried first — or empty for a plain root.
+    /// Never shown: its `description` names only the kinds of keys.
+    public let databaseKeys: DatabaseKeyList
 
     let space: StorageSpace
     /// What `guarded` holds: only reached with it locked.
-    private struct Guarded {
+    struct Guarded {
         var state: RootState
         var observers: [Int: @Sendable (Event) -> Void] = [:]
         var nextObserverId = 0
         var versionStorage: CustomStorage?
+        /// The folders of the custom storages handed out, for `databaseFilePaths`.
+        var customStoragePaths: Set<String> = []
     }
 
-    private let guarded: LockedState<Guarded>
+    let guarded: LockedState<Guarded>
     /// Held for a whole user switch — check, save, notifications — so switches happen, and
     /// are announced, one at a time and in order. An `NSRecursiveLock`, not a `Mutex`: an
     /// observer, called with it held, may switch again on the same thread.
@@ -65,17 +71,36 @@ public final class DataCenter: Sendable {
     ///   recorded, the version storage is emptied.
     /// - parameter busyTimeout: how long each store's statements wait for another
     ///   connection's lock before failing (DBConnect's busy retry), in seconds.
+    /// - parameter databaseKeys: the keys of the root's SQLite files, newest first
+    ///   (CTPersistance's list). With keys, every SQLite file of the root — common, users,
+    ///   version storage, custom storages, disk-cache files — is encrypted: each opens with
+    ///   whichever key fits, and a new one is created with the newest key. A new root (or
+    ///   one with no SQLite file yet) becomes encrypted, which `datacenter.json` records
+    ///   (the format, never a key).
+    /// - throws: `StorageError.encryptedRootNeedsKey` for an encrypted root opened without
+    ///   keys; `.encryptedRootFormatMismatch` when no key is in the root's format;
+    ///   `.plainRootGivenKeys` for a plain root that already has SQLite files, opened with
+    ///   keys (it is left as it is: converting one is a whole-root rekey, not an open).
     public init(rootPath: String, crypt: any DataCrypt = KeyRing.empty, appVersion: String? = nil,
-                readOnly: Bool = false, busyTimeout: TimeInterval = 5) throws {
+                readOnly: Bool = false, busyTimeout: TimeInterval = 5, databaseKeys: DatabaseKeyList = .empty) throws {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if readOnly {
             guard fm.fileExists(atPath: rootPath, isDirectory: &isDirectory) else { throw StorageError.missingRoot(rootPath) }
             guard isDirectory.boolValue else { throw StorageError.rootNotAFolder(rootPath) }
-        } else {
-            if fm.fileExists(atPath: rootPath, isDirectory: &isDirectory), !isDirectory.boolValue {
-                throw StorageError.rootNotAFolder(rootPath)
-            }
+        } else if fm.fileExists(atPath: rootPath, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw StorageError.rootNotAFolder(rootPath)
+        }
+        // Everything that may refuse the root is decided before anything in it is written.
+        var state = try RootState.load(from: rootPath + "/datacenter.json")
+        if !readOnly, state.formatVersion > Store.formatVersion {
+            throw StorageError.newerFormat(path: rootPath + "/datacenter.json", version: state.formatVersion, supported: Store.formatVersion)
+        }
+        let wasEncrypted = state.databaseEncryption != nil
+        let keys = try DataCenter.rootDatabaseKeys(databaseKeys, state: &state, rootPath: rootPath)
+        // A root becoming encrypted says so at once: a read-only open never writes.
+        let recordEncryption = !readOnly && !wasEncrypted && state.databaseEncryption != nil
+        if !readOnly {
             try PrivateFile.createFolder(atPath: rootPath)
             // What a killed `users switch` (or any killed write of the root's files) left.
             PartialFiles.removeStale(inFolder: rootPath)
@@ -83,17 +108,16 @@ public final class DataCenter: Sendable {
         self.rootPath = rootPath
         self.crypt = crypt
         self.isReadOnly = readOnly
-        self.space = StorageSpace(root: rootPath, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout)
-        var state = try RootState.load(from: rootPath + "/datacenter.json")
-        if !readOnly, state.formatVersion > Store.formatVersion {
-            throw StorageError.newerFormat(path: rootPath + "/datacenter.json", version: state.formatVersion, supported: Store.formatVersion)
-        }
+        self.databaseKeys = keys
+        self.space = StorageSpace(root: rootPath, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout, databaseKeys: keys)
         let versionFolder = rootPath + "/version"
+        var changed = recordEncryption
         if let appVersion, appVersion != state.appVersion, !readOnly {
             if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
             state.appVersion = appVersion
-            try state.save(to: rootPath + "/datacenter.json")
+            changed = true
         }
+        if changed { try state.save(to: rootPath + "/datacenter.json") }
         self.guarded = LockedState(Guarded(state: state))
     }
 
@@ -165,17 +189,19 @@ public final class DataCenter: Sendable {
 
     /// A custom storage at `path`: its own common and per-user stores, following this data
     /// center's current user (`APCustomStorage initWithPath:`).
+    /// On an encrypted root, its stores are encrypted with the root's database keys.
     public func customStorage(atPath path: String) -> CustomStorage {
-        CustomStorage(path: path, crypt: crypt, readOnly: isReadOnly, busyTimeout: space.busyTimeout) { [weak self] in self?.currentUserId }
+        guarded.withLock { _ = $0.customStoragePaths.insert(path) }
+        return CustomStorage(path: path, crypt: crypt, readOnly: isReadOnly, busyTimeout: space.busyTimeout,
+                             databaseKeys: databaseKeys) { [weak self] in self?.currentUserId }
     }
 
     /// A storage that is emptied whenever the app version changes (`currentVersionStorage`).
     public var currentVersionStorage: CustomStorage {
         guarded.withLock { guarded in
             if let versionStorage = guarded.versionStorage { return versionStorage }
-            let storage = CustomStorage(path: versionFolder, crypt: crypt, readOnly: isReadOnly, busyTimeout: space.busyTimeout) {
-                [weak self] in self?.currentUserId
-            }
+            let storage = CustomStorage(path: versionFolder, crypt: crypt, readOnly: isReadOnly, busyTimeout: space.busyTimeout,
+                                        databaseKeys: databaseKeys) { [weak self] in self?.currentUserId }
             guarded.versionStorage = storage
             return storage
         }
@@ -185,7 +211,8 @@ public final class DataCenter: Sendable {
     /// users, version storage), the disk caches kept outside the stores (`LIB_CACHES.` files
     /// under `<root>/Caches`, `TMP.` files in the temporary folder) and the purgeable-folder
     /// registry (the folders' contents are the app's and stay), and forgets the current
-    /// user. Stores and caches handed out before must not be used afterwards.
+    /// user. Stores and caches handed out before must not be used afterwards. An encrypted
+    /// root stays encrypted: the stores created afterwards get the newest database key.
     public func reset() throws {
         guard !isReadOnly else { throw KVError.readOnly(path: rootPath) }
         try space.deleteAll()
@@ -204,6 +231,7 @@ public final class DataCenter: Sendable {
             if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
             var state = RootState()
             state.appVersion = guarded.state.appVersion
+            state.databaseEncryption = guarded.state.databaseEncryption
             guarded.state = state
             try state.save(to: stateFilePath)
         }

@@ -8,6 +8,9 @@ struct RootState: Codable, Equatable {
     var currentUserId: String?
     /// The app version the version storage belongs to.
     var appVersion: String?
+    /// Set when every SQLite file of the root is encrypted, with their format; nil (or
+    /// absent, in files written before encryption existed) for a plain root.
+    var databaseEncryption: RootDatabaseEncryption?
 
     static func load(from path: String) throws -> RootState {
         let read: Data?

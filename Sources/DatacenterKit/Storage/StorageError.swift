@@ -20,6 +20,13 @@ public enum StorageError: Error, Sendable, Equatable {
     /// A purgeable folder that does not resolve inside its root (or is the root, or holds the
     /// root's stores): a purge there could delete what is not the app's cache.
     case unsafePurgeablePath(path: String, root: String, reason: String)
+    /// A root whose `datacenter.json` says its files are encrypted, opened without a database key.
+    case encryptedRootNeedsKey(root: String, format: DatabaseCipherFormat)
+    /// An encrypted root opened with database keys none of which is in the root's format.
+    case encryptedRootFormatMismatch(root: String, format: DatabaseCipherFormat)
+    /// A plain root that already has SQLite files, opened with database keys: its files are
+    /// not encrypted, and encrypting only the new ones would mix plain and encrypted files.
+    case plainRootGivenKeys(root: String, files: [String])
 }
 
 extension StorageError: CustomStringConvertible, LocalizedError {
@@ -34,6 +41,15 @@ extension StorageError: CustomStringConvertible, LocalizedError {
         case let .unsafePurgeablePath(p, root, why):
             return "purgeable folder \(p) refused: \(why) (a purgeable folder must be a folder inside \(root), "
                 + "outside its stores)"
+        case let .encryptedRootNeedsKey(root, format):
+            return "root \(root) is encrypted (\(RootDatabaseEncryption.displayName(of: format))): it needs its database key"
+        case let .encryptedRootFormatMismatch(root, format):
+            let name = RootDatabaseEncryption.displayName(of: format)
+            return "root \(root) is encrypted (\(name)): none of the database keys given is a \(name) key"
+        case let .plainRootGivenKeys(root, files):
+            let shown = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? " and \(files.count - 3) more" : "")
+            return "root \(root) is not encrypted: its databases (\(shown)) are plain SQLite; open it without a database "
+                + "key, or encrypt its databases first"
         case let .newerFormat(p, version, supported):
             return "\(p) is in format version \(version), newer than this datacenter's (\(supported)): it can be read, "
                 + "not written; write it with a datacenter that knows format \(version)"

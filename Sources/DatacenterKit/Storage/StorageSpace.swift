@@ -8,11 +8,15 @@ final class StorageSpace: Sendable {
     let readOnly: Bool
     /// How long each store's statements wait for another connection's lock.
     let busyTimeout: TimeInterval
+    /// The database keys every store file here opens with (empty: plain files).
+    let databaseKeys: DatabaseKeyList
     /// The open stores by path.
     private let stores = LockedState<[String: Store]>([:])
 
-    init(root: String, crypt: any DataCrypt, readOnly: Bool, busyTimeout: TimeInterval = 5) {
+    init(root: String, crypt: any DataCrypt, readOnly: Bool, busyTimeout: TimeInterval = 5,
+         databaseKeys: DatabaseKeyList = .empty) {
         self.root = root
+        self.databaseKeys = databaseKeys
         self.crypt = crypt
         self.readOnly = readOnly
         self.busyTimeout = busyTimeout
@@ -29,7 +33,8 @@ final class StorageSpace: Sendable {
     func store(at path: String) throws -> Store {
         try stores.withLock { stores in
             if let store = stores[path] { return store }
-            let store = try Store(path: path, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout)
+            let store = try Store(path: path, crypt: crypt, readOnly: readOnly, busyTimeout: busyTimeout,
+                                  databaseKeys: databaseKeys)
             stores[path] = store
             return store
         }
@@ -44,6 +49,13 @@ final class StorageSpace: Sendable {
         return names.compactMap { name in
             FileManager.default.fileExists(atPath: usersFolder + "/" + name + "/user.sqlite") ? UserFolderName.decode(name) : nil
         }.sorted()
+    }
+
+    /// The store files of this space that exist: the common one, then each user's.
+    func existingStorePaths() -> [String] {
+        var paths = [commonStorePath]
+        paths += userIds().compactMap { try? userStorePath($0) }
+        return paths.filter { FileManager.default.fileExists(atPath: $0) }
     }
 
     /// Forgets the open stores (they close when no one holds them).

@@ -16,6 +16,9 @@ public final class Store: Sendable {
     public let kv: KVStore
     /// True when opened read-only.
     public var isReadOnly: Bool { queue.isReadOnly }
+    /// The database key the file opened with (nil: a plain file). Every connection to the
+    /// store — the pool's readers, the DAO objects made on it — uses it.
+    public var databaseKey: DatabaseKey? { queue.key }
 
     /// The current on-disk format version, recorded in `datacenter_meta`.
     public static let formatVersion = 1
@@ -25,8 +28,11 @@ public final class Store: Sendable {
     /// - parameter cacheCapacity: how many decoded KV values the memory cache keeps.
     /// - parameter busyTimeout: how long a statement waits for another connection's lock
     ///   (a long write elsewhere — an import, a rekey — may need more than the default).
+    /// - parameter databaseKeys: the keys of an encrypted file, newest first: the file opens
+    ///   with whichever fits, and a new one is created encrypted with the newest. Empty: the
+    ///   file is plain, and an encrypted one fails with a "missing key" error.
     public init(path: String, crypt: any DataCrypt = KeyRing.empty, readOnly: Bool = false,
-                cacheCapacity: Int = 1024, busyTimeout: TimeInterval = 5) throws {
+                cacheCapacity: Int = 1024, busyTimeout: TimeInterval = 5, databaseKeys: DatabaseKeyList = .empty) throws {
         if !readOnly {
             // Folders 0700, the file 0600 (created so by `Database`): a store is private.
             try PrivateFile.createFolder(atPath: PrivateFile.folder(of: path))
@@ -34,7 +40,8 @@ public final class Store: Sendable {
             throw StorageError.missingStore(path)
         }
         self.path = path
-        queue = try DatabaseQueue(path: path, mode: readOnly ? .readOnly : .readWrite, busyTimeout: busyTimeout, wal: !readOnly)
+        queue = try DatabaseQueue(path: path, keys: databaseKeys, mode: readOnly ? .readOnly : .readWrite,
+                                  busyTimeout: busyTimeout, wal: !readOnly)
         pool = DatabasePool(writer: queue)
         if !readOnly {
             try Store.refuseNewerFormat(path, queue)
@@ -48,11 +55,13 @@ public final class Store: Sendable {
     /// journal mode is left alone, so what a caller writes is all that changes. For tools
     /// that must write only what they were asked to (the browser's commits), on stores and
     /// on plain SQLite files alike.
+    /// With `databaseKeys`, an encrypted file opens with whichever key fits.
     /// - throws: `StorageError.missingStore` when there is no file at `path`.
-    public init(existingAt path: String, crypt: any DataCrypt = KeyRing.empty, busyTimeout: TimeInterval = 5) throws {
+    public init(existingAt path: String, crypt: any DataCrypt = KeyRing.empty, busyTimeout: TimeInterval = 5,
+                databaseKeys: DatabaseKeyList = .empty) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw StorageError.missingStore(path) }
         self.path = path
-        queue = try DatabaseQueue(path: path, mode: .readWriteExisting, busyTimeout: busyTimeout, wal: false)
+        queue = try DatabaseQueue(path: path, keys: databaseKeys, mode: .readWriteExisting, busyTimeout: busyTimeout, wal: false)
         pool = DatabasePool(writer: queue)
         try Store.refuseNewerFormat(path, queue)
         let hasKV = try queue.read { db in try Store.tableExists(KVStore.tableName, in: db) }

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Whole-database encryption of a root: which files it covers, and how the keys given at
+/// open meet what `datacenter.json` records (see `docs/FORMAT.md`, "Encrypted roots").
+extension DataCenter {
+    /// The SQLCipher format of the root's SQLite files, or nil for a plain root.
+    public var databaseEncryptionFormat: DatabaseCipherFormat? {
+        guarded.withLock { $0.state.databaseEncryption?.format }
+    }
+
+    /// True when the root's SQLite files are encrypted (`datacenter.json` says so).
+    public var isDatabaseEncrypted: Bool { databaseEncryptionFormat != nil }
+
+    /// Every SQLite file of the root that exists, main files only (a `-wal` file goes with
+    /// its database): the common store, each user's store, the version storage's stores,
+    /// the `LIB_CACHES.` and `TMP.` disk-cache files, and the stores of the custom storages
+    /// this data center has handed out (their folders are the app's choice and are not
+    /// recorded in the root, so only those asked for in this run are known).
+    ///
+    /// These are the files whole-database encryption covers, and what a conversion of the
+    /// root (encrypting a plain root, moving every file to a new key) must walk.
+    public func databaseFilePaths() -> [String] {
+        var paths = DataCenter.rootDatabaseFilePaths(rootPath: rootPath, space: space)
+        let custom = guarded.withLock { $0.customStoragePaths }.sorted()
+        for folder in custom {
+            let storage = StorageSpace(root: folder, crypt: crypt, readOnly: true)
+            paths += storage.existingStorePaths()
+        }
+        var seen = Set<String>()
+        return paths.filter { seen.insert($0).inserted }
+    }
+
+    /// The SQLite files under (and for) the root itself, those that exist.
+    static func rootDatabaseFilePaths(rootPath: String, space: StorageSpace) -> [String] {
+        var paths = space.existingStorePaths()
+        paths += StorageSpace(root: rootPath + "/version", crypt: KeyRing.empty, readOnly: true).existingStorePaths()
+        for location in [LRUDiskCache.Location.libraryCaches, .temporary] {
+            guard let common = try? LRUDiskCache.storePath(location: location, root: rootPath, user: nil, space: space) else { continue }
+            paths.append(common)
+            let users = (common as NSString).deletingLastPathComponent + "/users"
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: users)) ?? []
+            paths += names.sorted().map { users + "/" + $0 + "/lru.sqlite" }
+        }
+        return paths.filter { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// The keys the root's files open with, given the keys passed at open and what the root
+    /// records; records encryption in `state` (in memory only) when the root becomes
+    /// encrypted.
+    ///
+    /// - An encrypted root needs keys, one at least in its format; those are tried first,
+    ///   so a new file gets the newest key of the root's format.
+    /// - A root without the record, opened with keys: refused when any of its SQLite files
+    ///   is plain (it would mix plain and encrypted files); otherwise (no file yet, or files
+    ///   already encrypted) it becomes encrypted in the newest key's format.
+    static func rootDatabaseKeys(_ given: DatabaseKeyList, state: inout RootState, rootPath: String) throws -> DatabaseKeyList {
+        if let encryption = state.databaseEncryption {
+            guard !given.isEmpty else { throw StorageError.encryptedRootNeedsKey(root: rootPath, format: encryption.format) }
+            let fitting = given.keys.filter { $0.format == encryption.format }
+            guard !fitting.isEmpty else { throw StorageError.encryptedRootFormatMismatch(root: rootPath, format: encryption.format) }
+            return DatabaseKeyList(fitting + given.keys.filter { $0.format != encryption.format })
+        }
+        guard let newest = given.newest else { return given }
+        let space = StorageSpace(root: rootPath, crypt: KeyRing.empty, readOnly: true)
+        let plain = rootDatabaseFilePaths(rootPath: rootPath, space: space).filter { (try? DatabaseFileKind.of(path: $0)) == .plain }
+        guard plain.isEmpty else { throw StorageError.plainRootGivenKeys(root: rootPath, files: plain) }
+        state.databaseEncryption = RootDatabaseEncryption(format: newest.format)
+        return given
+    }
+}
