@@ -27,13 +27,14 @@ extension Browser {
         let export: GridExport
         if let replacing {
             export = GridExport(id: ids.next(), subject: replacing.subject, destination: name, format: format, keys: replacing.keys,
-                                replace: name == replacing.destination, busyTimeout: replacing.busyTimeout)
+                                databaseKeys: replacing.databaseKeys, replace: name == replacing.destination, busyTimeout: replacing.busyTimeout)
         } else {
             guard let subject = grid.flatMap({ GridExportSubject($0.source) }) else {
                 message = ("E exports tables, views and console results", true)
                 return
             }
-            export = GridExport(id: ids.next(), subject: subject, destination: name, format: format, keys: catalog.keys, replace: false,
+            export = GridExport(id: ids.next(), subject: subject, destination: name, format: format, keys: catalog.keys,
+                                databaseKeys: catalog.databaseKeys, replace: false,
                                 busyTimeout: catalog.busyTimeout)
         }
         let total = grid.flatMap { GridExportSubject($0.source) == export.subject ? $0.total : nil }

@@ -43,8 +43,7 @@ extension Browser {
         let id = ids.next()
         catalogOpening = CatalogOpening(id: id, path: path)
         message = nil
-        commands.append(.openCatalog(requestID: id, path: path, keys: catalog.keys, allowsWrites: catalog.allowsWrites,
-                                     busyTimeout: catalog.busyTimeout))
+        commands.append(.openCatalog(requestID: id, path: path, settingsOf: catalog))
     }
 
     /// The root or file asked for with `o` was opened (or could not be): the browser now

@@ -74,6 +74,9 @@ package final class BrowserCatalog: Sendable {
     package let title: String
     /// The keys tried on encrypted values.
     package let keys: KeyRing
+    /// The keys of encrypted database files (SQLCipher's format), newest first: every file
+    /// the browser opens — to read, to commit, to run a DAO method — opens with the one that fits.
+    package let databaseKeys: DatabaseKeyList
     /// What the header says of some keys, by fingerprint: `app key` for the one derived
     /// from the app key, so a reader knows which secret opened a value.
     package let keyLabels: [String: String]
@@ -104,9 +107,11 @@ package final class BrowserCatalog: Sendable {
     ///   connection's lock, in seconds.
     /// - throws: `BrowserOpenError` for a missing path, or a file that is not SQLite.
     /// - parameter keyLabels: names for some keys in the header, by fingerprint.
-    package init(path: String, keys: KeyRing, keyLabels: [String: String] = [:], allowsWrites: Bool = true,
-                 busyTimeout: Double = 5) throws {
+    /// - parameter databaseKeys: the keys of encrypted database files, newest first.
+    package init(path: String, keys: KeyRing, keyLabels: [String: String] = [:], databaseKeys: DatabaseKeyList = .empty,
+                 allowsWrites: Bool = true, busyTimeout: Double = 5) throws {
         self.keys = keys
+        self.databaseKeys = databaseKeys
         self.keyLabels = keyLabels
         self.allowsWrites = allowsWrites
         self.busyTimeout = busyTimeout
@@ -121,9 +126,9 @@ package final class BrowserCatalog: Sendable {
             guard FileManager.default.fileExists(atPath: path + "/datacenter.json") || FileManager.default.fileExists(atPath: path + "/common.sqlite") else {
                 throw BrowserOpenError(description: "\(path) is a folder but not a data-center root (no datacenter.json or common.sqlite)")
             }
-            let center = try DataCenter(rootPath: path, crypt: keys, readOnly: true)
+            let center = try DataCenter(rootPath: path, crypt: keys, readOnly: true, databaseKeys: databaseKeys)
             self.center = center
-            var builder = TreeBuilder(center: center, keys: keys, state: state)
+            var builder = TreeBuilder(center: center, keys: keys, databaseKeys: databaseKeys, state: state)
             var nodes: [TreeNode] = []
             // A store that cannot be read is shown as damaged, with the reason; the others open.
             if FileManager.default.fileExists(atPath: center.commonStorePath) {
@@ -145,7 +150,7 @@ package final class BrowserCatalog: Sendable {
             storeNames = builder.storeNames
         } else {
             center = nil
-            var builder = TreeBuilder(center: nil, keys: keys, state: state)
+            var builder = TreeBuilder(center: nil, keys: keys, databaseKeys: databaseKeys, state: state)
             do {
                 let file = (path as NSString).lastPathComponent
                 roots = [try builder.storeNode(path: path, label: file, name: file, cacheFiles: [])]
@@ -158,15 +163,16 @@ package final class BrowserCatalog: Sendable {
 
     /// The store file at `path`, opened read-only once.
     package func store(at path: String) throws -> Store {
-        try BrowserCatalog.store(at: path, center: center, keys: keys, state: state)
+        try BrowserCatalog.store(at: path, center: center, keys: keys, databaseKeys: databaseKeys, state: state)
     }
 
     /// The store file at `path` from `state`, or opened read-only (through `center` when
     /// browsing a root) and kept there.
-    fileprivate static func store(at path: String, center: DataCenter?, keys: KeyRing, state: LockedState<State>) throws -> Store {
+    fileprivate static func store(at path: String, center: DataCenter?, keys: KeyRing, databaseKeys: DatabaseKeyList,
+                                  state: LockedState<State>) throws -> Store {
         try state.withLock { state in
             if let store = state.stores[path] { return store }
-            let store = try center?.store(atPath: path) ?? Store(path: path, crypt: keys, readOnly: true)
+            let store = try center?.store(atPath: path) ?? Store(path: path, crypt: keys, readOnly: true, databaseKeys: databaseKeys)
             state.stores[path] = store
             return store
         }
@@ -237,13 +243,14 @@ package final class BrowserCatalog: Sendable {
 private struct TreeBuilder {
     let center: DataCenter?
     let keys: KeyRing
+    let databaseKeys: DatabaseKeyList
     let state: LockedState<BrowserCatalog.State>
     /// The names given so far, by store path (`BrowserCatalog.storeName(for:)`).
     var storeNames: [String: String] = [:]
 
     /// The store file at `path`, opened once (`BrowserCatalog.store(at:)`).
     func store(at path: String) throws -> Store {
-        try BrowserCatalog.store(at: path, center: center, keys: keys, state: state)
+        try BrowserCatalog.store(at: path, center: center, keys: keys, databaseKeys: databaseKeys, state: state)
     }
 
     /// The node of a store of a root; a store that cannot be opened or read (not SQLite,

@@ -43,7 +43,7 @@ package enum BrowserCommand: Sendable {
     case exportGrid(GridExport)
     /// Opens another root or SQLite file to browse (`o`), with the keys and settings given:
     /// `path` as typed, `~` expanded and made absolute from the working folder.
-    case openCatalog(requestID: Int, path: String, keys: KeyRing, allowsWrites: Bool, busyTimeout: Double)
+    case openCatalog(requestID: Int, path: String, settingsOf: BrowserCatalog)
     /// Writes the recent files into the state folder (`RecentFiles.save`).
     case saveRecentFiles(RecentFiles, folder: URL)
 
@@ -120,10 +120,12 @@ package enum BrowserCommand: Sendable {
         case .daoPreview(let preview): return preview.perform()
         case .commit(let commit): return commit.perform()
         case .exportGrid(let export): return export.run(post: post)
-        case let .openCatalog(request, typed, keys, allowsWrites, busyTimeout):
+        case let .openCatalog(request, typed, current):
             let path = BrowserCommand.absolutePath(typed)
             do {
-                let catalog = try BrowserCatalog(path: path, keys: keys, allowsWrites: allowsWrites, busyTimeout: busyTimeout)
+                let catalog = try BrowserCatalog(path: path, keys: current.keys, keyLabels: current.keyLabels,
+                                                 databaseKeys: current.databaseKeys, allowsWrites: current.allowsWrites,
+                                                 busyTimeout: current.busyTimeout)
                 return .catalogOpened(requestID: request, path: path, catalog: catalog, error: nil)
             } catch {
                 return .catalogOpened(requestID: request, path: path, catalog: nil, error: "\(error)")

@@ -67,7 +67,7 @@ package final class ConsoleQuery: Sendable {
     func run(post: (BrowserEvent) -> Void) -> BrowserEvent {
         var lines: [String] = []
         do {
-            let db = try Database(path: storePath, mode: .readOnly, busyTimeout: catalog.busyTimeout)
+            let db = try catalog.databaseKeys.open(path: storePath, mode: .readOnly, busyTimeout: catalog.busyTimeout).database
             let started: Bool = state.withLock { state in
                 if !state.cancelled { state.running = db }
                 return !state.cancelled

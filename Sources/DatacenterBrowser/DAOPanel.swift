@@ -244,7 +244,7 @@ struct DAOPanel {
         }
         return started(DAORun(id: id, kind: .select, config: config, method: method, values: values, table: table,
                               storePath: storePath, encryptedColumns: encryptedColumns, keys: catalog.keys,
-                              busyTimeout: catalog.busyTimeout))
+                              databaseKeys: catalog.databaseKeys, busyTimeout: catalog.busyTimeout))
     }
 
     /// The confirmed write, to run (`DAORun` says how it is made safe), or nil with the
@@ -259,7 +259,7 @@ struct DAOPanel {
         }
         return started(DAORun(id: id, kind: .write(shown: shown), config: config, method: method, values: values, table: table,
                               storePath: storePath, encryptedColumns: encryptedColumns, keys: catalog.keys,
-                              busyTimeout: catalog.busyTimeout))
+                              databaseKeys: catalog.databaseKeys, busyTimeout: catalog.busyTimeout))
     }
 
     /// Marks `run` as running: the results say so until `finished` comes.

@@ -30,6 +30,8 @@ package struct DAORun: Sendable {
     let storePath: String
     let encryptedColumns: Set<String>
     let keys: KeyRing
+    /// The keys of an encrypted store file.
+    let databaseKeys: DatabaseKeyList
     /// How long the run waits for another connection's lock, in seconds.
     let busyTimeout: Double
 
@@ -44,7 +46,7 @@ package struct DAORun: Sendable {
     private func select() -> BrowserEvent {
         do {
             let call = try config.render(method.id, arguments: values, globals: [:], tableName: table)
-            let db = try Database(path: storePath, mode: .readOnly, busyTimeout: busyTimeout)
+            let db = try databaseKeys.open(path: storePath, mode: .readOnly, busyTimeout: busyTimeout).database
             var batches: [[Row]] = []
             for statement in call.statements where !statement.skipped {
                 batches.append(try db.makeStatement(statement.sql).fetchAll(StatementArguments(statement.bindings)))
@@ -77,7 +79,7 @@ package struct DAORun: Sendable {
 
     private func write(_ shown: TablePreparation) -> BrowserEvent {
         do {
-            let queue = try DatabaseQueue(path: storePath, mode: .readWriteExisting, busyTimeout: busyTimeout, wal: false)
+            let queue = try DatabaseQueue(path: storePath, keys: databaseKeys, mode: .readWriteExisting, busyTimeout: busyTimeout, wal: false)
             let dao = DAOObject(config: config, queue: queue, crypt: keys)
             dao.tableName = table
             let result = try queue.inTransaction { db -> DAOCallResult in

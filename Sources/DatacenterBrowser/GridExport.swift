@@ -27,6 +27,8 @@ package final class GridExport: Sendable {
     package let format: ExportFormat
     /// The keys that decrypt the subject's encrypted columns.
     let keys: KeyRing
+    /// The keys of an encrypted store file.
+    let databaseKeys: DatabaseKeyList
     /// True when the user confirmed replacing an existing file.
     package let replace: Bool
     /// How long the read waits for another connection's lock, in seconds.
@@ -47,8 +49,10 @@ package final class GridExport: Sendable {
     }
 
     /// An export not yet run; `BrowserCommand.exportGrid` runs it.
-    init(id: Int, subject: GridExportSubject, destination: String, format: ExportFormat, keys: KeyRing, replace: Bool, busyTimeout: Double) {
+    init(id: Int, subject: GridExportSubject, destination: String, format: ExportFormat, keys: KeyRing,
+         databaseKeys: DatabaseKeyList = .empty, replace: Bool, busyTimeout: Double) {
         self.id = id
+        self.databaseKeys = databaseKeys
         self.subject = subject
         self.destination = destination
         self.format = format
@@ -100,7 +104,7 @@ package final class GridExport: Sendable {
             }
         }
         do {
-            let db = try Database(path: subject.storePath, mode: .readOnly, busyTimeout: busyTimeout)
+            let db = try databaseKeys.open(path: subject.storePath, mode: .readOnly, busyTimeout: busyTimeout).database
             let started: Bool = state.withLock { state in
                 if !state.cancelled { state.running = db }
                 return !state.cancelled

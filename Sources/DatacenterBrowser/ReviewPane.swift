@@ -80,7 +80,7 @@ struct ReviewPane {
         }
         guard committing == nil else { return [.message("committing…", isError: false)] }
         committing = id
-        let commit = StagedCommit(id: id, edits: staged, keys: catalog.keys, busyTimeout: catalog.busyTimeout)
+        let commit = StagedCommit(id: id, edits: staged, keys: catalog.keys, databaseKeys: catalog.databaseKeys, busyTimeout: catalog.busyTimeout)
         return [.command(.commit(commit)), .message("committing \(staged.count) edit(s)…", isError: false)]
     }
 

@@ -11,6 +11,8 @@ package struct StagedCommit: Sendable {
     let id: Int
     let edits: [StagedEdit]
     let keys: KeyRing
+    /// The keys of encrypted store files.
+    let databaseKeys: DatabaseKeyList
     let busyTimeout: Double
 
     /// Writes the edits and returns `commitFinished` with the ids of those written.
@@ -21,7 +23,7 @@ package struct StagedCommit: Sendable {
         for path in order {
             let batch = edits.filter { $0.storePath == path }
             do {
-                let store = try Store(existingAt: path, crypt: keys, busyTimeout: busyTimeout)
+                let store = try Store(existingAt: path, crypt: keys, busyTimeout: busyTimeout, databaseKeys: databaseKeys)
                 try store.queue.inTransaction { db in
                     for edit in batch { try edit.apply(to: store, in: db) }
                 }
