@@ -25,10 +25,12 @@ extension BenchCommand {
             if (try? options.selection(of: DatabaseBenchmark.scenarios))?.includes("db-import") == true, SQLCipherPython.python == nil {
                 Output.error("warning: db-import has no baseline: SQLCipher reference not found; \(SQLCipherPython.howToInstall)")
             }
+            let scratch = options.scratch
             try options.measure(DatabaseBenchmark.scenarios) { selection, report in
-                try DatabaseBenchmark.run(in: options.scratch, scale: options.quick ? .quick : .standard, selection: selection,
+                try DatabaseBenchmark.run(in: scratch, scale: options.quick ? .quick : .standard, selection: selection,
                                           keepFiles: keepFiles, report: report)
             }
+            if keepFiles { Output.error("kept the benchmark's files in \(scratch)") }
         }
     }
 }

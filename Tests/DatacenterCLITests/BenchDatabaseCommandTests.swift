@@ -31,6 +31,7 @@ import Testing
         let folder = scratch.file("bench")
         let result = try CLI.run(["bench", "db", "--quick", "--json", "--folder", folder, "--keep-files"])
         #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("kept the benchmark's files in \(folder)"), "\(result.stderr)")
         let hasReference = FileManager.default.isExecutableFile(atPath: Self.referencePython)
         var scenarios: [String] = []
         for line in result.stdout.split(separator: "\n") {
