@@ -51,11 +51,13 @@ crash: deps
 build: deps
 	$(SWIFT) build -c release --product datacenter --static-swift-stdlib
 
-bench: build
+# bench db's import is compared with the reference SQLCipher, hence sqlcipher-reference.
+bench: build sqlcipher-reference
 	$(RELEASE_BIN) bench kv
 	$(RELEASE_BIN) bench lru
 	$(RELEASE_BIN) bench dao
 	$(RELEASE_BIN) bench browse
+	$(RELEASE_BIN) bench db
 
 deps:
 	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "error: the Swift toolchain (swift 6.1 or newer) is not on PATH; install it from swift.org first" >&2; exit 1; }

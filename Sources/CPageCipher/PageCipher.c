@@ -16,6 +16,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <pthread.h>
@@ -67,6 +68,14 @@ typedef struct Codec {
     unsigned char enc_key[DC_KEY_LEN];
     unsigned char hmac_key[DC_KEY_LEN];
     int failed_page;     /* last page that failed authentication, 0 when none */
+    /* Keyed contexts, made once and reused for every page (a key schedule and the HMAC's
+     * inner and outer pads per page cost as much as the page's own AES). Each records the
+     * key_gen it was keyed at; key_gen changes whenever enc_key and hmac_key do. */
+    unsigned int key_gen;
+    EVP_CIPHER_CTX *aes[2];      /* [0] decrypts, [1] encrypts */
+    unsigned int aes_gen[2];
+    EVP_MAC_CTX *mac;
+    unsigned int mac_gen;
 } Codec;
 
 /* The derived-key cache: entries are named by a SHA-256 of everything the KDF reads. */
@@ -106,6 +115,7 @@ static int codec_derive(Codec *c) {
             memcpy(c->enc_key, cache[i].enc_key, DC_KEY_LEN);
             memcpy(c->hmac_key, cache[i].hmac_key, DC_KEY_LEN);
             pthread_mutex_unlock(&cache_lock);
+            c->key_gen++;
             c->keys_ready = 1;
             return 1;
         }
@@ -133,6 +143,7 @@ static int codec_derive(Codec *c) {
     memcpy(e->enc_key, c->enc_key, DC_KEY_LEN);
     memcpy(e->hmac_key, c->hmac_key, DC_KEY_LEN);
     pthread_mutex_unlock(&cache_lock);
+    c->key_gen++;
     c->keys_ready = 1;
     return 1;
 }
@@ -155,6 +166,9 @@ static int codec_adopt_salt(Codec *c, const unsigned char *salt) {
 
 static void codec_free(Codec *c) {
     if (!c) return;
+    EVP_CIPHER_CTX_free(c->aes[0]);
+    EVP_CIPHER_CTX_free(c->aes[1]);
+    EVP_MAC_CTX_free(c->mac);
     if (c->secret) {
         OPENSSL_cleanse(c->secret, (size_t)c->secret_len);
         free(c->secret);
@@ -165,7 +179,28 @@ static void codec_free(Codec *c) {
 
 /* ---- Page transforms --------------------------------------------------------------- */
 
-static int page_hmac(const Codec *c, unsigned char *page, unsigned int pgno, int start,
+/* Readies the codec's HMAC context for a new message: keyed with hmac_key on first use and
+ * after the keys change, otherwise restarted with the key it holds. Returns 1 on success. */
+static int mac_begin(Codec *c) {
+    if (!c->mac) {
+        EVP_MAC *hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+        if (!hmac) return 0;
+        c->mac = EVP_MAC_CTX_new(hmac);
+        EVP_MAC_free(hmac); /* the context holds its own reference */
+        if (!c->mac) return 0;
+    }
+    if (c->mac_gen == c->key_gen) return EVP_MAC_init(c->mac, NULL, 0, NULL);
+    c->mac_gen = 0;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)EVP_MD_get0_name(c->f.digest()), 0),
+        OSSL_PARAM_construct_end(),
+    };
+    if (!EVP_MAC_init(c->mac, c->hmac_key, DC_KEY_LEN, params)) return 0;
+    c->mac_gen = c->key_gen;
+    return 1;
+}
+
+static int page_hmac(Codec *c, unsigned char *page, unsigned int pgno, int start,
                      unsigned char *out) {
     /* HMAC over ciphertext || IV || pgno: the pgno is put just after the IV (in the HMAC's
      * own slot of this scratch copy) so the input is one contiguous span. */
@@ -175,16 +210,28 @@ static int page_hmac(const Codec *c, unsigned char *page, unsigned int pgno, int
     tail[1] = (unsigned char)(pgno >> 8);
     tail[2] = (unsigned char)(pgno >> 16);
     tail[3] = (unsigned char)(pgno >> 24);
-    unsigned int len = 0;
+    size_t len = 0;
     size_t n = (size_t)(pg - rs - start + DC_IV_LEN + 4);
-    if (!HMAC(c->f.digest(), c->hmac_key, DC_KEY_LEN, page + start, n, out, &len)) return 0;
+    if (!mac_begin(c) || !EVP_MAC_update(c->mac, page + start, n) || !EVP_MAC_final(c->mac, out, &len, DC_MAX_HMAC))
+        return 0;
     return (int)len == c->f.hmac_len;
 }
 
-static int aes_cbc(EVP_CIPHER_CTX *ctx, int encrypt, const unsigned char *key,
-                   const unsigned char *iv, const unsigned char *in, int len, unsigned char *out) {
+/* AES-256-CBC with the codec's enc_key. The context of each direction gets its key schedule
+ * on first use and after the keys change; after that only the IV is set (a NULL cipher and
+ * key keep the schedule), which gives the same output as a full init. */
+static int aes_cbc(Codec *c, int encrypt, const unsigned char *iv, const unsigned char *in, int len,
+                   unsigned char *out) {
     int n1 = 0, n2 = 0;
-    if (!EVP_CipherInit_ex(ctx, EVP_aes_256_cbc(), NULL, key, iv, encrypt)) return 0;
+    EVP_CIPHER_CTX *ctx = c->aes[encrypt];
+    if (!ctx && !(ctx = c->aes[encrypt] = EVP_CIPHER_CTX_new())) return 0;
+    if (c->aes_gen[encrypt] == c->key_gen) {
+        if (!EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, encrypt)) return 0;
+    } else {
+        c->aes_gen[encrypt] = 0;
+        if (!EVP_CipherInit_ex(ctx, EVP_aes_256_cbc(), NULL, c->enc_key, iv, encrypt)) return 0;
+        c->aes_gen[encrypt] = c->key_gen;
+    }
     EVP_CIPHER_CTX_set_padding(ctx, 0);
     if (!EVP_CipherUpdate(ctx, out, &n1, in, len)) return 0;
     if (!EVP_CipherFinal_ex(ctx, out + n1, &n2)) return 0;
@@ -195,6 +242,7 @@ static int aes_cbc(EVP_CIPHER_CTX *ctx, int encrypt, const unsigned char *key,
  * Returns 1 when the page is authentic. */
 static int page_decrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
                         unsigned char *disk, unsigned char *out) {
+    (void)ctx; /* the file's context: unused, the codec's keyed ones are (aes_cbc) */
     int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? DC_SALT_LEN : 0;
     if (pgno == 1 && !codec_adopt_salt(c, disk)) return 0;
     if (!c->keys_ready) return 0;
@@ -205,7 +253,7 @@ static int page_decrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
         && CRYPTO_memcmp(stored, computed, (size_t)c->f.hmac_len) == 0;
     memcpy(mac, stored, (size_t)c->f.hmac_len);
     if (!ok) return 0;
-    if (!aes_cbc(ctx, 0, c->enc_key, disk + pg - rs, disk + start, pg - rs - start, out + start))
+    if (!aes_cbc(c, 0, disk + pg - rs, disk + start, pg - rs - start, out + start))
         return 0;
     if (pgno == 1) memcpy(out, "SQLite format 3", 16);
     /* SQLite never writes its reserve, and zeroes new pages: handing it zeros keeps what it
@@ -217,6 +265,7 @@ static int page_decrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
 /* Encrypts SQLite's page `in` into the file page `out`. Returns 1 on success. */
 static int page_encrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
                         const unsigned char *in, unsigned char *out) {
+    (void)ctx; /* the file's context: unused, the codec's keyed ones are (aes_cbc) */
     int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? DC_SALT_LEN : 0;
     if (pgno == 1) {
         /* SQLite must lay pages out with this format's size and at least its reserve, or
@@ -230,7 +279,7 @@ static int page_encrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
     if (pgno == 1) memcpy(out, c->salt, DC_SALT_LEN);
     unsigned char *iv = out + pg - rs;
     if (RAND_bytes(iv, rs) != 1) return 0; /* the IV, and filler for the rest */
-    if (!aes_cbc(ctx, 1, c->enc_key, iv, in + start, pg - rs - start, out + start)) return 0;
+    if (!aes_cbc(c, 1, iv, in + start, pg - rs - start, out + start)) return 0;
     unsigned char mac[DC_MAX_HMAC];
     unsigned char filler[4];
     memcpy(filler, iv + DC_IV_LEN, 4);

@@ -43,7 +43,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure the engine against a raw-SQLite baseline doing the same work.",
-        subcommands: [KV.self, LRU.self, DAO.self, Browse.self])
+        subcommands: [KV.self, LRU.self, DAO.self, Browse.self, DB.self])
 
     struct KV: ParsableCommand {
         static let configuration = CommandConfiguration(

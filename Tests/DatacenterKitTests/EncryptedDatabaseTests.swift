@@ -343,6 +343,41 @@ struct SQLCipherInteropTests {
         #expect(read.output == "60")
     }
 
+    /// The cipher keys its AES and HMAC contexts once per connection and then only sets each
+    /// page's IV: a connection that reads and writes in turn for many transactions (WAL
+    /// frames written, read back, checkpointed into the file) must still write what
+    /// SQLCipher reads, and read what SQLCipher wrote after it.
+    @Test(arguments: 0..<4)
+    func pagesOfALongLivedConnectionOpenInSQLCipher(index: Int) throws {
+        let (format, raw) = Self.cases[index]
+        let (key, literal) = try Self.key(format, raw: raw)
+        let folder = TemporaryFolder()
+        let path = folder.file("long.sqlite")
+        do {
+            let db = try Database(path: path, key: key)
+            try db.enableWAL()
+            try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT)")
+            for round in 0..<20 {
+                try db.inTransaction {
+                    for i in 0..<50 { try db.execute("INSERT INTO t(name) VALUES (?)", [.text("round \(round) row \(i) " + String(repeating: "x", count: i * 7))]) }
+                }
+                #expect(try db.scalar("SELECT count(*) FROM t WHERE name LIKE 'round \(round) %'") == .integer(50))
+                if round % 5 == 4 { try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            }
+            try db.execute("DELETE FROM t WHERE id % 3 = 0")
+        }
+        let read = try SQLCipherReference.execute(
+            path: path, keyLiteral: literal, compatibility: Int(format.rawValue),
+            script: "INSERT INTO t(name) VALUES ('from sqlcipher')",
+            query: "SELECT count(*), sum(length(name)), (SELECT integrity_check FROM pragma_integrity_check) FROM t")
+        #expect(read.status == 0, "\(read.output)")
+        let db = try Database(path: path, key: key, mode: .readWriteExisting)
+        let ours = try db.queryFirst("SELECT count(*), sum(length(name)) FROM t")
+        #expect(read.output == "\(ours?.values[0].int64Value ?? -1)|\(ours?.values[1].int64Value ?? -1)|ok")
+        #expect(try db.scalar("SELECT count(*) FROM t WHERE name = 'from sqlcipher'") == .integer(1))
+        #expect(try db.scalar("PRAGMA integrity_check") == .text("ok"))
+    }
+
     @Test func sqlcipherRefusesOurFileWithAnotherKey() throws {
         let folder = TemporaryFolder()
         let path = folder.file("ours.sqlite")
