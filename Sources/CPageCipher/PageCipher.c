@@ -240,9 +240,8 @@ static int aes_cbc(Codec *c, int encrypt, const unsigned char *iv, const unsigne
 
 /* Verifies and decrypts one file page (`disk`, modified as scratch) into `out`.
  * Returns 1 when the page is authentic. */
-static int page_decrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
+static int page_decrypt(Codec *c, unsigned int pgno,
                         unsigned char *disk, unsigned char *out) {
-    (void)ctx; /* the file's context: unused, the codec's keyed ones are (aes_cbc) */
     int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? DC_SALT_LEN : 0;
     if (pgno == 1 && !codec_adopt_salt(c, disk)) return 0;
     if (!c->keys_ready) return 0;
@@ -263,9 +262,8 @@ static int page_decrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
 }
 
 /* Encrypts SQLite's page `in` into the file page `out`. Returns 1 on success. */
-static int page_encrypt(Codec *c, EVP_CIPHER_CTX *ctx, unsigned int pgno,
+static int page_encrypt(Codec *c, unsigned int pgno,
                         const unsigned char *in, unsigned char *out) {
-    (void)ctx; /* the file's context: unused, the codec's keyed ones are (aes_cbc) */
     int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? DC_SALT_LEN : 0;
     if (pgno == 1) {
         /* SQLite must lay pages out with this format's size and at least its reserve, or
@@ -298,7 +296,6 @@ typedef struct CipherFile {
     sqlite3_file *real;
     int kind;
     Codec *codec;          /* owned by the main file; borrowed by its journal and WAL */
-    EVP_CIPHER_CTX *ctx;
     unsigned char *disk;   /* one page as stored */
     unsigned char *plain;  /* one page as SQLite sees it */
     sqlite3_int64 last_pgno_offset; /* journal: where the last page number was seen */
@@ -353,7 +350,7 @@ static int main_read_page(CipherFile *f, unsigned int pgno) {
         return fail_page(f, pgno); /* a page cut short: the file was truncated */
     }
     if (rc != SQLITE_OK) return rc;
-    if (!page_decrypt(f->codec, f->ctx, pgno, f->disk, f->plain)) return fail_page(f, pgno);
+    if (!page_decrypt(f->codec, pgno, f->disk, f->plain)) return fail_page(f, pgno);
     return SQLITE_OK;
 }
 
@@ -378,7 +375,7 @@ static int main_write(CipherFile *f, const unsigned char *buf, int amt, sqlite3_
     if (off % pg != 0 || amt % pg != 0) return SQLITE_IOERR_WRITE;
     for (int done = 0; done < amt; done += pg) {
         unsigned int pgno = (unsigned int)((off + done) / pg) + 1;
-        if (!page_encrypt(f->codec, f->ctx, pgno, buf + done, f->disk)) return SQLITE_IOERR_WRITE;
+        if (!page_encrypt(f->codec, pgno, buf + done, f->disk)) return SQLITE_IOERR_WRITE;
         int rc = f->real->pMethods->xWrite(f->real, f->disk, pg, off + done);
         if (rc != SQLITE_OK) return rc;
     }
@@ -391,7 +388,7 @@ static int journal_read(CipherFile *f, unsigned char *buf, int amt, sqlite3_int6
     if (amt == pg && off == f->last_pgno_offset + 4 && f->last_pgno > 0) {
         int rc = f->real->pMethods->xRead(f->real, f->disk, pg, off);
         if (rc != SQLITE_OK) return rc;
-        if (!page_decrypt(f->codec, f->ctx, f->last_pgno, f->disk, buf)) return fail_page(f, f->last_pgno);
+        if (!page_decrypt(f->codec, f->last_pgno, f->disk, buf)) return fail_page(f, f->last_pgno);
         return SQLITE_OK;
     }
     int rc = f->real->pMethods->xRead(f->real, buf, amt, off);
@@ -405,7 +402,7 @@ static int journal_read(CipherFile *f, unsigned char *buf, int amt, sqlite3_int6
 static int journal_write(CipherFile *f, const unsigned char *buf, int amt, sqlite3_int64 off) {
     int pg = f->codec->f.page_size;
     if (amt == pg && off == f->last_pgno_offset + 4 && f->last_pgno > 0) {
-        if (!page_encrypt(f->codec, f->ctx, f->last_pgno, buf, f->disk)) return SQLITE_IOERR_WRITE;
+        if (!page_encrypt(f->codec, f->last_pgno, buf, f->disk)) return SQLITE_IOERR_WRITE;
         return f->real->pMethods->xWrite(f->real, f->disk, pg, off);
     }
     if (amt == 4) {
@@ -547,7 +544,7 @@ static int wal_plain_chain_through(CipherFile *f, sqlite3_int64 off, int big_end
         if (!ok) break;
         wal_frame_checksum(f, big_endian, frame, frame + DC_WAL_FRAME_HEADER, stored);
         ok = stored[0] == be32(frame + DC_FRAME_CHECKSUM) && stored[1] == be32(frame + DC_FRAME_CHECKSUM + 4)
-            && page_decrypt(f->codec, f->ctx, be32(frame), frame + DC_WAL_FRAME_HEADER, plain);
+            && page_decrypt(f->codec, be32(frame), frame + DC_WAL_FRAME_HEADER, plain);
         if (ok) wal_frame_checksum(f, big_endian, frame, plain, sum);
     }
     free(frame);
@@ -570,7 +567,7 @@ static int wal_read_frame(CipherFile *f, unsigned char *buf, int amt, sqlite3_in
     int valid = pgno != 0 && stored[0] == be32(header + DC_FRAME_CHECKSUM)
         && stored[1] == be32(header + DC_FRAME_CHECKSUM + 4);
     memcpy(f->disk, page, (size_t)f->codec->f.page_size);
-    if (!(pgno != 0 && page_decrypt(f->codec, f->ctx, pgno, f->disk, page))) {
+    if (!(pgno != 0 && page_decrypt(f->codec, pgno, f->disk, page))) {
         memset(page, 0, (size_t)f->codec->f.page_size);
         valid = 0;
     }
@@ -611,7 +608,7 @@ static int wal_read(CipherFile *f, unsigned char *buf, int amt, sqlite3_int64 of
         rc = f->real->pMethods->xRead(f->real, f->disk, pg, off);
         if (rc != SQLITE_OK) return rc;
         unsigned int pgno = be32(head);
-        if (pgno == 0 || !page_decrypt(f->codec, f->ctx, pgno, f->disk, buf)) return fail_page(f, pgno);
+        if (pgno == 0 || !page_decrypt(f->codec, pgno, f->disk, buf)) return fail_page(f, pgno);
         return SQLITE_OK;
     }
     if (amt == pg + DC_WAL_FRAME_HEADER && part == 0) return wal_read_frame(f, buf, amt, off);
@@ -629,7 +626,7 @@ static int wal_write(CipherFile *f, const unsigned char *buf, int amt, sqlite3_i
         f->held_header_offset = -1;
         unsigned char *header = f->frame, *page = f->frame + DC_WAL_FRAME_HEADER;
         unsigned int pgno = be32(header);
-        if (pgno == 0 || !page_encrypt(f->codec, f->ctx, pgno, buf, page)) return SQLITE_IOERR_WRITE;
+        if (pgno == 0 || !page_encrypt(f->codec, pgno, buf, page)) return SQLITE_IOERR_WRITE;
         int rc = wal_seal(f, at, header, page);
         if (rc != SQLITE_OK) return rc;
         return f->real->pMethods->xWrite(f->real, f->frame, (int)wal_frame_size(f), at);
@@ -652,7 +649,7 @@ static int wal_write(CipherFile *f, const unsigned char *buf, int amt, sqlite3_i
         if (rc != SQLITE_OK) return rc;
         unsigned int pgno = be32(f->frame);
         unsigned char *page = f->frame + DC_WAL_FRAME_HEADER;
-        if (pgno == 0 || !page_encrypt(f->codec, f->ctx, pgno, buf, page)) return SQLITE_IOERR_WRITE;
+        if (pgno == 0 || !page_encrypt(f->codec, pgno, buf, page)) return SQLITE_IOERR_WRITE;
         rc = wal_seal(f, at, f->frame, page);
         if (rc != SQLITE_OK) return rc;
         return f->real->pMethods->xWrite(f->real, f->frame, (int)wal_frame_size(f), at);
@@ -669,13 +666,11 @@ static int c_close(sqlite3_file *file) {
     if (rc == SQLITE_OK) rc = flush_rc;
     if (f->kind == KIND_MAIN) codec_free(f->codec);
     f->codec = NULL;
-    if (f->ctx) EVP_CIPHER_CTX_free(f->ctx);
     if (f->disk) OPENSSL_cleanse(f->disk, (size_t)f->page_size);
     if (f->plain) OPENSSL_cleanse(f->plain, (size_t)f->page_size);
     free(f->disk);
     free(f->plain);
     free(f->frame);
-    f->ctx = NULL;
     f->disk = f->plain = f->frame = NULL;
     return rc;
 }
@@ -811,11 +806,10 @@ static int c_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, i
     if (kind == KIND_PLAIN) return SQLITE_OK;
 
     f->page_size = codec->f.page_size;
-    f->ctx = EVP_CIPHER_CTX_new();
     f->disk = malloc((size_t)f->page_size);
     f->plain = malloc((size_t)f->page_size);
     if (kind == KIND_WAL) f->frame = malloc((size_t)f->page_size + DC_WAL_FRAME_HEADER);
-    if (!f->ctx || !f->disk || !f->plain || (kind == KIND_WAL && !f->frame)) { c_close(file); f->base.pMethods = NULL; return SQLITE_NOMEM; }
+    if (!f->disk || !f->plain || (kind == KIND_WAL && !f->frame)) { c_close(file); f->base.pMethods = NULL; return SQLITE_NOMEM; }
 
     if (kind == KIND_MAIN) {
         /* An existing file's salt decides the keys now; a new file gets one on first write. */

@@ -17,14 +17,18 @@ public struct BenchmarkResult: Sendable, Equatable {
     public let target: String
     /// Whether the measured figures meet the target.
     public let meetsTarget: Bool
+    /// True for a figure shown for what it tells, with no target to meet (`target` says why).
+    public let isReportedOnly: Bool
 
     /// A result; `meetsTarget` is decided by the caller, `target` describes it.
-    public init(scenario: String, engineNanoseconds: Double, baselineNanoseconds: Double, target: String, meetsTarget: Bool) {
+    public init(scenario: String, engineNanoseconds: Double, baselineNanoseconds: Double, target: String, meetsTarget: Bool,
+                isReportedOnly: Bool = false) {
         self.scenario = scenario
         self.engineNanoseconds = engineNanoseconds
         self.baselineNanoseconds = baselineNanoseconds
         self.target = target
         self.meetsTarget = meetsTarget
+        self.isReportedOnly = isReportedOnly
     }
 
     /// engine / baseline.
