@@ -51,6 +51,10 @@ import Testing
         try fingerprint(try Database(path: path, key: key, mode: .readOnly))
     }
 
+    static func count(_ path: String) throws -> Int64? {
+        try Database(path: path, mode: .readOnly).scalar("SELECT count(*) FROM t")?.int64Value
+    }
+
     static func partialFiles(in folder: TemporaryFolder) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".dc-partial-") }
     }
@@ -176,15 +180,22 @@ import Testing
             """)
         let wal = try Data(contentsOf: URL(fileURLWithPath: source + "-wal"))
         #expect(wal.count > 10 * 1024)
-        let before = try Data(contentsOf: URL(fileURLWithPath: source))
-
         try DatabaseFileConversion.decrypt(from: source, keys: DatabaseKeyList([key]), to: out)
+        // The same, from the files as a crash leaves them (no -shm, no other connection):
+        // the conversion is then the last connection, which must not checkpoint on close.
+        let crashed = folder.file("crashed.db"), out2 = folder.file("out2.db")
+        for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: source + suffix, toPath: crashed + suffix) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: crashed))
+        try DatabaseFileConversion.decrypt(from: crashed, keys: DatabaseKeyList([key]), to: out2)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: crashed)) == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: crashed + "-wal")).count == wal.count)
+        #expect(try Self.count(out2) == 2000)
+
         let copy = try Database(path: out, mode: .readOnly)
         #expect(try copy.scalar("SELECT count(*) FROM t") == .integer(2000))
         #expect(try copy.scalar("SELECT v FROM t WHERE id = 2000") == .text("row 2000"))
         // WAL mode is kept; the source's file was not checkpointed into.
         #expect(try copy.scalar("PRAGMA journal_mode") == .text("wal"))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before)
         #expect(try writer.scalar("SELECT count(*) FROM t") == .integer(2000))
     }
 
