@@ -222,6 +222,18 @@ import Testing
         #expect(try Self.partialFiles(in: folder).isEmpty)
     }
 
+    @Test func rekeyThroughASymbolicLinkReplacesTheFileItNames() throws {
+        let folder = TemporaryFolder()
+        let (real, link) = (folder.file("real.db"), folder.file("link.db"))
+        let old = try DatabaseKey.passphrase("old")
+        try Self.makeSource(real, key: old)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real.db")
+        let new = try DatabaseKey.passphrase("new")
+        try DatabaseFileConversion.rekey(path: link, keys: DatabaseKeyList([old]), to: new)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "real.db")
+        #expect(try Database(path: real, key: new, mode: .readOnly).scalar("PRAGMA integrity_check") == .text("ok"))
+    }
+
     @Test func rekeyRefusesAFileInUseAndLeavesItAsItWas() throws {
         let folder = TemporaryFolder()
         let path = folder.file("busy.db")

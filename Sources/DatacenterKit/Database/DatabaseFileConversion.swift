@@ -107,7 +107,13 @@ public enum DatabaseFileConversion {
         guard !keys.isEmpty else {
             throw DatabaseConversionError(path: path, reason: "rekeying needs the current database key", kind: .unsuitableSource)
         }
-        return try convert(source: path, keys: keys, target: path, key: newKey, inPlace: true,
+        // Through a symbolic link, the file it names is replaced, not the link.
+        var resolved = path
+        if let real = realpath(path, nil) {
+            resolved = String(cString: real)
+            free(real)
+        }
+        return try convert(source: resolved, keys: keys, target: resolved, key: newKey, inPlace: true,
                            busyTimeout: busyTimeout, progress: progress)
     }
 
