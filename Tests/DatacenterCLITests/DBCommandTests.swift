@@ -36,6 +36,10 @@ import Testing
         // The file's content without its trailing newline is the passphrase.
         #expect(try Self.count(encrypted, key: try .passphrase("file secret")) == 300)
 
+        // Keys before the subcommand count first; the file's key is then the second.
+        let info = try CLI.run(["--db-key", "not it", "db", "info", encrypted, "--db-key", "@" + keyFile, "--json"])
+        #expect((try CLI.json(info.stdout) as? [String: Any])?["key"] as? Int == 2, "\(info.stdout)\(info.stderr)")
+
         let decrypt = try CLI.run(["db", "decrypt", encrypted, back, "--db-key", "not it"],
                                   environment: ["DATACENTER_DB_KEY": "file secret"])
         #expect(decrypt.status == 0, "\(decrypt.stderr)")
