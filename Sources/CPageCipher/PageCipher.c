@@ -897,3 +897,84 @@ int dc_cipher_failed_page(sqlite3 *db) {
 int dc_cipher_kdf_count(void) {
     return kdf_count;
 }
+
+/* ---- Attaching an encrypted file to a connection ------------------------------------- */
+
+/* Percent-encodes `path` for a file: URI (RFC 3986 unreserved characters and '/' stay). */
+static char *uri_for_path(const char *path) {
+    static const char hex[] = "0123456789ABCDEF";
+    size_t len = strlen(path);
+    char *uri = malloc(len * 3 + 64);
+    if (!uri) return NULL;
+    char *out = uri;
+    memcpy(out, "file:", 5);
+    out += 5;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        unsigned char c = *p;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '/' || c == '.' || c == '_' || c == '-' || c == '~') {
+            *out++ = (char)c;
+        } else {
+            *out++ = '%';
+            *out++ = hex[c >> 4];
+            *out++ = hex[c & 15];
+        }
+    }
+    strcpy(out, "?vfs=" DC_VFS_NAME);
+    return uri;
+}
+
+int dc_cipher_attach(sqlite3 *db, const char *filename, const char *schema,
+                     const void *secret, int secret_len, int is_raw_key, int format) {
+    Format f;
+    if (!db || !filename || !schema || !format_for(format, &f) || !secret || secret_len <= 0) return SQLITE_MISUSE;
+    if (is_raw_key && secret_len != DC_KEY_LEN) return SQLITE_MISUSE;
+    /* The schema name is put in SQL text: letters, digits and '_' only. */
+    if (!*schema || strlen(schema) > 64) return SQLITE_MISUSE;
+    for (const char *p = schema; *p; p++) {
+        char c = *p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return SQLITE_MISUSE;
+    }
+    pthread_once(&register_once, register_vfs);
+    if (register_rc != SQLITE_OK) return register_rc;
+
+    char *uri = uri_for_path(filename);
+    if (!uri) return SQLITE_NOMEM;
+    char sql[160];
+    snprintf(sql, sizeof sql, "ATTACH ?1 AS \"%s\"", schema);
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_text(stmt, 1, uri, -1, SQLITE_TRANSIENT);
+    if (rc == SQLITE_OK) {
+        PendingKey key = {format, secret, secret_len, is_raw_key ? 1 : 0};
+        pending_key = &key;
+        rc = sqlite3_step(stmt);
+        pending_key = NULL;
+        if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    }
+    sqlite3_finalize(stmt);
+    free(uri);
+    if (rc != SQLITE_OK) return rc;
+
+    /* The attached file must have gone through this VFS, keyed. */
+    sqlite3_file *file = NULL;
+    if (sqlite3_file_control(db, schema, SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+        !file || file->pMethods != &cipher_methods) {
+        snprintf(sql, sizeof sql, "DETACH \"%s\"", schema);
+        sqlite3_exec(db, sql, NULL, NULL, NULL);
+        return SQLITE_MISUSE;
+    }
+    /* As for a main database: a new file takes the format's page size and reserve, and
+     * temporary files stay in memory. */
+    snprintf(sql, sizeof sql, "PRAGMA \"%s\".page_size=%d; PRAGMA temp_store=MEMORY;", schema, f.page_size);
+    rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK) return rc;
+    int reserve = f.reserve;
+    sqlite3_file_control(db, schema, SQLITE_FCNTL_RESERVE_BYTES, &reserve);
+    return SQLITE_OK;
+}
+
+int dc_no_checkpoint_on_close(sqlite3 *db) {
+    /* sqlite3_db_config is variadic, which Swift cannot call. */
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
+}

@@ -19,6 +19,12 @@ struct GlobalOptions: ParsableArguments {
                                             valueName: "string"))
     var appKey: String?
 
+    @Option(name: .customLong("db-key"),
+            help: ArgumentHelp("A database key: a passphrase, x'<64 hex digits>' for a raw key, or @file. Repeat for older keys, newest first.",
+                               discussion: "Opens SQLCipher-encrypted database files (SQLCipher 4 or 3). $DATACENTER_DB_KEY is tried after the keys given here.",
+                               valueName: "secret"))
+    var dbKey: [String] = []
+
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another connection's lock before failing.",
                                             discussion: "Default 5. A long write elsewhere (an import, a rekey, a big dao call) holds the lock; raise this to wait it out.",
                                             valueName: "seconds"))
@@ -51,9 +57,55 @@ struct GlobalOptions: ParsableArguments {
         return EncryptionKey.derived(fromAppKey: text)
     }
 
-    /// Opens the root; read-only roots must exist.
+    /// The database key texts from `--db-key` then `$DATACENTER_DB_KEY`, newest first, each
+    /// `@file` read: passphrases or `x'…'` raw keys, as SQLCipher's `PRAGMA key` takes them.
+    func databaseKeyTexts() throws -> [String] {
+        var texts = try dbKey.map { try GlobalOptions.readSecret($0, option: "--db-key") }
+        if let env = ProcessInfo.processInfo.environment["DATACENTER_DB_KEY"], !env.isEmpty {
+            texts.append(try GlobalOptions.readSecret(env, option: "$DATACENTER_DB_KEY"))
+        }
+        return texts
+    }
+
+    /// The database keys from `--db-key` then `$DATACENTER_DB_KEY`, newest first, each tried
+    /// in SQLCipher 4's format then SQLCipher 3's (a file's format is not written in it).
+    /// Empty when none is given: files are then opened plain.
+    func databaseKeyList() throws -> DatabaseKeyList {
+        let texts = try databaseKeyTexts()
+        do { return try DatabaseKeyList(sqlcipherKeys: texts) } catch let error as CryptError {
+            throw CLIError("--db-key: \(error)")
+        }
+    }
+
+    /// A secret as given on the command line: the text itself, or with `@path` the content of
+    /// that file, one trailing newline dropped (so `echo secret > file` works). Never empty.
+    static func readSecret(_ text: String, option: String) throws -> String {
+        guard text.hasPrefix("@") else {
+            guard !text.isEmpty else { throw CLIError("\(option): a database key cannot be empty") }
+            return text
+        }
+        let path = expandTilde(String(text.dropFirst()))
+        let data: Data
+        do { data = try RegularFile.contents(atPath: path, limit: 4096) } catch let error as FileAccessError {
+            throw CLIError("\(option): cannot read key file \(path): \(error.reason)")
+        }
+        guard var secret = String(data: data, encoding: .utf8) else {
+            throw CLIError("\(option): key file \(path) is not UTF-8 text")
+        }
+        if secret.hasSuffix("\r\n") { secret.removeLast() } else if secret.hasSuffix("\n") { secret.removeLast() }
+        guard !secret.isEmpty else { throw CLIError("\(option): key file \(path) is empty") }
+        return secret
+    }
+
+    /// Opens the root, its SQLite files with the `--db-key` keys; read-only roots must exist.
     func openDataCenter(readOnly: Bool = false) throws -> DataCenter {
-        try DataCenter(rootPath: rootPath, crypt: keyRing(), readOnly: readOnly, busyTimeout: busyTimeout)
+        try DataCenter(rootPath: rootPath, crypt: keyRing(), readOnly: readOnly, busyTimeout: busyTimeout,
+                       databaseKeys: databaseKeyList())
+    }
+
+    /// Opens one SQLite file with the `--db-key` key that fits it (plain when none is given).
+    func openDatabase(path: String, mode: Database.OpenMode) throws -> Database {
+        try databaseKeyList().open(path: path, mode: mode, busyTimeout: busyTimeout).database
     }
 }
 

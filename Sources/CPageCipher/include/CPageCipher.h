@@ -44,6 +44,23 @@ int dc_cipher_failed_page(sqlite3 *db);
 /** The number of passphrase key derivations (PBKDF2 runs) done on the calling thread; for tests. */
 int dc_cipher_kdf_count(void);
 
+/**
+ * Attaches `filename` to the open connection `db` as schema `schema` (letters, digits and
+ * '_'), through the cipher VFS keyed by `secret` as for dc_cipher_open: a new file takes the
+ * format's page size and reserve. For copying a whole database into an encrypted one (or
+ * out of one) with INSERT ... SELECT across the two schemas. The connection must have been
+ * opened with SQLITE_OPEN_URI. Returns an SQLite result code.
+ */
+int dc_cipher_attach(sqlite3 *db, const char *filename, const char *schema,
+                     const void *secret, int secret_len, int is_raw_key, int format);
+
+/**
+ * Stops `db` from checkpointing its WAL into the database file when it closes
+ * (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE), so that reading a file leaves it byte for byte as it
+ * was. Returns an SQLite result code.
+ */
+int dc_no_checkpoint_on_close(sqlite3 *db);
+
 #ifdef __cplusplus
 }
 #endif

@@ -109,7 +109,7 @@ package enum PrivateFile {
     }
 
     /// Syncs a folder's entry list, so a rename into it survives a power cut.
-    private static func syncFolder(_ folder: String) {
+    static func syncFolder(_ folder: String) {
         let fd = open(folder, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         _ = fsync(fd)

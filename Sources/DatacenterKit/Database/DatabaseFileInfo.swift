@@ -1,0 +1,71 @@
+import Foundation
+
+/// What a database file is, for `datacenter db info`: missing, empty, plain (with its page
+/// size, page count and journal mode), or encrypted — in which SQLCipher format and with
+/// which key, when one of the keys given fits.
+///
+/// Without a key an encrypted file and a file that is not a database look alike (see
+/// `DatabaseFileKind`); with keys, "encrypted" means one of them authenticated the file.
+public struct DatabaseFileInfo: Sendable, Equatable {
+    /// What the file holds, as far as the keys given tell.
+    public enum State: Sendable, Equatable {
+        /// No file at the path.
+        case missing
+        /// An empty file (a database not written yet).
+        case empty
+        /// A plain SQLite database.
+        case plain
+        /// An encrypted database that `key`, the `keyIndex`th (from 0) of the list, opens.
+        case encrypted(key: DatabaseKey, keyIndex: Int)
+        /// Not plain SQLite, and no key was given: an encrypted database, or not a database.
+        case encryptedOrNotADatabase
+        /// Not plain SQLite, and none of the keys given opens it: a wrong key, or not an
+        /// encrypted database.
+        case wrongKey
+    }
+
+    /// The file.
+    public let path: String
+    /// What it holds.
+    public let state: State
+    /// The file's size in bytes (0 when missing).
+    public let fileSize: Int64
+    /// The page size, when the file could be opened.
+    public let pageSize: Int?
+    /// The number of pages, WAL frames not yet checkpointed included, when it could be opened.
+    public let pageCount: Int?
+    /// The journal mode (`wal` or `delete`: only WAL mode is recorded in the file), when it
+    /// could be opened.
+    public let journalMode: String?
+
+    /// Looks at the file at `path`, trying `keys` (newest first) when it is not plain. The
+    /// file is opened read-only and never changed.
+    /// - throws: `FileAccessError` when the path is not a regular file or cannot be read;
+    ///   `DatabaseError` when a plain-looking file is damaged.
+    public static func of(path: String, keys: DatabaseKeyList = .empty) throws -> DatabaseFileInfo {
+        let kind = try DatabaseFileKind.of(path: path)
+        var status = stat()
+        let size = stat(path, &status) == 0 ? Int64(status.st_size) : 0
+        func info(_ state: State, _ db: Database?) throws -> DatabaseFileInfo {
+            let pageSize = try db?.scalar("PRAGMA page_size", cached: false)?.int64Value
+            let pageCount = try db?.scalar("PRAGMA page_count", cached: false)?.int64Value
+            let journal = try db?.scalar("PRAGMA journal_mode", cached: false)?.stringValue?.lowercased()
+            return DatabaseFileInfo(path: path, state: state, fileSize: size, pageSize: pageSize.map(Int.init),
+                                    pageCount: pageCount.map(Int.init), journalMode: journal)
+        }
+        switch kind {
+        case .missing: return try info(.missing, nil)
+        case .empty: return try info(.empty, nil)
+        case .plain: return try info(.plain, try Database(path: path, mode: .readOnly))
+        case .encryptedOrNotADatabase:
+            guard !keys.isEmpty else { return try info(.encryptedOrNotADatabase, nil) }
+            do {
+                let (db, key) = try keys.open(path: path, mode: .readOnly)
+                guard let key, let index = keys.keys.firstIndex(of: key) else { return try info(.plain, db) }
+                return try info(.encrypted(key: key, keyIndex: index), db)
+            } catch let error as DatabaseError where error.keyProblem == .wrongKey {
+                return try info(.wrongKey, nil)
+            }
+        }
+    }
+}

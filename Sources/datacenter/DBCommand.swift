@@ -1,0 +1,216 @@
+import ArgumentParser
+import DatacenterKit
+import Foundation
+
+/// `datacenter db`: whole database files, plaintext or encrypted in SQLCipher's format.
+struct DBCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "db",
+        abstract: "Encrypt, decrypt, rekey and inspect whole SQLite database files (SQLCipher 4 or 3 format).",
+        discussion: """
+            Database keys come from --db-key (repeatable, newest first; @file reads the secret from a file) then $DATACENTER_DB_KEY. \
+            A key is a passphrase, or x'<64 hex digits>' for a raw key. The new file is written beside its destination, checked, \
+            synced and renamed into place: an interrupted command leaves the old file, never half a new one.
+            """,
+        subcommands: [Encrypt.self, Decrypt.self, Rekey.self, Info.self])
+
+    /// `--compat 4|3`: the SQLCipher format of the file written.
+    struct Compatibility: ParsableArguments {
+        @Option(name: .long, help: ArgumentHelp("The SQLCipher format to write: 4 (default) or 3, for apps on SQLCipher 3.", valueName: "4|3"))
+        var compat: Int = 4
+
+        func validate() throws {
+            guard DatabaseCipherFormat(rawValue: Int32(compat)) != nil else { throw ValidationError("--compat takes 4 or 3") }
+        }
+
+        var format: DatabaseCipherFormat { DatabaseCipherFormat(rawValue: Int32(compat)) ?? .sqlcipher4 }
+    }
+
+    struct Encrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Encrypt the plain database IN into the new file OUT with the newest --db-key.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var compatibility: Compatibility
+        @Argument(help: "The plain SQLite database.") var input: String
+        @Argument(help: "The encrypted database to create (must not exist).") var output: String
+
+        func run() throws {
+            let (input, output) = (expandTilde(self.input), expandTilde(self.output))
+            guard let text = try global.databaseKeyTexts().first else {
+                throw CLIError("encrypting needs a database key: pass --db-key or set DATACENTER_DB_KEY")
+            }
+            let key = try DBCommand.key(text, format: compatibility.format, option: "--db-key")
+            switch try DBCommand.kind(of: input) {
+            case .plain: break
+            case .encryptedOrNotADatabase:
+                throw CLIError("\(input): encrypted already, or not a database: use db rekey to change its key, db decrypt to decrypt it")
+            default: break
+            }
+            let summary = try DBCommand.converting(output) { progress in
+                try DatabaseFileConversion.encrypt(from: input, to: output, key: key, busyTimeout: global.busyTimeout, progress: progress)
+            }
+            Output.line("\(output): encrypted (\(DBCommand.formatName(key.format))); \(DBCommand.describe(summary))")
+        }
+    }
+
+    struct Decrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decrypt the encrypted database IN, opened with a --db-key, into the new plain file OUT.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The encrypted database.") var input: String
+        @Argument(help: "The plain database to create (must not exist).") var output: String
+
+        func run() throws {
+            let (input, output) = (expandTilde(self.input), expandTilde(self.output))
+            let keys = try global.databaseKeyList()
+            if try DBCommand.kind(of: input) == .plain { throw CLIError("\(input): plain SQLite database: nothing to decrypt") }
+            if keys.isEmpty { throw CLIError("\(input): encrypted database: pass --db-key") }
+            let summary = try DBCommand.converting(output) { progress in
+                try DatabaseFileConversion.decrypt(from: input, keys: keys, to: output, busyTimeout: global.busyTimeout, progress: progress)
+            }
+            Output.line("\(output): decrypted from \(DBCommand.formatName(summary.sourceKey?.format)); \(DBCommand.describe(summary))")
+        }
+    }
+
+    struct Rekey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-encrypt the database FILE, opened with a --db-key, with the key NEW, in place.",
+            discussion: "FILE must not be in use: close the apps that have it open. After an interruption FILE opens with the old key or the new one; run the command again with both to finish.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var compatibility: Compatibility
+        @Argument(help: "The encrypted database.") var file: String
+        @Option(name: .long, help: ArgumentHelp("The new key: a passphrase, x'<64 hex digits>', or @file.", valueName: "secret"))
+        var to: String
+
+        func run() throws {
+            let file = expandTilde(self.file)
+            let newKey = try DBCommand.key(try GlobalOptions.readSecret(to, option: "--to"), format: compatibility.format, option: "--to")
+            let keys = try global.databaseKeyList()
+            switch try DBCommand.kind(of: file) {
+            case .plain: throw CLIError("\(file): plain SQLite database: nothing to rekey (use db encrypt)")
+            case .encryptedOrNotADatabase: if keys.isEmpty { throw CLIError("\(file): encrypted database: pass --db-key (its current key)") }
+            default: break
+            }
+            let summary = try DBCommand.converting(file) { progress in
+                try DatabaseFileConversion.rekey(path: file, keys: keys, to: newKey, busyTimeout: global.busyTimeout, progress: progress)
+            }
+            Output.line("\(file): rekeyed from \(DBCommand.formatName(summary.sourceKey?.format)) to \(DBCommand.formatName(newKey.format)); \(DBCommand.describe(summary))")
+        }
+    }
+
+    struct Info: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Tell whether FILE is plain, encrypted (which format, which --db-key), empty, missing or not a database.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The database file.") var file: String
+        @Flag(name: .long, help: "One JSON object on stdout.") var json = false
+
+        func run() throws {
+            let file = expandTilde(self.file)
+            let formats = DatabaseCipherFormat.allCases.count
+            let info: DatabaseFileInfo
+            do { info = try DatabaseFileInfo.of(path: file, keys: global.databaseKeyList()) } catch let error as FileAccessError {
+                throw CLIError(error.description)
+            }
+            var object: [String: Any] = [
+                "path": file, "fileSize": info.fileSize,
+                "pageSize": info.pageSize ?? NSNull(), "pageCount": info.pageCount ?? NSNull(),
+                "journalMode": info.journalMode ?? NSNull(),
+                "format": NSNull(), "key": NSNull(), "keyKind": NSNull(),
+            ]
+            let text: String
+            switch info.state {
+            case .missing: (object["state"], text) = ("missing", "no such file")
+            case .empty: (object["state"], text) = ("empty", "an empty file (a database not written yet)")
+            case .plain: (object["state"], text) = ("plain", "plain SQLite database")
+            case .encryptedOrNotADatabase:
+                (object["state"], text) = ("encryptedOrNotADatabase", "encrypted, or not a database (pass --db-key to tell)")
+            case .wrongKey:
+                (object["state"], text) = ("wrongKey", "wrong key or not an encrypted database (no --db-key given opens it)")
+            case .encrypted(let key, let index):
+                let kind: String
+                if case .raw = key.secret { kind = "raw" } else { kind = "passphrase" }
+                object["state"] = "encrypted"
+                object["format"] = key.format == .sqlcipher4 ? "sqlcipher4" : "sqlcipher3"
+                object["key"] = index / formats + 1
+                object["keyKind"] = kind
+                text = "encrypted, \(DBCommand.formatName(key.format)), opened by database key #\(index / formats + 1) (\(kind == "raw" ? "raw key" : "passphrase"))"
+            }
+            if json {
+                try Output.json(object)
+                return
+            }
+            Output.line("\(Output.safe(file, limit: 200)): \(text)")
+            if let pageSize = info.pageSize, let pageCount = info.pageCount {
+                Output.line("page size \(pageSize), \(pageCount) pages, journal mode \(info.journalMode ?? "?"), \(info.fileSize) bytes")
+            }
+        }
+    }
+
+    // MARK: Shared
+
+    /// A key from its text, in `format`, or a usage-style error naming the option.
+    static func key(_ text: String, format: DatabaseCipherFormat, option: String) throws -> DatabaseKey {
+        do { return try DatabaseKey(sqlcipherKey: text, format: format) } catch {
+            throw CLIError("\(option): \(CommandLineRunner.describe(error))")
+        }
+    }
+
+    /// What is at `path`, with file errors in plain words.
+    static func kind(of path: String) throws -> DatabaseFileKind {
+        do {
+            let kind = try DatabaseFileKind.of(path: path)
+            switch kind {
+            case .missing: throw CLIError("\(path): no such file")
+            case .empty: throw CLIError("\(path): an empty file, not a database")
+            default: return kind
+            }
+        } catch let error as FileAccessError {
+            throw CLIError(error.description)
+        }
+    }
+
+    /// Runs a conversion, with a progress line on stderr when it is a terminal, and turns
+    /// its errors into messages naming the file.
+    static func converting(_ target: String,
+                           _ body: (_ progress: ((DatabaseFileConversion.Step) -> Void)?) throws -> DatabaseFileConversion.Summary) throws
+        -> DatabaseFileConversion.Summary {
+        let terminal = isatty(2) == 1
+        var shown = false
+        let progress: ((DatabaseFileConversion.Step) -> Void)? = terminal ? { step in
+            let text: String
+            switch step {
+            case .copying(let table, let index, let count): text = "copying \(Output.safe(table, limit: 40)) (table \(index) of \(count))"
+            case .verifying: text = "checking the new file"
+            case .finishing: text = "syncing and renaming into place"
+            }
+            FileHandle.standardError.write(Data("\r\u{1b}[K\(text)".utf8))
+            shown = true
+        } : nil
+        defer { if shown { FileHandle.standardError.write(Data("\r\u{1b}[K".utf8)) } }
+        do {
+            return try body(progress)
+        } catch let error as DatabaseError where error.keyProblem != nil {
+            let path = error.path ?? target
+            switch error.keyProblem {
+            case .wrongKey?: throw CLIError("\(path): wrong key or not an encrypted database")
+            case .missingKey?: throw CLIError("\(path): encrypted database: pass --db-key")
+            default: throw CLIError("\(path): plain SQLite database, not encrypted")
+            }
+        } catch let error as DatabaseConversionError {
+            throw CLIError(error.description)
+        }
+    }
+
+    static func formatName(_ format: DatabaseCipherFormat?) -> String {
+        switch format {
+        case .sqlcipher4?: return "SQLCipher 4"
+        case .sqlcipher3?: return "SQLCipher 3"
+        case nil: return "plain"
+        }
+    }
+
+    static func describe(_ summary: DatabaseFileConversion.Summary) -> String {
+        "\(summary.tables) table(s), \(summary.rows) row(s), \(summary.bytes) bytes"
+    }
+}

@@ -1,0 +1,218 @@
+import DatacenterKit
+import Foundation
+import Testing
+
+/// `datacenter db encrypt|decrypt|rekey|info` and `--db-key`.
+@Suite struct DBCommandTests {
+    static let rawKey = "x'" + String(repeating: "3c", count: 32) + "'"
+
+    /// A plain database of `rows` rows (about 250 bytes each).
+    static func makePlain(_ path: String, rows: Int = 300) throws {
+        let db = try Database(path: path)
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, pad BLOB)")
+        try db.execute("CREATE INDEX t_name ON t(name)")
+        try db.execute("""
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(rows))
+            INSERT INTO t SELECT x, 'name ' || x, randomblob(200) FROM c
+            """)
+        try db.execute("PRAGMA user_version = 3")
+    }
+
+    static func count(_ path: String, key: DatabaseKey? = nil) throws -> Int64? {
+        try Database(path: path, key: key, mode: .readOnly).scalar("SELECT count(*) FROM t")?.int64Value
+    }
+
+    @Test func encryptWithAKeyFileThenDecryptWithTheEnvironmentKey() throws {
+        let folder = TemporaryFolder()
+        let (plain, encrypted, back) = (folder.file("plain.db"), folder.file("enc.db"), folder.file("back.db"))
+        try Self.makePlain(plain)
+        let keyFile = folder.file("db.key")
+        try Data("file secret\n".utf8).write(to: URL(fileURLWithPath: keyFile))
+
+        let encrypt = try CLI.run(["db", "encrypt", plain, encrypted, "--db-key", "@" + keyFile])
+        #expect(encrypt.status == 0, "\(encrypt.stderr)")
+        #expect(encrypt.stdout.contains("SQLCipher 4"))
+        #expect(encrypt.stderr.isEmpty)   // no progress when stderr is not a terminal
+        // The file's content without its trailing newline is the passphrase.
+        #expect(try Self.count(encrypted, key: try .passphrase("file secret")) == 300)
+
+        // Keys before the subcommand count first; the file's key is then the second.
+        let info = try CLI.run(["--db-key", "not it", "db", "info", encrypted, "--db-key", "@" + keyFile, "--json"])
+        #expect((try CLI.json(info.stdout) as? [String: Any])?["key"] as? Int == 2, "\(info.stdout)\(info.stderr)")
+
+        let decrypt = try CLI.run(["db", "decrypt", encrypted, back, "--db-key", "not it"],
+                                  environment: ["DATACENTER_DB_KEY": "file secret"])
+        #expect(decrypt.status == 0, "\(decrypt.stderr)")
+        #expect(try DatabaseFileKind.of(path: back) == .plain)
+        #expect(try Self.count(back) == 300)
+        #expect(try Database(path: back, mode: .readOnly).userVersion() == 3)
+    }
+
+    @Test func infoJSONHasOneShapeForEveryState() throws {
+        let folder = TemporaryFolder()
+        let (plain, encrypted) = (folder.file("plain.db"), folder.file("enc.db"))
+        try Self.makePlain(plain, rows: 10)
+        #expect(try CLI.run(["db", "encrypt", plain, encrypted, "--compat", "3", "--db-key", Self.rawKey]).status == 0)
+        let fields: Set = ["path", "state", "format", "key", "keyKind", "pageSize", "pageCount", "journalMode", "fileSize"]
+
+        func info(_ path: String, _ extra: [String] = [], environment: [String: String] = [:]) throws -> [String: Any] {
+            let result = try CLI.run(["db", "info", path, "--json"] + extra, environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try #require(try CLI.json(result.stdout) as? [String: Any])
+            #expect(Set(object.keys) == fields)
+            return object
+        }
+        let plainInfo = try info(plain)
+        #expect(plainInfo["state"] as? String == "plain")
+        #expect(plainInfo["pageSize"] as? Int == 4096)
+        #expect(plainInfo["format"] is NSNull)
+        #expect(try info(encrypted)["state"] as? String == "encryptedOrNotADatabase")
+        #expect(try info(encrypted, ["--db-key", "wrong"])["state"] as? String == "wrongKey")
+        #expect(try info(folder.file("none.db"))["state"] as? String == "missing")
+
+        // The environment's key counts after the two given: key 3.
+        let found = try info(encrypted, ["--db-key", "wrong", "--db-key", "wrong too"], environment: ["DATACENTER_DB_KEY": Self.rawKey])
+        #expect(found["state"] as? String == "encrypted")
+        #expect(found["format"] as? String == "sqlcipher3")
+        #expect(found["key"] as? Int == 3)
+        #expect(found["keyKind"] as? String == "raw")
+        #expect(found["pageSize"] as? Int == 1024)
+        #expect(found["journalMode"] as? String == "delete")
+
+        let text = try CLI.run(["db", "info", encrypted, "--db-key", Self.rawKey])
+        #expect(text.stdout.contains("encrypted, SQLCipher 3, opened by database key #1 (raw key)"))
+    }
+
+    @Test func errorsNameTheFileAndWhatIsWrong() throws {
+        let folder = TemporaryFolder()
+        let (plain, encrypted, out) = (folder.file("plain.db"), folder.file("enc.db"), folder.file("out.db"))
+        try Self.makePlain(plain, rows: 5)
+        #expect(try CLI.run(["db", "encrypt", plain, encrypted, "--db-key", "k"]).status == 0)
+
+        let cases: [([String], [String: String], Int32, String)] = [
+            (["db", "encrypt", plain, out], [:], 1, "encrypting needs a database key"),
+            (["db", "decrypt", plain, out, "--db-key", "k"], [:], 1, "\(plain): plain SQLite database: nothing to decrypt"),
+            (["db", "decrypt", encrypted, out], [:], 1, "\(encrypted): encrypted database: pass --db-key"),
+            (["db", "decrypt", encrypted, out, "--db-key", "nope"], [:], 1, "\(encrypted): wrong key or not an encrypted database"),
+            (["db", "encrypt", plain, encrypted, "--db-key", "k"], [:], 1, "\(encrypted): exists already"),
+            (["db", "encrypt", encrypted, out, "--db-key", "k"], [:], 1, "\(encrypted): encrypted already"),
+            (["db", "rekey", plain, "--to", "n", "--db-key", "k"], [:], 1, "\(plain): plain SQLite database"),
+            (["db", "rekey", encrypted, "--to", "n", "--db-key", "nope"], [:], 1, "wrong key or not an encrypted database"),
+            (["db", "decrypt", folder.file("none.db"), out, "--db-key", "k"], [:], 1, "none.db: no such file"),
+            (["db", "encrypt", plain, out, "--db-key", "@" + folder.file("missing.key")], [:], 1, "cannot read key file"),
+            (["db", "encrypt", plain, out, "--db-key", "x'abcd'"], [:], 1, "64 hex digits"),
+            (["db", "encrypt", plain, out, "--db-key", "k", "--compat", "5"], [:], 2, "--compat takes 4 or 3"),
+        ]
+        for (arguments, environment, status, message) in cases {
+            let result = try CLI.run(arguments, environment: environment)
+            #expect(result.status == status, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out), "\(arguments)")
+        }
+        // Nothing was changed by the refusals.
+        #expect(try Self.count(encrypted, key: try .passphrase("k")) == 5)
+    }
+
+    @Test func rekeyChangesKeyAndFormatInPlace() throws {
+        let folder = TemporaryFolder()
+        let (plain, file) = (folder.file("plain.db"), folder.file("store.db"))
+        try Self.makePlain(plain, rows: 50)
+        #expect(try CLI.run(["db", "encrypt", plain, file, "--db-key", "old"]).status == 0)
+        let newKeyFile = folder.file("new.key")
+        try Data((Self.rawKey + "\n").utf8).write(to: URL(fileURLWithPath: newKeyFile))
+        let rekey = try CLI.run(["db", "rekey", file, "--to", "@" + newKeyFile, "--compat", "3", "--db-key", "old"])
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        #expect(rekey.stdout.contains("from SQLCipher 4 to SQLCipher 3"))
+        #expect(try Self.count(file, key: try DatabaseKey(sqlcipherKey: Self.rawKey, format: .sqlcipher3)) == 50)
+        #expect(throws: DatabaseError.self) { try Self.count(file, key: try .passphrase("old")) }
+    }
+}
+
+/// Files written by `db encrypt` open in the real SQLCipher, and files SQLCipher writes
+/// decrypt with `db decrypt`: both formats, passphrases and raw keys.
+@Suite(.enabled(if: SQLCipherShell.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
+struct DBCommandInteropTests {
+    static let cases: [(key: String, literal: String, compat: Int)] = [
+        ("pass phrase", "'pass phrase'", 4), ("pass phrase", "'pass phrase'", 3),
+        (DBCommandTests.rawKey, "\"\(DBCommandTests.rawKey)\"", 4), (DBCommandTests.rawKey, "\"\(DBCommandTests.rawKey)\"", 3),
+    ]
+
+    @Test(arguments: 0..<4)
+    func encryptedFilesOpenInSQLCipher(_ index: Int) throws {
+        let (key, literal, compat) = Self.cases[index]
+        let folder = TemporaryFolder()
+        let (plain, encrypted) = (folder.file("plain.db"), folder.file("enc.db"))
+        try DBCommandTests.makePlain(plain, rows: 400)
+        let result = try CLI.run(["db", "encrypt", plain, encrypted, "--compat", String(compat), "--db-key", key])
+        #expect(result.status == 0, "\(result.stderr)")
+        let read = try SQLCipherShell.query(path: encrypted, keyLiteral: literal, compatibility: compat,
+                                            sql: "SELECT count(*), max(name) FROM t; PRAGMA integrity_check; PRAGMA user_version")
+        #expect(read.status == 0, "\(read.output)")
+        #expect(read.output == "400|name 99\nok\n3")
+    }
+
+    @Test(arguments: 0..<4)
+    func sqlcipherFilesDecrypt(_ index: Int) throws {
+        let (key, literal, compat) = Self.cases[index]
+        let folder = TemporaryFolder()
+        let (encrypted, plain) = (folder.file("made.db"), folder.file("plain.db"))
+        let made = try SQLCipherShell.query(path: encrypted, keyLiteral: literal, compatibility: compat, sql: """
+            CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT); CREATE INDEX t_name ON t(name);
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 700) INSERT INTO t SELECT x, 'row ' || x FROM c;
+            DELETE FROM t WHERE id % 7 = 0; CREATE VIEW odd AS SELECT * FROM t WHERE id % 2 = 1; SELECT count(*) FROM t
+            """)
+        #expect(made.output == "600", "\(made.output)")
+        let result = try CLI.run(["db", "decrypt", encrypted, plain, "--db-key", key])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("SQLCipher \(compat)"))
+        let db = try Database(path: plain, mode: .readOnly)
+        #expect(try db.scalar("SELECT count(*) FROM t") == .integer(600))
+        #expect(try db.scalar("SELECT count(*) FROM odd") == .integer(300))
+        #expect(try db.scalar("PRAGMA integrity_check") == .text("ok"))
+    }
+}
+
+/// The real SQLCipher 4 (PyPI's `sqlcipher3-binary` in `.build/sqlcipher-venv`, which
+/// `make test` creates), run as a separate process. The Kit tests have their own
+/// `SQLCipherReference`; test targets cannot share it without moving it.
+enum SQLCipherShell {
+    static let python = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path + "/.build/sqlcipher-venv/bin/python"
+
+    static let isAvailable: Bool = {
+        FileManager.default.isExecutableFile(atPath: python) && ((try? run(["-c", "import sqlcipher3"]).status) == 0)
+    }()
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Opens `path` with `PRAGMA key = keyLiteral` (in SQLCipher 3 compatibility when
+    /// `compatibility` is 3), runs the `;`-separated statements of `sql`, prints each row
+    /// as `a|b`, and commits.
+    static func query(path: String, keyLiteral: String, compatibility: Int, sql: String) throws -> (status: Int32, output: String) {
+        let program = """
+        import sys, sqlcipher3
+        path, key, compat, sql = sys.argv[1:5]
+        db = sqlcipher3.connect(path, isolation_level=None)
+        db.execute("PRAGMA key = " + key)
+        if compat == "3":
+            db.execute("PRAGMA cipher_compatibility = 3")
+        for statement in [s for s in sql.split(";") if s.strip()]:
+            for row in db.execute(statement):
+                print("|".join(str(v) for v in row))
+        db.close()
+        """
+        return try run(["-c", program, path, keyLiteral, String(compatibility), sql])
+    }
+}

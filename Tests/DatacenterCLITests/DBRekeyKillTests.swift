@@ -1,0 +1,79 @@
+import DatacenterKit
+import Foundation
+import Testing
+
+/// `db rekey` killed with SIGKILL at different moments: the file opens with the old key or
+/// the new one and passes `integrity_check`, with every row; a rerun with both keys finishes.
+@Suite(.serialized) struct DBRekeyKillTests {
+    static let rows = 120_000   // about 30 MB: a rekey takes seconds
+
+    /// Starts `datacenter db rekey FILE --to NEW --db-key NEW --db-key OLD`, kills it with
+    /// SIGKILL `delay` seconds after its partial file appears in `folder` (or at once, when
+    /// `delay` is negative), and returns whether it was killed before it finished.
+    static func rekeyAndKill(_ file: String, in folder: String, to key: String, keys: [String], delay: Double) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binaryPath)
+        process.arguments = ["db", "rekey", file, "--to", key] + keys.flatMap { ["--db-key", $0] }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        if delay >= 0 {
+            let deadline = Date().addingTimeInterval(60)
+            while process.isRunning, Date() < deadline {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                if names.contains(where: { $0.contains(".dc-partial-") }) { break }
+                usleep(1_000)
+            }
+            usleep(UInt32(delay * 1_000_000))
+        }
+        let wasRunning = process.isRunning
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return wasRunning && process.terminationReason == .uncaughtSignal
+    }
+
+    /// Opens `file` with either key; checks it whole. Returns which key opened it.
+    static func check(_ file: String, keys: [String]) throws -> String? {
+        let list = try DatabaseKeyList(keys.map { try DatabaseKey.passphrase($0) })
+        let (db, key) = try list.open(path: file, mode: .readOnly)
+        #expect(try db.scalar("PRAGMA integrity_check") == .text("ok"))
+        #expect(try db.scalar("SELECT count(*) FROM t") == .integer(Int64(rows)))
+        #expect(try db.scalar("SELECT name FROM t WHERE id = \(rows)") == .text("name \(rows)"))
+        guard let key, case .passphrase(let text) = key.secret else { return nil }
+        return text
+    }
+
+    @Test func aKilledRekeyLeavesTheOldOrTheNewFileAndARerunFinishes() throws {
+        let scratch = TemporaryFolder()
+        let folder = scratch.file("data")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let plain = scratch.file("plain.db"), file = folder + "/store.db"
+        try DBCommandTests.makePlain(plain, rows: Self.rows)
+        try DatabaseFileConversion.encrypt(from: plain, to: file, key: try .passphrase("key A"))
+        do { try Database(path: file, key: try .passphrase("key A")).enableWAL() }
+
+        var current = "key A"
+        var killedMidway = 0
+        var sawNewKey = false
+        for delay in [-1, 0, 0.05, 0.3, 1.0, 2.0, 4.0] {
+            let next = current == "key A" ? "key B" : "key A"
+            let killed = try Self.rekeyAndKill(file, in: folder, to: next, keys: [current, next], delay: delay)
+            if killed { killedMidway += 1 }
+            let opened = try Self.check(file, keys: ["key A", "key B"])
+            #expect(opened == current || opened == next, "delay \(delay)")
+            if opened == next { sawNewKey = true }
+            current = opened ?? current
+        }
+        #expect(killedMidway >= 3, "the rekey ended before most kills: make the file bigger")
+
+        // A rerun with both keys finishes, and removes what the killed runs left.
+        let target = current == "key A" ? "key B" : "key A"
+        let rerun = try CLI.run(["db", "rekey", file, "--to", target, "--db-key", "key A", "--db-key", "key B"])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try Self.check(file, keys: [target]) == target)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".dc-partial-") }
+        #expect(left.isEmpty, "\(left)")
+        #expect(sawNewKey, "no kill came after the rename: the kills did not spread over the run")
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import Testing
+@testable import DatacenterKit
+
+/// Whole-file conversions: plain ↔ encrypted, SQLCipher 3 ↔ 4, rekey in place, and what they
+/// refuse.
+@Suite struct DatabaseFileConversionTests {
+    /// A database with one of everything a conversion must carry.
+    static func makeSource(_ path: String, key: DatabaseKey? = nil) throws {
+        let db = try Database(path: path, key: key)
+        try db.executeScript("""
+            CREATE TABLE t(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, n INT);
+            CREATE TABLE r(a, b);
+            CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+            CREATE INDEX r_a ON r(a);
+            CREATE VIEW v AS SELECT name FROM t WHERE n % 2 = 0;
+            CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO r VALUES('fired', new.id); END;
+            CREATE VIRTUAL TABLE f USING fts5(body);
+            PRAGMA user_version = 7;
+            PRAGMA application_id = 1684234849;
+            BEGIN;
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 500)
+                INSERT INTO t(name, n) SELECT 'name ' || x, x FROM c;
+            INSERT INTO r(rowid, a, b) VALUES (9000, 'gap', x'00ff');
+            DELETE FROM r WHERE rowid % 3 = 0;
+            DELETE FROM t WHERE id > 490;
+            INSERT INTO w VALUES ('a', 1), ('b', 2.5), ('c', NULL);
+            INSERT INTO f(body) VALUES ('hello world'), ('other text');
+            COMMIT;
+            ANALYZE;
+            """)
+    }
+
+    /// Everything a conversion must keep, as text: schema, every row with its rowid,
+    /// sqlite_sequence, statistics, header values.
+    static func fingerprint(_ db: Database) throws -> [String] {
+        var lines = try db.query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").map {
+            $0.values.map(\.description).joined(separator: "|")
+        }
+        for sql in ["SELECT rowid, * FROM t ORDER BY rowid", "SELECT rowid, * FROM r ORDER BY rowid", "SELECT * FROM w ORDER BY k",
+                    "SELECT * FROM sqlite_sequence", "SELECT * FROM sqlite_stat1 ORDER BY tbl, idx",
+                    "SELECT rowid FROM f WHERE f MATCH 'hello'", "SELECT count(*) FROM v",
+                    "PRAGMA user_version", "PRAGMA application_id"] {
+            lines.append(sql)
+            lines += try db.query(sql).map { $0.values.map(\.description).joined(separator: "|") }
+        }
+        return lines
+    }
+
+    static func fingerprint(path: String, key: DatabaseKey? = nil) throws -> [String] {
+        try fingerprint(try Database(path: path, key: key, mode: .readOnly))
+    }
+
+    static func count(_ path: String) throws -> Int64? {
+        try Database(path: path, mode: .readOnly).scalar("SELECT count(*) FROM t")?.int64Value
+    }
+
+    static func partialFiles(in folder: TemporaryFolder) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".dc-partial-") }
+    }
+
+    @Test func plainToEncryptedToPlainKeepsSchemaRowsAndHeader() throws {
+        let folder = TemporaryFolder()
+        let (plain, encrypted, back) = (folder.file("plain.db"), folder.file("enc.db"), folder.file("back.db"))
+        try Self.makeSource(plain)
+        let expected = try Self.fingerprint(path: plain)
+        let key = try DatabaseKey.passphrase("export secret")
+
+        let summary = try DatabaseFileConversion.encrypt(from: plain, to: encrypted, key: key)
+        #expect(summary.sourceKey == nil)
+        #expect(summary.rows > 800)
+        let file = try Data(contentsOf: URL(fileURLWithPath: encrypted))
+        #expect(!file.starts(with: Array("SQLite format 3".utf8)))
+        #expect(file.range(of: Data("name 1".utf8)) == nil)
+        #expect(try DatabaseFileKind.of(path: encrypted) == .encryptedOrNotADatabase)
+        let opened = try Database(path: encrypted, key: key, mode: .readOnly)
+        #expect(try opened.scalar("PRAGMA page_size") == .integer(4096))
+        #expect(try opened.scalar("PRAGMA integrity_check") == .text("ok"))
+        #expect(try Self.fingerprint(opened) == expected)
+
+        let decrypted = try DatabaseFileConversion.decrypt(from: encrypted, keys: DatabaseKeyList([key]), to: back)
+        #expect(decrypted.sourceKey == key)
+        #expect(try DatabaseFileKind.of(path: back) == .plain)
+        #expect(try Self.fingerprint(path: back) == expected)
+        #expect(try Self.partialFiles(in: folder).isEmpty)
+        // New files are private.
+        var status = stat()
+        #expect(stat(encrypted, &status) == 0 && status.st_mode & 0o777 == 0o600)
+    }
+
+    @Test func sqlcipher3AndSqlcipher4ConvertBothWays() throws {
+        let folder = TemporaryFolder()
+        let plain = folder.file("plain.db")
+        try Self.makeSource(plain)
+        let expected = try Self.fingerprint(path: plain)
+        let raw = try DatabaseKey(sqlcipherKey: "x'" + String(repeating: "5a", count: 32) + "'", format: .sqlcipher3)
+        let v3 = folder.file("v3.db"), v4 = folder.file("v4.db"), v3again = folder.file("v3again.db")
+        try DatabaseFileConversion.encrypt(from: plain, to: v3, key: raw)
+        #expect(try Database(path: v3, key: raw, mode: .readOnly).scalar("PRAGMA page_size") == .integer(1024))
+        #expect(try Self.fingerprint(path: v3, key: raw) == expected)
+
+        // The same passphrase, both formats tried: SQLCipher 3 is found, 4 is written.
+        let keys = try DatabaseKeyList(sqlcipherKeys: ["x'" + String(repeating: "5a", count: 32) + "'"])
+        let new = try DatabaseKey.passphrase("four", format: .sqlcipher4)
+        let summary = try DatabaseFileConversion.export(from: v3, keys: keys, to: v4, key: new)
+        #expect(summary.sourceKey == raw)
+        #expect(try Database(path: v4, key: new, mode: .readOnly).scalar("PRAGMA page_size") == .integer(4096))
+        #expect(try Self.fingerprint(path: v4, key: new) == expected)
+        #expect(throws: DatabaseError.self) { try Database(path: v4, key: raw, mode: .readOnly) }
+
+        let back3 = try DatabaseKey.passphrase("three", format: .sqlcipher3)
+        try DatabaseFileConversion.export(from: v4, keys: DatabaseKeyList([new]), to: v3again, key: back3)
+        #expect(try Self.fingerprint(path: v3again, key: back3) == expected)
+    }
+
+    @Test func decryptWithAWrongKeyFailsAndWritesNothing() throws {
+        let folder = TemporaryFolder()
+        let (plain, encrypted, out) = (folder.file("plain.db"), folder.file("enc.db"), folder.file("out.db"))
+        try Self.makeSource(plain)
+        try DatabaseFileConversion.encrypt(from: plain, to: encrypted, key: try .passphrase("right"))
+        let error = #expect(throws: DatabaseError.self) {
+            try DatabaseFileConversion.decrypt(from: encrypted, keys: try DatabaseKeyList(sqlcipherKeys: ["wrong", "also wrong"]), to: out)
+        }
+        #expect(error?.keyProblem == .wrongKey)
+        #expect(error?.path == encrypted)
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try Self.partialFiles(in: folder).isEmpty)
+        // A plain source with a key, and an encrypted one without, are refused by kind too.
+        let plainError = #expect(throws: DatabaseError.self) {
+            try DatabaseFileConversion.decrypt(from: plain, keys: try DatabaseKeyList(sqlcipherKeys: ["right"]), to: out)
+        }
+        #expect(plainError?.keyProblem == .notEncrypted)
+        let missing = #expect(throws: DatabaseError.self) {
+            try DatabaseFileConversion.encrypt(from: encrypted, to: out, key: try .passphrase("x"))
+        }
+        #expect(missing?.keyProblem == .missingKey)
+    }
+
+    @Test func anExistingDestinationIsRefusedAndKept() throws {
+        let folder = TemporaryFolder()
+        let (plain, out) = (folder.file("plain.db"), folder.file("out.db"))
+        try Self.makeSource(plain)
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: out))
+        let error = #expect(throws: DatabaseConversionError.self) {
+            try DatabaseFileConversion.encrypt(from: plain, to: out, key: try .passphrase("k"))
+        }
+        #expect(error?.kind == .destinationExists)
+        #expect(error?.path == out)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data("keep me".utf8))
+        #expect(try Self.partialFiles(in: folder).isEmpty)
+    }
+
+    @Test func aPartialFileLeftByAKilledRunIsRemoved() throws {
+        let folder = TemporaryFolder()
+        let (plain, out) = (folder.file("plain.db"), folder.file("out.db"))
+        try Self.makeSource(plain)
+        // The pid of a process that has exited: what a killed conversion leaves is named so.
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let stale = folder.file(".out.db.dc-partial-\(gone.processIdentifier)-1f2e3d")
+        for suffix in ["", "-journal"] { try Data("half a database".utf8).write(to: URL(fileURLWithPath: stale + suffix)) }
+        try DatabaseFileConversion.encrypt(from: plain, to: out, key: try .passphrase("k"))
+        #expect(try Self.partialFiles(in: folder).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func aWALSourceIsExportedWithItsUncheckpointedFramesAndLeftAsItWas() throws {
+        let folder = TemporaryFolder()
+        let (source, out) = (folder.file("wal.db"), folder.file("out.db"))
+        let key = try DatabaseKey.passphrase("wal source", format: .sqlcipher3)
+        let writer = try Database(path: source, key: key)
+        try writer.enableWAL()
+        try writer.execute("PRAGMA wal_autocheckpoint = 0")
+        try writer.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        try writer.execute("""
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000)
+            INSERT INTO t(v) SELECT 'row ' || x FROM c
+            """)
+        let wal = try Data(contentsOf: URL(fileURLWithPath: source + "-wal"))
+        #expect(wal.count > 10 * 1024)
+        try DatabaseFileConversion.decrypt(from: source, keys: DatabaseKeyList([key]), to: out)
+        // The same, from the files as a crash leaves them (no -shm, no other connection):
+        // the conversion is then the last connection, which must not checkpoint on close.
+        let crashed = folder.file("crashed.db"), out2 = folder.file("out2.db")
+        for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: source + suffix, toPath: crashed + suffix) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: crashed))
+        try DatabaseFileConversion.decrypt(from: crashed, keys: DatabaseKeyList([key]), to: out2)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: crashed)) == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: crashed + "-wal")).count == wal.count)
+        #expect(try Self.count(out2) == 2000)
+
+        let copy = try Database(path: out, mode: .readOnly)
+        #expect(try copy.scalar("SELECT count(*) FROM t") == .integer(2000))
+        #expect(try copy.scalar("SELECT v FROM t WHERE id = 2000") == .text("row 2000"))
+        // WAL mode is kept; the source's file was not checkpointed into.
+        #expect(try copy.scalar("PRAGMA journal_mode") == .text("wal"))
+        #expect(try writer.scalar("SELECT count(*) FROM t") == .integer(2000))
+    }
+
+    @Test func rekeyInPlaceMovesToTheNewKeyAndFormatAndKeepsWALMode() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("store.db")
+        let old = try DatabaseKey.passphrase("old key")
+        try Self.makeSource(path, key: old)
+        do { try Database(path: path, key: old).enableWAL() }
+        let expected = try Self.fingerprint(path: path, key: old)
+        var status = stat()
+        chmod(path, 0o640)
+
+        let new = try DatabaseKey(sqlcipherKey: "x'" + String(repeating: "c3", count: 32) + "'", format: .sqlcipher3)
+        let summary = try DatabaseFileConversion.rekey(path: path, keys: DatabaseKeyList([try .passphrase("stale"), old]), to: new)
+        #expect(summary.sourceKey == old)
+        let error = #expect(throws: DatabaseError.self) { try Database(path: path, key: old, mode: .readOnly) }
+        #expect(error?.keyProblem == .wrongKey)
+        let db = try Database(path: path, key: new, mode: .readOnly)
+        #expect(try db.scalar("PRAGMA integrity_check") == .text("ok"))
+        #expect(try db.scalar("PRAGMA journal_mode") == .text("wal"))
+        #expect(try Self.fingerprint(db) == expected)
+        #expect(stat(path, &status) == 0 && status.st_mode & 0o777 == 0o640)
+        #expect(try Self.partialFiles(in: folder).isEmpty)
+    }
+
+    @Test func rekeyThroughASymbolicLinkReplacesTheFileItNames() throws {
+        let folder = TemporaryFolder()
+        let (real, link) = (folder.file("real.db"), folder.file("link.db"))
+        let old = try DatabaseKey.passphrase("old")
+        try Self.makeSource(real, key: old)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real.db")
+        let new = try DatabaseKey.passphrase("new")
+        try DatabaseFileConversion.rekey(path: link, keys: DatabaseKeyList([old]), to: new)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "real.db")
+        #expect(try Database(path: real, key: new, mode: .readOnly).scalar("PRAGMA integrity_check") == .text("ok"))
+    }
+
+    @Test func rekeyRefusesAFileInUseAndLeavesItAsItWas() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("busy.db")
+        let old = try DatabaseKey.passphrase("old")
+        let other = try Database(path: path, key: old)
+        try other.enableWAL()
+        try other.execute("CREATE TABLE t(x)")
+        try other.execute("INSERT INTO t VALUES (1)")
+        let error = #expect(throws: DatabaseConversionError.self) {
+            try DatabaseFileConversion.rekey(path: path, keys: DatabaseKeyList([old]), to: try .passphrase("new"), busyTimeout: 0.2)
+        }
+        #expect(error?.kind == .inUse)
+        #expect(error?.description.contains("in use") == true)
+        #expect(try other.scalar("SELECT count(*) FROM t") == .integer(1))
+        try other.execute("INSERT INTO t VALUES (2)")
+        let reader = try Database(path: path, key: old, mode: .readOnly)
+        #expect(try reader.scalar("PRAGMA journal_mode") == .text("wal"))
+        #expect(try reader.scalar("SELECT count(*) FROM t") == .integer(2))
+        #expect(try Self.partialFiles(in: folder).isEmpty)
+    }
+
+    @Test func infoTellsEachKindOfFile() throws {
+        let folder = TemporaryFolder()
+        let (plain, encrypted, empty) = (folder.file("plain.db"), folder.file("enc.db"), folder.file("empty.db"))
+        try Self.makeSource(plain)
+        let key = try DatabaseKey.passphrase("info", format: .sqlcipher3)
+        try DatabaseFileConversion.encrypt(from: plain, to: encrypted, key: key)
+        FileManager.default.createFile(atPath: empty, contents: nil)
+
+        #expect(try DatabaseFileInfo.of(path: folder.file("none.db")).state == .missing)
+        #expect(try DatabaseFileInfo.of(path: empty).state == .empty)
+        let plainInfo = try DatabaseFileInfo.of(path: plain)
+        #expect(plainInfo.state == .plain)
+        #expect(plainInfo.pageSize == 4096)
+        #expect(plainInfo.journalMode == "delete")
+        #expect((plainInfo.pageCount ?? 0) * 4096 == Int(plainInfo.fileSize))
+        #expect(try DatabaseFileInfo.of(path: encrypted).state == .encryptedOrNotADatabase)
+        #expect(try DatabaseFileInfo.of(path: encrypted, keys: try DatabaseKeyList(sqlcipherKeys: ["nope"])).state == .wrongKey)
+        let found = try DatabaseFileInfo.of(path: encrypted, keys: try DatabaseKeyList(sqlcipherKeys: ["nope", "info"]))
+        #expect(found.state == .encrypted(key: key, keyIndex: 3))
+        #expect(found.pageSize == 1024)
+    }
+}
