@@ -120,6 +120,10 @@ import Testing
         #expect(try center.store(forUser: "carol").databaseKey == (try DatabaseKey.passphrase("new passphrase")))
         _ = try Database(path: carol, key: .passphrase("new passphrase"), mode: .readOnly)
         #expect(throws: DatabaseError.self) { try Database(path: carol, key: .passphrase("old passphrase"), mode: .readOnly) }
+        // A store opened on its own, as a tool opens one file, takes the same list.
+        let existing = try Store(existingAt: root + "/common.sqlite", databaseKeys: try Self.keys("new passphrase", "old passphrase"))
+        #expect(try existing.kv.string(forKey: "k", business: "b") == "common")
+        #expect(existing.databaseKey == (try DatabaseKey.passphrase("old passphrase")))
     }
 
     @Test func anEncryptedRootWithoutAKeyIsRefusedClearly() throws {

@@ -9,7 +9,7 @@ extension DataCenter {
         }.filter { FileManager.default.fileExists(atPath: $0) }
     }
 
-    /// Opens the store file at `path` with this data center's crypt (shared with other users
-    /// of the same file).
+    /// Opens the store file at `path` with this data center's crypt and database keys (shared
+    /// with other users of the same file).
     public func store(atPath path: String) throws -> Store { try space.store(at: path) }
 }
