@@ -39,6 +39,7 @@ struct BrowseCommand: ParsableCommand {
 
     func run() throws {
         var keys = try global.keyRing()
+        var databaseKeys = try global.databaseKeyList()
         let target: String
         if let path {
             target = expandTilde(path)
@@ -46,12 +47,19 @@ struct BrowseCommand: ParsableCommand {
             target = expandTilde(global.root ?? DemoCommand.defaultPath)
             if !FileManager.default.fileExists(atPath: target) { try DemoCommand.buildDemo(at: target) }
             keys = KeyRing(keys.keys + [DemoStore.key])
+            // The demo's published passphrase, for a demo built with --encrypt-db.
+            if DatabasePassphrase.encryptedFile(at: target) != nil {
+                databaseKeys = DatabaseKeyList(databaseKeys.keys + DemoStore.databaseKeys.keys)
+            }
+        }
+        if databaseKeys.isEmpty, let encrypted = DatabasePassphrase.encryptedFile(at: target) {
+            databaseKeys = try DatabasePassphrase.ask(for: encrypted, shownAs: target)
         }
         let catalog: BrowserCatalog
         let labels = global.appKeyDerivedKey.map { [$0.fingerprint: "app key"] } ?? [:]
         do {
-            catalog = try BrowserCatalog(path: target, keys: keys, keyLabels: labels, allowsWrites: !readOnly,
-                                         busyTimeout: global.busyTimeout)
+            catalog = try BrowserCatalog(path: target, keys: keys, keyLabels: labels, databaseKeys: databaseKeys,
+                                         allowsWrites: !readOnly, busyTimeout: global.busyTimeout)
         } catch {
             throw CLIError(CommandLineRunner.describe(error))
         }

@@ -109,8 +109,9 @@ struct DAOCommand: ParsableCommand {
                 let path = expandTilde(db)
                 let exists = FileManager.default.fileExists(atPath: path)
                 let keys = try global.keyRing()
+                let databaseKeys = try global.databaseKeyList()
                 dao = try DAOCommand.daoErrors(config) {
-                    let queue = try DatabaseQueue(path: path, mode: exists ? .readWriteExisting : .readWrite,
+                    let queue = try DatabaseQueue(path: path, keys: databaseKeys, mode: exists ? .readWriteExisting : .readWrite,
                                                   busyTimeout: global.busyTimeout, wal: false)
                     return DAOObject(config: loaded, queue: queue, pool: DatabasePool(writer: queue), crypt: keys)
                 }

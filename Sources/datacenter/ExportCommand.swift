@@ -49,7 +49,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let format = try resolvedFormat()
         let path = try databasePath()
-        let db = try Database(path: path, mode: .readOnly, busyTimeout: global.busyTimeout)
+        let db = try global.openDatabase(path: path, mode: .readOnly)
         let name = try tableName(in: db, path: path)
         var export = TableExport(table: name, format: format)
         export.filter = filter
@@ -80,7 +80,8 @@ struct ExportCommand: ParsableCommand {
             if user != nil { throw CLIError("--user needs a data-center root, and \(source) is a file") }
             return source
         }
-        let center = try DataCenter(rootPath: source, crypt: global.keyRing(), readOnly: true, busyTimeout: global.busyTimeout)
+        let center = try DataCenter(rootPath: source, crypt: global.keyRing(), readOnly: true, busyTimeout: global.busyTimeout,
+                                    databaseKeys: global.databaseKeyList())
         guard let user else { return center.commonStorePath }
         guard center.users().contains(user) else {
             throw CLIError("no user \(user) under \(source) (users: \(center.users().sorted().joined(separator: ", ")))")

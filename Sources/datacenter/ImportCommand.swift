@@ -21,7 +21,7 @@ struct ImportCommand: ParsableCommand {
         let created = !FileManager.default.fileExists(atPath: databasePath)
         let report: DumpImportReport
         do {
-            let db = try Database(path: databasePath, busyTimeout: global.busyTimeout)
+            let db = try global.openDatabase(path: databasePath, mode: .readWrite)
             defer { withExtendedLifetime(db) {} }
             report = try db.importDump(atPath: dumpPath, continueOnError: continueOnError)
         } catch {

@@ -27,7 +27,7 @@ struct OverviewCommand: ParsableCommand {
             Output.line()
             Output.line("\(name): \(path)")
             // A damaged store is listed with its reason; the others are still summarized.
-            do { try summarize(path, keys: keys) } catch where DamagedStore.isDamage(error) {
+            do { try summarize(path, keys: keys, databaseKeys: center.databaseKeys) } catch where DamagedStore.isDamage(error) {
                 Output.line("  damaged: \(Output.safe(DamagedStore(path: path, error: error).reason, limit: 200))")
                 damaged += 1
             }
@@ -36,8 +36,8 @@ struct OverviewCommand: ParsableCommand {
     }
 
     /// Prints one store's businesses and tables.
-    private func summarize(_ path: String, keys: KeyRing) throws {
-        let store = try Store(path: path, crypt: keys, readOnly: true)
+    private func summarize(_ path: String, keys: KeyRing, databaseKeys: DatabaseKeyList) throws {
+        let store = try Store(path: path, crypt: keys, readOnly: true, databaseKeys: databaseKeys)
         // Counted in SQL; only values the keys might open are decrypted, one at a time.
         for summary in try store.kv.businessSummaries() {
             let locked = summary.lockedCount ?? 0

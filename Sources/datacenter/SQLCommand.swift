@@ -18,7 +18,7 @@ struct SQLCommand: ParsableCommand {
     func run() throws {
         let path = expandTilde(database)
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
-        let db = try Database(path: path, mode: readOnly ? .readOnly : .readWriteExisting, busyTimeout: global.busyTimeout)
+        let db = try global.openDatabase(path: path, mode: readOnly ? .readOnly : .readWriteExisting)
         var header: [String] = []
         var rows: [Row] = []
         try db.runScript(sql) { statement in

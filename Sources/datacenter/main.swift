@@ -71,8 +71,18 @@ enum CommandLineRunner {
             let path = (ns.userInfo[NSFilePathErrorKey] as? String) ?? (ns.userInfo[NSURLErrorKey] as? URL)?.path ?? "(a file)"
             return FileAccessError.wrapping(error, path: path, doing: "use it").description
         }
-        if let error = error as? LocalizedError, let text = error.errorDescription { return text }
+        if let error = error as? LocalizedError, let text = error.errorDescription { return text + keyHint(error) }
         return String(describing: error)
+    }
+
+    /// What to pass when an error is about a database key (the engine's errors name no option).
+    static func keyHint(_ error: Error) -> String {
+        if case StorageError.encryptedRootNeedsKey = error { return " (pass --db-key SECRET, or set DATACENTER_DB_KEY)" }
+        switch (error as? DatabaseError)?.keyProblem {
+        case .missingKey?: return " (pass --db-key SECRET, or set DATACENTER_DB_KEY)"
+        case .notEncrypted?: return " (drop --db-key and DATACENTER_DB_KEY for this file)"
+        default: return ""
+        }
     }
 }
 

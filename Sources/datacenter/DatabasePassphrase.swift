@@ -1,0 +1,52 @@
+import DatacenterKit
+import Foundation
+
+/// The browser's way into an encrypted database given no `--db-key`: on a terminal it asks
+/// for the passphrase without echo (as `sqlcipher` users type `PRAGMA key`); elsewhere it
+/// says which option to pass, rather than showing an encrypted file as damaged.
+enum DatabasePassphrase {
+    /// How many passphrases are tried before giving up.
+    static let attempts = 3
+
+    /// The encrypted file `target` is or starts with — the file itself, or a root's common
+    /// store — or nil when it is plain, missing or a root without one.
+    static func encryptedFile(at target: String) -> String? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory) else { return nil }
+        let file = isDirectory.boolValue ? target + "/common.sqlite" : target
+        return (try? DatabaseFileKind.of(path: file)) == .encryptedOrNotADatabase ? file : nil
+    }
+
+    /// Asks for the passphrase of `file` until one opens it, and returns it as a key list.
+    /// - throws: `CLIError` with no terminal to ask on, when the user cancels, or after
+    ///   `attempts` wrong passphrases.
+    /// - parameter shown: the root or file the prompt names.
+    static func ask(for file: String, shownAs shown: String) throws -> DatabaseKeyList {
+        let name = (shown as NSString).lastPathComponent
+        guard isatty(0) == 1, isatty(1) == 1 else {
+            throw CLIError("\(file): encrypted database (or not a database): pass --db-key SECRET (or set DATACENTER_DB_KEY)")
+        }
+        for attempt in 1...attempts {
+            switch PassphrasePrompt.ask("Database passphrase for \(name) (Esc cancels): ") {
+            case nil:
+                throw CLIError("\(file): encrypted database: pass --db-key (no terminal to ask the passphrase on)")
+            case .cancelled?:
+                throw CLIError("no passphrase given: \(file) was not opened")
+            case .entered(let text)?:
+                guard !text.isEmpty else { continue }
+                let keys: DatabaseKeyList
+                do { keys = try DatabaseKeyList(sqlcipherKeys: [text]) } catch {
+                    Output.error("\(error)")
+                    continue
+                }
+                do {
+                    _ = try keys.open(path: file, mode: .readOnly)
+                    return keys
+                } catch let error as DatabaseError where error.keyProblem == .wrongKey {
+                    if attempt < attempts { Output.error("wrong passphrase (or not an encrypted database); try again") }
+                }
+            }
+        }
+        throw CLIError("\(file): wrong key or not an encrypted database (\(attempts) passphrases tried)")
+    }
+}
