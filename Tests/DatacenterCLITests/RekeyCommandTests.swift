@@ -72,7 +72,7 @@ struct RekeyFixture {
         attempt("version storage") { try center.currentVersionStorage.commonPreferences.string(forKey: "vs") }
         attempt("library cache") {
             let store = try Store(path: root + "/Caches/lru.sqlite", crypt: KeyRing([try EncryptionKey(parsing: key)]))
-            let info = try CacheCatalog.cache(named: "secure", in: store)
+            let info = try CacheCatalog.cache(named: "LIB_CACHES.secure", in: store)
             let entry = try #require(try CacheCatalog.entry("s1", of: info, in: store))
             guard case .data(let data) = try CacheCatalog.decode(entry, of: info, crypt: store.kv.defaultCrypt) else { return nil }
             return String(decoding: data, as: UTF8.self)
@@ -103,9 +103,10 @@ struct RekeyFixture {
 @Suite struct RekeyCommandTests {
     @Test func everyKindOfEncryptedDataReadsWithTheNewKeyOnly() throws {
         let fixture = try RekeyFixture()
-        #expect(try fixture.readEverything(with: fixture.demoKey) == RekeyFixture.expected, "the fixture reads before")
+        let readBefore = try fixture.readEverything(with: fixture.demoKey)
+        #expect(readBefore == RekeyFixture.expected, "the fixture reads before: \(readBefore)")
         let before = try fixture.cliReads(with: fixture.demoKey)
-        #expect(before == ["Lunch tomorrow?", "refresh-7f3a9c\n", "read"])
+        #expect(before == ["Lunch tomorrow?", "\"refresh-7f3a9c\"\n", "read"])
 
         let rekey = try fixture.rekey()
         #expect(rekey.status == 0, "\(rekey.stderr)")

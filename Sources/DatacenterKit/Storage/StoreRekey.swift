@@ -78,18 +78,28 @@ enum StoreRekey {
     }
 
     /// The files of every file service (`files_<name>`; object services are file services)
-    /// that is encrypted. A store does not record whether a service is encrypted, so it is
-    /// told from the files: a service some of whose files open with a key given is
-    /// encrypted, and then all must; one none of whose files look encrypted is plain and left
-    /// alone; one whose files look encrypted but none opens is an error (a key is missing, or
-    /// plain files merely look encrypted): the store is left as it was rather than guess.
+    /// that is encrypted. A service records whether it is (`datacenter_file_services`): then
+    /// every file of an encrypted one must open, and a plain one is left alone. A service of a
+    /// store written before that record existed is told from its files: one some of whose
+    /// files open with a key given is encrypted, and then all must; one none of whose files
+    /// look encrypted is plain; one whose files look encrypted but none opens is an error (a
+    /// key is missing, or plain files merely look encrypted): the store is left as it was
+    /// rather than guess.
     static func fileServices(in db: Database, crypt: RekeyCrypt, looked: () -> Void) throws -> [RekeyTally] {
         let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'files\\_%' ESCAPE '\\' ORDER BY name")
             .compactMap { $0[0].stringValue }
+        var recorded: [String: Bool] = [:]
+        if try Store.tableExists(FileArrayService.registryTable, in: db) {
+            for row in try db.query("SELECT name, encrypted FROM \(FileArrayService.registryTable)") {
+                if let name = row[0].stringValue { recorded["files_" + name] = (row[1].int64Value ?? 0) != 0 }
+            }
+        }
         var tallies: [RekeyTally] = []
         for table in tables {
             let columns = Set(try EncryptedColumnRewrite.columnNames(of: table, in: db))
             guard columns.isSuperset(of: ["name", "data", "size", "modified"]) else { continue }
+            if recorded[table] == false { continue }
+            let isRecordedEncrypted = recorded[table] == true
             var plain = 0, unopened = 0
             var firstFailure: (place: String, reason: String)?
             let rewrite = EncryptedColumnRewrite(table: table, keyColumns: ["name"], columns: ["data"])
@@ -107,6 +117,9 @@ enum StoreRekey {
                 }
             }
             let opened = moved + done
+            if isRecordedEncrypted, plain + unopened > 0, let firstFailure {
+                throw RekeyError.value(place: firstFailure.place, reason: firstFailure.reason)
+            }
             if opened == 0 {
                 // Plain (nothing looked encrypted), or undecided; nothing was written either way.
                 if unopened > 0 { throw RekeyError.undecidedFileService(table: table, files: unopened) }
