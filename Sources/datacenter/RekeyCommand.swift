@@ -49,7 +49,9 @@ struct RekeyCommand: ParsableCommand {
         let bar = ProgressBar(json: json)
         let summary = DataCenter.rekey(rootPath: rootPath, from: old, to: new, customStorages: storage.map(expandTilde),
                                        passes: [DAOCryptColumnsRekey()], busyTimeout: global.busyTimeout) { progress in
-            bar.show(progress.store, fraction: progress.fraction, labelWidth: 24)
+            // A big store takes a while: the values looked at so far show it is moving.
+            let label = progress.values > 0 ? "\(progress.store) (\(progress.values) values)" : progress.store
+            bar.show(label, fraction: progress.fraction, labelWidth: 36)
         }
         bar.clear()
         for store in summary.failed {

@@ -68,9 +68,9 @@ public final class RekeyCrypt {
     /// Opens a value with the key that opened the last one, then with the others in order;
     /// returns the plaintext and the index of the key (0: the new key).
     private func open(_ body: (AESGCMCrypt) throws -> Data) throws -> (Data, Int) {
-        var order = Array(crypts.indices)
-        if lastHit != 0 { order.swapAt(0, lastHit) }
-        for index in order {
+        // lastHit first, then the others in order (no array of indices: this runs per value).
+        for step in -1..<crypts.count where step != lastHit {
+            let index = step < 0 ? lastHit : step
             do {
                 let plain = try body(crypts[index])
                 lastHit = index
