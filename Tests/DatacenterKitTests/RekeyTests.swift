@@ -120,4 +120,28 @@ import Testing
         #expect(summary.stores.map(\.name) == ["common", "user ann"])
         #expect(summary.failed.map(\.name) == ["user ann"])
     }
+
+    @Test func temporaryAndLibraryCachesOfEveryUserMove() throws {
+        let folder = TemporaryFolder()
+        let root = folder.file("root")
+        let center = try DataCenter(rootPath: root, crypt: KeyRing([old]))
+        try center.setCurrentUserId("ann")
+        let temporary = try LRUDiskCache(name: "TMP.scratch", capacity: 10, userDependent: true, encrypted: true, dataCenter: center)
+        defer { try? center.reset() }   // the temporary folder's cache files too
+        try temporary.setData(Data("temporary".utf8), forKey: "t")
+        try temporary.flush()
+        let library = try LRUDiskCache(name: "LIB_CACHES.lib", capacity: 10, encrypted: true, dataCenter: center)
+        try library.setData(Data("library".utf8), forKey: "l")
+        try library.flush()
+        let summary = DataCenter.rekey(rootPath: root, from: KeyRing([old]), to: new)
+        #expect(summary.failed.isEmpty, "\(summary.failed)")
+        let moved = Dictionary(uniqueKeysWithValues: summary.stores.map { ($0.name, $0.moved) })
+        #expect(moved["temporary caches, user ann"] == 1 && moved["caches"] == 1, "\(summary.stores)")
+        let reopened = try DataCenter(rootPath: root, crypt: KeyRing([new]))
+        try reopened.setCurrentUserId("ann")
+        let tmp = try LRUDiskCache(name: "TMP.scratch", capacity: 10, userDependent: true, encrypted: true, dataCenter: reopened)
+        #expect(try tmp.data(forKey: "t") == Data("temporary".utf8))
+        #expect(try LRUDiskCache(name: "LIB_CACHES.lib", capacity: 10, encrypted: true, dataCenter: reopened).data(forKey: "l")
+                == Data("library".utf8))
+    }
 }

@@ -103,7 +103,7 @@ public struct EncryptedColumnRewrite {
     /// `WITHOUT ROWID` table.
     public static func keyColumns(of table: String, in db: Database) throws -> [String] {
         let sql = try db.scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)])?.stringValue ?? ""
-        guard sql.uppercased().replacingOccurrences(of: " ", with: "").contains("WITHOUTROWID") else { return ["rowid"] }
+        guard sql.uppercased().filter({ !$0.isWhitespace }).contains("WITHOUTROWID") else { return ["rowid"] }
         let info = try db.query("PRAGMA table_info(\(Database.quoteIdentifier(table)))")
         return info.filter { ($0[5].int64Value ?? 0) > 0 }.sorted { ($0[5].int64Value ?? 0) < ($1[5].int64Value ?? 0) }
             .compactMap { $0[1].stringValue }
