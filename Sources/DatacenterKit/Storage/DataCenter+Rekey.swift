@@ -43,10 +43,13 @@ extension DataCenter {
         addSpace(rootPath, "common", common: "common.sqlite", userFile: "user.sqlite")
         addSpace(rootPath + "/version", "version storage", common: "common.sqlite", userFile: "user.sqlite")
         addSpace(rootPath + "/Caches", "caches", common: "lru.sqlite", userFile: "lru.sqlite")
-        let temporary = ((try? LRUDiskCache.storePath(location: .temporary, root: rootPath, user: nil,
-                                                      space: StorageSpace(root: rootPath, crypt: KeyRing.empty, readOnly: true)))
-                         .map { ($0 as NSString).deletingLastPathComponent })
-        if let temporary { addSpace(temporary, "temporary caches", common: "lru.sqlite", userFile: "lru.sqlite") }
+        // The temporary folder's name hashes the root's path as the app spelled it: try it as
+        // given and in its absolute form.
+        for spelling in [rootPath, URL(fileURLWithPath: rootPath).standardizedFileURL.path] {
+            let space = StorageSpace(root: spelling, crypt: KeyRing.empty, readOnly: true)
+            guard let file = try? LRUDiskCache.storePath(location: .temporary, root: spelling, user: nil, space: space) else { continue }
+            addSpace((file as NSString).deletingLastPathComponent, "temporary caches", common: "lru.sqlite", userFile: "lru.sqlite")
+        }
         for relative in sqliteFiles(under: rootPath) {
             add(relative, rootPath + "/" + relative, laidOut: false)
         }
