@@ -22,15 +22,12 @@ struct CleanCommand: ParsableCommand {
         let center = try global.openDataCenter(readOnly: false)
         let list = try tasks.map { try CacheCleaner.loadTasks(fromFile: expandTilde($0)) } ?? CacheCleaner.defaultTasks
         let cleaner = CacheCleaner(dataCenter: center, tasks: list)
-        let showProgress = !json && isatty(2) == 1
+        let bar = ProgressBar(json: json)
         let report = try cleaner.run(dryRun: dryRun) { phase, fraction in
-            guard showProgress, phase != .done else { return }
-            let width = 30
-            let filled = Int((fraction * Double(width)).rounded())
-            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-            FileHandle.standardError.write(Data("\r\(phase.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) [\(bar)] \(Int(fraction * 100))%".utf8))
+            guard phase != .done else { return }
+            bar.show(phase.rawValue, fraction: fraction)
         }
-        if showProgress { FileHandle.standardError.write(Data("\r\u{1b}[K".utf8)) }
+        bar.clear()
         for store in report.damagedStores {
             Output.error("warning: \(Output.safe(store.path, limit: 400)): damaged, skipped: \(Output.safe(store.reason, limit: 200))")
         }

@@ -33,8 +33,18 @@ public final class FileArrayService: Sendable {
                 CREATE TABLE IF NOT EXISTS \(Database.quoteIdentifier(tableName))(
                   name TEXT PRIMARY KEY, data BLOB NOT NULL, size INTEGER NOT NULL, modified REAL NOT NULL)
                 """)
+            // Recorded so tools (a rekey) know which services are encrypted without the app.
+            try db.execute(Self.registrySchema)
+            try db.execute("INSERT OR REPLACE INTO \(Self.registryTable)(name, encrypted) VALUES (?, ?)",
+                           [.text(name), .integer(encrypted ? 1 : 0)])
         }
     }
+
+    /// The table recording each file service of a store and whether it is encrypted.
+    public static let registryTable = "datacenter_file_services"
+    static let registrySchema = """
+        CREATE TABLE IF NOT EXISTS datacenter_file_services(name TEXT PRIMARY KEY, encrypted INTEGER NOT NULL) WITHOUT ROWID
+        """
 
     /// Opens the service `name` in a custom storage's common store (or, with
     /// `userDependent`, its current user's store; nil when no user is signed in).
