@@ -46,9 +46,11 @@ struct RekeyCommand: ParsableCommand {
                 throw CLIError("\(folder): no such folder (--storage takes a custom storage's folder)")
             }
         }
+        let databaseKeys = try global.databaseKeyList()
         let bar = ProgressBar(json: json)
         let summary = DataCenter.rekey(rootPath: rootPath, from: old, to: new, customStorages: storage.map(expandTilde),
-                                       passes: [DAOCryptColumnsRekey()], busyTimeout: global.busyTimeout) { progress in
+                                       passes: [DAOCryptColumnsRekey()], busyTimeout: global.busyTimeout,
+                                       databaseKeys: databaseKeys) { progress in
             // A big store takes a while: the values looked at so far show it is moving.
             let label = progress.values > 0 ? "\(progress.store) (\(progress.values) values)" : progress.store
             bar.show(label, fraction: progress.fraction, labelWidth: 36)

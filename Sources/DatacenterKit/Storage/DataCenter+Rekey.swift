@@ -74,9 +74,12 @@ extension DataCenter {
     /// as each kind is read. Whole-database keys are not this: see `DatabaseKey`.
     ///
     /// Open `DataCenter`s of the root keep their old crypt: reopen them with the new key.
+    /// - parameter databaseKeys: the keys of the root's encrypted SQLite files (its database
+    ///   keys are not changed here: they open the files).
     /// - parameter progress: called as stores start and finish, and every few hundred values.
     public static func rekey(rootPath: String, from current: KeyRing, to new: EncryptionKey, customStorages: [String] = [],
                              passes: [any StoreRekeyPass] = [], busyTimeout: TimeInterval = 5,
+                             databaseKeys: DatabaseKeyList = .empty,
                              progress: ((RekeyProgress) -> Void)? = nil) -> RekeySummary {
         let targets = rekeyTargets(rootPath: rootPath, customStorages: customStorages)
         let crypt = RekeyCrypt(current: current, new: new)
@@ -86,7 +89,7 @@ extension DataCenter {
             progress?(RekeyProgress(storesDone: index, storeCount: targets.count, store: target.name, values: 0))
             do {
                 let tallies = try StoreRekey.run(path: target.path, crypt: crypt, passes: passes, mustBeStore: target.isLaidOut,
-                                                 busyTimeout: busyTimeout) {
+                                                 busyTimeout: busyTimeout, databaseKeys: databaseKeys) {
                     values += 1
                     if values % 256 == 0 {
                         progress?(RekeyProgress(storesDone: index, storeCount: targets.count, store: target.name, values: values))

@@ -93,5 +93,6 @@ public final class Store: Sendable {
     }
 
     /// Names of the tables that hold the store's own bookkeeping, not user data.
-    public static let internalTables: Set<String> = ["datacenter_meta", KVStore.tableName, "datacenter_caches"]
+    public static let internalTables: Set<String> = ["datacenter_meta", KVStore.tableName, "datacenter_caches",
+                                                     FileArrayService.registryTable]
 }

@@ -13,12 +13,13 @@ enum StoreRekey {
     ///   is not one is an error); false for a file found elsewhere, which is then skipped.
     /// - returns: the tallies, or nil when the file is not a store and need not be one.
     static func run(path: String, crypt: RekeyCrypt, passes: [any StoreRekeyPass], mustBeStore: Bool,
-                    busyTimeout: TimeInterval, looked: () -> Void) throws -> [RekeyTally]? {
+                    busyTimeout: TimeInterval, databaseKeys: DatabaseKeyList = .empty, looked: () -> Void) throws -> [RekeyTally]? {
         let store: Store
         do {
-            store = try Store(existingAt: path, busyTimeout: busyTimeout)
+            store = try Store(existingAt: path, busyTimeout: busyTimeout, databaseKeys: databaseKeys)
         } catch {
-            if mustBeStore { throw error }
+            // A key that does not open the file is never a reason to skip it.
+            if mustBeStore || (error as? DatabaseError)?.keyProblem != nil { throw error }
             return nil
         }
         guard try store.queue.read({ db in try Store.tableExists("datacenter_meta", in: db) }) else {
