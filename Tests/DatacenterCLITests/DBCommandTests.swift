@@ -172,6 +172,53 @@ struct DBCommandInteropTests {
     }
 }
 
+/// A SQLCipher file with transactions still in its WAL: SQLCipher checksums WAL frames over
+/// ciphertext, so this reader would not see them; the conversion must refuse, not drop them.
+@Suite(.enabled(if: SQLCipherShell.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
+struct DBCommandForeignWALTests {
+    @Test(arguments: [4, 3])
+    func uncheckpointedSQLCipherFramesAreRefusedNotDropped(_ compat: Int) throws {
+        let folder = TemporaryFolder()
+        let (live, copy, out) = (folder.file("live.db"), folder.file("copy.db"), folder.file("out.db"))
+        // SQLCipher writes in WAL mode and, connection still open, the files are copied as a
+        // crash (or a backup of a phone) leaves them.
+        let program = """
+        import sys, shutil, sqlcipher3
+        live, copy, compat = sys.argv[1:4]
+        db = sqlcipher3.connect(live, isolation_level=None)
+        db.execute("PRAGMA key = 'wal secret'")
+        if compat == "3":
+            db.execute("PRAGMA cipher_compatibility = 3")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA wal_autocheckpoint = 0")
+        db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        db.execute("INSERT INTO t(v) VALUES ('in the wal')")
+        shutil.copyfile(live, copy)
+        shutil.copyfile(live + "-wal", copy + "-wal")
+        db.close()
+        """
+        let made = try SQLCipherShell.run(["-c", program, live, copy, String(compat)])
+        #expect(made.status == 0, "\(made.output)")
+        let walBefore = try Data(contentsOf: URL(fileURLWithPath: copy + "-wal"))
+
+        let result = try CLI.run(["db", "decrypt", copy, out, "--db-key", "wal secret"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(copy)-wal: holds transactions SQLCipher wrote and did not checkpoint"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let rekey = try CLI.run(["db", "rekey", copy, "--to", "other", "--db-key", "wal secret"])
+        #expect(rekey.status == 1, "\(rekey.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "-wal")) == walBefore)
+
+        // Checkpointed by SQLCipher, the same file decrypts with its row.
+        let checkpoint = try SQLCipherShell.query(path: copy, keyLiteral: "'wal secret'", compatibility: compat,
+                                                  sql: "PRAGMA wal_checkpoint(TRUNCATE); SELECT v FROM t")
+        #expect(checkpoint.output.hasSuffix("in the wal"), "\(checkpoint.output)")
+        let again = try CLI.run(["db", "decrypt", copy, out, "--db-key", "wal secret"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try Database(path: out, mode: .readOnly).scalar("SELECT v FROM t") == .text("in the wal"))
+    }
+}
+
 /// The real SQLCipher 4 (PyPI's `sqlcipher3-binary` in `.build/sqlcipher-venv`, which
 /// `make test` creates), run as a separate process. The Kit tests have their own
 /// `SQLCipherReference`; test targets cannot share it without moving it.
