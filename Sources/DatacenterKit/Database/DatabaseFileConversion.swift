@@ -196,12 +196,20 @@ public enum DatabaseFileConversion {
             }
         } else {
             // link() never replaces: a file that appeared at the destination meanwhile stays.
-            guard link(partial, target) == 0 else {
+            if link(partial, target) == 0 {
+                unlink(partial)
+            } else {
                 let code = errno
                 if code == EEXIST { try refuseExisting(target) }
-                throw DatabaseConversionError(path: target, reason: "cannot create it: \(FileAccessError.describe(errno: code))")
+                // A file system without hard links: check again, then rename.
+                guard [EPERM, ENOTSUP, EOPNOTSUPP, EMLINK, EXDEV].contains(code) else {
+                    throw DatabaseConversionError(path: target, reason: "cannot create it: \(FileAccessError.describe(errno: code))")
+                }
+                try refuseExisting(target)
+                guard rename(partial, target) == 0 else {
+                    throw DatabaseConversionError(path: target, reason: "cannot create it: \(FileAccessError.describe(errno: errno))")
+                }
             }
-            unlink(partial)
         }
         finished = true
         PrivateFile.syncFolder(folder)
