@@ -184,8 +184,9 @@ public enum DatabaseFileConversion {
         try syncFile(partial, reportingAs: target)
         if inPlace {
             // Under the exclusive lock nothing can have made these; were one there, SQLite
-            // would replay it onto the new file.
-            for suffix in ["-wal", "-journal"] where FileManager.default.fileExists(atPath: source + suffix) {
+            // could replay it onto the new file. (An empty WAL, and the zeroed or empty
+            // journal that journal_mode PERSIST or TRUNCATE leaves, replay nothing.)
+            for suffix in ["-wal", "-journal"] where replayable(source + suffix) {
                 throw DatabaseConversionError(path: source + suffix, reason: "appeared during the rekey: the file is in use; nothing was changed",
                                               kind: .inUse)
             }
@@ -216,6 +217,15 @@ public enum DatabaseFileConversion {
         var status = stat()
         let bytes = stat(target, &status) == 0 ? Int64(status.st_size) : 0
         return Summary(sourceKey: sourceKey, tables: copied.tables, rows: copied.rows, bytes: bytes)
+    }
+
+    /// True when the `-wal` or `-journal` at `path` holds something SQLite could replay: a WAL
+    /// with any bytes, a rollback journal whose header is not zeroed.
+    private static func replayable(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 8), !head.isEmpty else { return false }
+        return path.hasSuffix("-wal") || head.contains { $0 != 0 }
     }
 
     /// Refuses a source that is not there or holds nothing, naming it.
