@@ -219,6 +219,47 @@ struct DBCommandForeignWALTests {
     }
 }
 
+/// `db rekey` while another process (SQLCipher itself) has the file open in WAL mode: refused,
+/// the file left as it was; once that process is gone, the same command succeeds.
+@Suite(.enabled(if: SQLCipherShell.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
+struct DBCommandInUseTests {
+    @Test func rekeyRefusesAFileAnotherProcessHasOpen() throws {
+        let folder = TemporaryFolder()
+        let (plain, file) = (folder.file("plain.db"), folder.file("store.db"))
+        try DBCommandTests.makePlain(plain, rows: 20)
+        #expect(try CLI.run(["db", "encrypt", plain, file, "--db-key", "shared"]).status == 0)
+        do { try Database(path: file, key: try .passphrase("shared")).enableWAL() }
+
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: SQLCipherShell.python)
+        holder.arguments = ["-c", """
+            import sys, sqlcipher3
+            db = sqlcipher3.connect(sys.argv[1], isolation_level=None)
+            db.execute("PRAGMA key = 'shared'")
+            print(db.execute("SELECT count(*) FROM t").fetchone()[0], flush=True)
+            sys.stdin.read()
+            """, file]
+        let input = Pipe(), output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        let ready = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(ready.hasPrefix("20"), "\(ready)")
+
+        let refused = try CLI.run(["db", "rekey", file, "--to", "next", "--db-key", "shared", "--busy-timeout", "0.3"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("\(file): in use by another connection or process"), "\(refused.stderr)")
+        let info = try CLI.run(["db", "info", file, "--db-key", "shared", "--json"])
+        #expect((try CLI.json(info.stdout) as? [String: Any])?["journalMode"] as? String == "wal", "\(info.stdout)")
+
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        let done = try CLI.run(["db", "rekey", file, "--to", "next", "--db-key", "shared"])
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(try DBCommandTests.count(file, key: try .passphrase("next")) == 20)
+    }
+}
+
 /// The real SQLCipher 4 (PyPI's `sqlcipher3-binary` in `.build/sqlcipher-venv`, which
 /// `make test` creates), run as a separate process. The Kit tests have their own
 /// `SQLCipherReference`; test targets cannot share it without moving it.
