@@ -172,6 +172,94 @@ struct DBCommandInteropTests {
     }
 }
 
+/// A SQLCipher file with transactions still in its WAL: SQLCipher checksums WAL frames over
+/// ciphertext, so this reader would not see them; the conversion must refuse, not drop them.
+@Suite(.enabled(if: SQLCipherShell.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
+struct DBCommandForeignWALTests {
+    @Test(arguments: [4, 3])
+    func uncheckpointedSQLCipherFramesAreRefusedNotDropped(_ compat: Int) throws {
+        let folder = TemporaryFolder()
+        let (live, copy, out) = (folder.file("live.db"), folder.file("copy.db"), folder.file("out.db"))
+        // SQLCipher writes in WAL mode and, connection still open, the files are copied as a
+        // crash (or a backup of a phone) leaves them.
+        let program = """
+        import sys, shutil, sqlcipher3
+        live, copy, compat = sys.argv[1:4]
+        db = sqlcipher3.connect(live, isolation_level=None)
+        db.execute("PRAGMA key = 'wal secret'")
+        if compat == "3":
+            db.execute("PRAGMA cipher_compatibility = 3")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA wal_autocheckpoint = 0")
+        db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        db.execute("INSERT INTO t(v) VALUES ('in the wal')")
+        shutil.copyfile(live, copy)
+        shutil.copyfile(live + "-wal", copy + "-wal")
+        db.close()
+        """
+        let made = try SQLCipherShell.run(["-c", program, live, copy, String(compat)])
+        #expect(made.status == 0, "\(made.output)")
+        let walBefore = try Data(contentsOf: URL(fileURLWithPath: copy + "-wal"))
+
+        let result = try CLI.run(["db", "decrypt", copy, out, "--db-key", "wal secret"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(copy)-wal: holds transactions SQLCipher wrote and did not checkpoint"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let rekey = try CLI.run(["db", "rekey", copy, "--to", "other", "--db-key", "wal secret"])
+        #expect(rekey.status == 1, "\(rekey.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "-wal")) == walBefore)
+
+        // Checkpointed by SQLCipher, the same file decrypts with its row.
+        let checkpoint = try SQLCipherShell.query(path: copy, keyLiteral: "'wal secret'", compatibility: compat,
+                                                  sql: "PRAGMA wal_checkpoint(TRUNCATE); SELECT v FROM t")
+        #expect(checkpoint.output.hasSuffix("in the wal"), "\(checkpoint.output)")
+        let again = try CLI.run(["db", "decrypt", copy, out, "--db-key", "wal secret"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try Database(path: out, mode: .readOnly).scalar("SELECT v FROM t") == .text("in the wal"))
+    }
+}
+
+/// `db rekey` while another process (SQLCipher itself) has the file open in WAL mode: refused,
+/// the file left as it was; once that process is gone, the same command succeeds.
+@Suite(.enabled(if: SQLCipherShell.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
+struct DBCommandInUseTests {
+    @Test func rekeyRefusesAFileAnotherProcessHasOpen() throws {
+        let folder = TemporaryFolder()
+        let (plain, file) = (folder.file("plain.db"), folder.file("store.db"))
+        try DBCommandTests.makePlain(plain, rows: 20)
+        #expect(try CLI.run(["db", "encrypt", plain, file, "--db-key", "shared"]).status == 0)
+        do { try Database(path: file, key: try .passphrase("shared")).enableWAL() }
+
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: SQLCipherShell.python)
+        holder.arguments = ["-c", """
+            import sys, sqlcipher3
+            db = sqlcipher3.connect(sys.argv[1], isolation_level=None)
+            db.execute("PRAGMA key = 'shared'")
+            print(db.execute("SELECT count(*) FROM t").fetchone()[0], flush=True)
+            sys.stdin.read()
+            """, file]
+        let input = Pipe(), output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        let ready = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(ready.hasPrefix("20"), "\(ready)")
+
+        let refused = try CLI.run(["db", "rekey", file, "--to", "next", "--db-key", "shared", "--busy-timeout", "0.3"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("\(file): in use by another connection or process"), "\(refused.stderr)")
+        let info = try CLI.run(["db", "info", file, "--db-key", "shared", "--json"])
+        #expect((try CLI.json(info.stdout) as? [String: Any])?["journalMode"] as? String == "wal", "\(info.stdout)")
+
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        let done = try CLI.run(["db", "rekey", file, "--to", "next", "--db-key", "shared"])
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(try DBCommandTests.count(file, key: try .passphrase("next")) == 20)
+    }
+}
+
 /// The real SQLCipher 4 (PyPI's `sqlcipher3-binary` in `.build/sqlcipher-venv`, which
 /// `make test` creates), run as a separate process. The Kit tests have their own
 /// `SQLCipherReference`; test targets cannot share it without moving it.

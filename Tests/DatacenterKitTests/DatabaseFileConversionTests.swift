@@ -222,6 +222,23 @@ import Testing
         #expect(try Self.partialFiles(in: folder).isEmpty)
     }
 
+    @Test func rekeyOfAFileInPersistJournalModeFinishes() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("persist.db")
+        let old = try DatabaseKey.passphrase("old", format: .sqlcipher3)
+        do {
+            let db = try Database(path: path, key: old)
+            try db.execute("PRAGMA journal_mode=PERSIST")
+            try db.execute("CREATE TABLE t(x)")
+            try db.execute("INSERT INTO t VALUES (1)")
+        }
+        // The journal a PERSIST connection leaves has a zeroed header: nothing to replay.
+        #expect(FileManager.default.fileExists(atPath: path + "-journal"))
+        let new = try DatabaseKey.passphrase("new")
+        try DatabaseFileConversion.rekey(path: path, keys: DatabaseKeyList([old]), to: new)
+        #expect(try Database(path: path, key: new, mode: .readOnly).scalar("SELECT x FROM t") == .integer(1))
+    }
+
     @Test func rekeyThroughASymbolicLinkReplacesTheFileItNames() throws {
         let folder = TemporaryFolder()
         let (real, link) = (folder.file("real.db"), folder.file("link.db"))

@@ -134,6 +134,12 @@ public enum DatabaseFileConversion {
         // -journal, -wal or -shm) goes first.
         PartialFiles.removeStale(inFolder: folder)
         try checkSource(source)
+        // Before anything opens the file: a rekey's checkpoint would truncate such a WAL away.
+        if !keys.isEmpty, Set(keys.keys.map(\.format.pageSize)).contains(where: { ForeignWALFrames.present(databasePath: source, pageSize: $0) }) {
+            throw DatabaseConversionError(path: source + "-wal",
+                                          reason: "holds transactions SQLCipher wrote and did not checkpoint, which this reader cannot see: open the file in SQLCipher and run PRAGMA wal_checkpoint(TRUNCATE) first; nothing was changed",
+                                          kind: .unsuitableSource)
+        }
         let (db, sourceKey) = try keys.open(path: source, mode: .readWriteExisting, busyTimeout: busyTimeout)
         // Reading must leave the source as it was: no checkpoint into it when this closes.
         if !inPlace { _ = dc_no_checkpoint_on_close(db.handle) }
@@ -178,8 +184,9 @@ public enum DatabaseFileConversion {
         try syncFile(partial, reportingAs: target)
         if inPlace {
             // Under the exclusive lock nothing can have made these; were one there, SQLite
-            // would replay it onto the new file.
-            for suffix in ["-wal", "-journal"] where FileManager.default.fileExists(atPath: source + suffix) {
+            // could replay it onto the new file. (An empty WAL, and the zeroed or empty
+            // journal that journal_mode PERSIST or TRUNCATE leaves, replay nothing.)
+            for suffix in ["-wal", "-journal"] where replayable(source + suffix) {
                 throw DatabaseConversionError(path: source + suffix, reason: "appeared during the rekey: the file is in use; nothing was changed",
                                               kind: .inUse)
             }
@@ -190,18 +197,35 @@ public enum DatabaseFileConversion {
             }
         } else {
             // link() never replaces: a file that appeared at the destination meanwhile stays.
-            guard link(partial, target) == 0 else {
+            if link(partial, target) == 0 {
+                unlink(partial)
+            } else {
                 let code = errno
                 if code == EEXIST { try refuseExisting(target) }
-                throw DatabaseConversionError(path: target, reason: "cannot create it: \(FileAccessError.describe(errno: code))")
+                // A file system without hard links: check again, then rename.
+                guard [EPERM, ENOTSUP, EOPNOTSUPP, EMLINK, EXDEV].contains(code) else {
+                    throw DatabaseConversionError(path: target, reason: "cannot create it: \(FileAccessError.describe(errno: code))")
+                }
+                try refuseExisting(target)
+                guard rename(partial, target) == 0 else {
+                    throw DatabaseConversionError(path: target, reason: "cannot create it: \(FileAccessError.describe(errno: errno))")
+                }
             }
-            unlink(partial)
         }
         finished = true
         PrivateFile.syncFolder(folder)
         var status = stat()
         let bytes = stat(target, &status) == 0 ? Int64(status.st_size) : 0
         return Summary(sourceKey: sourceKey, tables: copied.tables, rows: copied.rows, bytes: bytes)
+    }
+
+    /// True when the `-wal` or `-journal` at `path` holds something SQLite could replay: a WAL
+    /// with any bytes, a rollback journal whose header is not zeroed.
+    private static func replayable(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 8), !head.isEmpty else { return false }
+        return path.hasSuffix("-wal") || head.contains { $0 != 0 }
     }
 
     /// Refuses a source that is not there or holds nothing, naming it.
