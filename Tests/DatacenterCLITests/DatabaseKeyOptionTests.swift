@@ -61,6 +61,21 @@ import Testing
         #expect(read.stdout == "carol-text-42\n", "\(read.stderr)")
     }
 
+    @Test func aValueKeyRekeyOfAnEncryptedRootOpensItsStoresWithTheDatabaseKey() throws {
+        let scratch = TemporaryFolder()
+        let root = try Self.encryptedDemo(scratch)
+        let newKey = String(repeating: "7", count: 64)
+        let without = try CLI.run(["rekey", "--root", root, "--from", Self.demoKey, "--to", newKey])
+        #expect(without.status == 1)
+        let rekeyed = try CLI.run(["rekey", "--root", root, "--from", Self.demoKey, "--to", newKey, "--db-key", Self.passphrase])
+        #expect(rekeyed.status == 0, "\(rekeyed.stderr)")
+        let value = try CLI.run(["kv", "get", "session", "apiToken", "--root", root, "--key", newKey, "--db-key", Self.passphrase])
+        #expect(value.stdout == "sk_live_51Hdemo-secret-token\n", "\(value.stderr)")
+        let cache = try CLI.run(["cache", "get", "tokens", "last-login", "--root", root, "--key", newKey, "--db-key", Self.passphrase])
+        #expect(cache.status == 0, "\(cache.stderr)")
+        #expect(try DatabaseFileKind.of(path: root + "/common.sqlite") == .encryptedOrNotADatabase)
+    }
+
     @Test func fileCommandsOpenCreateAndRefuseByKey() throws {
         let scratch = TemporaryFolder()
         let dump = scratch.file("dump.sql")

@@ -134,12 +134,6 @@ public enum DatabaseFileConversion {
         // -journal, -wal or -shm) goes first.
         PartialFiles.removeStale(inFolder: folder)
         try checkSource(source)
-        // Before anything opens the file: a rekey's checkpoint would truncate such a WAL away.
-        if !keys.isEmpty, Set(keys.keys.map(\.format.pageSize)).contains(where: { ForeignWALFrames.present(databasePath: source, pageSize: $0) }) {
-            throw DatabaseConversionError(path: source + "-wal",
-                                          reason: "holds transactions SQLCipher wrote and did not checkpoint, which this reader cannot see: open the file in SQLCipher and run PRAGMA wal_checkpoint(TRUNCATE) first; nothing was changed",
-                                          kind: .unsuitableSource)
-        }
         let (db, sourceKey) = try keys.open(path: source, mode: .readWriteExisting, busyTimeout: busyTimeout)
         // Reading must leave the source as it was: no checkpoint into it when this closes.
         if !inPlace { _ = dc_no_checkpoint_on_close(db.handle) }

@@ -18,8 +18,10 @@ enum StoreRekey {
         do {
             store = try Store(existingAt: path, busyTimeout: busyTimeout, databaseKeys: databaseKeys)
         } catch {
-            // A key that does not open the file is never a reason to skip it.
-            if mustBeStore || (error as? DatabaseError)?.keyProblem != nil { throw error }
+            // In an encrypted root, a file no database key opens may be a store under another
+            // key: reported, never skipped. (Without keys it cannot be told from a file that
+            // is no database, and is skipped as before.)
+            if mustBeStore || (!databaseKeys.isEmpty && (error as? DatabaseError)?.keyProblem == .wrongKey) { throw error }
             return nil
         }
         guard try store.queue.read({ db in try Store.tableExists("datacenter_meta", in: db) }) else {
