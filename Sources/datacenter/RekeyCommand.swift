@@ -22,21 +22,28 @@ struct RekeyCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: ArgumentHelp("A key the values are encrypted with now (repeatable; --key and DATACENTER_KEY count too).", valueName: "key"))
     var from: [String] = []
-    @Option(name: .long, help: ArgumentHelp("The new key.", valueName: "key")) var to: String
+    @Option(name: .long, help: ArgumentHelp("The new value key.", valueName: "key")) var to: String?
+    @Option(name: .customLong("to-db-key"),
+            help: ArgumentHelp("The new database key of every SQLite file of the root (a passphrase, x'…' or @file); --db-key gives the current ones.",
+                               discussion: "Plain files are encrypted, encrypted ones rekeyed, files already under it left alone; datacenter.json then records the format.",
+                               valueName: "secret"))
+    var toDbKey: String?
+    @Option(name: .customLong("db-compat"), help: ArgumentHelp("The SQLCipher format of --to-db-key: 4 (default) or 3.", valueName: "4|3"))
+    var dbCompat: Int = 4
     @Option(name: .long, help: ArgumentHelp("A custom storage's folder outside the root to re-encrypt too (repeatable).", valueName: "path"))
     var storage: [String] = []
     @Flag(help: "Print the summary as JSON: {\"moved\",\"alreadyDone\",\"failed\",\"stores\":[{\"name\",\"path\",\"moved\",\"alreadyDone\",\"error\",\"kinds\":[…]}]}.")
     var json = false
 
+    func validate() throws {
+        guard to != nil || toDbKey != nil else {
+            throw ValidationError("give --to NEW (the value key) or --to-db-key NEW (the database key), or both")
+        }
+        guard [3, 4].contains(dbCompat) else { throw ValidationError("--db-compat takes 4 or 3") }
+    }
+
     func run() throws {
         let rootPath = global.rootPath
-        let old: KeyRing
-        let new: EncryptionKey
-        do {
-            old = KeyRing(try KeyRing(parsing: from).keys + global.keyRing().keys)
-            new = try EncryptionKey(parsing: to)
-        } catch let error as CLIError { throw error } catch { throw CLIError(CommandLineRunner.describe(error)) }
-        if old.isEmpty { throw CLIError("give the current key with --from (or --key, or DATACENTER_KEY)") }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: rootPath, isDirectory: &isFolder), isFolder.boolValue else {
             throw CLIError("no data-center root at \(rootPath)")
@@ -46,7 +53,83 @@ struct RekeyCommand: ParsableCommand {
                 throw CLIError("\(folder): no such folder (--storage takes a custom storage's folder)")
             }
         }
-        let databaseKeys = try global.databaseKeyList()
+        var databaseKeys = try global.databaseKeyList()
+        var output: [String: Any] = [:]
+        var failed = false
+        if let toDbKey {
+            let results = try rekeyDatabases(to: toDbKey, rootPath: rootPath, current: databaseKeys)
+            output["databases"] = results.object
+            failed = results.failed
+            databaseKeys = results.keys
+        }
+        if let to, !failed {
+            let summary = try rekeyValues(to: to, rootPath: rootPath, databaseKeys: databaseKeys)
+            output.merge(Self.jsonObject(summary)) { $1 }
+            failed = failed || !summary.failed.isEmpty
+        }
+        if json { try Output.json(output) }
+        if failed { throw ExitCode(1) }
+    }
+
+    /// Moves the root's SQLite files to the database key `text`, printing a line per file
+    /// (unless `--json`); returns the JSON of it, whether a file failed, and the database keys
+    /// the stores open with afterwards (the new one first).
+    private func rekeyDatabases(to text: String, rootPath: String, current: DatabaseKeyList) throws
+        -> (object: [[String: Any]], failed: Bool, keys: DatabaseKeyList) {
+        let format: DatabaseCipherFormat = dbCompat == 3 ? .sqlcipher3 : .sqlcipher4
+        let newKey: DatabaseKey
+        do { newKey = try DatabaseKey(sqlcipherKey: GlobalOptions.readSecret(text, option: "--to-db-key"), format: format) }
+        catch let error as CLIError { throw error } catch { throw CLIError("--to-db-key: \(error)") }
+        let bar = ProgressBar(json: json)
+        let results: [DatabaseRekeyResult]
+        do {
+            results = try DataCenter.rekeyDatabases(rootPath: rootPath, from: current, to: newKey,
+                                                    customStorages: storage.map(expandTilde), busyTimeout: global.busyTimeout) {
+                index, count, name in
+                bar.show("database " + name, fraction: count == 0 ? 1 : Double(index) / Double(count), labelWidth: 36)
+            }
+        } catch { bar.clear(); throw CLIError(CommandLineRunner.describe(error)) }
+        bar.clear()
+        let formatName = "SQLCipher \(format.rawValue)"
+        var object: [[String: Any]] = []
+        for result in results {
+            let name = Output.safe(result.name, limit: 200)
+            let outcome: String
+            switch result.outcome {
+            case .encrypted: outcome = "encrypted"
+            case .rekeyed: outcome = "rekeyed"
+            case .alreadyDone: outcome = "alreadyDone"
+            case .failed(let reason):
+                outcome = "failed"
+                Output.error("error: database \(name) (\(Output.safe(result.path, limit: 400))): "
+                             + "\(Output.safe(reason, limit: 400)) — this file was left unchanged")
+            }
+            object.append(["name": result.name, "path": result.path, "outcome": outcome, "error": result.failure ?? NSNull()])
+            guard !json else { continue }
+            switch result.outcome {
+            case .encrypted: Output.line("database \(name): encrypted (\(formatName))")
+            case .rekeyed: Output.line("database \(name): moved to the new database key (\(formatName))")
+            case .alreadyDone: Output.line("database \(name): under the new database key already")
+            case .failed: Output.line("database \(name): failed, left unchanged")
+            }
+        }
+        let failed = results.contains { $0.failure != nil }
+        if failed, !json {
+            Output.line("some database files failed: the others are under the new key; run the same command again "
+                        + "(with --db-key NEW --db-key OLD) once the cause is fixed")
+        }
+        return (object, failed, DatabaseKeyList([newKey] + current.keys))
+    }
+
+    /// Re-encrypts the values under the value key `text`, printing the summary (unless `--json`).
+    private func rekeyValues(to text: String, rootPath: String, databaseKeys: DatabaseKeyList) throws -> RekeySummary {
+        let old: KeyRing
+        let new: EncryptionKey
+        do {
+            old = KeyRing(try KeyRing(parsing: from).keys + global.keyRing().keys)
+            new = try EncryptionKey(parsing: text)
+        } catch let error as CLIError { throw error } catch { throw CLIError(CommandLineRunner.describe(error)) }
+        if old.isEmpty { throw CLIError("give the current key with --from (or --key, or DATACENTER_KEY)") }
         let bar = ProgressBar(json: json)
         let summary = DataCenter.rekey(rootPath: rootPath, from: old, to: new, customStorages: storage.map(expandTilde),
                                        passes: [DAOCryptColumnsRekey()], busyTimeout: global.busyTimeout,
@@ -60,12 +143,8 @@ struct RekeyCommand: ParsableCommand {
             Output.error("error: \(Output.safe(store.name, limit: 200)) (\(Output.safe(store.path, limit: 400))): "
                          + "\(Output.safe(store.error ?? "", limit: 400)) — this store was left unchanged")
         }
-        if json {
-            try Output.json(Self.jsonObject(summary))
-        } else {
-            Self.printSummary(summary)
-        }
-        if !summary.failed.isEmpty { throw ExitCode(1) }
+        if !json { Self.printSummary(summary) }
+        return summary
     }
 
     /// The summary as `--json` prints it (docs/CLI.md, `rekey`).

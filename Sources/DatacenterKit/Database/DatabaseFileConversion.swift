@@ -117,6 +117,21 @@ public enum DatabaseFileConversion {
                            busyTimeout: busyTimeout, progress: progress)
     }
 
+    /// Encrypts the plain database at `path` in place with `key`: the encrypted copy replaces
+    /// it by a rename, as `rekey` does (the same checks, the same exclusive lock, the journal
+    /// mode kept). What `DataCenter.rekeyDatabases` does to the plain files of a root.
+    @discardableResult
+    public static func encryptInPlace(path: String, key: DatabaseKey, busyTimeout: TimeInterval = 5,
+                                      progress: ((Step) -> Void)? = nil) throws -> Summary {
+        var resolved = path
+        if let real = realpath(path, nil) {
+            resolved = String(cString: real)
+            free(real)
+        }
+        return try convert(source: resolved, keys: .empty, target: resolved, key: key, inPlace: true,
+                           busyTimeout: busyTimeout, progress: progress)
+    }
+
     // MARK: The conversion
 
     private static func refuseExisting(_ destination: String) throws {
