@@ -24,7 +24,7 @@ enum DatabasePassphrase {
     static func ask(for file: String, shownAs shown: String) throws -> DatabaseKeyList {
         let name = (shown as NSString).lastPathComponent
         guard isatty(0) == 1, isatty(1) == 1 else {
-            throw CLIError("\(file): encrypted database (or not a database): pass --db-key SECRET (or set DATACENTER_DB_KEY)")
+            throw CLIError("\(file) is not a SQLite database, or it is encrypted: pass --db-key SECRET (or set DATACENTER_DB_KEY)")
         }
         for attempt in 1...attempts {
             switch PassphrasePrompt.ask("Database passphrase for \(name) (Esc cancels): ") {

@@ -36,7 +36,7 @@ extension BrowseTmuxTests {
         #expect(try CLI.run(["demo", root, "--encrypt-db"]).status == 0)
         let result = try CLI.run(["browse", root + "/common.sqlite"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("encrypted database"))
+        #expect(result.stderr.contains("is encrypted"))
         #expect(result.stderr.contains("--db-key"))
         // With the key, the same file gets as far as needing a terminal.
         let keyed = try CLI.run(["browse", root + "/common.sqlite", "--db-key", "datacenter-demo-db"])

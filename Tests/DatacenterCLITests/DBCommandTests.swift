@@ -130,7 +130,7 @@ import Testing
 
 /// Files written by `db encrypt` open in the real SQLCipher, and files SQLCipher writes
 /// decrypt with `db decrypt`: both formats, passphrases and raw keys.
-@Suite(.enabled(if: SQLCipherShell.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
+@Suite(.enabled(if: SQLCipherReference.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
 struct DBCommandInteropTests {
     static let cases: [(key: String, literal: String, compat: Int)] = [
         ("pass phrase", "'pass phrase'", 4), ("pass phrase", "'pass phrase'", 3),
@@ -145,7 +145,7 @@ struct DBCommandInteropTests {
         try DBCommandTests.makePlain(plain, rows: 400)
         let result = try CLI.run(["db", "encrypt", plain, encrypted, "--compat", String(compat), "--db-key", key])
         #expect(result.status == 0, "\(result.stderr)")
-        let read = try SQLCipherShell.query(path: encrypted, keyLiteral: literal, compatibility: compat,
+        let read = try SQLCipherReference.query(path: encrypted, keyLiteral: literal, compatibility: compat,
                                             sql: "SELECT count(*), max(name) FROM t; PRAGMA integrity_check; PRAGMA user_version")
         #expect(read.status == 0, "\(read.output)")
         #expect(read.output == "400|name 99\nok\n3")
@@ -156,7 +156,7 @@ struct DBCommandInteropTests {
         let (key, literal, compat) = Self.cases[index]
         let folder = TemporaryFolder()
         let (encrypted, plain) = (folder.file("made.db"), folder.file("plain.db"))
-        let made = try SQLCipherShell.query(path: encrypted, keyLiteral: literal, compatibility: compat, sql: """
+        let made = try SQLCipherReference.query(path: encrypted, keyLiteral: literal, compatibility: compat, sql: """
             CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT); CREATE INDEX t_name ON t(name);
             WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 700) INSERT INTO t SELECT x, 'row ' || x FROM c;
             DELETE FROM t WHERE id % 7 = 0; CREATE VIEW odd AS SELECT * FROM t WHERE id % 2 = 1; SELECT count(*) FROM t
@@ -174,7 +174,7 @@ struct DBCommandInteropTests {
 
 /// A SQLCipher file with transactions still in its WAL (a crash, or a copy of a phone's files
 /// made while the app ran): its frames are read like ours, and a conversion carries them over.
-@Suite(.enabled(if: SQLCipherShell.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
+@Suite(.enabled(if: SQLCipherReference.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
 struct DBCommandForeignWALTests {
     @Test(arguments: [4, 3])
     func uncheckpointedSQLCipherFramesAreCarriedOver(_ compat: Int) throws {
@@ -197,7 +197,7 @@ struct DBCommandForeignWALTests {
         shutil.copyfile(live + "-wal", copy + "-wal")
         db.close()
         """
-        let made = try SQLCipherShell.run(["-c", program, live, copy, String(compat)])
+        let made = try SQLCipherReference.run(["-c", program, live, copy, String(compat)])
         #expect(made.status == 0, "\(made.output)")
         let walBefore = try Data(contentsOf: URL(fileURLWithPath: copy + "-wal"))
         #expect(walBefore.count > 32, "the copy's WAL should hold frames")
@@ -211,14 +211,14 @@ struct DBCommandForeignWALTests {
         // A rekey in place checkpoints the frames into the file first, then moves it.
         let rekey = try CLI.run(["db", "rekey", copy, "--to", "other", "--db-key", "wal secret"])
         #expect(rekey.status == 0, "\(rekey.stderr)")
-        let read = try SQLCipherShell.query(path: copy, keyLiteral: "'other'", compatibility: 4, sql: "SELECT v FROM t")
+        let read = try SQLCipherReference.query(path: copy, keyLiteral: "'other'", compatibility: 4, sql: "SELECT v FROM t")
         #expect(read.output.hasSuffix("in the wal"), "\(read.output)")
     }
 }
 
 /// `db rekey` while another process (SQLCipher itself) has the file open in WAL mode: refused,
 /// the file left as it was; once that process is gone, the same command succeeds.
-@Suite(.enabled(if: SQLCipherShell.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
+@Suite(.enabled(if: SQLCipherReference.isAvailable, "SQLCipher reference missing: run `make sqlcipher-reference`"))
 struct DBCommandInUseTests {
     @Test func rekeyRefusesAFileAnotherProcessHasOpen() throws {
         let folder = TemporaryFolder()
@@ -228,7 +228,7 @@ struct DBCommandInUseTests {
         do { try Database(path: file, key: try .passphrase("shared")).enableWAL() }
 
         let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: SQLCipherShell.python)
+        holder.executableURL = URL(fileURLWithPath: SQLCipherReference.python)
         holder.arguments = ["-c", """
             import sys, sqlcipher3
             db = sqlcipher3.connect(sys.argv[1], isolation_level=None)
@@ -257,47 +257,3 @@ struct DBCommandInUseTests {
     }
 }
 
-/// The real SQLCipher 4 (PyPI's `sqlcipher3-binary` in `.build/sqlcipher-venv`, which
-/// `make test` creates), run as a separate process. The Kit tests have their own
-/// `SQLCipherReference`; test targets cannot share it without moving it.
-enum SQLCipherShell {
-    static let python = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path + "/.build/sqlcipher-venv/bin/python"
-
-    static let isAvailable: Bool = {
-        FileManager.default.isExecutableFile(atPath: python) && ((try? run(["-c", "import sqlcipher3"]).status) == 0)
-    }()
-
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-
-    /// Opens `path` with `PRAGMA key = keyLiteral` (in SQLCipher 3 compatibility when
-    /// `compatibility` is 3), runs the `;`-separated statements of `sql`, prints each row
-    /// as `a|b`, and commits.
-    static func query(path: String, keyLiteral: String, compatibility: Int, sql: String) throws -> (status: Int32, output: String) {
-        let program = """
-        import sys, sqlcipher3
-        path, key, compat, sql = sys.argv[1:5]
-        db = sqlcipher3.connect(path, isolation_level=None)
-        db.execute("PRAGMA key = " + key)
-        if compat == "3":
-            db.execute("PRAGMA cipher_compatibility = 3")
-        for statement in [s for s in sql.split(";") if s.strip()]:
-            for row in db.execute(statement):
-                print("|".join(str(v) for v in row))
-        db.close()
-        """
-        return try run(["-c", program, path, keyLiteral, String(compatibility), sql])
-    }
-}

@@ -57,7 +57,7 @@ public struct DatabaseError: Error, Sendable, Equatable {
     /// The error for an encrypted file (or one that is not a database) opened without a key.
     static func missingKey(path: String) -> DatabaseError {
         DatabaseError(extendedCode: SQLITE_NOTADB,
-                      message: "encrypted database, or not a database: it opens only with its database key",
+                      message: "not a SQLite database, or an encrypted one: an encrypted database opens only with its database key",
                       path: path, keyProblem: .missingKey)
     }
 

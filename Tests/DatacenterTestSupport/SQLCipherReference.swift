@@ -3,40 +3,30 @@ import Foundation
 /// The real SQLCipher 4 (PyPI's `sqlcipher3-binary`, installed by `make test` into a virtual
 /// environment under `.build`), run as a separate process so the tests check our files
 /// against the reference implementation rather than against ourselves.
-enum SQLCipherReference {
+public enum SQLCipherReference {
     /// The package's root folder, found from this file's path.
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
 
     /// The virtual environment's Python interpreter.
-    static let python = packageRoot + "/.build/sqlcipher-venv/bin/python"
+    public static let python = packageRoot + "/.build/sqlcipher-venv/bin/python"
 
     /// True when the interpreter is there and imports SQLCipher.
-    static let isAvailable: Bool = {
+    public static let isAvailable: Bool = {
         guard FileManager.default.isExecutableFile(atPath: python) else { return false }
         return (try? run(["-c", "import sqlcipher3"]).status) == 0
     }()
 
     /// Runs the interpreter with `arguments`; returns its exit status and output.
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    public static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try runProcess(python, arguments)
     }
 
     /// Opens `path` in SQLCipher with `PRAGMA key = <keyLiteral>` (SQL text: `'pass'` or
     /// `"x'…'"`), in SQLCipher 3 compatibility when `compatibility` is 3, runs `script`
     /// (statements separated by `;`), commits, and returns every row of `query` as
     /// `a|b` lines.
-    static func execute(path: String, keyLiteral: String, compatibility: Int, script: String = "",
+    public static func execute(path: String, keyLiteral: String, compatibility: Int, script: String = "",
                         query: String? = nil) throws -> (status: Int32, output: String) {
         let program = """
         import sys, sqlcipher3
@@ -54,5 +44,24 @@ enum SQLCipherReference {
         db.close()
         """
         return try run(["-c", program, path, keyLiteral, String(compatibility), script, query ?? ""])
+    }
+
+    /// Opens `path` with `PRAGMA key = keyLiteral` (in SQLCipher 3 compatibility when
+    /// `compatibility` is 3), runs the `;`-separated statements of `sql` in autocommit, and
+    /// returns each row as `a|b` lines.
+    public static func query(path: String, keyLiteral: String, compatibility: Int, sql: String) throws -> (status: Int32, output: String) {
+        let program = """
+        import sys, sqlcipher3
+        path, key, compat, sql = sys.argv[1:5]
+        db = sqlcipher3.connect(path, isolation_level=None)
+        db.execute("PRAGMA key = " + key)
+        if compat == "3":
+            db.execute("PRAGMA cipher_compatibility = 3")
+        for statement in [s for s in sql.split(";") if s.strip()]:
+            for row in db.execute(statement):
+                print("|".join(str(v) for v in row))
+        db.close()
+        """
+        return try run(["-c", program, path, keyLiteral, String(compatibility), sql])
     }
 }
