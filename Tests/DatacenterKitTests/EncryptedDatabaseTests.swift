@@ -388,3 +388,32 @@ struct SQLCipherInteropTests {
         #expect(read.output.contains("file is not a database"))
     }
 }
+
+/// Copies of an encrypted database: never in plaintext.
+@Suite struct EncryptedCopyTests {
+    @Test(arguments: DatabaseCipherFormat.allCases)
+    func aBackupOfAnEncryptedDatabaseIsEncryptedWithItsKey(format: DatabaseCipherFormat) throws {
+        let folder = TemporaryFolder()
+        let key = try DatabaseKey.passphrase("copy me", format: format)
+        let source = try Database(path: folder.file("source.sqlite"), key: key)
+        try EncryptedDatabaseTests.fill(source, rows: 120)
+        let copy = folder.file("copy.sqlite")
+        try source.backup(to: copy)
+        #expect(try DatabaseFileKind.of(path: copy) == .encryptedOrNotADatabase)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: copy))
+        #expect(bytes.range(of: Data("row 1".utf8)) == nil)
+        let reopened = try Database(path: copy, key: key, mode: .readOnly)
+        #expect(try reopened.scalar("SELECT count(*) FROM t") == .integer(120))
+        #expect(try reopened.scalar("PRAGMA integrity_check") == .text("ok"))
+    }
+
+    @Test func anEncryptedDatabaseIsNotReopenedElsewhere() throws {
+        let folder = TemporaryFolder()
+        let source = try Database(path: folder.file("source.sqlite"), key: .passphrase("stay"))
+        try source.execute("CREATE TABLE t(x)")
+        let target = folder.file("mutable.sqlite")
+        let error = #expect(throws: DatabaseError.self) { try source.makeMutable(at: target) }
+        #expect(error?.message.contains("encrypted") == true)
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+}

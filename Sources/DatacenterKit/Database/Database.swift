@@ -30,6 +30,8 @@ public final class Database {
     public private(set) var path: String
     /// True when the connection was opened read-only.
     public private(set) var isReadOnly: Bool
+    /// The key the file was opened with (nil: plain): what a copy of it must be encrypted with.
+    public let key: DatabaseKey?
     /// How long a statement waits for another connection's lock before failing with
     /// `SQLITE_BUSY`, as given when the connection was opened.
     public var busyTimeout: TimeInterval { busyWait.timeout }
@@ -100,6 +102,7 @@ public final class Database {
         }
         self.handle = db
         self.path = path
+        self.key = key
         self.isReadOnly = mode == .readOnly
         self.busyWait = BusyWait(timeout: busyTimeout)
         busyWait.install(on: db)
@@ -458,7 +461,8 @@ public final class Database {
     // MARK: Copies
 
     /// Copies the whole database to a new file at `destination` with SQLite's backup API
-    /// (consistent even while the database is being written by others).
+    /// (consistent even while the database is being written by others). The copy of an
+    /// encrypted database is encrypted with the same key and format.
     /// - throws: when `destination` exists and `overwrite` is false.
     public func backup(to destination: String, overwrite: Bool = false) throws {
         let fm = FileManager.default
@@ -468,7 +472,8 @@ public final class Database {
             }
             for suffix in ["", "-wal", "-shm", "-journal"] { try? fm.removeItem(atPath: destination + suffix) }
         }
-        let target = try Database(path: destination, mode: .readWrite)
+        // The copy of an encrypted database is encrypted with the same key, never plaintext.
+        let target = try Database(path: destination, key: key, mode: .readWrite)
         guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
             throw DatabaseError.from(target.handle, code: sqlite3_errcode(target.handle), path: destination)
         }
@@ -486,6 +491,11 @@ public final class Database {
     public func makeMutable(at destination: String, overwrite: Bool = false) throws {
         guard !path.isEmpty, path != ":memory:" else {
             throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "a temporary or in-memory database cannot be reopened elsewhere")
+        }
+        guard key == nil else {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE,
+                                message: "an encrypted database is not reopened elsewhere: copy it with backup(to:), which keeps its key, and open the copy with the key",
+                                path: path)
         }
         statementCache.removeAll()
         lastCachedStatement = nil
