@@ -8,7 +8,7 @@ struct DatacenterCommand: ParsableCommand {
         commandName: "datacenter",
         abstract: "Inspect and edit Datacenter stores: users, key-value entries, SQL.",
         discussion: """
-            Global options --root PATH, --key KEY (repeatable), --db-key SECRET (repeatable) and --busy-timeout SECONDS may stand before or after the subcommand.
+            Global options --root PATH, --key KEY (repeatable), --app-key STRING, --db-key SECRET (repeatable) and --busy-timeout SECONDS may stand before or after the subcommand.
             Exit status: 0 success, 1 an error (message on stderr starting with 'error:'), 2 a usage error. \
             Damaged entries or stores are listed as damaged and the rest shown: exit 0, with a 'warning:' on stderr.
             Inputs must be regular files (a FIFO or device is refused at once); files created are 0600, folders 0700.
