@@ -202,13 +202,7 @@ struct DBCommand: ParsableCommand {
         }
     }
 
-    static func formatName(_ format: DatabaseCipherFormat?) -> String {
-        switch format {
-        case .sqlcipher4?: return "SQLCipher 4"
-        case .sqlcipher3?: return "SQLCipher 3"
-        case nil: return "plain"
-        }
-    }
+    static func formatName(_ format: DatabaseCipherFormat?) -> String { format?.displayName ?? "plain" }
 
     static func describe(_ summary: DatabaseFileConversion.Summary) -> String {
         "\(summary.tables) table(s), \(summary.rows) row(s), \(summary.bytes) bytes"

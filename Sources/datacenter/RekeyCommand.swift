@@ -90,7 +90,7 @@ struct RekeyCommand: ParsableCommand {
             }
         } catch { bar.clear(); throw CLIError(CommandLineRunner.describe(error)) }
         bar.clear()
-        let formatName = "SQLCipher \(format.rawValue)"
+        let formatName = format.displayName
         var object: [[String: Any]] = []
         for result in results {
             let name = Output.safe(result.name, limit: 200)

@@ -12,4 +12,7 @@ public enum DatabaseCipherFormat: Int32, Sendable, CaseIterable {
 
     /// The page size the format's files use.
     public var pageSize: Int { self == .sqlcipher4 ? 4096 : 1024 }
+
+    /// The format as people read it, in messages and listings: "SQLCipher 4".
+    public var displayName: String { "SQLCipher \(rawValue)" }
 }

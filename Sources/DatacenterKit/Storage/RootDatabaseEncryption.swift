@@ -36,7 +36,4 @@ struct RootDatabaseEncryption: Codable, Equatable, Sendable {
     static func format(named name: String) -> DatabaseCipherFormat? {
         DatabaseCipherFormat.allCases.first { self.name(of: $0) == name }
     }
-
-    /// The format as people read it: "SQLCipher 4".
-    static func displayName(of format: DatabaseCipherFormat) -> String { "SQLCipher \(format.rawValue)" }
 }

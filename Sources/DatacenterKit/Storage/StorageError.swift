@@ -42,9 +42,9 @@ extension StorageError: CustomStringConvertible, LocalizedError {
             return "purgeable folder \(p) refused: \(why) (a purgeable folder must be a folder inside \(root), "
                 + "outside its stores)"
         case let .encryptedRootNeedsKey(root, format):
-            return "root \(root) is encrypted (\(RootDatabaseEncryption.displayName(of: format))): it needs its database key"
+            return "root \(root) is encrypted (\(format.displayName)): it needs its database key"
         case let .encryptedRootFormatMismatch(root, format):
-            let name = RootDatabaseEncryption.displayName(of: format)
+            let name = format.displayName
             return "root \(root) is encrypted (\(name)): none of the database keys given is a \(name) key"
         case let .plainRootGivenKeys(root, files):
             let shown = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? " and \(files.count - 3) more" : "")
