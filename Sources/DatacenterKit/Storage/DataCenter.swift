@@ -124,8 +124,10 @@ public final class DataCenter: Sendable {
         var changed = recordEncryption
         if let appVersion, appVersion != state.appVersion, !readOnly {
             if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
-            DatacenterLog.event("emptied the version storage: the app version changed", root: rootPath,
-                                metadata: ["from": .string(state.appVersion ?? "none"), "to": .string(appVersion)])
+            if let previous = state.appVersion {
+                DatacenterLog.event("emptied the version storage: the app version changed", root: rootPath,
+                                    metadata: ["from": .string(previous), "to": .string(appVersion)])
+            }
             state.appVersion = appVersion
             changed = true
         }
