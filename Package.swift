@@ -13,6 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // System libraries, each behind a tiny shim header (macros, variadics, C globals).
@@ -32,7 +33,8 @@ let package = Package(
         .target(name: "CPageCipher", dependencies: ["CSQLite", "COpenSSL"]),
 
         // The engine: no curses, no argument parser.
-        .target(name: "DatacenterKit", dependencies: ["CSQLite", "COpenSSL", "CWidth", "CPageCipher"]),
+        .target(name: "DatacenterKit", dependencies: ["CSQLite", "COpenSSL", "CWidth", "CPageCipher",
+                                                  .product(name: "Logging", package: "swift-log")]),
 
         // The DAO engine: XML configs of dynamic SQL, rendered and run on DatacenterKit's stores.
         .target(name: "DatacenterDAO", dependencies: ["DatacenterKit", "CLibXML2"]),

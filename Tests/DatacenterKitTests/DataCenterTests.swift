@@ -127,6 +127,8 @@ import Testing
                 resigned = false
             case .didRenewUser(let id):
                 #expect(id == current)
+            case .didReset:
+                Issue.record("no reset was asked for")
             }
         }
         #expect(center.currentUserId == current)
@@ -143,6 +145,7 @@ import Testing
             case .willResignLastUser(let old): seen.withLock { $0.append("will resign \(old), current \(current)") }
             case .didUpdateUser(let new, _): seen.withLock { $0.append("did update \(new ?? "-"), current \(current)") }
             case .didRenewUser(let id): seen.withLock { $0.append("renew \(id)") }
+            case .didReset: seen.withLock { $0.append("reset") }
             }
         }
         try center.setCurrentUserId("bob")

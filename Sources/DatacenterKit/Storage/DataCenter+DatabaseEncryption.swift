@@ -13,7 +13,8 @@ extension DataCenter {
 
     /// Every SQLite file of the root that exists, main files only (a `-wal` file goes with
     /// its database): the common store, each user's store, the version storage's stores,
-    /// the `LIB_CACHES.` and `TMP.` disk-cache files, and the stores of the custom storages
+    /// the named storages' stores (`<root>/storages`), the `LIB_CACHES.` and `TMP.`
+    /// disk-cache files, and the stores of the other custom storages
     /// this data center has handed out (their folders are the app's choice and are not
     /// recorded in the root, so only those asked for in this run are known).
     ///
@@ -34,6 +35,11 @@ extension DataCenter {
     static func rootDatabaseFilePaths(rootPath: String, space: StorageSpace) -> [String] {
         var paths = space.existingStorePaths()
         paths += StorageSpace(root: rootPath + "/version", crypt: KeyRing.empty, readOnly: true).existingStorePaths()
+        // The named storages (`customStorage(named:)`), whether handed out in this run or not.
+        let named = rootPath + "/storages"
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: named)) ?? []).sorted() {
+            paths += StorageSpace(root: named + "/" + name, crypt: KeyRing.empty, readOnly: true).existingStorePaths()
+        }
         for location in [LRUDiskCache.Location.libraryCaches, .temporary] {
             guard let common = try? LRUDiskCache.storePath(location: location, root: rootPath, user: nil, space: space) else { continue }
             paths.append(common)

@@ -14,7 +14,9 @@ import Foundation
 /// try center.userPreferences?.setString("dark", forKey: "theme", business: "settings")
 /// ```
 public final class DataCenter: Sendable {
-    /// What the data center announces about users (`kAPDataCenter…` notifications).
+    /// What the data center announces about users and resets (`kAPDataCenter…`
+    /// notifications): to `addObserver`'s handlers, then on `notificationCenter` under
+    /// `notificationName` (see `DataCenterNotification.swift` and docs/NOTIFICATIONS.md).
     public enum Event: Sendable, Equatable {
         /// The current user's store is about to be left for another user.
         case willResignLastUser(String)
@@ -23,6 +25,8 @@ public final class DataCenter: Sendable {
         case didUpdateUser(String?, switched: Bool)
         /// The current user signed in again without a switch.
         case didRenewUser(String)
+        /// `reset()` deleted every store and forgot the current user (not in the reference).
+        case didReset
     }
 
     /// A registration made with `addObserver`, used to remove it.
@@ -48,6 +52,10 @@ public final class DataCenter: Sendable {
         var versionStorage: CustomStorage?
         /// The folders of the custom storages handed out, for `databaseFilePaths`.
         var customStoragePaths: Set<String> = []
+        /// The named storages handed out, by name: one per folder.
+        var namedStorages: [String: CustomStorage] = [:]
+        /// Where events are also posted as notifications; nil for nowhere.
+        var notificationCenter: NotificationCenter? = .default
     }
 
     let guarded: LockedState<Guarded>
@@ -65,6 +73,8 @@ public final class DataCenter: Sendable {
 
     var stateFilePath: String { rootPath + "/datacenter.json" }
     var versionFolder: String { rootPath + "/version" }
+    /// The folder of the named storages (`customStorage(named:)`), one subfolder each.
+    var namedStoragesFolder: String { rootPath + "/storages" }
 
     /// Opens the root at `rootPath`, creating it unless `readOnly`.
     /// - parameter appVersion: the running app's version; when it differs from the one
@@ -114,11 +124,19 @@ public final class DataCenter: Sendable {
         var changed = recordEncryption
         if let appVersion, appVersion != state.appVersion, !readOnly {
             if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
+            if let previous = state.appVersion {
+                DatacenterLog.event("emptied the version storage: the app version changed", root: rootPath,
+                                    metadata: ["from": .string(previous), "to": .string(appVersion)])
+            }
             state.appVersion = appVersion
             changed = true
         }
         if changed { try state.save(to: rootPath + "/datacenter.json") }
         self.guarded = LockedState(Guarded(state: state))
+        DatacenterLog.event("opened the root", root: rootPath, metadata: [
+            "readOnly": .stringConvertible(readOnly),
+            "databaseEncryption": .string(state.databaseEncryption.map { RootDatabaseEncryption.displayName(of: $0.format) } ?? "none"),
+        ])
     }
 
     // MARK: Users
@@ -133,21 +151,29 @@ public final class DataCenter: Sendable {
     /// signed in is `didUpdateUser(nil, switched: false)`. Concurrent calls switch one at a
     /// time, each announced whole before the next starts.
     public func setCurrentUserId(_ userId: String?) throws {
-        if let userId { _ = try UserFolderName.encode(userId) }
-        try switching.withLock {
-            let previous = currentUserId
-            guard userId != previous else {
-                notify(userId.map { .didRenewUser($0) } ?? .didUpdateUser(nil, switched: false))
-                return
+        do {
+            if let userId { _ = try UserFolderName.encode(userId) }
+            try switching.withLock {
+                let previous = currentUserId
+                guard userId != previous else {
+                    if userId != nil { DatacenterLog.event("the current user signed in again", root: rootPath) }
+                    notify(userId.map { .didRenewUser($0) } ?? .didUpdateUser(nil, switched: false))
+                    return
+                }
+                if let previous { notify(.willResignLastUser(previous)) }
+                try guarded.withLock { guarded in
+                    var next = guarded.state
+                    next.currentUserId = userId
+                    if !isReadOnly { try next.save(to: stateFilePath) }
+                    guarded.state = next
+                }
+                // The user id is not logged: it is often a phone number or an email address.
+                DatacenterLog.event(userId == nil ? "signed the current user out" : "switched the current user", root: rootPath)
+                notify(.didUpdateUser(userId, switched: true))
             }
-            if let previous { notify(.willResignLastUser(previous)) }
-            try guarded.withLock { guarded in
-                var next = guarded.state
-                next.currentUserId = userId
-                if !isReadOnly { try next.save(to: stateFilePath) }
-                guarded.state = next
-            }
-            notify(.didUpdateUser(userId, switched: true))
+        } catch {
+            DatacenterLog.failure("switching the current user", error: error, root: rootPath)
+            throw error
         }
     }
 
@@ -196,6 +222,35 @@ public final class DataCenter: Sendable {
                              databaseKeys: databaseKeys) { [weak self] in self?.currentUserId }
     }
 
+    /// The storage named `name`, in `<root>/storages/<name>`: its own common and per-user
+    /// stores, following this data center's current user (`storageInDocumentsWithName:`,
+    /// whose folder is beside the root in the app's Documents; ours is inside the root, so
+    /// `reset`, `rekey` and database encryption cover it). The same name always returns the
+    /// same storage, so one folder never has two. On an encrypted root, its stores are
+    /// encrypted with the root's database keys.
+    /// - throws: `StorageNameError.invalid` for a name that could leave the folder or hide in
+    ///   it (see `StorageName`).
+    public func customStorage(named name: String) throws -> CustomStorage {
+        do {
+            try StorageName.validate(name)
+        } catch {
+            DatacenterLog.failure("opening a named storage", error: error, root: rootPath)
+            throw error
+        }
+        let path = namedStoragesFolder + "/" + name
+        let (storage, isNew) = guarded.withLock { guarded in
+            if let storage = guarded.namedStorages[name] { return (storage, false) }
+            let storage = CustomStorage(path: path, crypt: crypt, readOnly: isReadOnly, busyTimeout: space.busyTimeout,
+                                        databaseKeys: databaseKeys) { [weak self] in self?.currentUserId }
+            guarded.namedStorages[name] = storage
+            guarded.customStoragePaths.insert(path)
+            return (storage, true)
+        }
+        // A storage name is the app's constant, not user data: it is logged.
+        if isNew { DatacenterLog.event("opened a named storage", root: rootPath, metadata: ["storage": .string(name)]) }
+        return storage
+    }
+
     /// A storage that is emptied whenever the app version changes (`currentVersionStorage`).
     public var currentVersionStorage: CustomStorage {
         guarded.withLock { guarded in
@@ -208,13 +263,29 @@ public final class DataCenter: Sendable {
     }
 
     /// Fully resets the data center (`reset`): deletes every store under the root (common,
-    /// users, version storage), the disk caches kept outside the stores (`LIB_CACHES.` files
-    /// under `<root>/Caches`, `TMP.` files in the temporary folder) and the purgeable-folder
-    /// registry (the folders' contents are the app's and stay), and forgets the current
-    /// user. Stores and caches handed out before must not be used afterwards. An encrypted
-    /// root stays encrypted: the stores created afterwards get the newest database key.
+    /// users, version storage, named storages), the disk caches kept outside the stores
+    /// (`LIB_CACHES.` files under `<root>/Caches`, `TMP.` files in the temporary folder) and
+    /// the purgeable-folder registry (the folders' contents are the app's and stay), and
+    /// forgets the current user, then announces `didReset` (and no user event). Stores,
+    /// caches and storages handed out before must not be used afterwards. An encrypted root
+    /// stays encrypted: the stores created afterwards get the newest database key.
     public func reset() throws {
         guard !isReadOnly else { throw KVError.readOnly(path: rootPath) }
+        // Held like a switch: a reset and a switch never interleave, nor their announcements.
+        try switching.withLock {
+            do {
+                try deleteEverything()
+            } catch {
+                DatacenterLog.failure("resetting", error: error, root: rootPath)
+                throw error
+            }
+            DatacenterLog.event("reset the root", root: rootPath)
+            notify(.didReset)
+        }
+    }
+
+    /// What `reset` deletes and forgets, without the announcement.
+    private func deleteEverything() throws {
         try space.deleteAll()
         let fm = FileManager.default
         for location in [LRUDiskCache.Location.libraryCaches, .temporary] {
@@ -229,6 +300,9 @@ public final class DataCenter: Sendable {
         try guarded.withLock { guarded in
             guarded.versionStorage = nil
             if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
+            for path in guarded.namedStorages.values.map(\.path) { guarded.customStoragePaths.remove(path) }
+            guarded.namedStorages = [:]
+            if fm.fileExists(atPath: namedStoragesFolder) { try fm.removeItem(atPath: namedStoragesFolder) }
             var state = RootState()
             state.appVersion = guarded.state.appVersion
             state.databaseEncryption = guarded.state.databaseEncryption
@@ -238,6 +312,14 @@ public final class DataCenter: Sendable {
     }
 
     // MARK: Observers
+
+    /// Where events are also posted as notifications (`Notification.Name.dataCenter…`, with
+    /// this data center as the object), after `addObserver`'s handlers have been called.
+    /// `NotificationCenter.default` unless set, as the reference posts; nil posts nowhere.
+    public var notificationCenter: NotificationCenter? {
+        get { guarded.withLock { $0.notificationCenter } }
+        set { guarded.withLock { $0.notificationCenter = newValue } }
+    }
 
     /// Calls `handler` with every event, on the thread that caused it.
     @discardableResult
@@ -254,9 +336,12 @@ public final class DataCenter: Sendable {
         _ = guarded.withLock { $0.observers.removeValue(forKey: token.id) }
     }
 
+    /// Calls the handlers in the order they were added, then posts the notification, all on
+    /// this thread with no lock but `switching` held.
     private func notify(_ event: Event) {
-        let handlers = guarded.withLock { $0.observers.sorted { $0.key < $1.key }.map(\.value) }
+        let (handlers, center) = guarded.withLock { ($0.observers.sorted { $0.key < $1.key }.map(\.value), $0.notificationCenter) }
         for handler in handlers { handler(event) }
+        center?.post(name: event.notificationName, object: self, userInfo: event.notificationUserInfo)
     }
 }
 
