@@ -135,7 +135,7 @@ public final class DataCenter: Sendable {
         self.guarded = LockedState(Guarded(state: state))
         DatacenterLog.event("opened the root", root: rootPath, metadata: [
             "readOnly": .stringConvertible(readOnly),
-            "databaseEncryption": .string(state.databaseEncryption.map { RootDatabaseEncryption.displayName(of: $0.format) } ?? "none"),
+            "databaseEncryption": .string(state.databaseEncryption.map { $0.format.displayName } ?? "none"),
         ])
     }
 
