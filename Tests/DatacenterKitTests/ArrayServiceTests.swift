@@ -299,4 +299,96 @@ private func storedRows(_ service: FileArrayService, in store: Store) throws -> 
         mine.set(Note(title: "ann's", pages: 1), forKey: "n")
         #expect(try mine.object(forKey: "n")?.title == "ann's")
     }
+
+    // MARK: Memory cache of files
+
+    @Test func theFileMemoryCacheServesReadsAndIsDroppedByEveryChange() throws {
+        let s = try store()
+        let service = try FileArrayService(name: "cached", store: s, encrypted: true, memoryCapacity: 8)
+        service.write(Data("one".utf8), to: "f")
+        #expect(try service.read("f") == Data("one".utf8))
+        // Behind the service's back: the cached contents still answer.
+        try s.queue.write { db in try db.execute("UPDATE \(Database.quoteIdentifier(service.tableName)) SET data = x'00'") }
+        #expect(try service.read("f") == Data("one".utf8), "the read came from the memory cache")
+        service.write(Data("two".utf8), to: "f")
+        #expect(try service.read("f") == Data("two".utf8), "a write replaces the cached contents")
+        service.rename("f", to: "g")
+        #expect(try service.read("f") == nil, "a rename drops the old name")
+        #expect(try service.read("g") == Data("two".utf8))
+        service.remove("g")
+        #expect(try service.read("g") == nil, "a remove drops the file")
+        service.write(Data("three".utf8), to: "h1")
+        #expect(try service.read("h1") != nil)
+        try service.remove(like: "h%")
+        #expect(try service.read("h1") == nil, "remove(like:) drops what matched")
+        service.write(Data("four".utf8), to: "k")
+        #expect(try service.read("k") != nil)
+        try service.removeAll()
+        #expect(try service.read("k") == nil, "removeAll drops everything")
+    }
+
+    @Test func theFileMemoryCacheNeverServesAFileDroppedForCapacity() throws {
+        let service = try FileArrayService(name: "capped", store: try store(), capacity: 2, memoryCapacity: 8)
+        for name in ["a", "b", "c"] {
+            service.write(Data(name.utf8), to: name)
+            #expect(try service.read(name) == Data(name.utf8))
+        }
+        #expect(try service.read("a") == nil, "a file dropped for capacity came from the memory cache")
+    }
+
+    // MARK: Following the current user
+
+    @Test func aUserDependentFileServiceFollowsTheCurrentUser() throws {
+        let center = try DataCenter(rootPath: folder.file("root"), crypt: KeyRing([key]))
+        let service = try FileArrayService(name: "photos", dataCenter: center, userDependent: true)
+        // No one signed in: typed errors, for completions too, and nothing written.
+        let failed = DispatchGroup()
+        failed.enter()
+        let received = Locked<Error?>(nil)
+        service.write(Data("lost".utf8), to: "p") { error in received.withLock { $0 = error }; failed.leave() }
+        waitFor(failed, "the write's completion")
+        #expect(received.current as? NoCurrentUserError == NoCurrentUserError(subject: "file service photos", operation: "write"))
+        #expect(throws: NoCurrentUserError.self) { try service.read("p") }
+        #expect(center.users().isEmpty)
+        try center.setCurrentUserId("alice")
+        service.write(Data("alice's".utf8), to: "p")
+        #expect(try service.read("p") == Data("alice's".utf8))
+        try center.setCurrentUserId("bob")
+        #expect(try service.read("p") == nil, "bob never sees alice's file, cached or not")
+        service.write(Data("bob's".utf8), to: "p")
+        try center.setCurrentUserId("alice")
+        #expect(try service.read("p") == Data("alice's".utf8))
+        #expect(try storedRows(service, in: try center.store(forUser: "bob")).keys.sorted() == ["p"])
+        #expect(try !Store.tableExistsIn(try center.commonStore(), service.tableName), "nothing in the common store")
+    }
+
+    @Test func aUserDependentObjectServiceFollowsTheCurrentUser() throws {
+        let center = try DataCenter(rootPath: folder.file("root"), crypt: KeyRing([key]))
+        let service = try ObjectArrayService<Note>(name: "notes", dataCenter: center, userDependent: true)
+        #expect(throws: NoCurrentUserError.self) { try service.object(forKey: "n") }
+        try center.setCurrentUserId("alice")
+        service.set(Note(title: "alice's", pages: 1), forKey: "n")
+        #expect(try service.object(forKey: "n")?.title == "alice's")
+        try center.setCurrentUserId("bob")
+        #expect(try service.object(forKey: "n") == nil, "bob never gets alice's object from the memory cache")
+        service.set(Note(title: "bob's", pages: 2), forKey: "n")
+        #expect(try service.object(forKey: "n")?.title == "bob's")
+        try center.setCurrentUserId(nil)
+        let done = DispatchGroup()
+        done.enter()
+        let received = Locked<Error?>(nil)
+        service.set(Note(title: "lost", pages: 0), forKey: "m") { error in received.withLock { $0 = error }; done.leave() }
+        waitFor(done, "the set's completion")
+        #expect(received.current is NoCurrentUserError)
+        try center.setCurrentUserId("alice")
+        #expect(try service.object(forKey: "n")?.title == "alice's")
+        #expect(try service.allKeys() == ["n"], "the set with no user wrote nothing")
+    }
+}
+
+private extension Store {
+    /// True when `store` has a table called `name`.
+    static func tableExistsIn(_ store: Store, _ name: String) throws -> Bool {
+        try store.queue.read { db in try Store.tableExists(name, in: db) }
+    }
 }

@@ -34,6 +34,10 @@ public enum DAOError: Error, Sendable, CustomStringConvertible {
     /// the method (nil for an upgrade block) and where its body is; never the SQL, which may
     /// hold inlined values.
     case moreThanOneStatement(method: String?, at: SourceLocation?)
+    /// A user-dependent DAO (`daoWithPath:userDependent:YES`) was used while no user is
+    /// signed in: nothing ran and nothing was written. Names the config's module and what
+    /// was asked (a method id, or an operation such as `deleteTable`).
+    case noCurrentUser(module: String, operation: String)
 
     public var description: String {
         switch self {
@@ -53,6 +57,9 @@ public enum DAOError: Error, Sendable, CustomStringConvertible {
         case .noTableName: return "no table name: the module's tableName is empty and none was set"
         case .resultMapping(let m): return "cannot map the result: \(m)"
         case .badPattern(let m): return "bad regular expression: \(m)"
+        case .noCurrentUser(let module, let operation):
+            return "DAO '\(Excerpt.of(module))': cannot run '\(Excerpt.of(operation))' with no current user "
+                + "(it is user-dependent); nothing was written"
         case .moreThanOneStatement(let method, let at):
             let prefix = at.map { "\($0): error: " } ?? ""
             let subject = method.map { "method '\($0)'" } ?? "a rendered body"

@@ -430,6 +430,27 @@ public final class DAOObject: Sendable {
         try mapDatabaseErrors { try queue.write { db in try db.execute("VACUUM") } }
     }
 
+    // MARK: Parallel reads
+
+    /// Opens one more read-only connection to the database now, for the `parallel="true"`
+    /// selects that may follow (`prepareParallelConnection:`). Each call adds a stand-by
+    /// connection, up to the pool's `maximumReaderCount`; an idle one closes by itself after
+    /// `autoclose` seconds, so the caller never closes them.
+    /// - parameter autoclose: how long an unused connection stays open, in seconds; 0 keeps
+    ///   the pool's own timeout (the reference's "system value", 30 s by default).
+    /// - returns: how many read connections are open afterwards; 0 when the object has no
+    ///   pool or its database is not a file (an in-memory database has no readers).
+    /// - throws: `DAOError.database` when the connection does not open.
+    @discardableResult
+    public func prepareParallelConnection(autoclose: TimeInterval = 0) throws -> Int {
+        guard let pool, !databasePath.isEmpty, databasePath != ":memory:" else { return 0 }
+        return try mapDatabaseErrors { try pool.prepareReader(idleTimeout: autoclose) }
+    }
+
+    /// How many read-only connections the object's pool holds open now (busy or idle); 0
+    /// without a pool.
+    public var parallelConnectionCount: Int { pool?.readerCount ?? 0 }
+
     // MARK: Transactions
 
     /// Begins a transaction that spans the following calls until `commit` or `rollback`.

@@ -37,6 +37,19 @@ public final class CustomStorage: Sendable {
         return try space.userStore(userId)
     }
 
+    /// The store a user-dependent (or common) DAO or service of this storage works on,
+    /// looked up at each operation: with `userDependent`, the current user's store in this
+    /// storage, else its common store.
+    public func followedStore(userDependent: Bool) -> FollowedStore {
+        let space = self.space
+        return FollowedStore(userDependent: userDependent, currentUserId: currentUser) { owner in
+            switch owner {
+            case .common: return try space.commonStore()
+            case .user(let id): return try space.userStore(id)
+            }
+        }
+    }
+
     /// Users with a store in this storage.
     public func users() -> [String] { space.userIds() }
 

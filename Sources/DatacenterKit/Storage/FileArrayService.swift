@@ -8,6 +8,15 @@ import Foundation
 /// Every operation runs on one serial queue in the order it was asked, so a synchronous
 /// read always sees the asynchronous writes asked before it. Completion handlers run on that
 /// queue.
+///
+/// A memory cache of file contents (`memoryCapacity` files, least recently used first out)
+/// sits in front of the table: it is updated on the queue, in the order of the operations,
+/// and keyed by store file as well as name, so it never serves one user's data to another.
+///
+/// Opened over a `FollowedStore` (`init(name:followedStore:…)`, `userDependent:`), each
+/// operation works on the store current when it is asked: after a user switch, the next
+/// operation goes to the new user's store (its table made on first use); with no one
+/// signed in, it fails with `NoCurrentUserError` (a completion receives it) and writes nothing.
 public final class FileArrayService: Sendable {
     /// The service's name; its table is `files_<name>`.
     public let name: String
@@ -17,17 +26,84 @@ public final class FileArrayService: Sendable {
     public let isEncrypted: Bool
     /// The most files kept; 0 keeps every file.
     public let capacity: Int
-    private let store: Store
+    /// How many files' contents the memory cache keeps (0: none).
+    public let memoryCapacity: Int
+    private let location: Location
+    /// The store files whose table exists, by path (a followed service makes it on first use).
+    private let preparedStores = LockedState<Set<String>>([])
+    private let memory: LRUMemoryCache<CachedFile, Data>
     private let queue = DispatchQueue(label: "datacenter.file-array-service")
 
+    /// Where the service's table lives.
+    private enum Location: Sendable {
+        case fixed(Store)
+        case following(FollowedStore)
+    }
+
+    /// A memory-cache key: a file of one store.
+    private struct CachedFile: Hashable, Sendable {
+        let store: String
+        let name: String
+    }
+
+    /// The memory capacity a service gets when none is given.
+    public static let defaultMemoryCapacity = 64
+
     /// Opens (creating) the service `name` in `store`.
-    public init(name: String, store: Store, encrypted: Bool = false, capacity: Int = 0) throws {
+    /// - parameter memoryCapacity: how many files' contents the memory cache keeps.
+    public init(name: String, store: Store, encrypted: Bool = false, capacity: Int = 0,
+                memoryCapacity: Int = FileArrayService.defaultMemoryCapacity) throws {
         guard !name.isEmpty else { throw CacheError.invalidName("a file service needs a name") }
         self.name = name
         self.tableName = "files_" + name
         self.isEncrypted = encrypted
         self.capacity = max(0, capacity)
-        self.store = store
+        self.memoryCapacity = max(0, memoryCapacity)
+        self.location = .fixed(store)
+        self.memory = LRUMemoryCache(capacity: max(0, memoryCapacity))
+        try prepare(store)
+    }
+
+    /// Opens the service `name` on a followed store (`initWithName:capacity:userDependent:
+    /// crypted:`): each operation works on the store current when it is asked. Nothing is
+    /// opened now, so this works with no one signed in; the operations then fail.
+    public init(name: String, followedStore: FollowedStore, encrypted: Bool = false, capacity: Int = 0,
+                memoryCapacity: Int = FileArrayService.defaultMemoryCapacity) throws {
+        guard !name.isEmpty else { throw CacheError.invalidName("a file service needs a name") }
+        self.name = name
+        self.tableName = "files_" + name
+        self.isEncrypted = encrypted
+        self.capacity = max(0, capacity)
+        self.memoryCapacity = max(0, memoryCapacity)
+        self.location = .following(followedStore)
+        self.memory = LRUMemoryCache(capacity: max(0, memoryCapacity))
+    }
+
+    /// Opens the service `name` of a data center: in the current user's store with
+    /// `userDependent` (following user switches), else in the common store.
+    public convenience init(name: String, dataCenter: DataCenter, userDependent: Bool, encrypted: Bool = false,
+                            capacity: Int = 0, memoryCapacity: Int = FileArrayService.defaultMemoryCapacity) throws {
+        try self.init(name: name, followedStore: dataCenter.followedStore(userDependent: userDependent), encrypted: encrypted,
+                      capacity: capacity, memoryCapacity: memoryCapacity)
+    }
+
+    /// The store an operation asked now works on, its table made.
+    /// - throws: `NoCurrentUserError` when user-dependent and no one is signed in.
+    func resolveStore(_ operation: String) throws -> Store {
+        switch location {
+        case .fixed(let store): return store
+        case .following(let followed):
+            guard let owner = followed.currentOwner else {
+                throw NoCurrentUserError(subject: "file service \(name)", operation: operation)
+            }
+            let store = try followed.store(of: owner)
+            if !preparedStores.withLock({ $0.contains(store.path) }) { try prepare(store) }
+            return store
+        }
+    }
+
+    /// Creates the service's table (and its registry row) in `store`.
+    private func prepare(_ store: Store) throws {
         try store.queue.write { db in
             try db.execute("""
                 CREATE TABLE IF NOT EXISTS \(Database.quoteIdentifier(tableName))(
@@ -36,8 +112,9 @@ public final class FileArrayService: Sendable {
             // Recorded so tools (a rekey) know which services are encrypted without the app.
             try db.execute(Self.registrySchema)
             try db.execute("INSERT OR REPLACE INTO \(Self.registryTable)(name, encrypted) VALUES (?, ?)",
-                           [.text(name), .integer(encrypted ? 1 : 0)])
+                           [.text(name), .integer(isEncrypted ? 1 : 0)])
         }
+        preparedStores.withLock { _ = $0.insert(store.path) }
     }
 
     /// The table recording each file service of a store and whether it is encrypted.
@@ -47,11 +124,15 @@ public final class FileArrayService: Sendable {
         """
 
     /// Opens the service `name` in a custom storage's common store (or, with
-    /// `userDependent`, its current user's store; nil when no user is signed in).
+    /// `userDependent`, its current user's store, following user switches from then on; nil
+    /// when no user is signed in at opening — `init(name:followedStore:…)` opens one anyway).
     public convenience init?(name: String, storage: CustomStorage, userDependent: Bool = false,
-                             encrypted: Bool = false, capacity: Int = 0) throws {
-        guard let store = userDependent ? try storage.userStore() : try storage.commonStore() else { return nil }
-        try self.init(name: name, store: store, encrypted: encrypted, capacity: capacity)
+                             encrypted: Bool = false, capacity: Int = 0,
+                             memoryCapacity: Int = FileArrayService.defaultMemoryCapacity) throws {
+        let followed = storage.followedStore(userDependent: userDependent)
+        guard followed.currentOwner != nil else { return nil }
+        try self.init(name: name, followedStore: followed, encrypted: encrypted, capacity: capacity, memoryCapacity: memoryCapacity)
+        _ = try resolveStore("open")
     }
 
     private var table: String { Database.quoteIdentifier(tableName) }
@@ -60,22 +141,37 @@ public final class FileArrayService: Sendable {
 
     /// Stores `data` under `fileName`, replacing any file of that name.
     public func write(_ data: Data, to fileName: String, completion: (@Sendable (Error?) -> Void)? = nil) {
+        let store: Store
+        do { store = try resolveStore("write") } catch { return enqueue { completion?(error) } }
+        write(data, to: fileName, in: store, completion: completion)
+    }
+
+    /// `write` on a store already resolved.
+    func write(_ data: Data, to fileName: String, in store: Store, completion: (@Sendable (Error?) -> Void)?) {
         // The operation runs first: `completion?(…)` would skip it when there is no completion.
         queue.async { [self] in
-            let error = Self.error { try writeNow(data, to: fileName) }
+            let error = Self.error { try writeNow(data, to: fileName, in: store) }
             completion?(error)
         }
     }
 
     /// Reads `fileName`; the result is nil when there is no such file.
     public func read(_ fileName: String, completion: @escaping @Sendable (Result<Data?, Error>) -> Void) {
-        queue.async { [self] in completion(Result { try readNow(fileName) }) }
+        let store: Store
+        do { store = try resolveStore("read") } catch { return enqueue { completion(.failure(error)) } }
+        queue.async { [self] in completion(Result { try readNow(fileName, in: store) }) }
     }
 
     /// Renames a file; fails when `from` does not exist, and replaces a file called `to`.
     public func rename(_ from: String, to: String, completion: (@Sendable (Error?) -> Void)? = nil) {
+        let store: Store
+        do { store = try resolveStore("rename") } catch { return enqueue { completion?(error) } }
         queue.async { [self] in
             let error = Self.error {
+                defer {
+                    memory.remove(CachedFile(store: store.path, name: from))
+                    memory.remove(CachedFile(store: store.path, name: to))
+                }
                 try store.queue.inTransaction { db in
                     try db.execute("DELETE FROM \(table) WHERE name = ?", [.text(to)])
                     try db.execute("UPDATE \(table) SET name = ? WHERE name = ?", [.text(to), .text(from)])
@@ -88,7 +184,15 @@ public final class FileArrayService: Sendable {
 
     /// Removes a file (nothing happens when there is none).
     public func remove(_ fileName: String, completion: (@Sendable (Error?) -> Void)? = nil) {
+        let store: Store
+        do { store = try resolveStore("remove") } catch { return enqueue { completion?(error) } }
+        remove(fileName, in: store, completion: completion)
+    }
+
+    /// `remove` on a store already resolved.
+    func remove(_ fileName: String, in store: Store, completion: (@Sendable (Error?) -> Void)?) {
         queue.async { [self] in
+            memory.remove(CachedFile(store: store.path, name: fileName))
             let error = Self.error { try store.queue.write { db in try db.execute("DELETE FROM \(table) WHERE name = ?", [.text(fileName)]) } }
             completion?(error)
         }
@@ -103,16 +207,20 @@ public final class FileArrayService: Sendable {
     // MARK: Synchronous
 
     /// The contents of `fileName`, or nil; waits for operations asked before.
-    public func read(_ fileName: String) throws -> Data? { try queue.sync { try readNow(fileName) } }
+    public func read(_ fileName: String) throws -> Data? {
+        let store = try resolveStore("read")
+        return try queue.sync { try readNow(fileName, in: store) }
+    }
 
     /// Every file whose name matches the SQL LIKE `pattern`, by name.
     public func read(like pattern: String) throws -> [String: Data] {
-        try queue.sync {
+        let store = try resolveStore("read")
+        return try queue.sync {
             let rows = try store.queue.read { db in try db.query("SELECT name, data FROM \(table) WHERE name LIKE ?", [.text(pattern)]) }
             var result: [String: Data] = [:]
             for row in rows {
                 guard let fileName = row[0].stringValue, let stored = row[1].dataValue else { continue }
-                result[fileName] = try open(stored, fileName: fileName)
+                result[fileName] = try open(stored, fileName: fileName, in: store)
             }
             return result
         }
@@ -121,8 +229,10 @@ public final class FileArrayService: Sendable {
     /// Removes every file whose name matches the SQL LIKE `pattern`; returns how many.
     @discardableResult
     public func remove(like pattern: String) throws -> Int {
-        try queue.sync {
-            try store.queue.write { db in
+        let store = try resolveStore("remove")
+        return try queue.sync {
+            defer { memory.removeAll() }
+            return try store.queue.write { db in
                 try db.execute("DELETE FROM \(table) WHERE name LIKE ?", [.text(pattern)])
                 return db.changes
             }
@@ -131,48 +241,66 @@ public final class FileArrayService: Sendable {
 
     /// Removes every file.
     public func removeAll() throws {
-        try queue.sync { try store.queue.write { db in try db.execute("DELETE FROM \(table)") } }
+        let store = try resolveStore("removeAll")
+        try queue.sync {
+            defer { memory.removeAll() }
+            try store.queue.write { db in try db.execute("DELETE FROM \(table)") }
+        }
     }
 
     /// True when a file called `fileName` exists.
     public func exists(_ fileName: String) throws -> Bool {
-        try queue.sync { try store.queue.read { db in try db.scalar("SELECT 1 FROM \(table) WHERE name = ?", [.text(fileName)]) != nil } }
+        let store = try resolveStore("read")
+        return try queue.sync { try store.queue.read { db in try db.scalar("SELECT 1 FROM \(table) WHERE name = ?", [.text(fileName)]) != nil } }
     }
 
     /// Every file name, sorted.
     public func allNames() throws -> [String] {
-        try queue.sync { try store.queue.read { db in try db.query("SELECT name FROM \(table) ORDER BY name").compactMap { $0[0].stringValue } } }
+        let store = try resolveStore("read")
+        return try queue.sync { try store.queue.read { db in try db.query("SELECT name FROM \(table) ORDER BY name").compactMap { $0[0].stringValue } } }
     }
 
     /// How many files there are.
     public func count() throws -> Int {
-        try queue.sync { try store.queue.read { db in Int(try db.scalar("SELECT count(*) FROM \(table)")?.int64Value ?? 0) } }
+        let store = try resolveStore("read")
+        return try queue.sync { try store.queue.read { db in Int(try db.scalar("SELECT count(*) FROM \(table)")?.int64Value ?? 0) } }
     }
 
     // MARK: Helpers (on the queue)
 
-    private func writeNow(_ data: Data, to fileName: String) throws {
+    private func writeNow(_ data: Data, to fileName: String, in store: Store) throws {
+        let key = CachedFile(store: store.path, name: fileName)
+        memory.remove(key)
         let stored: Data
         do { stored = isEncrypted ? try store.kv.defaultCrypt.encrypt(data) : data } catch let error as CryptError {
             throw CacheError.cannotDecrypt(cache: name, key: fileName, reason: error)
         }
-        try store.queue.inTransaction { db in
+        let dropped = try store.queue.inTransaction { db -> Int in
             try db.execute("INSERT OR REPLACE INTO \(table)(name, data, size, modified) VALUES (?, ?, ?, ?)",
                            [.text(fileName), .blob(stored), .integer(Int64(data.count)), .real(Date().timeIntervalSince1970)])
             if capacity > 0 {
                 try db.execute("DELETE FROM \(table) WHERE name IN (SELECT name FROM \(table) ORDER BY modified DESC, name LIMIT -1 OFFSET ?)",
                                [.integer(Int64(capacity))])
+                return db.changes
             }
+            return 0
         }
+        // Files dropped for capacity leave the memory cache too.
+        if dropped > 0 { memory.removeAll() }
+        memory.set(data, for: key)
     }
 
-    private func readNow(_ fileName: String) throws -> Data? {
+    private func readNow(_ fileName: String, in store: Store) throws -> Data? {
+        let key = CachedFile(store: store.path, name: fileName)
+        if let cached = memory.get(key) { return cached }
         let stored = try store.queue.read { db in try db.scalar("SELECT data FROM \(table) WHERE name = ?", [.text(fileName)]) }
         guard let data = stored?.dataValue else { return nil }
-        return try open(data, fileName: fileName)
+        let opened = try open(data, fileName: fileName, in: store)
+        memory.set(opened, for: key)
+        return opened
     }
 
-    private func open(_ stored: Data, fileName: String) throws -> Data {
+    private func open(_ stored: Data, fileName: String, in store: Store) throws -> Data {
         guard isEncrypted else { return stored }
         do { return try store.kv.defaultCrypt.decrypt(stored) } catch let error as CryptError {
             throw CacheError.cannotDecrypt(cache: name, key: fileName, reason: error)
