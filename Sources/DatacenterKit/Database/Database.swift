@@ -139,7 +139,12 @@ public final class Database {
     public static func temporary() throws -> Database { try Database(path: "") }
 
     deinit {
-        close()
+        // Released, not closed: a statement kept elsewhere goes on working (SQLite keeps
+        // the connection until its last statement is finalized), as before `close()` existed.
+        guard !lifetime.isClosed else { return }
+        lastCachedStatement = nil
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
     }
 
     /// Closes the connection now, rather than when the last reference goes (DBConnect's
