@@ -11,6 +11,10 @@ import Foundation
 final class BusyWait {
     /// How long a wait may last.
     let timeout: TimeInterval
+    /// At most how many retries a wait may make (nil: as many as `timeout` allows).
+    var retryLimit: Int?
+    /// How many times the last wait retried the lock.
+    private(set) var retries = 0
     /// When the current wait began (monotonic nanoseconds).
     private var started: UInt64 = 0
     /// How long the last wait lasted, in seconds (0 when the last statement did not wait).
@@ -36,6 +40,8 @@ final class BusyWait {
         if count == 0 { started = now }
         let elapsed = Double(now - started) / 1e9
         waited = elapsed
+        retries = Int(count)
+        if let retryLimit, Int(count) >= retryLimit { return false }
         guard elapsed < timeout else { return false }
         let delay = min(Double(Self.delays[min(Int(count), Self.delays.count - 1)]) / 1000, timeout - elapsed)
         usleep(UInt32(delay * 1_000_000))
@@ -47,8 +53,9 @@ final class BusyWait {
         guard error.extendedCode & 0xFF == SQLITE_BUSY else { return error }
         let seconds = String(format: "%.1f", waited)
         let limit = String(format: "%g", timeout)
+        let count = retryLimit.map { ", the retry limit \($0)" } ?? ""
         return DatabaseError(extendedCode: error.extendedCode,
-                             message: error.message + " (waited \(seconds) s for another connection's lock, the busy timeout is \(limit) s)",
+                             message: error.message + " (waited \(seconds) s and retried \(retries) time(s) for another connection's lock; the busy timeout is \(limit) s\(count))",
                              sql: error.sql, path: error.path)
     }
 }

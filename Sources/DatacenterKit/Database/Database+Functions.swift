@@ -29,6 +29,7 @@ extension Database {
     ///   or a statement of this connection running).
     package func createFunction(_ name: String, argumentCount: Int32, deterministic: Bool = false,
                                 _ body: @escaping ([DatabaseValue]) throws -> DatabaseValue) throws {
+        try checkOpen()
         let box = Unmanaged.passRetained(FunctionBody(body)).toOpaque()
         let flags = SQLITE_UTF8 | (deterministic ? SQLITE_DETERMINISTIC : 0)
         let rc = sqlite3_create_function_v2(handle, name, argumentCount, flags, box, { context, count, arguments in

@@ -35,6 +35,8 @@ extension Database {
     /// The check is removed when `body` returns or throws.
     package func withInterruptCheck<T>(every instructions: Int32 = 1_000, _ shouldInterrupt: @escaping () -> Bool,
                                        _ body: () throws -> T) rethrows -> T {
+        // A closed connection runs nothing: `body` fails on its first use of it.
+        if isClosed { return try body() }
         let box = Unmanaged.passRetained(InterruptCheck(shouldInterrupt))
         sqlite3_progress_handler(handle, max(1, instructions), { user in
             guard let user else { return 0 }

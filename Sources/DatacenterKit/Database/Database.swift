@@ -35,8 +35,30 @@ public final class Database {
     /// How long a statement waits for another connection's lock before failing with
     /// `SQLITE_BUSY`, as given when the connection was opened.
     public var busyTimeout: TimeInterval { busyWait.timeout }
+    /// At most how many times a statement retries another connection's lock before failing
+    /// with `SQLITE_BUSY` (DBConnect's `busyRetryCount`); nil (the default): no limit but
+    /// `busyTimeout`. With both, the wait ends at whichever comes first: the count bounds how
+    /// often the lock is tried, the timeout how long the tries may last (SQLite's back-off
+    /// waits 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, then 100 ms between tries, so 5 retries
+    /// wait about 33 ms). 0 fails at the first busy lock.
+    public var busyRetryCount: Int? {
+        get { busyWait.retryLimit }
+        set { busyWait.retryLimit = newValue.map { max(0, $0) } }
+    }
+    /// Whether statements are prepared once and kept with the connection (the default), or
+    /// prepared and finalized on every use (DBConnect's `shouldCacheStatements`). Turning it
+    /// off finalizes the statements cached so far; the SQL-taking methods (`execute`,
+    /// `query`, `scalar`, `cachedStatement`…) then hand out a new statement each time.
+    public var cachesStatements = true {
+        didSet { if !cachesStatements { clearStatementCache() } }
+    }
     /// Waits for other connections' locks, and remembers how long it last waited.
     let busyWait: BusyWait
+    /// Whether `close()` has run; shared with this connection's statements.
+    let lifetime = ConnectionLifetime()
+    /// True once `close()` has run: every later use fails with a `DatabaseError` whose
+    /// `isClosed` is true.
+    public var isClosed: Bool { lifetime.isClosed }
     private(set) var handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
     /// The statement `cachedStatement` returned last (always one of `statementCache`'s).
@@ -117,9 +139,35 @@ public final class Database {
     public static func temporary() throws -> Database { try Database(path: "") }
 
     deinit {
+        // Released, not closed: a statement kept elsewhere goes on working (SQLite keeps
+        // the connection until its last statement is finalized), as before `close()` existed.
+        guard !lifetime.isClosed else { return }
         lastCachedStatement = nil
         statementCache.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Closes the connection now, rather than when the last reference goes (DBConnect's
+    /// `close`). The cached statements are finalized; an open transaction is rolled back
+    /// (SQLite does this on close). Closing again does nothing.
+    ///
+    /// Every later use of this connection — running SQL, preparing, beginning a transaction,
+    /// and running a statement prepared before the close and kept elsewhere — fails with a
+    /// `DatabaseError` whose `isClosed` is true; nothing touches the closed handle. Plain
+    /// properties answer as for an idle connection (`isInTransaction` false, `changes` 0).
+    /// A statement still kept elsewhere keeps SQLite's side of the connection (and its file
+    /// lock) until that statement is released (`sqlite3_close_v2`).
+    public func close() {
+        guard !lifetime.isClosed else { return }
+        lifetime.isClosed = true
+        lastCachedStatement = nil
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Throws the closed-connection error when `close()` has run.
+    @inline(__always) func checkOpen(sql: String? = nil) throws {
+        if lifetime.isClosed { throw DatabaseError.closed(path: path, sql: sql) }
     }
 
     private static func displayPath(_ path: String) -> String {
@@ -184,6 +232,7 @@ public final class Database {
     /// Otherwise nothing is prepared and the error's `isMoreThanOneStatement` is true. This
     /// is checked once, when the statement is prepared; a cached one was checked then.
     public func cachedStatement(_ sql: String) throws -> Statement {
+        guard cachesStatements else { return try makeStatement(sql) }
         // A loop asks for the same SQL again and again, usually one constant: comparing with
         // the last one asked for is cheaper than hashing the text.
         if let last = lastCachedStatement, last.sql == sql { return last }
@@ -207,6 +256,7 @@ public final class Database {
     public static let statementCacheLimit = 512
 
     private func remember(_ statement: Statement, for sql: String) {
+        guard cachesStatements else { return }
         if statementCache.count >= Database.statementCacheLimit {
             statementCache.removeAll()
             lastCachedStatement = nil
@@ -235,6 +285,7 @@ public final class Database {
     /// Prepares the first statement of `sql`; `tail` receives the unparsed rest.
     /// Returns nil when `sql` holds only whitespace or comments.
     private func prepare(_ sql: String, persistent: Bool, tail: inout String) throws -> Statement? {
+        try checkOpen(sql: sql)
         var stmt: OpaquePointer?
         var result: Statement?
         try sql.withCString { cSQL in
@@ -332,20 +383,20 @@ public final class Database {
 
     /// The rowid of the last row inserted on this connection.
     public var lastInsertRowID: Int64 {
-        get { sqlite3_last_insert_rowid(handle) }
+        get { lifetime.isClosed ? 0 : sqlite3_last_insert_rowid(handle) }
         // Set by layers that run statements of their own around a caller's (the DAO engine's
         // table preparation), so the caller sees only its own inserts.
-        set { sqlite3_set_last_insert_rowid(handle, newValue) }
+        set { if !lifetime.isClosed { sqlite3_set_last_insert_rowid(handle, newValue) } }
     }
 
     /// The rows changed by the last INSERT, UPDATE or DELETE on this connection.
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
+    public var changes: Int { lifetime.isClosed ? 0 : Int(sqlite3_changes64(handle)) }
 
     /// The rows changed since the connection opened.
-    public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
+    public var totalChanges: Int { lifetime.isClosed ? 0 : Int(sqlite3_total_changes64(handle)) }
 
     /// The raw `sqlite3*` handle, an escape hatch for what this API does not cover.
-    /// Valid while the connection is open; do not close it.
+    /// Valid while the connection is open (see `isClosed`); do not close it.
     public var sqliteHandle: OpaquePointer { handle }
 
     // MARK: Transactions
@@ -361,7 +412,7 @@ public final class Database {
     }
 
     /// True while a transaction is open.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    public var isInTransaction: Bool { !lifetime.isClosed && sqlite3_get_autocommit(handle) == 0 }
 
     /// Begins a transaction.
     public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
@@ -473,6 +524,7 @@ public final class Database {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? fm.removeItem(atPath: destination + suffix) }
         }
         // The copy of an encrypted database is encrypted with the same key, never plaintext.
+        try checkOpen()
         let target = try Database(path: destination, key: key, mode: .readWrite)
         guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
             throw DatabaseError.from(target.handle, code: sqlite3_errcode(target.handle), path: destination)
@@ -489,6 +541,7 @@ public final class Database {
     /// - throws: `DatabaseError` (`SQLITE_MISUSE`) while a statement of this connection is
     ///   still held elsewhere: it would go on reading the old file. Release it first.
     public func makeMutable(at destination: String, overwrite: Bool = false) throws {
+        try checkOpen()
         guard !path.isEmpty, path != ":memory:" else {
             throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "a temporary or in-memory database cannot be reopened elsewhere")
         }

@@ -92,6 +92,19 @@ public struct DatabaseError: Error, Sendable, Equatable {
 
     static let moreThanOneStatementMessage = "expected exactly one statement"
 
+    /// True when a connection (or a statement of it) was used after `Database.close()`.
+    /// Nothing ran.
+    public var isClosed: Bool {
+        extendedCode == SQLITE_MISUSE && message.hasPrefix(DatabaseError.closedMessage)
+    }
+
+    static let closedMessage = "the database connection is closed"
+
+    /// The error for any use of a connection, or of a statement of it, after `close()`.
+    static func closed(path: String?, sql: String? = nil) -> DatabaseError {
+        DatabaseError(extendedCode: SQLITE_MISUSE, message: closedMessage + ": open it again to use it", sql: sql, path: path)
+    }
+
     static func moreThanOneStatement(sql: String, path: String?) -> DatabaseError {
         DatabaseError(extendedCode: SQLITE_MISUSE, message: moreThanOneStatementMessage + ", found more after it", sql: sql, path: path)
     }

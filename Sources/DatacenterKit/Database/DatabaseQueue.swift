@@ -90,6 +90,17 @@ public final class DatabaseQueue: @unchecked Sendable {
         return holdDepth > 0
     }
 
+    /// Closes the connection (see `Database.close()`), waiting for a `read` or `write` running
+    /// on another thread to finish. Closing again does nothing; every later `read`, `write`
+    /// or `inTransaction` gets the closed connection, whose every use fails with a
+    /// `DatabaseError` whose `isClosed` is true.
+    public func close() {
+        write { $0.close() }
+    }
+
+    /// True once `close()` has run.
+    public var isClosed: Bool { read { $0.isClosed } }
+
     /// Runs `body` in a transaction (immediate by default): committed on return, rolled back
     /// on a throw.
     public func inTransaction<T>(_ kind: Database.TransactionKind = .immediate,

@@ -15,6 +15,8 @@ public final class Statement {
     private let path: String?
     /// The connection's busy wait, so a busy error says how long it waited.
     private let busyWait: BusyWait
+    /// Whether the connection has been closed, so a statement kept past it does not run.
+    private let lifetime: ConnectionLifetime
     private var cachedColumnNames: [String]?
     private var cachedColumnNamesGeneration: Int32 = 0
 
@@ -29,6 +31,7 @@ public final class Statement {
         self.sql = sql
         self.path = database.path
         self.busyWait = database.busyWait
+        self.lifetime = database.lifetime
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -233,7 +236,10 @@ public final class Statement {
     }
 
     /// Advances to the next row: true when a row is available, false when done.
+    ///
+    /// - throws: `DatabaseError` whose `isClosed` is true when the connection was closed.
     public func step() throws -> Bool {
+        if lifetime.isClosed { throw DatabaseError.closed(path: path, sql: sql) }
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
