@@ -10,7 +10,9 @@ struct CleanCommand: ParsableCommand {
         discussion: """
             Without --tasks, runs the built-in tasks cleanPurgeableValues and cleanPurgeablePaths. A task file is JSON: \
             {"tasks": [{"builtin": "cleanPurgeableValues"}, {"path": "Caches", "entries": ["*.cache", "LogFiles"]}]}; \
-            paths are relative to the root. Shows a progress bar on a terminal and a summary at the end.
+            paths are relative to the root. cleanDefaultPreferences (the reference's name) is cleanPurgeableValues; \
+            cleanPurgeablePaths also empties the manual purgeable folders. Tasks an app registers in code \
+            ({"registered": "name"}) cannot run here: a file naming one is refused. Shows a progress bar on a terminal and a summary at the end.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -20,8 +22,13 @@ struct CleanCommand: ParsableCommand {
 
     func run() throws {
         let center = try global.openDataCenter(readOnly: false)
-        let list = try tasks.map { try CacheCleaner.loadTasks(fromFile: expandTilde($0)) } ?? CacheCleaner.defaultTasks
-        let cleaner = CacheCleaner(dataCenter: center, tasks: list)
+        let cleaner = try tasks.map { try CacheCleaner(dataCenter: center, tasksFile: expandTilde($0)) } ?? CacheCleaner(dataCenter: center)
+        // Tasks an app registers in code exist only in that app.
+        let registered = cleaner.tasks.compactMap(\.registered)
+        if let file = cleaner.tasksFile, !registered.isEmpty {
+            throw CLIError("\(Output.safe(file, limit: 400)): names app-registered task(s) \(registered.map { Output.safe($0) }.joined(separator: ", ")): "
+                           + "only the app that registers them can run them; the command line has none")
+        }
         let bar = ProgressBar(json: json)
         let report = try cleaner.run(dryRun: dryRun) { phase, fraction in
             guard phase != .done else { return }

@@ -151,4 +151,106 @@ import Testing
         #expect(reported.current as? KVError == .readOnly(path: path))
         #expect(!prefs.edit().putInt("k", 1).commit())
     }
+
+    // MARK: Shared instances, string sets, apply seen at once
+
+    @Test func getInstanceReturnsTheSameInstanceForTheSameStoreAndGroup() throws {
+        let folder = TemporaryFolder()
+        let store = try Store(path: folder.file("prefs.sqlite"))
+        let a = SharedPreferencesManager.getInstance(store.kv, "g")
+        let b = SharedPreferencesManager.getInstance(store.kv, "g")
+        #expect(a === b)
+        #expect(a !== SharedPreferencesManager.getInstance(store.kv, "other"))
+        let center = try DataCenter(rootPath: folder.file("root"))
+        let c = try SharedPreferencesManager.getInstance(center, "g")
+        #expect(try c === SharedPreferencesManager.getInstance(center, "g"))
+        #expect(c !== a)
+        // An apply through one is seen through the other at once.
+        a.writeQueue.suspend()
+        a.edit().putString("k", "v").apply()
+        #expect(try b.getString("k", nil) == "v")
+        a.writeQueue.resume()
+    }
+
+    @Test func stringSetsRoundTrip() throws {
+        let folder = TemporaryFolder()
+        let (prefs, store) = try makePrefs(folder)
+        #expect(try prefs.getStringSet("s", ["d"]) == ["d"])
+        #expect(try prefs.getStringSet("s", nil) == nil)
+        #expect(prefs.edit().putStringSet("s", ["b", "a", ""]).commit())
+        #expect(try prefs.getStringSet("s", nil) == ["a", "b", ""])
+        #expect(try store.kv.value(forKey: "s", business: "app_prefs") == .plist(.array([.string(""), .string("a"), .string("b")])))
+        #expect(prefs.edit().putStringSet("s", nil).commit())
+        #expect(try !prefs.contains("s"))
+        #expect(prefs.edit().putInt("n", 1).commit())
+        #expect(throws: KVError.typeMismatch(business: "app_prefs", key: "n", stored: .integer, requested: .plist)) {
+            try prefs.getStringSet("n", nil)
+        }
+        try store.kv.set(.plist(.array([.integer(1)])), forKey: "bad", business: "app_prefs")
+        #expect(throws: KVError.self) { try prefs.getStringSet("bad", nil) }
+    }
+
+    @Test func applyIsSeenAtOnceBeforeItIsWritten() throws {
+        let folder = TemporaryFolder()
+        let (prefs, store) = try makePrefs(folder)
+        #expect(prefs.edit().putString("a", "old").putString("gone", "x").putInt("n", 1).commit())
+        prefs.writeQueue.suspend()   // the write is held back
+        let done = DispatchSemaphore(value: 0)
+        prefs.edit().putString("a", "new").remove("gone").putStringSet("set", ["z"]).apply { _ in done.signal() }
+        #expect(try prefs.getString("a", nil) == "new")
+        #expect(try !prefs.contains("gone"))
+        #expect(try prefs.getStringSet("set", nil) == ["z"])
+        #expect(try prefs.getAll() == ["a": .string("new"), "n": .integer(1), "set": .plist(.array([.string("z")]))])
+        // Not on disk yet.
+        #expect(try Store(path: store.path).kv.string(forKey: "a", business: "app_prefs") == "old")
+        // A later clear applied hides everything written before it.
+        prefs.edit().clear().putInt("m", 2).apply { _ in done.signal() }
+        #expect(try prefs.getAll() == ["m": .integer(2)])
+        #expect(try prefs.getString("a", "none") == "none")
+        prefs.writeQueue.resume()
+        #expect(wait(for: done, count: 2))
+        #expect(try Store(path: store.path).kv.allValues(business: "app_prefs") == ["m": .integer(2)])
+        #expect(try prefs.getAll() == ["m": .integer(2)])
+    }
+
+    @Test func aCommitAfterAnApplyLandsAfterIt() throws {
+        let folder = TemporaryFolder()
+        let (prefs, store) = try makePrefs(folder)
+        prefs.writeQueue.suspend()
+        prefs.edit().putInt("k", 1).putInt("only", 1).apply()
+        let committed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = prefs.edit().putInt("k", 2).commit()
+            committed.signal()
+        }
+        prefs.writeQueue.resume()
+        #expect(wait(for: committed))
+        #expect(try prefs.getInt("k", 0) == 2)
+        #expect(try Store(path: store.path).kv.allValues(business: "app_prefs") == ["k": .integer(2), "only": .integer(1)])
+    }
+
+    @Test func aFailedApplyIsReportedAndStopsBeingSeen() throws {
+        let folder = TemporaryFolder()
+        let (prefs, store) = try makePrefs(folder)
+        #expect(prefs.edit().putString("keep", "old").commit())
+        try store.queue.write { db in
+            try db.execute("""
+                CREATE TRIGGER refuse BEFORE INSERT ON datacenter_kv WHEN NEW.key = 'poison'
+                BEGIN SELECT RAISE(ABORT, 'refused'); END
+                """)
+        }
+        prefs.writeQueue.suspend()
+        let done = DispatchSemaphore(value: 0)
+        let reported = Locked<Error?>(nil)
+        prefs.edit().putString("keep", "new").putString("poison", "x").apply { error in
+            reported.withLock { $0 = error }
+            done.signal()
+        }
+        #expect(try prefs.getString("keep", nil) == "new")
+        prefs.writeQueue.resume()
+        #expect(wait(for: done))
+        #expect(reported.current is DatabaseError)
+        #expect(try prefs.getString("keep", nil) == "old", "a value that was never written is not shown")
+        #expect(try !prefs.contains("poison"))
+    }
 }

@@ -3,11 +3,15 @@ import Foundation
 /// One cleaning task: a built-in task, or a folder with the entries to delete in it.
 ///
 /// The JSON equivalent of an item of `PurgeableCache.plist`:
-/// `{"builtin": "cleanPurgeableValues"}`, `{"builtin": "cleanPurgeablePaths"}`, or
+/// `{"builtin": "cleanPurgeableValues"}`, `{"builtin": "cleanPurgeablePaths"}`,
+/// `{"registered": "name"}` (a task the app registered with `CacheCleaner.register`: the
+/// plist's `Class` + `Selectors` entries), or
 /// `{"path": "Caches", "entries": ["*.cache", "LogFiles"]}` (entries may use `*` and `?`).
 public struct CleaningTask: Codable, Sendable, Equatable {
     /// A built-in task's name.
     public var builtin: String?
+    /// The name of a task the app registered on the cleaner.
+    public var registered: String?
     /// A folder relative to the root.
     public var path: String?
     /// Names (with wildcards) of the files or folders to delete inside `path`; when absent,
@@ -16,6 +20,8 @@ public struct CleaningTask: Codable, Sendable, Equatable {
 
     /// A built-in task by name (see `Builtin`).
     public init(builtin: String) { self.builtin = builtin }
+    /// A task the app registers on the cleaner under `registered`.
+    public init(registered: String) { self.registered = registered }
     /// A task deleting `entries` inside `path`, or `path` itself when `entries` is nil.
     public init(path: String, entries: [String]?) {
         self.path = path
@@ -26,20 +32,40 @@ public struct CleaningTask: Codable, Sendable, Equatable {
     public enum Builtin: String, CaseIterable, Sendable {
         /// Deletes every KV value marked purgeable, in every store of the root.
         case cleanPurgeableValues
-        /// Purges every registered purgeable folder.
+        /// Purges every registered purgeable folder, and empties the `manual` ones (which only
+        /// a user's cleaning empties).
         case cleanPurgeablePaths
+
+        /// The reference's names of the built-in tasks, accepted as well:
+        /// `cleanDefaultPreferences` (`APUserCacheCleaner`'s selector in `PurgeableCache.plist`)
+        /// is `cleanPurgeableValues`.
+        public static let aliases: [String: Builtin] = ["cleanDefaultPreferences": .cleanPurgeableValues]
+
+        /// The built-in task called `name`, by its own name or its reference alias.
+        public static func named(_ name: String) -> Builtin? { Builtin(rawValue: name) ?? aliases[name] }
+
+        /// Every accepted name, for messages.
+        static var allNames: [String] { allCases.map(\.rawValue) + aliases.keys.sorted() }
     }
 
     /// How the task is named in reports.
     public var displayName: String {
         if let builtin { return builtin }
+        if let registered { return registered }
         return (path ?? "") + (entries.map { " [" + $0.joined(separator: ", ") + "]" } ?? "")
     }
 }
 
-/// The phases of a cleaning run (`APCacheCleanPhase`).
-public enum CleanPhase: String, Sendable {
-    case preCalculating, cleaning, postCalculating, done
+/// The phases of a cleaning run (`APCacheCleanPhase`), in the order they come.
+public enum CleanPhase: String, Sendable, CaseIterable {
+    /// Measuring the root before cleaning (`APCacheCleanPhasePreCalculating`).
+    case preCalculating
+    /// Running the tasks (`APCacheCleanPhaseCleaning`).
+    case cleaning
+    /// Measuring the root after cleaning (`APCacheCleanPhasePostCalculating`).
+    case postCalculating
+    /// Finished; the progress value is the megabytes freed (`APCacheCleanPhaseDone`).
+    case done
 }
 
 /// What a cleaning run freed, task by task.
@@ -87,14 +113,52 @@ public final class CacheCleaner: Sendable {
     /// The tasks run when no task file is given.
     public static let defaultTasks = [CleaningTask(builtin: "cleanPurgeableValues"), CleaningTask(builtin: "cleanPurgeablePaths")]
 
+    /// What a registered task does: it cleans and returns the bytes it freed.
+    public typealias TaskHandler = @Sendable () throws -> Int64
+
     private let center: DataCenter
     /// The tasks `clean` runs, in order.
     public let tasks: [CleaningTask]
+    /// The task file the tasks came from, or nil for tasks given in code; errors name it.
+    public let tasksFile: String?
+    /// The app's own tasks, by name (the plist's `Class` + `Selectors`).
+    private let handlers = LockedState([String: TaskHandler]())
 
     /// A cleaner running `tasks` over `dataCenter`'s root.
     public init(dataCenter: DataCenter, tasks: [CleaningTask] = CacheCleaner.defaultTasks) {
         self.center = dataCenter
         self.tasks = tasks
+        self.tasksFile = nil
+    }
+
+    /// A cleaner running the tasks of the file at `tasksFile` (see `loadTasks`).
+    /// - throws: `CleaningTaskFileError` when the file cannot be read or is not a task file.
+    public init(dataCenter: DataCenter, tasksFile: String) throws {
+        self.center = dataCenter
+        self.tasks = try CacheCleaner.loadTasks(fromFile: tasksFile)
+        self.tasksFile = tasksFile
+    }
+
+    /// Registers the app's own cleaning task `name`, which a `{"registered": name}` task
+    /// runs: the reference's `Class` + `Selectors` entries, as a closure instead of a class
+    /// method. `handler` cleans and returns the bytes it freed; it is not run by a dry run.
+    /// Registering a name again replaces its handler.
+    public func register(task name: String, _ handler: @escaping TaskHandler) {
+        handlers.withLock { $0[name] = handler }
+    }
+
+    /// The names of the registered tasks.
+    public var registeredTasks: [String] { handlers.withLock { $0.keys.sorted() } }
+
+    /// Throws, before anything is cleaned, when a task names a registered task there is none of.
+    private func checkRegisteredTasks() throws {
+        let known = handlers.withLock { Set($0.keys) }
+        for (index, task) in tasks.enumerated() {
+            guard let name = task.registered, !known.contains(name) else { continue }
+            let list = known.isEmpty ? "none is registered" : "registered: " + known.sorted().joined(separator: ", ")
+            throw CleaningTaskFileError(file: tasksFile ?? "tasks given in code", line: nil,
+                                        message: "task \(index + 1): no task is registered as \"\(name)\" (\(list))")
+        }
     }
 
     /// Reads a task file: `{"tasks": [ … ]}` or a bare array of tasks.
@@ -125,11 +189,16 @@ public final class CacheCleaner: Sendable {
                 CleaningTaskFileError(file: path, line: nil, message: "task \(index + 1): \(why)")
             }
             guard let dict = item as? [String: Any] else { throw fail("expected an object") }
-            let unknown = Set(dict.keys).subtracting(["builtin", "path", "entries"])
-            if let key = unknown.sorted().first { throw fail("unknown field \"\(key)\" (fields: builtin, path, entries)") }
+            let unknown = Set(dict.keys).subtracting(["builtin", "registered", "path", "entries"])
+            if let key = unknown.sorted().first { throw fail("unknown field \"\(key)\" (fields: builtin, registered, path, entries)") }
+            if let registered = dict["registered"] {
+                guard let name = registered as? String, !name.isEmpty else { throw fail("\"registered\" must be a task name") }
+                guard dict.count == 1 else { throw fail("a registered task has no other field") }
+                return CleaningTask(registered: name)
+            }
             if let builtin = dict["builtin"] {
-                guard let name = builtin as? String, CleaningTask.Builtin(rawValue: name) != nil else {
-                    throw fail("unknown built-in task \(builtin) (known: \(CleaningTask.Builtin.allCases.map(\.rawValue).joined(separator: ", ")))")
+                guard let name = builtin as? String, CleaningTask.Builtin.named(name) != nil else {
+                    throw fail("unknown built-in task \(builtin) (known: \(CleaningTask.Builtin.allNames.joined(separator: ", ")))")
                 }
                 guard dict["path"] == nil else { throw fail("a task is either built-in or a path, not both") }
                 return CleaningTask(builtin: name)
@@ -151,7 +220,10 @@ public final class CacheCleaner: Sendable {
 
     /// Runs the tasks. `progress` receives the phase and, during the first three phases, a
     /// fraction from 0 to 1; with `.done`, the megabytes freed.
+    /// - throws: `CleaningTaskFileError`, before anything is deleted, when a task names a
+    ///   registered task that was not registered.
     public func run(dryRun: Bool = false, progress: (CleanPhase, Double) -> Void = { _, _ in }) throws -> CleanReport {
+        try checkRegisteredTasks()
         var report = CleanReport()
         report.dryRun = dryRun
         progress(.preCalculating, 0)
@@ -170,13 +242,19 @@ public final class CacheCleaner: Sendable {
     }
 
     private func run(_ task: CleaningTask, dryRun: Bool, damaged: inout [DamagedStore]) throws -> CleanReport.TaskResult {
-        if let builtin = task.builtin.flatMap(CleaningTask.Builtin.init(rawValue:)) {
+        if let builtin = task.builtin.flatMap(CleaningTask.Builtin.named) {
             switch builtin {
-            case .cleanPurgeableValues: return try cleanPurgeableValues(dryRun: dryRun, damaged: &damaged)
+            case .cleanPurgeableValues:
+                let result = try cleanPurgeableValues(dryRun: dryRun, damaged: &damaged)
+                return .init(task: task.displayName, itemsDeleted: result.itemsDeleted, bytesFreed: result.bytesFreed)
             case .cleanPurgeablePaths:
-                let report = try PurgeablePaths(root: center.rootPath).purge(dryRun: dryRun)
-                return .init(task: builtin.rawValue, itemsDeleted: report.filesDeleted, bytesFreed: report.bytesFreed)
+                let report = try PurgeablePaths(root: center.rootPath).userClean(dryRun: dryRun)
+                return .init(task: task.displayName, itemsDeleted: report.filesDeleted, bytesFreed: report.bytesFreed)
             }
+        }
+        if let name = task.registered {
+            guard !dryRun, let handler = handlers.withLock({ $0[name] }) else { return .init(task: name, itemsDeleted: 0, bytesFreed: 0) }
+            return .init(task: name, itemsDeleted: 0, bytesFreed: max(0, try handler()))
         }
         guard let path = task.path else { return .init(task: task.displayName, itemsDeleted: 0, bytesFreed: 0) }
         let folder = URL(fileURLWithPath: center.rootPath + "/" + path).standardizedFileURL.path

@@ -122,6 +122,24 @@ public final class PurgeablePaths: Sendable {
         return report
     }
 
+    /// The purge a user's cache cleaning runs (`cleanPurgeablePaths`): every folder is purged
+    /// as `purge` does, and the `manual` folders — which no purge empties, only a user's
+    /// cleaning — are emptied too. Timed folders keep their files that are young enough.
+    /// - throws: `StorageError.unsafePurgeablePath`, before deleting anything, as `purge`.
+    public func userClean(now: Date = Date(), dryRun: Bool = false) throws -> PurgeReport {
+        var report = PurgeReport()
+        let all = try folders()
+        for folder in all { try checkContained(folder.path) }
+        for folder in all {
+            if folder.type == .manual {
+                for file in PurgeablePaths.files(in: resolve(folder.path)) { try delete(file, dryRun: dryRun, into: &report) }
+            } else {
+                report.add(try purge(folder, now: now, dryRun: dryRun))
+            }
+        }
+        return report
+    }
+
     /// Empties every registered folder (the folders themselves stay).
     public func resetAll(dryRun: Bool = false) throws -> PurgeReport {
         var report = PurgeReport()

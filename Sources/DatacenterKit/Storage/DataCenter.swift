@@ -91,8 +91,11 @@ public final class DataCenter: Sendable {
     ///   keys; `.encryptedRootFormatMismatch` when no key is in the root's format;
     ///   `.plainRootGivenKeys` for a plain root that already has SQLite files, opened with
     ///   keys (it is left as it is: converting one is a whole-root rekey, not an open).
+    /// - parameter purgeCheck: whether the open purges the purgeable folders in the background
+    ///   (see `PurgeCheck`); off by default.
     public init(rootPath: String, crypt: any DataCrypt = KeyRing.empty, appVersion: String? = nil,
-                readOnly: Bool = false, busyTimeout: TimeInterval = 5, databaseKeys: DatabaseKeyList = .empty) throws {
+                readOnly: Bool = false, busyTimeout: TimeInterval = 5, databaseKeys: DatabaseKeyList = .empty,
+                purgeCheck: PurgeCheck = .off) throws {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if readOnly {
@@ -137,6 +140,7 @@ public final class DataCenter: Sendable {
             "readOnly": .stringConvertible(readOnly),
             "databaseEncryption": .string(state.databaseEncryption.map { $0.format.displayName } ?? "none"),
         ])
+        startPurgeCheck(purgeCheck)
     }
 
     // MARK: Users
