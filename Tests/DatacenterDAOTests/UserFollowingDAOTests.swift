@@ -60,6 +60,19 @@ import Testing
         #expect(try dao.fetch("all", as: String.self) == ["alice's"])
     }
 
+    @Test func afterAResetTheDAOWritesToTheNewStoreNotTheDeletedOne() throws {
+        let center = try DataCenter(rootPath: folder.file("root"))
+        let dao = try center.makeDAO(configPath: try configPath(), userDependent: true)
+        try center.setCurrentUserId("alice")
+        try dao.call("add", ["before"])
+        try center.reset()
+        try center.setCurrentUserId("alice")
+        try dao.call("add", ["after"])
+        // What the DAO wrote is in alice's store as it is now, not in the file reset deleted.
+        #expect(try notes(in: try center.store(forUser: "alice")) == ["after"])
+        #expect(try dao.call("all").value == .array(["after"]))
+    }
+
     @Test func withNoCurrentUserEveryCallFailsAndWritesNothing() throws {
         let center = try DataCenter(rootPath: folder.file("root"))
         let dao = try center.makeDAO(configPath: try configPath(), userDependent: true)

@@ -362,6 +362,25 @@ private func storedRows(_ service: FileArrayService, in store: Store) throws -> 
         #expect(try !Store.tableExistsIn(try center.commonStore(), service.tableName), "nothing in the common store")
     }
 
+    @Test func afterAResetTheServicesShowNothingOfTheDeletedStoresAndWriteToTheNewOnes() throws {
+        let center = try DataCenter(rootPath: folder.file("root"), crypt: KeyRing([key]))
+        let files = try FileArrayService(name: "photos", dataCenter: center, userDependent: true)
+        let objects = try ObjectArrayService<Note>(name: "notes", dataCenter: center, userDependent: true)
+        try center.setCurrentUserId("alice")
+        files.write(Data("before".utf8), to: "p")
+        objects.set(Note(title: "before", pages: 1), forKey: "n")
+        #expect(try files.read("p") == Data("before".utf8), "read once, so the memory caches hold it")
+        #expect(try objects.object(forKey: "n")?.title == "before")
+        try center.reset()
+        try center.setCurrentUserId("alice")
+        #expect(try files.read("p") == nil, "reset deleted it: the memory cache must not bring it back")
+        #expect(try objects.object(forKey: "n") == nil)
+        files.write(Data("after".utf8), to: "p")
+        files.waitForPendingOperations()
+        #expect(try storedRows(files, in: try center.store(forUser: "alice")).keys.sorted() == ["p"],
+                "the write reached alice's store as it is now")
+    }
+
     @Test func aUserDependentObjectServiceFollowsTheCurrentUser() throws {
         let center = try DataCenter(rootPath: folder.file("root"), crypt: KeyRing([key]))
         let service = try ObjectArrayService<Note>(name: "notes", dataCenter: center, userDependent: true)

@@ -9,8 +9,8 @@ import Foundation
 /// user-dependent, it always works on the common store.
 ///
 /// Underneath there is one plain `DAOObject` per owner (common, or a user), made on first
-/// use and kept: a call costs a read of the current user id and one dictionary lookup
-/// before the `DAOObject`'s own fast path. The settings made here (`tableName`,
+/// use and kept: a call costs a read of the current user id and two dictionary lookups (the
+/// open store, then its object) before the `DAOObject`'s own fast path. The settings made here (`tableName`,
 /// `globalArguments`, `eventHandler`, `selectsPrepareTables`) apply to every owner's object,
 /// those made later included. What a call reports (`lastInsertRowID`, `lastChanges`) is of
 /// the last call made through this handle.
@@ -40,7 +40,8 @@ public final class UserFollowingDAO: Sendable {
 
     /// The objects made so far and the settings they all get.
     private struct State: Sendable {
-        var objects: [StoreOwner: DAOObject] = [:]
+        /// Each owner's object, with the `openingID` of the store it was made on.
+        var objects: [StoreOwner: (storeOpening: UInt64, object: DAOObject)] = [:]
         var tableName: String?
         var globals: [String: DAOValue]?
         var eventHandler: DAOEventHandler?
@@ -73,13 +74,14 @@ public final class UserFollowingDAO: Sendable {
         guard let owner = followedStore.currentOwner else {
             throw DAOError.noCurrentUser(module: config.module.name, operation: operation)
         }
-        if let object = state.withLock({ $0.objects[owner] }) { return object }
+        // The store is asked for every time (a lookup in the open stores): after a reset the
+        // owner's store is a new file, and an object kept for the deleted one must not be used.
         let store = try DAOError.mappingDatabaseErrors { try followedStore.store(of: owner) }
         return state.withLock { state in
-            if let object = state.objects[owner] { return object }
+            if let kept = state.objects[owner], kept.storeOpening == store.openingID { return kept.object }
             let object = DAOObject(config: config, store: store, models: models)
             state.apply(to: object)
-            state.objects[owner] = object
+            state.objects[owner] = (store.openingID, object)
             return object
         }
     }
@@ -95,7 +97,7 @@ public final class UserFollowingDAO: Sendable {
     private func set(_ change: (inout State) -> Void) {
         state.withLock { state in
             change(&state)
-            for object in state.objects.values { state.apply(to: object) }
+            for kept in state.objects.values { state.apply(to: kept.object) }
         }
     }
 

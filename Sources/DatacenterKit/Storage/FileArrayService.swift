@@ -29,8 +29,8 @@ public final class FileArrayService: Sendable {
     /// How many files' contents the memory cache keeps (0: none).
     public let memoryCapacity: Int
     private let location: Location
-    /// The store files whose table exists, by path (a followed service makes it on first use).
-    private let preparedStores = LockedState<Set<String>>([])
+    /// The stores whose table exists, by `openingID` (a followed service makes it on first use).
+    private let preparedStores = LockedState<Set<UInt64>>([])
     private let memory: LRUMemoryCache<CachedFile, Data>
     private let queue = DispatchQueue(label: "datacenter.file-array-service")
 
@@ -42,7 +42,8 @@ public final class FileArrayService: Sendable {
 
     /// A memory-cache key: a file of one store.
     private struct CachedFile: Hashable, Sendable {
-        let store: String
+        /// The store's `openingID`: a store reopened after a reset is another store.
+        let store: UInt64
         let name: String
     }
 
@@ -97,7 +98,7 @@ public final class FileArrayService: Sendable {
                 throw NoCurrentUserError(subject: "file service \(name)", operation: operation)
             }
             let store = try followed.store(of: owner)
-            if !preparedStores.withLock({ $0.contains(store.path) }) { try prepare(store) }
+            if !preparedStores.withLock({ $0.contains(store.openingID) }) { try prepare(store) }
             return store
         }
     }
@@ -114,7 +115,7 @@ public final class FileArrayService: Sendable {
             try db.execute("INSERT OR REPLACE INTO \(Self.registryTable)(name, encrypted) VALUES (?, ?)",
                            [.text(name), .integer(isEncrypted ? 1 : 0)])
         }
-        preparedStores.withLock { _ = $0.insert(store.path) }
+        preparedStores.withLock { _ = $0.insert(store.openingID) }
     }
 
     /// The table recording each file service of a store and whether it is encrypted.
@@ -169,8 +170,8 @@ public final class FileArrayService: Sendable {
         queue.async { [self] in
             let error = Self.error {
                 defer {
-                    memory.remove(CachedFile(store: store.path, name: from))
-                    memory.remove(CachedFile(store: store.path, name: to))
+                    memory.remove(CachedFile(store: store.openingID, name: from))
+                    memory.remove(CachedFile(store: store.openingID, name: to))
                 }
                 try store.queue.inTransaction { db in
                     try db.execute("DELETE FROM \(table) WHERE name = ?", [.text(to)])
@@ -192,7 +193,7 @@ public final class FileArrayService: Sendable {
     /// `remove` on a store already resolved.
     func remove(_ fileName: String, in store: Store, completion: (@Sendable (Error?) -> Void)?) {
         queue.async { [self] in
-            memory.remove(CachedFile(store: store.path, name: fileName))
+            memory.remove(CachedFile(store: store.openingID, name: fileName))
             let error = Self.error { try store.queue.write { db in try db.execute("DELETE FROM \(table) WHERE name = ?", [.text(fileName)]) } }
             completion?(error)
         }
@@ -269,7 +270,7 @@ public final class FileArrayService: Sendable {
     // MARK: Helpers (on the queue)
 
     private func writeNow(_ data: Data, to fileName: String, in store: Store) throws {
-        let key = CachedFile(store: store.path, name: fileName)
+        let key = CachedFile(store: store.openingID, name: fileName)
         memory.remove(key)
         let stored: Data
         do { stored = isEncrypted ? try store.kv.defaultCrypt.encrypt(data) : data } catch let error as CryptError {
@@ -291,7 +292,7 @@ public final class FileArrayService: Sendable {
     }
 
     private func readNow(_ fileName: String, in store: Store) throws -> Data? {
-        let key = CachedFile(store: store.path, name: fileName)
+        let key = CachedFile(store: store.openingID, name: fileName)
         if let cached = memory.get(key) { return cached }
         let stored = try store.queue.read { db in try db.scalar("SELECT data FROM \(table) WHERE name = ?", [.text(fileName)]) }
         guard let data = stored?.dataValue else { return nil }

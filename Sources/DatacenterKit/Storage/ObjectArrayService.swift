@@ -13,7 +13,8 @@ public final class ObjectArrayService<Object: Codable & Sendable>: Sendable {
 
     /// A memory-cache key: an object of one store.
     private struct CachedObject: Hashable, Sendable {
-        let store: String
+        /// The store's `openingID`: a store reopened after a reset is another store.
+        let store: UInt64
         let key: String
     }
 
@@ -58,7 +59,7 @@ public final class ObjectArrayService<Object: Codable & Sendable>: Sendable {
     public func set(_ object: Object?, forKey key: String, completion: (@Sendable (Error?) -> Void)? = nil) {
         let store: Store
         do { store = try files.resolveStore("write") } catch { return files.enqueue { completion?(error) } }
-        let cached = CachedObject(store: store.path, key: key)
+        let cached = CachedObject(store: store.openingID, key: key)
         guard let object else {
             cache.remove(cached)
             files.remove(key, in: store, completion: completion)
@@ -77,7 +78,7 @@ public final class ObjectArrayService<Object: Codable & Sendable>: Sendable {
     /// The object under `key`: from the memory cache, else from the store. With a capacity,
     /// objects are not kept in memory (the store may drop them at any write).
     public func object(forKey key: String) throws -> Object? {
-        let cachedKey = CachedObject(store: try files.resolveStore("read").path, key: key)
+        let cachedKey = CachedObject(store: try files.resolveStore("read").openingID, key: key)
         if let cached = cache.get(cachedKey) { return cached }
         guard let data = try files.read(key) else { return nil }
         let object = try decode(data, key: key)
@@ -90,7 +91,7 @@ public final class ObjectArrayService<Object: Codable & Sendable>: Sendable {
     public func object(forKey key: String, completion: @escaping @Sendable (Result<Object?, Error>) -> Void) {
         let store: Store
         do { store = try files.resolveStore("read") } catch { return files.enqueue { completion(.failure(error)) } }
-        if let cached = cache.get(CachedObject(store: store.path, key: key)) { return files.enqueue { completion(.success(cached)) } }
+        if let cached = cache.get(CachedObject(store: store.openingID, key: key)) { return files.enqueue { completion(.success(cached)) } }
         files.read(key) { [self] result in
             completion(result.flatMap { data in Result { try data.map { try decode($0, key: key) } } })
         }

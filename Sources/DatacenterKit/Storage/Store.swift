@@ -8,6 +8,13 @@ import Foundation
 public final class Store: Sendable {
     /// The store's file.
     public let path: String
+    /// Tells two openings of one path apart, within this process: a store opened again
+    /// after `DataCenter.reset()` deleted the first has another. What is kept per store (a
+    /// user-following DAO's objects, an array service's memory cache and prepared tables) is
+    /// keyed by it, never by the path alone, so nothing kept for a deleted file is taken for
+    /// the new one's.
+    public let openingID: UInt64
+    private static let openings = LockedState<UInt64>(0)
     /// The serialized connection used for writes (and reads on the calling thread).
     public let queue: DatabaseQueue
     /// Extra read-only connections for parallel reads.
@@ -40,6 +47,7 @@ public final class Store: Sendable {
             throw StorageError.missingStore(path)
         }
         self.path = path
+        openingID = Store.openings.withLock { $0 += 1; return $0 }
         queue = try DatabaseQueue(path: path, keys: databaseKeys, mode: readOnly ? .readOnly : .readWrite,
                                   busyTimeout: busyTimeout, wal: !readOnly)
         pool = DatabasePool(writer: queue)
@@ -61,6 +69,7 @@ public final class Store: Sendable {
                 databaseKeys: DatabaseKeyList = .empty) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw StorageError.missingStore(path) }
         self.path = path
+        openingID = Store.openings.withLock { $0 += 1; return $0 }
         queue = try DatabaseQueue(path: path, keys: databaseKeys, mode: .readWriteExisting, busyTimeout: busyTimeout, wal: false)
         pool = DatabasePool(writer: queue)
         try Store.refuseNewerFormat(path, queue)
