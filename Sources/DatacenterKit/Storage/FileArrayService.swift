@@ -52,31 +52,30 @@ public final class FileArrayService: Sendable {
 
     /// Opens (creating) the service `name` in `store`.
     /// - parameter memoryCapacity: how many files' contents the memory cache keeps.
-    public init(name: String, store: Store, encrypted: Bool = false, capacity: Int = 0,
-                memoryCapacity: Int = FileArrayService.defaultMemoryCapacity) throws {
-        guard !name.isEmpty else { throw CacheError.invalidName("a file service needs a name") }
-        self.name = name
-        self.tableName = "files_" + name
-        self.isEncrypted = encrypted
-        self.capacity = max(0, capacity)
-        self.memoryCapacity = max(0, memoryCapacity)
-        self.location = .fixed(store)
-        self.memory = LRUMemoryCache(capacity: max(0, memoryCapacity))
+    public convenience init(name: String, store: Store, encrypted: Bool = false, capacity: Int = 0,
+                            memoryCapacity: Int = FileArrayService.defaultMemoryCapacity) throws {
+        try self.init(name: name, location: .fixed(store), encrypted: encrypted, capacity: capacity,
+                      memoryCapacity: memoryCapacity)
         try prepare(store)
     }
 
     /// Opens the service `name` on a followed store (`initWithName:capacity:userDependent:
     /// crypted:`): each operation works on the store current when it is asked. Nothing is
     /// opened now, so this works with no one signed in; the operations then fail.
-    public init(name: String, followedStore: FollowedStore, encrypted: Bool = false, capacity: Int = 0,
-                memoryCapacity: Int = FileArrayService.defaultMemoryCapacity) throws {
+    public convenience init(name: String, followedStore: FollowedStore, encrypted: Bool = false, capacity: Int = 0,
+                            memoryCapacity: Int = FileArrayService.defaultMemoryCapacity) throws {
+        try self.init(name: name, location: .following(followedStore), encrypted: encrypted, capacity: capacity,
+                      memoryCapacity: memoryCapacity)
+    }
+
+    private init(name: String, location: Location, encrypted: Bool, capacity: Int, memoryCapacity: Int) throws {
         guard !name.isEmpty else { throw CacheError.invalidName("a file service needs a name") }
         self.name = name
         self.tableName = "files_" + name
         self.isEncrypted = encrypted
         self.capacity = max(0, capacity)
         self.memoryCapacity = max(0, memoryCapacity)
-        self.location = .following(followedStore)
+        self.location = location
         self.memory = LRUMemoryCache(capacity: max(0, memoryCapacity))
     }
 
