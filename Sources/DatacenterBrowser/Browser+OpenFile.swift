@@ -8,6 +8,29 @@ extension Browser {
         let id: Int
         /// The path as typed.
         let path: String
+        /// True when the root browsed is read again (`R`, a user switch) rather than another
+        /// opened: the grid, the console and the staged edits stay, and the tree keeps its place.
+        var isRefresh = false
+    }
+
+    /// `R`, or the current user changed: reads the root browsed again — its users, their
+    /// stores and tables — off the input loop, keeping what is shown and staged; the tree
+    /// keeps its place. A file (not a root) is read again the same way.
+    func refreshTree(reason: String?) {
+        guard catalogOpening == nil else { return }
+        let id = ids.next()
+        catalogOpening = CatalogOpening(id: id, path: catalog.title, isRefresh: true)
+        if let reason { message = (reason, false) }
+        commands.append(.openCatalog(requestID: id, path: catalog.title, settingsOf: catalog))
+    }
+
+    /// The answer to `pollForChanges`'s look at the root's current user: another one than
+    /// the tree marks means a switch was made elsewhere (`datacenter users switch`, the
+    /// app), and the tree is read again so the user's stores and tables move along.
+    func rootCurrentUserRead(rootPath: String, userId: String?, readable: Bool) {
+        rootPollPending = false
+        guard readable, rootPath == catalog.rootPath, userId != catalog.currentUserId else { return }
+        refreshTree(reason: "the current user is now \(userId.map { TerminalText.visible($0) } ?? "nobody"): tree read again")
     }
 
     /// `o` (in the tree) or `O`: asks for another root or SQLite file to browse, offering the
@@ -53,7 +76,14 @@ extension Browser {
         guard let request = catalogOpening, request.id == id else { return }
         catalogOpening = nil
         guard let opened else {
-            message = ("cannot open \(request.path): \(error ?? "unknown error")", true)
+            message = ("cannot \(request.isRefresh ? "read again" : "open") \(request.path): \(error ?? "unknown error")", true)
+            return
+        }
+        if request.isRefresh {
+            // The same files: nothing shown or staged belongs to another root, so all stays.
+            catalog = opened
+            tree = tree.rebuilt(over: opened.roots)
+            if message == nil { message = ("\(path) read again", false) }
             return
         }
         if !review.staged.isEmpty || busyRefusal != nil {

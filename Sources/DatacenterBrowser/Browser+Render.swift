@@ -88,6 +88,8 @@ extension Browser {
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
         "  w              review staged edits: c commit, u discard",
         "  o (tree)  O    open another root or file; ↑↓ recent ones",
+        "  R (tree)       read the root again (users, tables); done by",
+        "                 itself when the current user changes",
         "  t              next theme      H, or ? off the grid: help",
         "  d              DAO methods of a DAO table: form, SQL preview, run;",
         "                 PgUp PgDn scroll; ↓ or Tab past the last field:",

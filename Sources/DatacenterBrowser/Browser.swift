@@ -69,6 +69,8 @@ package final class Browser {
     var commands: [BrowserCommand] = []
     /// The ids of grids, searches, queries, previews, runs and commits.
     let ids = IDCounter()
+    /// True while a `rootCurrentUser` question is out (`pollForChanges`).
+    var rootPollPending = false
     /// True while a `dataVersion` question is out (`pollForChanges`).
     var pollPending = false
     /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
@@ -205,6 +207,7 @@ package final class Browser {
         case let .rowCount(id, count):
             if grid?.id == id { grid?.total = count }
         case let .dataVersion(id, version): dataVersionRead(gridID: id, version: version)
+        case let .rootCurrentUser(rootPath, userId, readable): rootCurrentUserRead(rootPath: rootPath, userId: userId, readable: readable)
         case let .pageLoaded(gridID, requestID, rows, error):
             guard grid?.id == gridID else { return }
             apply(grid?.pageLoaded(requestID: requestID, rows: rows, error: error, context: context) ?? [])
@@ -290,6 +293,9 @@ package final class Browser {
         case .character("H") where navigating || focus == .inspector: openHelp(); return
         case .character("d") where focus == .tree || focus == .grid: openDAOPanel(); return
         case .character(":") where focus == .tree || focus == .grid: openConsole(); return
+        case .character("R") where focus == .tree:
+            refreshTree(reason: nil)
+            return
         case .character("o") where focus == .tree, .character("O") where focus == .tree || focus == .grid:
             openFilePrompt()
             return
@@ -504,6 +510,10 @@ package final class Browser {
     /// looked at (`BrowserCommand.dataVersion`); the terminal loop calls this about once a
     /// second. One question at a time, and none while a grid is being read.
     package func pollForChanges() {
+        if let rootPath = catalog.rootPath, !rootPollPending, catalogOpening == nil {
+            rootPollPending = true
+            commands.append(.rootCurrentUser(rootPath: rootPath))
+        }
         guard let shown = grid, opening == nil, !pollPending else { return }
         pollPending = true
         commands.append(.dataVersion(gridID: shown.id, source: shown.source))

@@ -92,6 +92,11 @@ package final class BrowserCatalog: Sendable {
     private let center: DataCenter?
     private let state: LockedState<State>
 
+    /// The data-center root browsed, or nil for a single SQLite file.
+    package var rootPath: String? { center?.rootPath }
+    /// The user the root had as current when this catalog was read (marked in the tree).
+    package var currentUserId: String? { center?.currentUserId }
+
     /// What is added after the catalog opened, behind its lock.
     fileprivate struct State {
         /// The store files opened so far, by path (each opened once, read-only).

@@ -10,6 +10,9 @@ package enum BrowserCommand: Sendable {
     /// Reads the grid's store's data version, to notice writes by other connections (an app
     /// running beside the browser).
     case dataVersion(gridID: Int, source: GridSource)
+    /// Reads the user a root has as current now, to notice a switch made elsewhere (an app,
+    /// or `datacenter users switch`).
+    case rootCurrentUser(rootPath: String)
     /// Opens the grid source of a tree leaf, sorted and filtered as `view` says, and reads
     /// `page` of it: its first rows when the grid opens, the rows around the cursor when it
     /// is read again after a write. A sort in memory stops once `cancel` is set (Esc, or
@@ -77,6 +80,12 @@ package enum BrowserCommand: Sendable {
         switch self {
         case let .countRows(id, source): return .rowCount(gridID: id, count: try? source.count())
         case let .dataVersion(id, source): return .dataVersion(gridID: id, version: try? source.dataVersion())
+        case .rootCurrentUser(let rootPath):
+            do {
+                return .rootCurrentUser(rootPath: rootPath, userId: try DataCenter.recordedCurrentUserId(rootPath: rootPath), readable: true)
+            } catch {
+                return .rootCurrentUser(rootPath: rootPath, userId: nil, readable: false)
+            }
         case let .openGrid(request, node, catalog, page, view, cancel):
             do {
                 let source = try catalog.source(for: node.kind).map { view.isDefault ? $0 : try $0.viewing(view, cancel: cancel) }

@@ -31,6 +31,9 @@ package enum BrowserEvent: Sendable {
     /// The grid's store's `PRAGMA data_version` (`BrowserCommand.dataVersion`): a new value
     /// means another connection committed to the file. nil when it could not be read.
     case dataVersion(gridID: Int, version: Int64?)
+    /// The user the root has as current now (`BrowserCommand.rootCurrentUser`); `readable`
+    /// false when `datacenter.json` could not be read (then nothing is concluded).
+    case rootCurrentUser(rootPath: String, userId: String?, readable: Bool)
     /// A search scanned `scanned` more rows without a match yet.
     case searchProgress(searchID: Int, scanned: Int)
     /// A search ended: the rows around the match (the match first), or nil when none;

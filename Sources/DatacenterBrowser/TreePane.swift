@@ -24,6 +24,31 @@ struct TreePane {
         expanded = open
     }
 
+    /// This tree over `roots` (the same root read again): the nodes open here stay open,
+    /// nodes new to the tree open as a new tree's do, and the cursor stays on the node it
+    /// was on when that node is still there.
+    func rebuilt(over roots: [TreeNode]) -> TreePane {
+        var fresh = TreePane(roots: roots)
+        let known = Set(allNodeIDs)
+        fresh.expanded = expanded.union(fresh.expanded.subtracting(known))
+        let nodes = fresh.visibleTree
+        if let selected = selectedNode?.id, let index = nodes.firstIndex(where: { $0.node.id == selected }) {
+            fresh.cursor = index
+        } else {
+            fresh.cursor = min(cursor, max(0, nodes.count - 1))
+        }
+        fresh.top = min(top, fresh.cursor)
+        return fresh
+    }
+
+    /// The ids of every node, open or not.
+    private var allNodeIDs: [String] {
+        var out: [String] = []
+        func walk(_ nodes: [TreeNode]) { for node in nodes { out.append(node.id); walk(node.children) } }
+        walk(roots)
+        return out
+    }
+
     /// The tree as displayed: nodes with their depth, children of open nodes included.
     var visibleTree: [(node: TreeNode, depth: Int)] {
         var out: [(TreeNode, Int)] = []

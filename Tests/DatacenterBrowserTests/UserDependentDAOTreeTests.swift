@@ -49,4 +49,52 @@ import Testing
         let text = screen.render().text
         #expect(text.contains("notes"), "\(text)")
     }
+
+    /// The labels of the tree's top-level nodes (the stores), as shown.
+    func storeLabels(_ b: Browser) -> [String] { b.tree.roots.map(\.label) }
+
+    @Test func aSwitchMadeElsewhereMovesTheTreeAlongAtTheNextPoll() throws {
+        let root = folder.file("root")
+        let config = folder.file("notes.xml")
+        try Self.xml.write(toFile: config, atomically: true, encoding: .utf8)
+        let app = try DataCenter(rootPath: root)
+        let dao = try app.makeDAO(configPath: config, userDependent: true)
+        try app.setCurrentUserId("alice")
+        try dao.call("add", ["alice's"])
+
+        let b = try browser(root, keys: .empty)
+        #expect(storeLabels(b).contains("user alice (current)"))
+        b.pollForChanges()
+        b.runCommands()
+        #expect(!b.screenText.contains("tree read again"), "no switch, nothing read again")
+
+        // The app (or `datacenter users switch`) moves to bob, whose DAO table is new.
+        try app.setCurrentUserId("bob")
+        try dao.call("add", ["bob's"])
+        b.pollForChanges()
+        b.runCommands()
+        #expect(storeLabels(b).contains("user bob (current)"), "\(storeLabels(b))")
+        #expect(storeLabels(b).contains("user alice"))
+        #expect(b.screenText.contains("the current user is now bob: tree read again"))
+        let bobPath = try app.storePath(forUser: "bob")
+        #expect(daoTables(under: "user bob (current)", in: b.catalog)
+                == [.daoTable(store: bobPath, table: "notes", encryptedColumns: [], module: "Notes", configPath: config)])
+    }
+
+    @Test func rReadsTheRootAgainAndTheTreeKeepsItsPlace() throws {
+        let root = folder.file("root")
+        let app = try DataCenter(rootPath: root)
+        try app.setCurrentUserId("alice")
+        try app.userPreferences?.setString("x", forKey: "k", business: "first")
+        let b = try browser(root, keys: .empty)
+        b.tree.cursor = try #require(b.tree.visibleTree.firstIndex { $0.node.label.hasPrefix("first") })
+        let selected = try #require(b.tree.selectedNode?.id)
+        try app.userPreferences?.setString("y", forKey: "k", business: "second")
+        #expect(!b.screenText.contains("second"), "not read yet")
+        b.press(.character("R"))
+        b.runCommands()
+        #expect(b.screenText.contains("second"), "the new business is listed")
+        #expect(b.tree.selectedNode?.id == selected, "the cursor stayed on its node")
+    }
 }
+

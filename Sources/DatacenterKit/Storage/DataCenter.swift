@@ -148,6 +148,14 @@ public final class DataCenter: Sendable {
     /// The user signed in, or nil.
     public var currentUserId: String? { guarded.withLock { $0.state.currentUserId } }
 
+    /// The user recorded as current in the root at `rootPath` now — what the last
+    /// `setCurrentUserId`, in any process, saved — read without opening the root. For tools
+    /// that watch a root an app is using: the browser follows user switches with it.
+    /// - throws: what reading `datacenter.json` throws (a damaged or unreadable file).
+    public static func recordedCurrentUserId(rootPath: String) throws -> String? {
+        try RootState.load(from: rootPath + "/datacenter.json").currentUserId
+    }
+
     /// Signs `userId` in (or, with nil, no one): `userPreferences` then opens that user's
     /// store. The choice is kept in the root, so the next run starts with the same user.
     /// Observers hear `willResignLastUser` before the switch and `didUpdateUser` after it, or
