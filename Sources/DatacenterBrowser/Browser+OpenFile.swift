@@ -20,7 +20,7 @@ extension Browser {
         guard catalogOpening == nil else { return }
         let id = ids.next()
         catalogOpening = CatalogOpening(id: id, path: catalog.title, isRefresh: true)
-        if let reason { message = (reason, false) }
+        message = reason.map { ($0, false) }
         commands.append(.openCatalog(requestID: id, path: catalog.title, settingsOf: catalog))
     }
 
@@ -83,7 +83,7 @@ extension Browser {
             // The same files: nothing shown or staged belongs to another root, so all stays.
             catalog = opened
             tree = tree.rebuilt(over: opened.roots)
-            if message == nil { message = ("\(path) read again", false) }
+            if message == nil { message = ("tree read again", false) }
             return
         }
         if !review.staged.isEmpty || busyRefusal != nil {

@@ -94,6 +94,7 @@ import Testing
         b.press(.character("R"))
         b.runCommands()
         #expect(b.screenText.contains("second"), "the new business is listed")
+        #expect(b.screenText.contains("tree read again"), "the status line says so")
         #expect(b.tree.selectedNode?.id == selected, "the cursor stayed on its node")
     }
 }
