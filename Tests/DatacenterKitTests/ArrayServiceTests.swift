@@ -381,6 +381,35 @@ private func storedRows(_ service: FileArrayService, in store: Store) throws -> 
                 "the write reached alice's store as it is now")
     }
 
+    @Test func aReadLooksItsStoreUpOnceSoASwitchMidwayCannotMixTwoUsers() throws {
+        let center = try DataCenter(rootPath: folder.file("root"), crypt: KeyRing([key]))
+        for user in ["alice", "bob"] {
+            try center.setCurrentUserId(user)
+            let own = try ObjectArrayService<Note>(name: "notes", store: try center.store(forUser: user))
+            own.set(Note(title: user + "'s", pages: 1), forKey: "n")
+            own.waitForPendingOperations()
+        }
+        // A current user that changes at every look: alice, then bob, then alice…
+        let looks = Locked(0)
+        let flipping = FollowedStore(userDependent: true, currentUserId: {
+            looks.withLock { $0 += 1; return $0 % 2 == 1 ? "alice" : "bob" }
+        }) { owner in
+            guard case .user(let id) = owner else { return try center.commonStore() }
+            return try center.store(forUser: id)
+        }
+        let service = try ObjectArrayService<Note>(name: "notes", followedStore: flipping, memoryCapacity: 0)
+        let read = try service.object(forKey: "n")
+        #expect(looks.current == 1, "one look for the whole read")
+        #expect(read?.title == "alice's")
+        let done = DispatchGroup()
+        done.enter()
+        let received = Locked<String?>(nil)
+        service.object(forKey: "n") { result in received.withLock { $0 = try? result.get()?.title }; done.leave() }
+        waitFor(done, "the read's completion")
+        #expect(looks.current == 2)
+        #expect(received.current == "bob's", "the second look is bob's, and so is what was read")
+    }
+
     @Test func aUserDependentObjectServiceFollowsTheCurrentUser() throws {
         let center = try DataCenter(rootPath: folder.file("root"), crypt: KeyRing([key]))
         let service = try ObjectArrayService<Note>(name: "notes", dataCenter: center, userDependent: true)

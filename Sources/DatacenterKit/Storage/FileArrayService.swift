@@ -159,6 +159,12 @@ public final class FileArrayService: Sendable {
     public func read(_ fileName: String, completion: @escaping @Sendable (Result<Data?, Error>) -> Void) {
         let store: Store
         do { store = try resolveStore("read") } catch { return enqueue { completion(.failure(error)) } }
+        read(fileName, in: store, completion: completion)
+    }
+
+    /// Reads `fileName` of `store` — resolved by the caller, so that what it read and what
+    /// it caches are of one store whatever switch happens meanwhile — in the background.
+    func read(_ fileName: String, in store: Store, completion: @escaping @Sendable (Result<Data?, Error>) -> Void) {
         queue.async { [self] in completion(Result { try readNow(fileName, in: store) }) }
     }
 
@@ -208,8 +214,12 @@ public final class FileArrayService: Sendable {
 
     /// The contents of `fileName`, or nil; waits for operations asked before.
     public func read(_ fileName: String) throws -> Data? {
-        let store = try resolveStore("read")
-        return try queue.sync { try readNow(fileName, in: store) }
+        try read(fileName, in: try resolveStore("read"))
+    }
+
+    /// `fileName` of `store`, resolved by the caller; waits for operations asked before.
+    func read(_ fileName: String, in store: Store) throws -> Data? {
+        try queue.sync { try readNow(fileName, in: store) }
     }
 
     /// Every file whose name matches the SQL LIKE `pattern`, by name.

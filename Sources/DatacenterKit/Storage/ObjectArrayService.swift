@@ -78,9 +78,11 @@ public final class ObjectArrayService<Object: Codable & Sendable>: Sendable {
     /// The object under `key`: from the memory cache, else from the store. With a capacity,
     /// objects are not kept in memory (the store may drop them at any write).
     public func object(forKey key: String) throws -> Object? {
-        let cachedKey = CachedObject(store: try files.resolveStore("read").openingID, key: key)
+        // One store for the cache and the read, whatever user switch happens meanwhile.
+        let store = try files.resolveStore("read")
+        let cachedKey = CachedObject(store: store.openingID, key: key)
         if let cached = cache.get(cachedKey) { return cached }
-        guard let data = try files.read(key) else { return nil }
+        guard let data = try files.read(key, in: store) else { return nil }
         let object = try decode(data, key: key)
         if files.capacity == 0 { cache.set(object, for: cachedKey) }
         return object
@@ -92,7 +94,7 @@ public final class ObjectArrayService<Object: Codable & Sendable>: Sendable {
         let store: Store
         do { store = try files.resolveStore("read") } catch { return files.enqueue { completion(.failure(error)) } }
         if let cached = cache.get(CachedObject(store: store.openingID, key: key)) { return files.enqueue { completion(.success(cached)) } }
-        files.read(key) { [self] result in
+        files.read(key, in: store) { [self] result in
             completion(result.flatMap { data in Result { try data.map { try decode($0, key: key) } } })
         }
     }
