@@ -92,11 +92,7 @@ public final class PurgeablePaths: Sendable {
     /// - throws: `StorageError.unsafePurgeablePath`, before deleting anything, when a
     ///   registered folder does not resolve inside the root (a tampered registry).
     public func purge(now: Date = Date(), dryRun: Bool = false) throws -> PurgeReport {
-        var report = PurgeReport()
-        let all = try folders()
-        for folder in all { try checkContained(folder.path) }
-        for folder in all { report.add(try purge(folder, now: now, dryRun: dryRun)) }
-        return report
+        try forEachFolder { folder, report in report.add(try purge(folder, now: now, dryRun: dryRun)) }
     }
 
     /// Purges one folder as of `now`.
@@ -127,28 +123,33 @@ public final class PurgeablePaths: Sendable {
     /// cleaning — are emptied too. Timed folders keep their files that are young enough.
     /// - throws: `StorageError.unsafePurgeablePath`, before deleting anything, as `purge`.
     public func userClean(now: Date = Date(), dryRun: Bool = false) throws -> PurgeReport {
-        var report = PurgeReport()
-        let all = try folders()
-        for folder in all { try checkContained(folder.path) }
-        for folder in all {
+        try forEachFolder { folder, report in
             if folder.type == .manual {
-                for file in PurgeablePaths.files(in: resolve(folder.path)) { try delete(file, dryRun: dryRun, into: &report) }
+                try empty(folder, dryRun: dryRun, into: &report)
             } else {
                 report.add(try purge(folder, now: now, dryRun: dryRun))
             }
         }
-        return report
     }
 
     /// Empties every registered folder (the folders themselves stay).
     public func resetAll(dryRun: Bool = false) throws -> PurgeReport {
+        try forEachFolder { folder, report in try empty(folder, dryRun: dryRun, into: &report) }
+    }
+
+    /// Runs `body` on every registered folder, after checking them all: a registry with one
+    /// folder outside the root deletes nothing anywhere.
+    private func forEachFolder(_ body: (PurgeableFolder, inout PurgeReport) throws -> Void) throws -> PurgeReport {
         var report = PurgeReport()
         let all = try folders()
         for folder in all { try checkContained(folder.path) }
-        for folder in all {
-            for file in PurgeablePaths.files(in: resolve(folder.path)) { try delete(file, dryRun: dryRun, into: &report) }
-        }
+        for folder in all { try body(folder, &report) }
         return report
+    }
+
+    /// Deletes every file of `folder`.
+    private func empty(_ folder: PurgeableFolder, dryRun: Bool, into report: inout PurgeReport) throws {
+        for file in PurgeablePaths.files(in: resolve(folder.path)) { try delete(file, dryRun: dryRun, into: &report) }
     }
 
     /// Throws unless `path` resolves — `..` and links followed — to a folder strictly inside
