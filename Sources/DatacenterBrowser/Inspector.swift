@@ -74,6 +74,7 @@ package struct Inspector: Sendable {
 
     /// The content laid out for `width` columns, from scratch.
     private func makeLines(width: Int) -> [String] {
+        WorkMeter.count(.inspectorLayouts)
         let width = max(8, width)
         if case .locked(let why) = cell.encryption {
             return ["This value is encrypted and no key given opens it (\(why)).", "Pass the key with --key to see it."]
@@ -236,4 +237,10 @@ package struct Inspector: Sendable {
         if data.count > bytes.count { lines.append("… (\(data.count) bytes in all)") }
         return lines.isEmpty ? ["(empty)"] : lines
     }
+}
+
+extension WorkMeter.Counter {
+    /// Times an inspector laid its whole value out (`Inspector.layOut(width:)`), counted so a
+    /// test can pin that keys and frames reuse the kept layout.
+    static let inspectorLayouts = Self("inspector layouts")
 }

@@ -6,13 +6,6 @@ import Testing
 
 /// The inspector on values that are large or stored in a form other than their text.
 @Suite struct InspectorTests {
-    /// Seconds `body` takes.
-    func seconds(_ body: () -> Void) -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
-
     @Test func movingInAHugeValueDoesNotLayItOutAgain() throws {
         let folder = TemporaryFolder()
         let db = folder.file("big.db")
@@ -29,17 +22,21 @@ import Testing
         #expect(b.focus == .inspector)
         _ = b.render()
 
-        // What laying the value out once costs, measured here so the bound holds on any machine.
-        let once = seconds { _ = Inspector.wrap(text, width: b.paneArea.width) }
-        let keys = seconds {
+        // Ten keys and ten frames lay the value out no more: the kept layout serves them all.
+        let keys = WorkMeter.measure {
             for key in [Key.down, .down, .pageDown, .down, .up, .pageDown, .end, .home, .down, .down] {
                 b.press(key)
                 _ = b.render()
             }
         }
-        // Ten keys and ten frames: laying the value out again for each would cost 20 × `once`.
-        #expect(keys < once * 2, "10 keys took \(keys) s; one layout takes \(once) s")
+        #expect(keys[.inspectorLayouts] == 0, "\(keys.all)")
         #expect(b.inspector?.scroll == 2)
+        // A new width is laid out once, however many frames follow.
+        let resized = WorkMeter.measure {
+            b.handle(.resize(width: 110, height: 40))
+            for _ in 0..<3 { _ = b.render() }
+        }
+        #expect(resized[.inspectorLayouts] == 1, "\(resized.all)")
 
         // The kept layout follows the width and the view.
         b.handle(.resize(width: 100, height: 40))

@@ -41,6 +41,10 @@ import Testing
         /// file, not a pipe, and it is waited for directly: the first command forks the tmux
         /// server, which keeps the descriptors it inherited open (a pipe would never reach its
         /// end) and which Foundation's `Process` was seen to wait on forever.
+        /// The tmux server the tests use: their own socket (`-L`), one per test process, so a
+        /// developer's own tmux server and sessions are never touched.
+        static let socket = "datacenter-tests-\(getpid())"
+
         static func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
             let outputPath = NSTemporaryDirectory() + "dc-tmux-\(UUID().uuidString).out"
             defer { try? FileManager.default.removeItem(atPath: outputPath) }
@@ -50,7 +54,7 @@ import Testing
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
-            let argv = (["tmux"] + arguments).map { strdup($0) } + [nil]
+            let argv = (["tmux", "-L", socket] + arguments).map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
             var pid: pid_t = 0
             let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)

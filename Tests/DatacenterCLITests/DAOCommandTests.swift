@@ -288,9 +288,8 @@ private let itemsXML = """
         for level in 1...28 { lines.append("<const c\(level)=\"${c\(level - 1)}${c\(level - 1)}\"/>") }
         lines += ["<select id=\"s\">select '${c28}'</select>", "</module>"]
         let config = try writeConfig(scratch, lines.joined(separator: "\n"))
-        let start = Date()
+        // How little work it takes to stop is pinned by ConfigLimitsTests (counted, not timed).
         let lint = try CLI.run(["dao", "lint", config])
-        #expect(Date().timeIntervalSince(start) < 10)
         #expect(lint.status == 1)
         #expect(lint.stdout.hasPrefix("\(config):21:"), "\(lint.stdout)")
         #expect(lint.stdout.contains("${c19}") && lint.stdout.contains("1048576 bytes"), "\(lint.stdout)")

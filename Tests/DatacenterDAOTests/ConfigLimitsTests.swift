@@ -6,25 +6,23 @@ import Testing
 /// The bounds of `DAOLimits`: a small hostile config fails fast with a located error instead
 /// of taking gigabytes, minutes or the stack; configs within the bounds still load.
 @Suite struct ConfigLimitsTests {
-    /// The seconds `body` takes.
-    /// Times `body` at a tenth of `size` and at `size`, and expects linear growth: linear work
-    /// takes about ten times as long at ten times the size, quadratic work about a hundred.
-    /// A bound on the ratio holds on any machine, loaded or under a sanitizer (several times
-    /// slower), where a bound in seconds does not. Returns the time at `size`.
+    /// The work `body` does, counted on a `WorkMeter` (no clock: a bound on seconds fails at
+    /// random on a busy machine, a bound on counted work holds on any).
+    static func work(_ body: () throws -> Void) rethrows -> WorkMeter { try WorkMeter.measure(body) }
+
+    /// Counts `body`'s work at a tenth of `size` and at `size`, and expects every counter to
+    /// grow linearly: at most 12 × (plus a constant) from the small run to the large one, where
+    /// quadratic work grows a hundredfold. Returns the meter of the run at `size`.
     @discardableResult
     static func expectLinear(size: Int, sourceLocation: Testing.SourceLocation = #_sourceLocation,
-                             _ body: (Int) throws -> Void) rethrows -> Double {
-        let small = try seconds { try body(size / 10) }
-        let large = try seconds { try body(size) }
-        #expect(large < max(small, 0.05) * 30, "\(size / 10): \(small) s, \(size): \(large) s", sourceLocation: sourceLocation)
+                             _ body: (Int) throws -> Void) rethrows -> WorkMeter {
+        let small = try work { try body(size / 10) }
+        let large = try work { try body(size) }
+        for (counter, amount) in large.all {
+            #expect(amount <= small[counter] * 12 + 1_000, "\(counter): \(small[counter]) at \(size / 10), \(amount) at \(size)",
+                    sourceLocation: sourceLocation)
+        }
         return large
-    }
-
-    static func seconds(_ body: () throws -> Void) rethrows -> Double {
-        let start = ContinuousClock.now
-        try body()
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
     /// Consts `c0 = "abcd"`, `c(n+1) = "${cn}${cn}"`: const n is 4·2ⁿ bytes, one per line.
@@ -50,7 +48,7 @@ import Testing
     @Test func doublingConstsStopAtTheSizeLimitWithTheConstsLocation() throws {
         // c18 is 1 MiB exactly; c19 is the first over the limit (line 21: two lines before c0's kin).
         var caught: DAOConfigError?
-        let time = Self.seconds {
+        let work = Self.work {
             #expect(throws: DAOConfigError.self) {
                 do { _ = try DAOConfig(xml: Self.doublingConsts(levels: 24), file: "d.xml") } catch let e as DAOConfigError {
                     caught = e
@@ -63,7 +61,9 @@ import Testing
         #expect(error.location.line == 21 && error.location.column > 1, "\(error)")
         #expect(error.description.hasPrefix("d.xml:21:"))
         #expect(error.description.contains("${c19}") && error.description.contains("1048576 bytes"))
-        #expect(time < 5, "took \(time) s")
+        // Each const is spliced once (memoized): c1 … c19 append 2 × 4 × (2 + … + 2¹⁸) bytes in
+        // all, under 4 MiB, where splicing each reference afresh would be exponential.
+        #expect(work[.splicedBytes] < 4 << 20, "\(work.all)")
         // Within the limit it loads, and the statement holds the whole expansion.
         let config = try DAOConfig(xml: Self.doublingConsts(levels: 10))
         let sql = try config.render("a", arguments: []).statements[0].sql
@@ -95,10 +95,13 @@ import Testing
 
     @Test func aLongConstChainFailsFast() throws {
         let xml = Self.constChain(length: 4000)
-        let time = Self.seconds {
+        let work = Self.work {
             #expect(throws: DAOConfigError.self) { try DAOConfig(xml: xml) }
         }
-        #expect(time < 5, "took \(time) s")
+        // It stops at the depth limit: about 65 one-byte splices, not one per const in the chain
+        // for each of the 4000 (8 million), nor a search of the whole file per const.
+        #expect(work[.splicedBytes] < 1_000, "\(work.all)")
+        #expect(work[.searchedBytes] < xml.utf8.count, "\(work.all)")
     }
 
     @Test func cyclesAreStillFound() {
@@ -168,11 +171,13 @@ import Testing
     @Test func manyMethodsLintInLinearTime() throws {
         let xml = Self.manyMethods(20_000)
         var findings: [DAOLintDiagnostic] = []
-        // Quadratic duplicate checks took ~40 s here (debug build); linear is ~2 s.
-        Self.expectLinear(size: 20_000) { count in
+        // A list search for duplicates compares n² / 2 pairs (2 × 10⁸ here); a hashed one a few
+        // per method (a lookup and an insert, each probing a bucket or two).
+        let work = Self.expectLinear(size: 20_000) { count in
             let config = count == 20_000 ? xml : Self.manyMethods(count)
             findings = DAOLinter.lint(xml: config)
         }
+        #expect(work[.methodComparisons] <= 10 * 20_000, "\(work.all)")
         #expect(findings.isEmpty, "\(findings.prefix(3))")
         // Duplicates are still found, with the first one's location.
         let duplicate = xml.replacingOccurrences(of: "id=\"m7\"", with: "id=\"m3\"")
@@ -191,11 +196,13 @@ import Testing
         }
         let xml = module(20_000)
         var config: DAOConfig?
-        try Self.expectLinear(size: 20_000) { count in
+        let work = try Self.expectLinear(size: 20_000) { count in
             let text = count == 20_000 ? xml : module(count)
             let loaded = try DAOConfig(xml: text)
             if count == 20_000 { config = loaded }
         }
+        // Searching the line from its start for each element would walk n × 1.3 MB.
+        #expect(work[.searchedBytes] <= 4 * xml.utf8.count, "\(work.all)")
         let loaded = try #require(config)
         #expect(loaded.methods.count == 20_000)
         let third = try loaded.method("m2", arity: 0).location
@@ -216,11 +223,12 @@ import Testing
         }
         let xml = module(20_000)
         var config: DAOConfig?
-        try Self.expectLinear(size: 20_000) { count in
+        let work = try Self.expectLinear(size: 20_000) { count in
             let text = count == 20_000 ? xml : module(count)
             let loaded = try DAOConfig(xml: text)
             if count == 20_000 { config = loaded }
         }
+        #expect(work[.searchedBytes] <= 4 * xml.utf8.count, "\(work.all)")
         #expect(config?.methods.count == 20_000)
         // The last method's second reference still has its own column.
         let bad = xml.replacingOccurrences(of: "where b = #{a}</select></module>", with: "where b = '#{a}'</select></module>")
@@ -254,7 +262,7 @@ import Testing
         let huge = String(repeating: "q", count: 1 << 20)
         let candidates = (0..<20).map { "method\($0)" } + [huge]
         var suggestion: String??
-        let time = Self.seconds {
+        let work = Self.work {
             suggestion = DidYouMean.suggest(huge + "x", among: candidates)
             _ = DidYouMean.suggest("methd3", among: candidates)
         }
@@ -262,6 +270,8 @@ import Testing
         #expect(DidYouMean.suggest("methd3", among: candidates) == "method3")
         #expect(DidYouMean.suggest(String(repeating: "a", count: 65), among: [String(repeating: "a", count: 64)]) == nil)
         #expect(DidYouMean.suggest(String(repeating: "a", count: 63), among: [String(repeating: "a", count: 64)]) != nil)
-        #expect(time < 1, "took \(time) s")
+        // The huge name is compared with nothing; "methd3" only with the 20 short names
+        // (at most 6 × 8 cells each), never with the 1 MiB one.
+        #expect(work[.distanceCells] <= 20 * 6 * 8, "\(work.all)")
     }
 }

@@ -1,3 +1,4 @@
+import DatacenterKit
 import Foundation
 
 /// Turns a config file into a `DAOConfig`: libxml2 reads the XML (`XMLTree`), then one pass
@@ -222,6 +223,7 @@ struct ConfigParser {
                 throw DAOConfigError(.splicedTooLarge(owner, limit: DAOLimits.splicedSize), at: start)
             }
             result += piece
+            WorkMeter.count(.splicedBytes, piece.utf8.count)
         }
         while let open = rest.range(of: "${") {
             try append(rest[..<open.lowerBound])
@@ -706,4 +708,14 @@ struct ConfigParser {
 private struct DAOMethodKey: Hashable {
     let id: String
     let arity: Int
+
+    static func == (a: DAOMethodKey, b: DAOMethodKey) -> Bool {
+        WorkMeter.count(.methodComparisons)
+        return a.id == b.id && a.arity == b.arity
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(arity)
+    }
 }

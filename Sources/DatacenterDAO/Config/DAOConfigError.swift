@@ -1,3 +1,5 @@
+import DatacenterKit
+
 /// A config file that cannot be loaded: where (`file:line:column`) and what is at fault.
 ///
 /// Its description has the shape compilers use, so editors and terminals link to it:
@@ -162,6 +164,7 @@ enum DidYouMean {
 
     /// Edit distance of two character arrays, in O(a.count × b.count) time.
     static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        WorkMeter.count(.distanceCells, a.count * b.count)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous = Array(0...b.count)

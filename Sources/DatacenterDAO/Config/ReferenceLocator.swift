@@ -1,3 +1,5 @@
+import DatacenterKit
+
 /// Locations of the references (`#{}`, `@{}`, `${T}`) of one text node, asked for in the
 /// order they stand: each answer costs only the characters walked since the previous one, so
 /// a statement of n references, or a minified config of n methods on one line, is located in
@@ -27,6 +29,7 @@ struct ReferenceLocator {
     /// The location of `snippet`, which starts at `position` of the text; `position` is at
     /// or after the previous one asked for.
     mutating func location(of snippet: String, at position: String.Index) -> SourceLocation {
+        WorkMeter.count(.searchedBytes, text.utf8.distance(from: index, to: max(index, position)))
         while index < position {
             if text[index] == "\n" {
                 line += 1

@@ -1,4 +1,5 @@
 import CLibXML2
+import DatacenterKit
 import Foundation
 
 /// A plain Swift copy of a parsed XML document: elements with ordered attributes, text and
@@ -55,18 +56,26 @@ struct SourceText: Sendable {
         let text = lines[line - 1]
         var searchStart = text.index(text.startIndex, offsetBy: min(max(after, 0), text.count))
         var seen = 0
+        let from = searchStart
+        defer { WorkMeter.count(.searchedBytes, text.utf8.distance(from: from, to: searchStart)) }
         while let range = text.range(of: needle, range: searchStart..<text.endIndex) {
-            if seen == occurrence { return text.distance(from: text.startIndex, to: range.lowerBound) + 1 }
+            if seen == occurrence {
+                searchStart = range.upperBound
+                return text.distance(from: text.startIndex, to: range.lowerBound) + 1
+            }
             seen += 1
             searchStart = range.upperBound
         }
+        searchStart = text.endIndex
         return 1
     }
 
     /// Where `needle` first appears in the file, or nil.
     func firstLocation(of needle: String) -> SourceLocation? {
         for (index, line) in lines.enumerated() {
-            if let range = line.range(of: needle) {
+            let range = line.range(of: needle)
+            WorkMeter.count(.searchedBytes, line.utf8.distance(from: line.startIndex, to: range?.upperBound ?? line.endIndex))
+            if let range {
                 return SourceLocation(file: file, line: index + 1, column: line.distance(from: line.startIndex, to: range.lowerBound) + 1)
             }
         }
@@ -93,7 +102,9 @@ struct SourceText: Sendable {
     func column(of needle: String, from cursor: inout LineCursor) -> Int? {
         guard !needle.isEmpty else { return nil }
         let text = lines[cursor.line - 1]
-        guard let range = text.range(of: needle, range: cursor.index..<text.endIndex) else { return nil }
+        let range = text.range(of: needle, range: cursor.index..<text.endIndex)
+        WorkMeter.count(.searchedBytes, text.utf8.distance(from: cursor.index, to: range?.upperBound ?? text.endIndex))
+        guard let range else { return nil }
         let column = cursor.column + text.distance(from: cursor.index, to: range.lowerBound)
         cursor.index = range.upperBound
         cursor.column = column + needle.count
@@ -105,6 +116,7 @@ struct SourceText: Sendable {
     /// `snippet` (1 when not found).
     func location(in text: String, offset: Int, start: SourceLocation, snippet: String) -> SourceLocation {
         let prefix = text.prefix(offset)
+        WorkMeter.count(.searchedBytes, prefix.utf8.count)
         let newlines = prefix.filter { $0 == "\n" }.count
         let line = start.line + newlines
         if newlines > 0, let lastNewline = prefix.lastIndex(of: "\n") {
