@@ -68,6 +68,7 @@ typedef struct Codec {
     unsigned char enc_key[DC_KEY_LEN];
     unsigned char hmac_key[DC_KEY_LEN];
     int failed_page;     /* last page that failed authentication, 0 when none */
+    int failed_in_journal; /* it failed in a whole journal record: the journal is not this file's */
     /* Keyed contexts, made once and reused for every page (a key schedule and the HMAC's
      * inner and outer pads per page cost as much as the page's own AES). Each records the
      * key_gen it was keyed at; key_gen changes whenever enc_key and hmac_key do. */
@@ -90,6 +91,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static CacheEntry cache[DC_KEY_CACHE_SIZE];
 static int cache_next;
 static _Thread_local int kdf_count; /* per thread, so tests running in parallel do not mix */
+static _Thread_local long wal_chain_walk_frames; /* frames read to rebuild a WAL's checksum chain */
 
 static int cache_id(const Codec *c, unsigned char id[32]) {
     unsigned char head[3] = {(unsigned char)c->format, (unsigned char)c->is_raw, 0};
@@ -300,6 +302,12 @@ typedef struct CipherFile {
     unsigned char *plain;  /* one page as SQLite sees it */
     sqlite3_int64 last_pgno_offset; /* journal: where the last page number was seen */
     unsigned int last_pgno;
+    /* Journal only (see "Rollback journal records" below). */
+    sqlite3_int64 journal_header_offset;   /* the segment header last read; -1: none */
+    unsigned int journal_nonce;            /* that segment's checksum nonce */
+    int journal_nonce_known;
+    sqlite3_int64 journal_checksum_offset; /* the checksum of the record just written or read; -1: none */
+    unsigned int journal_checksum_delta;   /* what to add to it on the way out (or in) */
     int page_size;         /* of the scratch buffers */
     /* WAL only (see "WAL frames" below). */
     unsigned char *frame;             /* one frame as stored: header, then the page */
@@ -307,6 +315,7 @@ typedef struct CipherFile {
     sqlite3_int64 read_frame_offset;  /* the frame just read whole; -1 after any other call */
     sqlite3_int64 chain_offset;       /* the frame whose plaintext checksum is chain_sum; -1: none */
     unsigned int chain_sum[2];
+    int chain_valid;                  /* whether every frame through chain_offset holds */
 } CipherFile;
 
 #define DC_FILE_SIZE ((sizeof(CipherFile) + 15) & ~(size_t)15)
@@ -326,6 +335,8 @@ static const sqlite3_io_methods cipher_methods;
 static unsigned int be32(const unsigned char *p) {
     return ((unsigned int)p[0] << 24) | ((unsigned int)p[1] << 16) | ((unsigned int)p[2] << 8) | p[3];
 }
+
+static void put_be32(unsigned char *p, unsigned int v);
 
 static int fail_page(CipherFile *f, unsigned int pgno) {
     f->codec->failed_page = (int)pgno;
@@ -382,28 +393,118 @@ static int main_write(CipherFile *f, const unsigned char *buf, int amt, sqlite3_
     return SQLITE_OK;
 }
 
-/* A page image in the rollback journal is written and read right after its page number. */
+/* ---- Rollback journal records --------------------------------------------------------
+ * A journal is segments, each a header (magic, record count, checksum nonce, ...) and
+ * records: a page number (4 bytes, big-endian), the page, and a checksum (4 bytes): the
+ * segment's nonce plus every 200th byte of the page, from the end. SQLite writes and reads
+ * each part separately, in that order. The page is stored encrypted under its page number,
+ * as in the main file, and the checksum is SQLCipher's: over the page as stored
+ * (ciphertext), so that either implementation rolls back the other's hot journal exactly.
+ * SQLite, under this VFS, computes it over the plaintext it sees, so the VFS translates it:
+ * on the way out by what the sampled bytes differ by, and on the way in back again. Reading
+ * a record, the VFS checks the stored checksum itself against the segment's nonce: a record
+ * whose checksum fails is the torn end of the journal, and SQLite is given a checksum that
+ * fails too (it stops there); a record whose checksum holds but whose page does not
+ * authenticate was written for another file or key (DC_CIPHER_FCNTL_FAILED_FILE). */
+
+static const unsigned char journal_magic[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+
+/* SQLite's journal checksum of `page`, without the nonce. */
+static unsigned int journal_sample_sum(const unsigned char *page, int page_size) {
+    unsigned int sum = 0;
+    for (int i = page_size - 200; i > 0; i -= 200) sum += page[i];
+    return sum;
+}
+
+/* Whether `off` is where the record whose page starts at `page_off` keeps its checksum. */
+static int journal_is_record_checksum(CipherFile *f, sqlite3_int64 off) {
+    return f->journal_checksum_offset >= 0 && off == f->journal_checksum_offset;
+}
+
 static int journal_read(CipherFile *f, unsigned char *buf, int amt, sqlite3_int64 off) {
     int pg = f->codec->f.page_size;
     if (amt == pg && off == f->last_pgno_offset + 4 && f->last_pgno > 0) {
         int rc = f->real->pMethods->xRead(f->real, f->disk, pg, off);
         if (rc != SQLITE_OK) return rc;
-        if (!page_decrypt(f->codec, f->last_pgno, f->disk, buf)) return fail_page(f, f->last_pgno);
+        unsigned int cipher_sum = journal_sample_sum(f->disk, pg);
+        unsigned char stored[4];
+        int has_checksum = f->real->pMethods->xRead(f->real, stored, 4, off + pg) == SQLITE_OK;
+        int checksum_holds = has_checksum && f->journal_nonce_known
+            && be32(stored) == f->journal_nonce + cipher_sum;
+        if (!page_decrypt(f->codec, f->last_pgno, f->disk, buf)) {
+            if (checksum_holds) {
+                /* Whole and in place, yet not ours: another file's or key's journal. */
+                f->codec->failed_in_journal = 1;
+                return fail_page(f, f->last_pgno);
+            }
+            if (!f->journal_nonce_known) return fail_page(f, f->last_pgno);
+            /* The torn end of the journal: SQLite's checksum over these zeros fails too. */
+            memset(buf, 0, (size_t)pg);
+        }
+        f->journal_checksum_offset = off + pg;
+        f->journal_checksum_delta = journal_sample_sum(buf, pg) - cipher_sum;
         return SQLITE_OK;
     }
     int rc = f->real->pMethods->xRead(f->real, buf, amt, off);
-    if (rc == SQLITE_OK && amt == 4) {
+    if (rc != SQLITE_OK) return rc;
+    if (amt == 8 && memcmp(buf, journal_magic, 8) == 0) {
+        f->journal_header_offset = off;
+        f->journal_nonce_known = 0;
+    } else if (amt == 4 && f->journal_header_offset >= 0 && off == f->journal_header_offset + 12) {
+        f->journal_nonce = be32(buf);
+        f->journal_nonce_known = 1;
+    }
+    if (amt == 4 && journal_is_record_checksum(f, off)) {
+        put_be32(buf, be32(buf) + f->journal_checksum_delta);
+        f->journal_checksum_offset = -1;
+    } else if (amt == 4) {
         f->last_pgno = be32(buf);
         f->last_pgno_offset = off;
     }
-    return rc;
+    return SQLITE_OK;
+}
+
+/* Checks a journal that exists when opened (a hot journal about to be rolled back) before
+ * SQLite acts on it: SQLite first resizes the database to the size the journal records, so
+ * a journal written for another file or key must be refused at open, not at its first
+ * record, or the database would be changed before the error. The journal is another's when
+ * its first record is whole (the checksum over the stored page holds) and its page does not
+ * authenticate. Returns SQLITE_OK, or SQLITE_IOERR_DATA with the codec told why. */
+static int journal_check_at_open(CipherFile *f) {
+    sqlite3_int64 size = 0;
+    if (f->real->pMethods->xFileSize(f->real, &size) != SQLITE_OK || size < 28) return SQLITE_OK;
+    unsigned char header[28];
+    if (f->real->pMethods->xRead(f->real, header, 28, 0) != SQLITE_OK) return SQLITE_OK;
+    if (memcmp(header, journal_magic, 8) != 0) return SQLITE_OK; /* not hot, or zeroed */
+    unsigned int nonce = be32(header + 12), sector = be32(header + 20), page_size = be32(header + 24);
+    int pg = f->codec->f.page_size;
+    if (page_size != (unsigned int)pg || sector < 28 || sector > 65536) return SQLITE_OK; /* SQLite will judge it */
+    if (size < (sqlite3_int64)sector + 8 + pg) return SQLITE_OK;
+    unsigned char number[4], stored[4];
+    if (f->real->pMethods->xRead(f->real, number, 4, sector) != SQLITE_OK
+        || f->real->pMethods->xRead(f->real, f->disk, pg, sector + 4) != SQLITE_OK
+        || f->real->pMethods->xRead(f->real, stored, 4, sector + 4 + pg) != SQLITE_OK) return SQLITE_OK;
+    unsigned int pgno = be32(number);
+    if (pgno == 0 || be32(stored) != nonce + journal_sample_sum(f->disk, pg)) return SQLITE_OK; /* torn: SQLite stops there */
+    if (page_decrypt(f->codec, pgno, f->disk, f->plain)) return SQLITE_OK;
+    f->codec->failed_in_journal = 1;
+    f->codec->failed_page = (int)pgno;
+    return SQLITE_IOERR_DATA;
 }
 
 static int journal_write(CipherFile *f, const unsigned char *buf, int amt, sqlite3_int64 off) {
     int pg = f->codec->f.page_size;
     if (amt == pg && off == f->last_pgno_offset + 4 && f->last_pgno > 0) {
         if (!page_encrypt(f->codec, f->last_pgno, buf, f->disk)) return SQLITE_IOERR_WRITE;
+        f->journal_checksum_offset = off + pg;
+        f->journal_checksum_delta = journal_sample_sum(f->disk, pg) - journal_sample_sum(buf, pg);
         return f->real->pMethods->xWrite(f->real, f->disk, pg, off);
+    }
+    if (amt == 4 && journal_is_record_checksum(f, off)) {
+        unsigned char stored[4];
+        put_be32(stored, be32(buf) + f->journal_checksum_delta);
+        f->journal_checksum_offset = -1;
+        return f->real->pMethods->xWrite(f->real, stored, 4, off);
     }
     if (amt == 4) {
         f->last_pgno = be32(buf);
@@ -536,6 +637,7 @@ static int wal_plain_chain_through(CipherFile *f, sqlite3_int64 off, int big_end
     unsigned char *plain = malloc((size_t)pg);
     int ok = frame && plain;
     for (sqlite3_int64 at = DC_WAL_HEADER; ok && at <= off; at += wal_frame_size(f)) {
+        wal_chain_walk_frames++;
         ok = f->real->pMethods->xRead(f->real, frame, (int)wal_frame_size(f), at) == SQLITE_OK;
         if (!ok) break;
         unsigned int stored[2];
@@ -581,11 +683,16 @@ static int wal_read_frame(CipherFile *f, unsigned char *buf, int amt, sqlite3_in
     } else if (f->chain_offset == off - wal_frame_size(f)) {
         plain[0] = f->chain_sum[0];
         plain[1] = f->chain_sum[1];
+        valid = valid && f->chain_valid;
     } else if (!wal_plain_chain_through(f, off - wal_frame_size(f), big_endian, plain)) {
         valid = 0;
     }
     wal_frame_checksum(f, big_endian, header, page, plain);
-    f->chain_offset = valid ? off : -1;
+    /* The chain goes on through an invalid frame too, remembered as broken: reads in order
+     * (recovery, and SQLite rewriting the checksums of a spilled transaction's frames, which
+     * are stale until it has) then cost one frame each, never a walk from the WAL's start. */
+    f->chain_offset = off;
+    f->chain_valid = valid;
     f->chain_sum[0] = plain[0];
     f->chain_sum[1] = plain[1];
     /* An invalid frame gets a checksum one bit off the one SQLite computes: the log ends. */
@@ -730,6 +837,12 @@ static int c_file_control(sqlite3_file *file, int op, void *arg) {
         f->codec->failed_page = 0;
         return SQLITE_OK;
     }
+    if (op == DC_CIPHER_FCNTL_FAILED_IN_JOURNAL) {
+        if (!f->codec) return SQLITE_NOTFOUND;
+        *(int *)arg = f->codec->failed_in_journal;
+        f->codec->failed_in_journal = 0;
+        return SQLITE_OK;
+    }
     if (op == SQLITE_FCNTL_MMAP_SIZE) {
         /* Pages must pass through xRead to be decrypted: no memory mapping. */
         if (arg) *(sqlite3_int64 *)arg = 0;
@@ -799,6 +912,8 @@ static int c_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, i
     f->kind = kind;
     f->codec = codec;
     f->last_pgno_offset = -8;
+    f->journal_header_offset = -1;
+    f->journal_checksum_offset = -1;
     f->held_header_offset = -1;
     f->read_frame_offset = -1;
     f->chain_offset = -1;
@@ -822,6 +937,10 @@ static int c_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, i
                 if (!codec_derive(codec)) rc = SQLITE_NOMEM;
             }
         }
+        if (rc != SQLITE_OK) { c_close(file); f->base.pMethods = NULL; return rc; }
+    }
+    if (kind == KIND_JOURNAL && f->codec->keys_ready) {
+        rc = journal_check_at_open(f);
         if (rc != SQLITE_OK) { c_close(file); f->base.pMethods = NULL; return rc; }
     }
     return SQLITE_OK;
@@ -892,6 +1011,16 @@ int dc_cipher_failed_page(sqlite3 *db) {
     int page = 0;
     if (!db || sqlite3_file_control(db, "main", DC_CIPHER_FCNTL_FAILED_PAGE, &page) != SQLITE_OK) return 0;
     return page;
+}
+
+int dc_cipher_failed_in_journal(sqlite3 *db) {
+    int in_journal = 0;
+    if (!db || sqlite3_file_control(db, "main", DC_CIPHER_FCNTL_FAILED_IN_JOURNAL, &in_journal) != SQLITE_OK) return 0;
+    return in_journal;
+}
+
+long dc_cipher_wal_chain_walk_frames(void) {
+    return wal_chain_walk_frames;
 }
 
 int dc_cipher_kdf_count(void) {

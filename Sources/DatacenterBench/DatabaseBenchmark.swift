@@ -18,18 +18,21 @@ public enum DatabaseBenchmark {
         var batchRounds: Int
         var scanRounds: Int
         var importRounds: Int
+        var spillRows: Int
+        var spillRounds: Int
 
         /// A 200,000-row table (about 40 MB with the cipher's reserve, far beyond SQLite's
         /// 2 MB page cache, so reads really pass through the cipher).
         public static let standard = Scale(rows: 200_000, reads: 20_000, readRounds: 15, batches: 10, batchRounds: 9,
-                                           scanRounds: 7, importRounds: 7)
+                                           scanRounds: 7, importRounds: 7, spillRows: 150_000, spillRounds: 5)
         /// Small runs: checks that every scenario runs, not how fast.
         public static let quick = Scale(rows: 5_000, reads: 2_000, readRounds: 3, batches: 2, batchRounds: 3,
-                                        scanRounds: 3, importRounds: 1)
+                                        scanRounds: 3, importRounds: 1, spillRows: 5_000, spillRounds: 1)
     }
 
     /// The scenarios, in the order they run.
-    public static let scenarios = ["db-point-read", "db-point-read-cold", "db-full-scan", "db-batch-write", "db-import"]
+    public static let scenarios = ["db-point-read", "db-point-read-cold", "db-full-scan", "db-batch-write", "db-wal-spill-update",
+                                   "db-import"]
 
     /// The passphrase of the SQLCipher 4 files (a benchmark's scratch key, published so the
     /// files kept with `--keep-files` can be opened).
@@ -46,6 +49,7 @@ public enum DatabaseBenchmark {
     /// and the plain or SQLCipher file it is compared with.
     public static let files = (read: (encrypted: "read-encrypted.sqlite", plain: "read-plain.sqlite"),
                                write: (encrypted: "write-encrypted.sqlite", plain: "write-plain.sqlite"),
+                               spill: (encrypted: "spill-encrypted.sqlite", plain: "spill-plain.sqlite"),
                                importing: (encrypted: "import-engine.sqlite", reference: "import-sqlcipher.sqlite"))
 
     /// Why a scenario could not measure what it measures.
@@ -117,6 +121,21 @@ public enum DatabaseBenchmark {
             report(result("db-batch-write", e, b, limit: 1.5, what: "\(batchSize)-row transactions, WAL"))
         }
 
+        if selection.includes("db-wal-spill-update") {
+            let encrypted = try open(folder + "/" + files.spill.encrypted, key: key)
+            let plain = try open(folder + "/" + files.spill.plain, key: nil)
+            let rows = scale.spillRows
+            for db in [encrypted, plain] { try fillIndexed(db, rows: rows) }
+            let (e, b) = try Stopwatch.interleaved(rounds: scale.spillRounds, operations: rows, engine: { round in
+                try spillUpdate(encrypted, round: round, rows: rows)
+            }, baseline: { round in
+                try spillUpdate(plain, round: round, rows: rows)
+            })
+            try checkEncryption(encrypted: encrypted.path, plain: plain.path)
+            report(result("db-wal-spill-update", e, b, limit: 2.5,
+                          what: "one UPDATE of an indexed column over \(rows) rows, WAL: the transaction spills the page cache"))
+        }
+
         if selection.includes("db-import") { report(try importScenario(folder: folder, rounds: scale.importRounds)) }
         if sink == 42 { print("") } // keeps the reads from being optimized away
     }
@@ -172,6 +191,28 @@ public enum DatabaseBenchmark {
         var next = 0
         try insert(db, batches: (rows + batchSize - 1) / batchSize, from: &next)
         try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// The `db-wal-spill-update` table: `rows` rows with an index on the column the update
+    /// changes (untimed set-up), checkpointed.
+    private static func fillIndexed(_ db: Database, rows: Int) throws {
+        try db.execute("CREATE TABLE spill(id INTEGER PRIMARY KEY, v TEXT)")
+        try db.execute("CREATE INDEX spill_v ON spill(v)")
+        try db.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+            INSERT INTO spill(v) SELECT 'value ' || i FROM n
+            """)
+        try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Rewrites every row's indexed value in one transaction: the index's pages outgrow the
+    /// page cache, which spills into the WAL before the commit (SQLite then rewrites the
+    /// checksums of the frames written before it).
+    private static func spillUpdate(_ db: Database, round: Int, rows: Int) throws {
+        try db.execute("UPDATE spill SET v = 'round \(round) ' || id")
+        guard try db.scalar("SELECT count(*) FROM spill WHERE v = 'round \(round) \(rows)'") == .integer(1) else {
+            throw Failure(description: "the update of \(db.path) did not reach every row")
+        }
     }
 
     /// `count` lookups of rowids spread over the table; returns the bytes read.

@@ -44,7 +44,7 @@ import Testing
                 #expect((object["baseline_ns"] as? Double ?? 0) > 0, "\(scenario)")
             }
         }
-        #expect(scenarios == ["db-point-read", "db-point-read-cold", "db-full-scan", "db-batch-write", "db-import"])
+        #expect(scenarios == ["db-point-read", "db-point-read-cold", "db-full-scan", "db-batch-write", "db-wal-spill-update", "db-import"])
 
         // The encrypted files are not SQLite's plaintext, open only with their key, and hold
         // the rows their plain twins hold.

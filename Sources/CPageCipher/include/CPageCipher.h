@@ -35,14 +35,33 @@ extern "C" {
 int dc_cipher_open(const char *filename, sqlite3 **db, int flags,
                    const void *secret, int secret_len, int is_raw_key, int format);
 
+/** The file-control opcode answering whether that page failed in a whole record of a hot
+ * rollback journal (int *): a journal written for another file or key. */
+#define DC_CIPHER_FCNTL_FAILED_IN_JOURNAL 0x44430002
+
 /**
  * The page of the main database, its journal or its WAL that last failed authentication on
  * this connection, or 0 when none did.
  */
 int dc_cipher_failed_page(sqlite3 *db);
 
+/**
+ * Non-zero when the last failure was a whole record of the rollback journal (its checksum
+ * holds) whose page does not authenticate: the journal was not written for this database
+ * or key, and the database itself is not at fault. Ask before dc_cipher_failed_page; each
+ * answer clears what it reports.
+ */
+int dc_cipher_failed_in_journal(sqlite3 *db);
+
 /** The number of passphrase key derivations (PBKDF2 runs) done on the calling thread; for tests. */
 int dc_cipher_kdf_count(void);
+
+/**
+ * The number of WAL frames read on the calling thread to rebuild a checksum chain from the
+ * WAL's start (done only when frames are read out of order); for tests, which pin that
+ * reading a WAL in order never walks it again.
+ */
+long dc_cipher_wal_chain_walk_frames(void);
 
 /**
  * Attaches `filename` to the open connection `db` as schema `schema` (letters, digits and

@@ -181,7 +181,8 @@ public final class Database {
         } catch let error as DatabaseError {
             if error.failedPage == 1 && error.code == SQLITE_NOTADB { throw DatabaseError.wrongKeyOrNotEncrypted(path: path) }
             throw DatabaseError(extendedCode: error.extendedCode, message: error.message, sql: nil,
-                                path: Database.displayPath(path), failedPage: error.failedPage, keyProblem: error.keyProblem)
+                                path: Database.displayPath(path), failedPage: error.failedPage, keyProblem: error.keyProblem,
+                                isForeignJournal: error.isForeignJournal)
         }
     }
 

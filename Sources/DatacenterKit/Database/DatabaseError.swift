@@ -20,6 +20,10 @@ public struct DatabaseError: Error, Sendable, Equatable {
     public let failedPage: Int?
     /// Why a database could not be opened with the keys given, when that is the error.
     public let keyProblem: KeyProblem?
+    /// True when the page that failed authentication (`failedPage`) is a whole record of the
+    /// hot rollback journal beside the database: the journal was written for another file or
+    /// key, and the database itself is intact.
+    public let isForeignJournal: Bool
 
     /// Why a database and the keys given to it do not go together.
     public enum KeyProblem: Sendable, Equatable {
@@ -33,7 +37,8 @@ public struct DatabaseError: Error, Sendable, Equatable {
 
     /// An error with SQLite's extended result code and message, and the SQL and file it concerns.
     public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil, failedPage: Int? = nil,
-                keyProblem: KeyProblem? = nil) {
+                keyProblem: KeyProblem? = nil, isForeignJournal: Bool = false) {
+        self.isForeignJournal = isForeignJournal
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
@@ -78,6 +83,16 @@ public struct DatabaseError: Error, Sendable, Equatable {
                              sql: sql, path: path, failedPage: page)
     }
 
+    /// The error for a hot rollback journal whose records hold together but whose pages do
+    /// not authenticate: it belongs to another file or key. Rolling it back would write
+    /// pages the database cannot read, so nothing is rolled back and the journal is named.
+    static func foreignJournal(page: Int, extendedCode: Int32, sql: String?, path: String?) -> DatabaseError {
+        DatabaseError(extendedCode: extendedCode,
+                      message: "the rollback journal beside the database was not written for it (its record of page \(page) "
+                        + "does not authenticate under this key): the database is intact; move the journal away to open it",
+                      sql: sql, path: path, failedPage: page, isForeignJournal: true)
+    }
+
     /// True when the file is not a database or is damaged (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
     public var isNotADatabase: Bool { code == SQLITE_NOTADB || code == SQLITE_CORRUPT }
     /// True when a write was refused because the database is read-only.
@@ -113,7 +128,9 @@ public struct DatabaseError: Error, Sendable, Equatable {
         let ext = handle.map { sqlite3_extended_errcode($0) } ?? code
         // An encrypted database's VFS remembers the page that failed authentication.
         if let handle, [SQLITE_NOTADB, SQLITE_IOERR, SQLITE_CORRUPT].contains(code & 0xFF) {
+            let inJournal = dc_cipher_failed_in_journal(handle) != 0
             let page = Int(dc_cipher_failed_page(handle))
+            if page > 0, inJournal { return foreignJournal(page: page, extendedCode: code, sql: sql, path: path) }
             if page > 0 { return failedAuthentication(page: page, extendedCode: code, sql: sql, path: path) }
         }
         // A handle's last error may be stale when the code came from elsewhere (or the
@@ -133,6 +150,10 @@ extension DatabaseError: CustomStringConvertible {
         var text: String
         if keyProblem != nil, let path {
             text = "\(path): \(message)"
+        } else if isForeignJournal, let path {
+            // Named in full, unlike SQLite's text: the user is to move that very file.
+            text = "the rollback journal beside \(path) was not written for it (its record of page \(failedPage ?? 0) "
+                + "does not authenticate under this key): the database is intact; move \(path)-journal away to open it"
         } else if isNotADatabase, let path {
             text = "\(path) is not a SQLite database or is damaged (\(message))"
         } else if isReadOnly, let path {
