@@ -7,10 +7,14 @@
  *   [s, P-R)       AES-256-CBC ciphertext of the same bytes of the plaintext page
  *                  (s = 16 on page 1, 0 elsewhere; no padding, the span is whole blocks)
  *   [P-R, P-R+16)  the IV, fresh from the CSPRNG on every write
- *   [P-R+16, +H)   HMAC(hmac key, ciphertext || IV || page number as 4 little-endian bytes)
+ *   [P-R+16, +H)   HMAC(hmac key, ciphertext || IV || page number as 4 bytes, little-endian
+ *                  unless the settings say otherwise); absent when the settings turn HMAC off
  *   the rest       random filler up to the reserve
- * Keys: the AES key is PBKDF2(passphrase, salt, iterations) or the raw key; the HMAC key is
- * PBKDF2(AES key, salt XOR 0x3a, 2 iterations), both with the format's digest.
+ * Keys: the AES key is PBKDF2(passphrase, salt, kdf_iter) or the raw key; the HMAC key is
+ * PBKDF2(AES key, salt XOR the salt mask (0x3a), 2 iterations), both with the KDF digest.
+ * With a plaintext header of N bytes, page 1's first N bytes are SQLite's own, stored in the
+ * clear, encryption starts at N, and the salt is not in the file: the settings give it.
+ * Every one of these is a setting (dc_cipher_settings), as SQLCipher's pragmas set them.
  */
 #include "CPageCipher.h"
 
@@ -33,31 +37,79 @@
 #define DC_WAL_FRAME_HEADER 24
 #define DC_KEY_CACHE_SIZE 32
 
-/* ---- Formats ---------------------------------------------------------------------- */
+/* ---- Settings ---------------------------------------------------------------------- */
 
 typedef struct Format {
-    int page_size, reserve, hmac_len, kdf_iter;
-    const EVP_MD *(*digest)(void);
+    int page_size, reserve, hmac_len, kdf_iter, use_hmac, hmac_pgno, salt_mask, plaintext_header;
+    int kdf_algorithm, hmac_algorithm;
+    const EVP_MD *(*kdf_digest)(void);
+    const EVP_MD *(*hmac_digest)(void);
+    int has_salt;
+    unsigned char salt[DC_SALT_LEN];
 } Format;
 
-static int format_for(int format, Format *out) {
-    switch (format) {
-    case DC_CIPHER_FORMAT_SQLCIPHER4:
-        *out = (Format){4096, 80, 64, 256000, EVP_sha512};
-        return 1;
-    case DC_CIPHER_FORMAT_SQLCIPHER3:
-        /* IV + HMAC-SHA1 (36 bytes) rounded up to the AES block. */
-        *out = (Format){1024, 48, 20, 64000, EVP_sha1};
-        return 1;
-    default:
-        return 0;
+static const EVP_MD *(*digest_for(int algorithm))(void) {
+    switch (algorithm) {
+    case DC_CIPHER_SHA1: return EVP_sha1;
+    case DC_CIPHER_SHA256: return EVP_sha256;
+    case DC_CIPHER_SHA512: return EVP_sha512;
+    default: return NULL;
     }
+}
+
+void dc_cipher_settings_for_version(int version, dc_cipher_settings *out) {
+    memset(out, 0, sizeof *out);
+    out->hmac_pgno = DC_CIPHER_PGNO_LE;
+    out->hmac_salt_mask = 0x3a;
+    out->use_hmac = 1;
+    switch (version) {
+    case 1: out->use_hmac = 0; /* fall through: version 2 with no HMAC */
+    case 2: out->page_size = 1024; out->kdf_iter = 4000; out->kdf_algorithm = out->hmac_algorithm = DC_CIPHER_SHA1; break;
+    case 3: out->page_size = 1024; out->kdf_iter = 64000; out->kdf_algorithm = out->hmac_algorithm = DC_CIPHER_SHA1; break;
+    default: out->page_size = 4096; out->kdf_iter = 256000; out->kdf_algorithm = out->hmac_algorithm = DC_CIPHER_SHA512; break;
+    }
+}
+
+/* Checks `in` and fills `out`; 0 when a setting is out of range (as SQLCipher refuses it). */
+static int format_for(const dc_cipher_settings *in, Format *out) {
+    if (!in) return 0;
+    int pg = in->page_size;
+    if (pg < 512 || pg > 65536 || (pg & (pg - 1)) != 0) return 0;
+    if (in->kdf_iter < 1 || in->hmac_pgno < DC_CIPHER_PGNO_LE || in->hmac_pgno > DC_CIPHER_PGNO_NATIVE) return 0;
+    if (in->hmac_salt_mask < 0 || in->hmac_salt_mask > 255) return 0;
+    const EVP_MD *(*kdf)(void) = digest_for(in->kdf_algorithm);
+    const EVP_MD *(*hmac)(void) = digest_for(in->hmac_algorithm);
+    if (!kdf || !hmac) return 0;
+    memset(out, 0, sizeof *out);
+    out->page_size = pg;
+    out->kdf_iter = in->kdf_iter;
+    out->use_hmac = in->use_hmac ? 1 : 0;
+    out->hmac_pgno = in->hmac_pgno;
+    out->salt_mask = in->hmac_salt_mask;
+    out->kdf_algorithm = in->kdf_algorithm;
+    out->hmac_algorithm = in->hmac_algorithm;
+    out->kdf_digest = kdf;
+    out->hmac_digest = hmac;
+    out->hmac_len = out->use_hmac ? EVP_MD_get_size(hmac()) : 0;
+    /* The IV and the HMAC, rounded up to the AES block, as SQLCipher reserves them. */
+    out->reserve = (DC_IV_LEN + out->hmac_len + 15) / 16 * 16;
+    if (pg - out->reserve < 480) return 0; /* SQLite's least usable page */
+    int phs = in->plaintext_header_size;
+    if (phs < 0 || phs % 16 != 0 || phs > pg - out->reserve) return 0;
+    out->plaintext_header = phs;
+    out->has_salt = in->has_salt ? 1 : 0;
+    memcpy(out->salt, in->salt, DC_SALT_LEN);
+    return 1;
+}
+
+/* Where page 1's encrypted span starts: after the salt, or after the plaintext header. */
+static int page1_start(const Format *f) {
+    return f->plaintext_header ? f->plaintext_header : DC_SALT_LEN;
 }
 
 /* ---- Keys: one codec per open main database, shared with its journal and WAL ------ */
 
 typedef struct Codec {
-    int format;
     Format f;
     unsigned char *secret;
     int secret_len;
@@ -94,7 +146,10 @@ static _Thread_local int kdf_count; /* per thread, so tests running in parallel 
 static _Thread_local long wal_chain_walk_frames; /* frames read to rebuild a WAL's checksum chain */
 
 static int cache_id(const Codec *c, unsigned char id[32]) {
-    unsigned char head[3] = {(unsigned char)c->format, (unsigned char)c->is_raw, 0};
+    /* Everything both derivations read: the digest, iterations, salt mask and secret. */
+    unsigned char head[12] = {(unsigned char)c->f.kdf_algorithm, (unsigned char)c->is_raw, (unsigned char)c->f.salt_mask, 0,
+                              (unsigned char)(c->f.kdf_iter >> 24), (unsigned char)(c->f.kdf_iter >> 16),
+                              (unsigned char)(c->f.kdf_iter >> 8), (unsigned char)c->f.kdf_iter, 0, 0, 0, 0};
     unsigned int len = 0;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     if (!ctx) return 0;
@@ -124,7 +179,7 @@ static int codec_derive(Codec *c) {
     }
     pthread_mutex_unlock(&cache_lock);
 
-    const EVP_MD *md = c->f.digest();
+    const EVP_MD *md = c->f.kdf_digest();
     if (c->is_raw) {
         memcpy(c->enc_key, c->secret, DC_KEY_LEN);
     } else {
@@ -133,7 +188,7 @@ static int codec_derive(Codec *c) {
         kdf_count++;
     }
     unsigned char hmac_salt[DC_SALT_LEN];
-    for (int i = 0; i < DC_SALT_LEN; i++) hmac_salt[i] = c->salt[i] ^ 0x3a;
+    for (int i = 0; i < DC_SALT_LEN; i++) hmac_salt[i] = c->salt[i] ^ (unsigned char)c->f.salt_mask;
     if (!PKCS5_PBKDF2_HMAC((const char *)c->enc_key, DC_KEY_LEN, hmac_salt, DC_SALT_LEN, 2, md,
                            DC_KEY_LEN, c->hmac_key)) return 0;
 
@@ -153,12 +208,14 @@ static int codec_derive(Codec *c) {
 /* Makes sure the codec has keys: for a file without a salt yet, a new random one. */
 static int codec_ready_for_write(Codec *c) {
     if (c->keys_ready) return 1;
+    if (c->f.has_salt) { memcpy(c->salt, c->f.salt, DC_SALT_LEN); return codec_derive(c); }
     if (RAND_bytes(c->salt, DC_SALT_LEN) != 1) return 0;
     return codec_derive(c);
 }
 
 /* Adopts the salt found at the start of page 1, when the codec had none from the file. */
 static int codec_adopt_salt(Codec *c, const unsigned char *salt) {
+    if (c->f.has_salt || c->f.plaintext_header) return c->keys_ready; /* the salt is not in the file */
     if (c->keys_ready && (c->salt_from_file || memcmp(c->salt, salt, DC_SALT_LEN) == 0)) return 1;
     memcpy(c->salt, salt, DC_SALT_LEN);
     c->salt_from_file = 1;
@@ -194,7 +251,7 @@ static int mac_begin(Codec *c) {
     if (c->mac_gen == c->key_gen) return EVP_MAC_init(c->mac, NULL, 0, NULL);
     c->mac_gen = 0;
     OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)EVP_MD_get0_name(c->f.digest()), 0),
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)EVP_MD_get0_name(c->f.hmac_digest()), 0),
         OSSL_PARAM_construct_end(),
     };
     if (!EVP_MAC_init(c->mac, c->hmac_key, DC_KEY_LEN, params)) return 0;
@@ -208,10 +265,19 @@ static int page_hmac(Codec *c, unsigned char *page, unsigned int pgno, int start
      * own slot of this scratch copy) so the input is one contiguous span. */
     int pg = c->f.page_size, rs = c->f.reserve;
     unsigned char *tail = page + pg - rs + DC_IV_LEN;
-    tail[0] = (unsigned char)pgno;
-    tail[1] = (unsigned char)(pgno >> 8);
-    tail[2] = (unsigned char)(pgno >> 16);
-    tail[3] = (unsigned char)(pgno >> 24);
+    if (c->f.hmac_pgno == DC_CIPHER_PGNO_BE) {
+        tail[0] = (unsigned char)(pgno >> 24);
+        tail[1] = (unsigned char)(pgno >> 16);
+        tail[2] = (unsigned char)(pgno >> 8);
+        tail[3] = (unsigned char)pgno;
+    } else if (c->f.hmac_pgno == DC_CIPHER_PGNO_NATIVE) {
+        memcpy(tail, &pgno, 4);
+    } else {
+        tail[0] = (unsigned char)pgno;
+        tail[1] = (unsigned char)(pgno >> 8);
+        tail[2] = (unsigned char)(pgno >> 16);
+        tail[3] = (unsigned char)(pgno >> 24);
+    }
     size_t len = 0;
     size_t n = (size_t)(pg - rs - start + DC_IV_LEN + 4);
     if (!mac_begin(c) || !EVP_MAC_update(c->mac, page + start, n) || !EVP_MAC_final(c->mac, out, &len, DC_MAX_HMAC))
@@ -244,19 +310,31 @@ static int aes_cbc(Codec *c, int encrypt, const unsigned char *iv, const unsigne
  * Returns 1 when the page is authentic. */
 static int page_decrypt(Codec *c, unsigned int pgno,
                         unsigned char *disk, unsigned char *out) {
-    int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? DC_SALT_LEN : 0;
+    int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? page1_start(&c->f) : 0;
     if (pgno == 1 && !codec_adopt_salt(c, disk)) return 0;
     if (!c->keys_ready) return 0;
-    unsigned char stored[DC_MAX_HMAC], computed[DC_MAX_HMAC];
-    unsigned char *mac = disk + pg - rs + DC_IV_LEN;
-    memcpy(stored, mac, (size_t)c->f.hmac_len);
-    int ok = page_hmac(c, disk, pgno, start, computed)
-        && CRYPTO_memcmp(stored, computed, (size_t)c->f.hmac_len) == 0;
-    memcpy(mac, stored, (size_t)c->f.hmac_len);
-    if (!ok) return 0;
-    if (!aes_cbc(c, 0, disk + pg - rs, disk + start, pg - rs - start, out + start))
+    if (c->f.use_hmac) {
+        unsigned char stored[DC_MAX_HMAC], computed[DC_MAX_HMAC];
+        unsigned char *mac = disk + pg - rs + DC_IV_LEN;
+        memcpy(stored, mac, (size_t)c->f.hmac_len);
+        int ok = page_hmac(c, disk, pgno, start, computed)
+            && CRYPTO_memcmp(stored, computed, (size_t)c->f.hmac_len) == 0;
+        memcpy(mac, stored, (size_t)c->f.hmac_len);
+        if (!ok) return 0;
+    }
+    if (start < pg - rs && !aes_cbc(c, 0, disk + pg - rs, disk + start, pg - rs - start, out + start))
         return 0;
-    if (pgno == 1) memcpy(out, "SQLite format 3", 16);
+    if (pgno == 1) {
+        if (c->f.plaintext_header) memcpy(out, disk, (size_t)c->f.plaintext_header);
+        else memcpy(out, "SQLite format 3", 16);
+        /* Without an HMAC nothing authenticates a page: page 1 must at least decrypt into
+         * SQLite's header for this page size, or the key is wrong (as SQLCipher 1 finds it). */
+        if (!c->f.use_hmac) {
+            int size = (out[16] << 8) | out[17];
+            if (size == 1) size = 65536;
+            if (size != pg || out[21] != 64 || out[22] != 32 || out[23] != 32) return 0;
+        }
+    }
     /* SQLite never writes its reserve, and zeroes new pages: handing it zeros keeps what it
      * checksums (WAL frames, journal records) equal to what it wrote. */
     memset(out + pg - rs, 0, (size_t)rs);
@@ -266,7 +344,7 @@ static int page_decrypt(Codec *c, unsigned int pgno,
 /* Encrypts SQLite's page `in` into the file page `out`. Returns 1 on success. */
 static int page_encrypt(Codec *c, unsigned int pgno,
                         const unsigned char *in, unsigned char *out) {
-    int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? DC_SALT_LEN : 0;
+    int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? page1_start(&c->f) : 0;
     if (pgno == 1) {
         /* SQLite must lay pages out with this format's size and at least its reserve, or
          * the IV and HMAC would overwrite its data. (A larger reserve is fine, and occurs:
@@ -276,10 +354,12 @@ static int page_encrypt(Codec *c, unsigned int pgno,
         if (size != pg || in[20] < rs) return 0;
     }
     if (!codec_ready_for_write(c)) return 0;
-    if (pgno == 1) memcpy(out, c->salt, DC_SALT_LEN);
+    if (pgno == 1 && c->f.plaintext_header) memcpy(out, in, (size_t)c->f.plaintext_header);
+    else if (pgno == 1) memcpy(out, c->salt, DC_SALT_LEN);
     unsigned char *iv = out + pg - rs;
     if (RAND_bytes(iv, rs) != 1) return 0; /* the IV, and filler for the rest */
-    if (!aes_cbc(c, 1, iv, in + start, pg - rs - start, out + start)) return 0;
+    if (start < pg - rs && !aes_cbc(c, 1, iv, in + start, pg - rs - start, out + start)) return 0;
+    if (!c->f.use_hmac) return 1;
     unsigned char mac[DC_MAX_HMAC];
     unsigned char filler[4];
     memcpy(filler, iv + DC_IV_LEN, 4);
@@ -321,7 +401,7 @@ typedef struct CipherFile {
 #define DC_FILE_SIZE ((sizeof(CipherFile) + 15) & ~(size_t)15)
 
 typedef struct PendingKey {
-    int format;
+    const Format *format;
     const void *secret;
     int secret_len;
     int is_raw;
@@ -889,8 +969,7 @@ static int c_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, i
         if (!key) return SQLITE_CANTOPEN; /* opened by name without a key: refuse */
         codec = calloc(1, sizeof *codec);
         if (!codec) return SQLITE_NOMEM;
-        codec->format = key->format;
-        format_for(key->format, &codec->f);
+        codec->f = *key->format;
         codec->is_raw = key->is_raw;
         codec->secret_len = key->secret_len;
         codec->secret = malloc((size_t)key->secret_len);
@@ -931,7 +1010,14 @@ static int c_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, i
         sqlite3_int64 size = 0;
         rc = f->real->pMethods->xFileSize(f->real, &size);
         if (rc == SQLITE_OK && size >= DC_SALT_LEN) {
-            rc = f->real->pMethods->xRead(f->real, codec->salt, DC_SALT_LEN, 0);
+            if (codec->f.has_salt) {
+                memcpy(codec->salt, codec->f.salt, DC_SALT_LEN);
+            } else if (codec->f.plaintext_header) {
+                rc = SQLITE_NOTADB; /* its salt is not in the file, and none was given */
+                codec->failed_page = 1;
+            } else {
+                rc = f->real->pMethods->xRead(f->real, codec->salt, DC_SALT_LEN, 0);
+            }
             if (rc == SQLITE_OK) {
                 codec->salt_from_file = 1;
                 if (!codec_derive(codec)) rc = SQLITE_NOMEM;
@@ -976,15 +1062,15 @@ static void register_vfs(void) {
 }
 
 int dc_cipher_open(const char *filename, sqlite3 **db, int flags,
-                   const void *secret, int secret_len, int is_raw_key, int format) {
+                   const void *secret, int secret_len, int is_raw_key, const dc_cipher_settings *settings) {
     *db = NULL;
     Format f;
-    if (!format_for(format, &f) || !secret || secret_len <= 0) return SQLITE_MISUSE;
+    if (!format_for(settings, &f) || !secret || secret_len <= 0) return SQLITE_MISUSE;
     if (is_raw_key && secret_len != DC_KEY_LEN) return SQLITE_MISUSE;
     pthread_once(&register_once, register_vfs);
     if (register_rc != SQLITE_OK) return register_rc;
 
-    PendingKey key = {format, secret, secret_len, is_raw_key ? 1 : 0};
+    PendingKey key = {&f, secret, secret_len, is_raw_key ? 1 : 0};
     pending_key = &key;
     int rc = sqlite3_open_v2(filename, db, flags, DC_VFS_NAME);
     pending_key = NULL;
@@ -1054,9 +1140,9 @@ static char *uri_for_path(const char *path) {
 }
 
 int dc_cipher_attach(sqlite3 *db, const char *filename, const char *schema,
-                     const void *secret, int secret_len, int is_raw_key, int format) {
+                     const void *secret, int secret_len, int is_raw_key, const dc_cipher_settings *settings) {
     Format f;
-    if (!db || !filename || !schema || !format_for(format, &f) || !secret || secret_len <= 0) return SQLITE_MISUSE;
+    if (!db || !filename || !schema || !format_for(settings, &f) || !secret || secret_len <= 0) return SQLITE_MISUSE;
     if (is_raw_key && secret_len != DC_KEY_LEN) return SQLITE_MISUSE;
     /* The schema name is put in SQL text: letters, digits and '_' only. */
     if (!*schema || strlen(schema) > 64) return SQLITE_MISUSE;
@@ -1075,7 +1161,7 @@ int dc_cipher_attach(sqlite3 *db, const char *filename, const char *schema,
     int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_bind_text(stmt, 1, uri, -1, SQLITE_TRANSIENT);
     if (rc == SQLITE_OK) {
-        PendingKey key = {format, secret, secret_len, is_raw_key ? 1 : 0};
+        PendingKey key = {&f, secret, secret_len, is_raw_key ? 1 : 0};
         pending_key = &key;
         rc = sqlite3_step(stmt);
         pending_key = NULL;
@@ -1106,4 +1192,46 @@ int dc_cipher_attach(sqlite3 *db, const char *filename, const char *schema,
 int dc_no_checkpoint_on_close(sqlite3 *db) {
     /* sqlite3_db_config is variadic, which Swift cannot call. */
     return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
+}
+
+int dc_cipher_detect(const char *filename, const void *secret, int secret_len, int is_raw_key,
+                     const dc_cipher_settings *candidates, int count) {
+    if (!filename || !secret || secret_len <= 0 || !candidates || count < 0) return -2;
+    if (is_raw_key && secret_len != DC_KEY_LEN) return -2;
+    FILE *file = fopen(filename, "rb");
+    if (!file) return -2;
+    unsigned char *head = malloc(65536);
+    unsigned char *scratch = malloc(65536);
+    unsigned char *plain = malloc(65536);
+    size_t have = head ? fread(head, 1, 65536, file) : 0;
+    fclose(file);
+    int found = -1;
+    Codec *c = calloc(1, sizeof *c);
+    if (c && head && scratch && plain) {
+        c->secret = malloc((size_t)secret_len);
+        if (c->secret) {
+            memcpy(c->secret, secret, (size_t)secret_len);
+            c->secret_len = secret_len;
+            c->is_raw = is_raw_key ? 1 : 0;
+            for (int i = 0; i < count && found < 0; i++) {
+                Format f;
+                if (!format_for(&candidates[i], &f) || have < (size_t)f.page_size) continue;
+                if (f.plaintext_header && !f.has_salt) continue; /* no salt to derive with */
+                c->f = f;
+                c->keys_ready = 0;
+                c->salt_from_file = 0;
+                memcpy(c->salt, f.has_salt ? f.salt : head, DC_SALT_LEN);
+                if (f.has_salt || f.plaintext_header) c->salt_from_file = 1;
+                if (!codec_derive(c)) continue;
+                memcpy(scratch, head, (size_t)f.page_size);
+                if (page_decrypt(c, 1, scratch, plain)) found = i;
+            }
+            OPENSSL_cleanse(plain, 65536);
+        }
+    }
+    codec_free(c);
+    free(head);
+    free(scratch);
+    free(plain);
+    return found;
 }

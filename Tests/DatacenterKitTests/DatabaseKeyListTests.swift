@@ -38,7 +38,10 @@ import Testing
         let list = try DatabaseKeyList(sqlcipherKeys: ["wrong one", "wrong two"])
         let error = #expect(throws: DatabaseError.self) { try list.open(path: path) }
         #expect(error?.keyProblem == .wrongKey)
-        #expect(error?.description.contains("none of the 4 keys and formats") == true)
+        // It says what was tried (for each of the 2 keys) and what to give.
+        #expect(error?.description.contains("none of the 2 keys, tried SQLCipher 4, 3, 2 and 1 settings and page sizes 512–65536") == true,
+                "\(String(describing: error))")
+        #expect(error?.description.contains("give it with --db-cipher") == true)
         #expect(error?.description.contains(path) == true)
     }
 

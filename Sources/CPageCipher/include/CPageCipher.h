@@ -16,10 +16,39 @@
 extern "C" {
 #endif
 
-/** SQLCipher 4's settings: 4096-byte pages, HMAC-SHA512, PBKDF2-HMAC-SHA512 x 256,000. */
-#define DC_CIPHER_FORMAT_SQLCIPHER4 4
-/** SQLCipher 3's settings: 1024-byte pages, HMAC-SHA1, PBKDF2-HMAC-SHA1 x 64,000. */
-#define DC_CIPHER_FORMAT_SQLCIPHER3 3
+/** Digests for the KDF and the HMAC (cipher_kdf_algorithm, cipher_hmac_algorithm). */
+#define DC_CIPHER_SHA1 1
+#define DC_CIPHER_SHA256 2
+#define DC_CIPHER_SHA512 3
+
+/** The byte order of the page number in each page's HMAC (cipher_hmac_pgno). */
+#define DC_CIPHER_PGNO_LE 0
+#define DC_CIPHER_PGNO_BE 1
+#define DC_CIPHER_PGNO_NATIVE 2
+
+/**
+ * A file's SQLCipher settings, one field per pragma an app may set: cipher_page_size
+ * (512-65536, a power of 2), kdf_iter, cipher_kdf_algorithm, cipher_hmac_algorithm,
+ * cipher_use_hmac, cipher_hmac_pgno, cipher_hmac_salt_mask, cipher_plaintext_header_size
+ * (a multiple of 16; page 1's first bytes stay SQLite's own, in the clear) and cipher_salt
+ * (`has_salt`: the 16-byte KDF salt given, not read from the file; needed with a plaintext
+ * header, and given with a raw key as x'<key><salt>').
+ */
+typedef struct dc_cipher_settings {
+    int page_size;
+    int kdf_iter;
+    int kdf_algorithm;
+    int hmac_algorithm;
+    int use_hmac;
+    int hmac_pgno;
+    int hmac_salt_mask;
+    int plaintext_header_size;
+    int has_salt;
+    unsigned char salt[16];
+} dc_cipher_settings;
+
+/** Fills `out` with the defaults of SQLCipher `version` (1 to 4; cipher_compatibility). */
+void dc_cipher_settings_for_version(int version, dc_cipher_settings *out);
 
 /** The file-control opcode answering the last page that failed authentication (int *). */
 #define DC_CIPHER_FCNTL_FAILED_PAGE 0x44430001
@@ -27,13 +56,25 @@ extern "C" {
 /**
  * Opens `filename` (as sqlite3_open_v2 does, `flags` included) through the cipher VFS,
  * keyed by `secret`: a passphrase (run through PBKDF2 with the file's salt) or, when
- * `is_raw_key` is non-zero, the 32-byte AES key itself. A new database gets the format's
- * page size and reserve. Derived keys are cached per process, keyed by secret, salt and
- * format, so a second open of the same file does not pay the KDF again.
- * Returns an SQLite result code; `*db` is set as sqlite3_open_v2 sets it.
+ * `is_raw_key` is non-zero, the 32-byte AES key itself, read and written with `settings`. A
+ * new database gets the settings' page size and reserve. Derived keys are cached per
+ * process, keyed by everything the derivation reads (secret, salt, KDF digest, iterations,
+ * salt mask), so a second open of the same file does not pay the KDF again.
+ * Returns an SQLite result code (SQLITE_MISUSE for settings out of range); `*db` is set as
+ * sqlite3_open_v2 sets it.
  */
 int dc_cipher_open(const char *filename, sqlite3 **db, int flags,
-                   const void *secret, int secret_len, int is_raw_key, int format);
+                   const void *secret, int secret_len, int is_raw_key, const dc_cipher_settings *settings);
+
+/**
+ * Which of `candidates` (tried in order) authenticates page 1 of the encrypted file
+ * `filename` under `secret`: its index, -1 when none does, -2 when the file cannot be read.
+ * Nothing is written. Each distinct key derivation is done once (and cached as for
+ * dc_cipher_open), so candidates that differ only in page size, HMAC digest or page-number
+ * order cost an HMAC each. A candidate with a plaintext header and no salt is skipped.
+ */
+int dc_cipher_detect(const char *filename, const void *secret, int secret_len, int is_raw_key,
+                     const dc_cipher_settings *candidates, int count);
 
 /** The file-control opcode answering whether that page failed in a whole record of a hot
  * rollback journal (int *): a journal written for another file or key. */
@@ -71,7 +112,7 @@ long dc_cipher_wal_chain_walk_frames(void);
  * opened with SQLITE_OPEN_URI. Returns an SQLite result code.
  */
 int dc_cipher_attach(sqlite3 *db, const char *filename, const char *schema,
-                     const void *secret, int secret_len, int is_raw_key, int format);
+                     const void *secret, int secret_len, int is_raw_key, const dc_cipher_settings *settings);
 
 /**
  * Stops `db` from checkpointing its WAL into the database file when it closes

@@ -5,7 +5,7 @@
 /// `description` never shows the secret.
 public struct DatabaseKey: Sendable, Equatable, CustomStringConvertible {
     /// What the pages' keys come from.
-    public enum Secret: Sendable, Equatable {
+    public enum Secret: Sendable, Hashable {
         /// A passphrase, stretched with PBKDF2 and the file's salt (the slow, safe path).
         case passphrase(String)
         /// The 32-byte AES key itself: no key derivation (SQLCipher's `x'…'` keys).
@@ -14,41 +14,68 @@ public struct DatabaseKey: Sendable, Equatable, CustomStringConvertible {
 
     /// What the pages' keys come from.
     public let secret: Secret
-    /// The SQLCipher format of the file.
-    public let format: DatabaseCipherFormat
+    /// Every SQLCipher setting the file is read and written with.
+    public let settings: DatabaseCipherSettings
+
+    /// The named SQLCipher format closest to `settings`: SQLCipher 3 for its defaults, else
+    /// SQLCipher 4 (what an encrypted root records; custom settings show in `settings`).
+    public var format: DatabaseCipherFormat { settings.compatibilityVersion == 3 ? .sqlcipher3 : .sqlcipher4 }
 
     /// A passphrase key. An empty passphrase is refused: SQLCipher reads it as "no key".
     public static func passphrase(_ passphrase: String, format: DatabaseCipherFormat = .sqlcipher4) throws -> DatabaseKey {
+        try .passphrase(passphrase, settings: DatabaseCipherSettings(format: format))
+    }
+
+    /// A passphrase key read and written with `settings`.
+    public static func passphrase(_ passphrase: String, settings: DatabaseCipherSettings) throws -> DatabaseKey {
         guard !passphrase.isEmpty else { throw CryptError.invalidKey("a database passphrase cannot be empty") }
-        return DatabaseKey(secret: .passphrase(passphrase), format: format)
+        return try DatabaseKey(secret: .passphrase(passphrase), settings: settings)
     }
 
     /// A raw 32-byte key.
     public static func raw(_ bytes: [UInt8], format: DatabaseCipherFormat = .sqlcipher4) throws -> DatabaseKey {
+        try .raw(bytes, settings: DatabaseCipherSettings(format: format))
+    }
+
+    /// A raw 32-byte key read and written with `settings` (which may carry the salt).
+    public static func raw(_ bytes: [UInt8], settings: DatabaseCipherSettings) throws -> DatabaseKey {
         guard bytes.count == 32 else {
             throw CryptError.invalidKey("a raw database key is 32 bytes, got \(bytes.count)")
         }
-        return DatabaseKey(secret: .raw(bytes), format: format)
+        return try DatabaseKey(secret: .raw(bytes), settings: settings)
     }
 
     /// Reads a key as SQLCipher's `PRAGMA key` does: `x'<64 hex digits>'` is a raw key,
-    /// anything else a passphrase.
+    /// `x'<96 hex digits>'` a raw key and its salt, anything else a passphrase.
     public init(sqlcipherKey text: String, format: DatabaseCipherFormat = .sqlcipher4) throws {
+        try self.init(sqlcipherKey: text, settings: DatabaseCipherSettings(format: format))
+    }
+
+    /// Reads a key as SQLCipher's `PRAGMA key` does, with `settings`.
+    public init(sqlcipherKey text: String, settings: DatabaseCipherSettings) throws {
         let lower = text.lowercased()
         if lower.hasPrefix("x'") && lower.hasSuffix("'") && text.count >= 3 {
             let hex = String(text.dropFirst(2).dropLast())
-            guard hex.count == 64, let bytes = EncryptionKey.hexBytes(hex) else {
-                throw CryptError.invalidKey("a raw database key is x'…' around 64 hex digits")
+            guard hex.count == 64 || hex.count == 96, let bytes = EncryptionKey.hexBytes(hex) else {
+                throw CryptError.invalidKey("a raw database key is x'…' around 64 hex digits (or 96: the key, then its salt)")
             }
-            self = try DatabaseKey.raw(bytes, format: format)
+            var settings = settings
+            if bytes.count == 48 { settings.salt = Array(bytes[32...]) }
+            self = try DatabaseKey.raw(Array(bytes[..<32]), settings: settings)
         } else {
-            self = try DatabaseKey.passphrase(text, format: format)
+            self = try DatabaseKey.passphrase(text, settings: settings)
         }
     }
 
-    private init(secret: Secret, format: DatabaseCipherFormat) {
+    private init(secret: Secret, settings: DatabaseCipherSettings) throws {
+        if let problem = settings.problem { throw CryptError.invalidKey(problem) }
         self.secret = secret
-        self.format = format
+        self.settings = settings
+    }
+
+    /// The same secret with other settings.
+    public func with(settings: DatabaseCipherSettings) throws -> DatabaseKey {
+        try DatabaseKey(secret: secret, settings: settings)
     }
 
     /// The secret's bytes as the page cipher takes them, and whether they are a raw key.
@@ -62,8 +89,8 @@ public struct DatabaseKey: Sendable, Equatable, CustomStringConvertible {
     /// Names the kind of key and format, never the secret.
     public var description: String {
         switch secret {
-        case .passphrase: return "DatabaseKey(passphrase, \(format))"
-        case .raw: return "DatabaseKey(raw key, \(format))"
+        case .passphrase: return "DatabaseKey(passphrase, \(settings))"
+        case .raw: return "DatabaseKey(raw key, \(settings))"
         }
     }
 }

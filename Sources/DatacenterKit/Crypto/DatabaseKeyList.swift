@@ -1,3 +1,4 @@
+import CPageCipher
 import CSQLite
 import Foundation
 
@@ -52,19 +53,21 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
         do { kind = try DatabaseFileKind.of(path: path) } catch let error as FileAccessError {
             throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: error.reason, path: path)
         }
+        let plaintextHeader = kind == .plain && DatabaseFileKind.looksEncryptedWithPlaintextHeader(path: path)
         guard let newest else {
             do {
                 return (try Database(path: path, mode: mode, busyTimeout: busyTimeout), nil)
-            } catch let error as DatabaseError where kind == .encryptedOrNotADatabase && error.isNotADatabase {
+            } catch let error as DatabaseError where (kind == .encryptedOrNotADatabase || plaintextHeader) && error.isNotADatabase {
                 throw DatabaseError.missingKey(path: path)
             }
         }
         switch kind {
         case .missing, .empty:
             return (try Database(path: path, key: newest, mode: mode, busyTimeout: busyTimeout), newest)
-        case .plain:
+        case .plain where !plaintextHeader:
             throw DatabaseError.notEncrypted(path: path)
-        case .encryptedOrNotADatabase:
+        case .plain, .encryptedOrNotADatabase:
+            // Every key with the settings it was given first (the common case pays nothing more).
             for key in keys {
                 do {
                     return (try Database(path: path, key: key, mode: mode, busyTimeout: busyTimeout), key)
@@ -72,8 +75,48 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
                     continue
                 }
             }
-            throw DatabaseError.wrongKeyOrNotEncrypted(path: path, keysTried: keys.count)
+            // Then detection: what real files use, for each distinct secret.
+            if let found = try detect(path: path, plaintextHeader: plaintextHeader) {
+                return (try Database(path: path, key: found, mode: mode, busyTimeout: busyTimeout), found)
+            }
+            if plaintextHeader, !keys.contains(where: { $0.settings.salt != nil }) {
+                throw DatabaseError(extendedCode: SQLITE_NOTADB,
+                                    message: "encrypted with a plaintext header (cipher_plaintext_header_size): its salt is not in the file; "
+                                        + "give it with --db-cipher cipher_salt=x'<32 hex digits>', or a raw key with its salt (x'<96 hex digits>')",
+                                    path: path, failedPage: 1, keyProblem: .wrongKey)
+            }
+            throw DatabaseError(extendedCode: SQLITE_NOTADB, message: DatabaseKeyList.detectionFailure(keysTried: Set(keys.map(\.secret)).count),
+                                path: path, failedPage: 1, keyProblem: .wrongKey)
         }
+    }
+
+    /// Tries, for each distinct secret in order, the settings real files use
+    /// (`DatabaseCipherSettings.detectionCandidates`) against page 1, each distinct key
+    /// derivation once; returns the key with the settings that authenticate it, or nil.
+    func detect(path: String, plaintextHeader: Bool = false) throws -> DatabaseKey? {
+        var seen = Set<DatabaseKey.Secret>()
+        for key in keys where seen.insert(key.secret).inserted {
+            // Settings given by name (not a version's defaults) shape every candidate.
+            let base = keys.first { $0.secret == key.secret && $0.settings.compatibilityVersion == nil }?.settings
+                ?? (key.settings.salt != nil ? key.settings : nil)
+            let tried = Set(keys.filter { $0.secret == key.secret }.map(\.settings))
+            let candidates = DatabaseCipherSettings.detectionCandidates(base: base, plaintextHeader: plaintextHeader)
+                .filter { !tried.contains($0) }
+            let c = candidates.map(\.cValue)
+            let (secret, isRaw) = key.material
+            let index = c.withUnsafeBufferPointer { buffer in
+                dc_cipher_detect(path, secret, Int32(secret.count), isRaw ? 1 : 0, buffer.baseAddress, Int32(buffer.count))
+            }
+            if index >= 0 { return try key.with(settings: candidates[Int(index)]) }
+        }
+        return nil
+    }
+
+    /// What a key list that opens nothing says: what was tried, and what to give.
+    static func detectionFailure(keysTried: Int) -> String {
+        let keys = keysTried > 1 ? "none of the \(keysTried) keys" : "the key"
+        return DatabaseError.wrongKeyMessage + ": with \(keys), tried SQLCipher 4, 3, 2 and 1 settings and page sizes 512–65536: "
+            + "none authenticates page 1; if the app sets kdf_iter or a salt, give it with --db-cipher NAME=VALUE"
     }
 
     /// Names how many keys the list holds and their kinds, never a secret.

@@ -112,7 +112,8 @@ public final class Database {
         let rc: Int32
         if let key {
             let (secret, isRaw) = key.material
-            rc = dc_cipher_open(path, &db, flags, secret, Int32(secret.count), isRaw ? 1 : 0, key.format.rawValue)
+            var settings = key.settings.cValue
+            rc = dc_cipher_open(path, &db, flags, secret, Int32(secret.count), isRaw ? 1 : 0, &settings)
         } else {
             rc = sqlite3_open_v2(path, &db, flags, nil)
         }

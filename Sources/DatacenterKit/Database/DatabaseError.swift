@@ -149,7 +149,8 @@ extension DatabaseError: CustomStringConvertible {
         let message = TextExcerpt.message(self.message)
         var text: String
         if keyProblem != nil, let path {
-            text = "\(path): \(message)"
+            // Our own words (what was tried, what to give), never source text: whole.
+            text = "\(path): \(self.message)"
         } else if isForeignJournal, let path {
             // Named in full, unlike SQLite's text: the user is to move that very file.
             text = "the rollback journal beside \(path) was not written for it (its record of page \(failedPage ?? 0) "

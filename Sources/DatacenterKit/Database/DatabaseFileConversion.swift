@@ -294,7 +294,8 @@ public enum DatabaseFileConversion {
     private static func attach(_ db: Database, path: String, key: DatabaseKey?) throws {
         if let key {
             let (secret, isRaw) = key.material
-            let rc = dc_cipher_attach(db.handle, path, schema, secret, Int32(secret.count), isRaw ? 1 : 0, key.format.rawValue)
+            var settings = key.settings.cValue
+            let rc = dc_cipher_attach(db.handle, path, schema, secret, Int32(secret.count), isRaw ? 1 : 0, &settings)
             guard rc == SQLITE_OK else { throw DatabaseError.from(db.handle, code: rc, path: path) }
         } else {
             var allowed = CharacterSet.alphanumerics

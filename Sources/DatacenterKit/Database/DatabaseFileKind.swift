@@ -30,4 +30,18 @@ public enum DatabaseFileKind: Sendable, Equatable {
         if head.isEmpty { return .empty }
         return Array(head) == sqliteHeader ? .plain : .encryptedOrNotADatabase
     }
+
+    /// True when the file at `path` starts with SQLite's header yet is SQLCipher-encrypted
+    /// with a plaintext header (`cipher_plaintext_header_size`, as iOS apps set it for a
+    /// database in a shared container): its header reserves room for an IV (16 bytes or
+    /// more per page) and page 1's b-tree header (byte 100), which a plain file keeps in the
+    /// clear, is neither a table leaf (13) nor a table interior (5) page: it is ciphertext.
+    public static func looksEncryptedWithPlaintextHeader(path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 101), head.count == 101 else { return false }
+        let bytes = Array(head)
+        guard Array(bytes[0..<16]) == sqliteHeader else { return false }
+        return bytes[20] >= 16 && bytes[100] != 13 && bytes[100] != 5
+    }
 }

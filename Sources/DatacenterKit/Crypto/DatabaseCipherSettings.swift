@@ -1,0 +1,320 @@
+import CPageCipher
+
+/// Every setting SQLCipher lets an app choose for an encrypted database file, named as its
+/// pragmas name them, so what was found in a file can be pasted into the app and what the
+/// app sets can be given here (`--db-cipher NAME=VALUE`).
+///
+/// The four SQLCipher versions' defaults are `compatibility(1…4)`; an app may change any
+/// setting on top of them. None of them is written in the file (only the salt is, unless the
+/// header is kept in plaintext), so a file opens only with the settings it was written with:
+/// `DatabaseKeyList` finds them by trying what real files use (`detectionCandidates`).
+public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertible {
+    /// A digest for the KDF or the HMAC (`PBKDF2_HMAC_SHA512`, `HMAC_SHA512`, …).
+    public enum Digest: Int32, Sendable, CaseIterable {
+        case sha1 = 1, sha256 = 2, sha512 = 3
+
+        /// The digest's part of SQLCipher's algorithm names: `SHA1`, `SHA256`, `SHA512`.
+        public var name: String {
+            switch self {
+            case .sha1: return "SHA1"
+            case .sha256: return "SHA256"
+            case .sha512: return "SHA512"
+            }
+        }
+    }
+
+    /// The byte order of the page number each page's HMAC covers (`cipher_hmac_pgno`).
+    public enum PageNumberOrder: Int32, Sendable, CaseIterable {
+        case littleEndian = 0, bigEndian = 1, native = 2
+
+        /// SQLCipher's name: `le`, `be` or `native`.
+        public var name: String { ["le", "be", "native"][Int(rawValue)] }
+    }
+
+    /// `cipher_page_size`: 512 to 65536, a power of 2.
+    public var pageSize: Int
+    /// `kdf_iter`: PBKDF2 iterations for a passphrase.
+    public var kdfIterations: Int
+    /// `cipher_kdf_algorithm`.
+    public var kdfAlgorithm: Digest
+    /// `cipher_hmac_algorithm`.
+    public var hmacAlgorithm: Digest
+    /// `cipher_use_hmac`: off in SQLCipher 1, where nothing authenticates a page.
+    public var usesHMAC: Bool
+    /// `cipher_hmac_pgno`.
+    public var hmacPageNumber: PageNumberOrder
+    /// `cipher_hmac_salt_mask`: XORed into the salt to derive the HMAC key (0x3a).
+    public var hmacSaltMask: UInt8
+    /// `cipher_plaintext_header_size`: page 1's first bytes kept as SQLite's own, in the
+    /// clear (0 or a multiple of 16; SQLCipher recommends 32). The salt is then not in the
+    /// file, and must be given (`salt`).
+    public var plaintextHeaderSize: Int
+    /// `cipher_salt`: the 16-byte KDF salt, when given rather than read from the file.
+    public var salt: [UInt8]?
+
+    /// The defaults of SQLCipher `version` (1 to 4), as `PRAGMA cipher_compatibility` sets them.
+    public static func compatibility(_ version: Int) -> DatabaseCipherSettings {
+        var c = dc_cipher_settings()
+        dc_cipher_settings_for_version(Int32(version), &c)
+        return DatabaseCipherSettings(c)
+    }
+
+    /// SQLCipher 4's defaults: what new files get.
+    public static let sqlcipher4 = compatibility(4)
+
+    /// The settings of a named format (`.sqlcipher4`, `.sqlcipher3`).
+    public init(format: DatabaseCipherFormat) {
+        self = .compatibility(Int(format.rawValue))
+    }
+
+    init(_ c: dc_cipher_settings) {
+        pageSize = Int(c.page_size)
+        kdfIterations = Int(c.kdf_iter)
+        kdfAlgorithm = Digest(rawValue: c.kdf_algorithm) ?? .sha512
+        hmacAlgorithm = Digest(rawValue: c.hmac_algorithm) ?? .sha512
+        usesHMAC = c.use_hmac != 0
+        hmacPageNumber = PageNumberOrder(rawValue: c.hmac_pgno) ?? .littleEndian
+        hmacSaltMask = UInt8(truncatingIfNeeded: c.hmac_salt_mask)
+        plaintextHeaderSize = Int(c.plaintext_header_size)
+        salt = c.has_salt != 0 ? withUnsafeBytes(of: c.salt) { Array($0) } : nil
+    }
+
+    /// The settings as the page cipher takes them.
+    var cValue: dc_cipher_settings {
+        var c = dc_cipher_settings()
+        c.page_size = Int32(clamping: pageSize)
+        c.kdf_iter = Int32(clamping: kdfIterations)
+        c.kdf_algorithm = kdfAlgorithm.rawValue
+        c.hmac_algorithm = hmacAlgorithm.rawValue
+        c.use_hmac = usesHMAC ? 1 : 0
+        c.hmac_pgno = hmacPageNumber.rawValue
+        c.hmac_salt_mask = Int32(hmacSaltMask)
+        c.plaintext_header_size = Int32(clamping: plaintextHeaderSize)
+        if let salt, salt.count == 16 {
+            c.has_salt = 1
+            withUnsafeMutableBytes(of: &c.salt) { $0.copyBytes(from: salt) }
+        }
+        return c
+    }
+
+    /// The SQLCipher version whose defaults these are exactly (with no salt and no plaintext
+    /// header), or nil for custom settings.
+    public var compatibilityVersion: Int? {
+        guard salt == nil, plaintextHeaderSize == 0 else { return nil }
+        return [4, 3, 2, 1].first { Self.compatibility($0) == self }
+    }
+
+    /// The reserve each page keeps for the IV and HMAC (rounded up to the AES block).
+    public var reserve: Int { (16 + (usesHMAC ? hmacLength : 0) + 15) / 16 * 16 }
+
+    /// The HMAC's length in bytes.
+    var hmacLength: Int {
+        switch hmacAlgorithm {
+        case .sha1: return 20
+        case .sha256: return 32
+        case .sha512: return 64
+        }
+    }
+
+    /// The problem with these settings, or nil when SQLCipher would accept them.
+    public var problem: String? {
+        if pageSize < 512 || pageSize > 65536 || pageSize & (pageSize - 1) != 0 {
+            return "cipher_page_size must be a power of 2 from 512 to 65536, not \(pageSize)"
+        }
+        if pageSize - reserve < 480 {
+            return "cipher_page_size \(pageSize) leaves \(pageSize - reserve) bytes a page beside the cipher's \(reserve); "
+                + "SQLite needs 480 (512-byte pages work only with cipher_use_hmac=OFF)"
+        }
+        if kdfIterations < 1 || kdfIterations > Int(Int32.max) { return "kdf_iter must be at least 1, not \(kdfIterations)" }
+        if plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 || plaintextHeaderSize > pageSize - reserve {
+            return "cipher_plaintext_header_size must be a multiple of 16 from 0 to \(pageSize - reserve), not \(plaintextHeaderSize)"
+        }
+        if let salt, salt.count != 16 { return "cipher_salt must be 16 bytes (x'…' around 32 hex digits)" }
+        return nil
+    }
+
+    // MARK: Pragmas
+
+    /// The settings as SQLCipher pragmas, in the order an app would run them after
+    /// `PRAGMA key`: `cipher_compatibility` when they are a version's defaults, else every
+    /// setting that differs from SQLCipher 4's. The salt is shown, never a key.
+    public var pragmas: [(name: String, value: String)] {
+        if let version = compatibilityVersion { return [("cipher_compatibility", "\(version)")] }
+        let base = Self.sqlcipher4
+        var out: [(String, String)] = []
+        if pageSize != base.pageSize { out.append(("cipher_page_size", "\(pageSize)")) }
+        if kdfIterations != base.kdfIterations { out.append(("kdf_iter", "\(kdfIterations)")) }
+        if hmacAlgorithm != base.hmacAlgorithm { out.append(("cipher_hmac_algorithm", "HMAC_\(hmacAlgorithm.name)")) }
+        if kdfAlgorithm != base.kdfAlgorithm { out.append(("cipher_kdf_algorithm", "PBKDF2_HMAC_\(kdfAlgorithm.name)")) }
+        if usesHMAC != base.usesHMAC { out.append(("cipher_use_hmac", usesHMAC ? "ON" : "OFF")) }
+        if hmacPageNumber != base.hmacPageNumber { out.append(("cipher_hmac_pgno", hmacPageNumber.name)) }
+        if hmacSaltMask != base.hmacSaltMask { out.append(("cipher_hmac_salt_mask", "x'\(String(format2: hmacSaltMask))'")) }
+        if plaintextHeaderSize != 0 { out.append(("cipher_plaintext_header_size", "\(plaintextHeaderSize)")) }
+        if let salt { out.append(("cipher_salt", "x'\(salt.map { String(format2: $0) }.joined())'")) }
+        return out
+    }
+
+    /// The pragmas as one line: `cipher_page_size = 1024; kdf_iter = 64000`.
+    public var description: String {
+        pragmas.map { "\($0.name) = \($0.value)" }.joined(separator: "; ")
+    }
+
+    /// Applies one `NAME=VALUE` pair, in SQLCipher's pragma names (with or without the
+    /// `cipher_` prefix SQLCipher's older names lack). `cipher_compatibility` (or
+    /// `cipher_default_compatibility`) resets every setting to that version's defaults.
+    /// Whether the settings fit together is checked by `problem` (and by `init(pairs:)`).
+    /// - throws: `CryptError.invalidKey` naming the pair at fault.
+    public mutating func apply(_ pair: String) throws {
+        guard let equals = pair.firstIndex(of: "=") else {
+            throw CryptError.invalidKey("a database cipher setting is NAME=VALUE (e.g. kdf_iter=64000), not '\(pair)'")
+        }
+        let name = pair[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+        var value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        if value.count >= 2, value.first == "'" || value.first == "\"", value.last == value.first, !value.lowercased().hasPrefix("x'") {
+            value = String(value.dropFirst().dropLast())
+        }
+        func bad(_ expected: String) -> CryptError { CryptError.invalidKey("\(name): expected \(expected), got '\(value)'") }
+        func integer() throws -> Int {
+            guard let n = Int(value) else { throw bad("a whole number") }
+            return n
+        }
+        func digest(prefix: String) throws -> Digest {
+            let upper = value.uppercased().replacingOccurrences(of: "-", with: "_")
+            let bare = upper.hasPrefix(prefix) ? String(upper.dropFirst(prefix.count)) : upper
+            guard let found = Digest.allCases.first(where: { $0.name == bare }) else { throw bad("\(prefix)SHA1, \(prefix)SHA256 or \(prefix)SHA512") }
+            return found
+        }
+        switch name.hasPrefix("cipher_") ? String(name.dropFirst(7)) : name {
+        case "compatibility", "default_compatibility":
+            let version = try integer()
+            guard (1...4).contains(version) else { throw bad("1, 2, 3 or 4") }
+            self = .compatibility(version)
+        case "page_size", "default_page_size": pageSize = try integer()
+        case "kdf_iter", "default_kdf_iter": kdfIterations = try integer()
+        case "hmac_algorithm", "default_hmac_algorithm": hmacAlgorithm = try digest(prefix: "HMAC_")
+        case "kdf_algorithm", "default_kdf_algorithm": kdfAlgorithm = try digest(prefix: "PBKDF2_HMAC_")
+        case "use_hmac", "default_use_hmac":
+            switch value.lowercased() {
+            case "on", "1", "true", "yes": usesHMAC = true
+            case "off", "0", "false", "no": usesHMAC = false
+            default: throw bad("ON or OFF")
+            }
+        case "hmac_pgno":
+            guard let order = PageNumberOrder.allCases.first(where: { $0.name == value.lowercased() }) else { throw bad("le, be or native") }
+            hmacPageNumber = order
+        case "hmac_salt_mask":
+            guard let bytes = Self.blob(value), bytes.count == 1 else { throw bad("one byte as x'3a'") }
+            hmacSaltMask = bytes[0]
+        case "plaintext_header_size", "default_plaintext_header_size": plaintextHeaderSize = try integer()
+        case "salt":
+            guard let bytes = Self.blob(value), bytes.count == 16 else { throw bad("16 bytes as x'<32 hex digits>'") }
+            salt = bytes
+        default:
+            throw CryptError.invalidKey("unknown database cipher setting '\(name)': expected one of cipher_compatibility, "
+                + "cipher_page_size, kdf_iter, cipher_hmac_algorithm, cipher_kdf_algorithm, cipher_use_hmac, "
+                + "cipher_hmac_pgno, cipher_hmac_salt_mask, cipher_plaintext_header_size, cipher_salt")
+        }
+    }
+
+    /// SQLCipher 4's defaults with `pairs` applied in order.
+    /// - throws: `CryptError.invalidKey` for a pair that does not parse, or settings that
+    ///   SQLCipher would refuse together (`problem`).
+    public init(pairs: [String]) throws {
+        self = .sqlcipher4
+        for pair in pairs { try apply(pair) }
+        if let problem { throw CryptError.invalidKey(problem) }
+    }
+
+    /// The bytes of `x'…'` (or bare hex), or nil.
+    static func blob(_ text: String) -> [UInt8]? {
+        var hex = Substring(text)
+        if hex.lowercased().hasPrefix("x'"), hex.hasSuffix("'"), hex.count >= 3 { hex = hex.dropFirst(2).dropLast() }
+        return EncryptionKey.hexBytes(String(hex))
+    }
+
+    // MARK: Detection
+
+    /// The (KDF digest, iterations) pairs real files use, the most common first: SQLCipher
+    /// 4's, 3's and 2's (and 1's) defaults, then the other digests at those counts.
+    static let standardDerivations: [(Digest, Int)] = [
+        (.sha512, 256_000), (.sha1, 64_000), (.sha1, 4_000),
+        (.sha256, 256_000), (.sha512, 64_000), (.sha256, 64_000), (.sha1, 256_000), (.sha512, 4_000), (.sha256, 4_000),
+    ]
+
+    /// Every page size SQLCipher allows, the defaults first.
+    static let pageSizes = [4096, 1024, 8192, 16384, 2048, 512, 32768, 65536]
+
+    /// What detection tries for a file, in order: the four versions' defaults (4 first), then
+    /// for each standard derivation every page size, HMAC digest and page-number order, and
+    /// HMAC off. `given` (settings named with `--db-cipher`) replace those fields in every
+    /// candidate: a custom `kdf_iter` or a salt is then tried with everything else. The
+    /// candidates that share a derivation are grouped, so each derivation is done once.
+    ///
+    /// For a file whose header is in plaintext (`plaintextHeader`), each candidate is tried
+    /// with the header sizes apps use (32, SQLCipher's advice, first), unless one was given.
+    static func detectionCandidates(base: DatabaseCipherSettings? = nil, plaintextHeader: Bool = false) -> [DatabaseCipherSettings] {
+        var out: [DatabaseCipherSettings] = []
+        var seen = Set<DatabaseCipherSettings>()
+        let headerSizes: [Int]
+        if let given = base?.plaintextHeaderSize, given != 0 {
+            headerSizes = [given]
+        } else {
+            headerSizes = plaintextHeader ? [32, 16, 48, 64, 80, 96] : [0]
+        }
+        func add(_ s: DatabaseCipherSettings) {
+            var s = s
+            if let base {
+                // Settings given by name hold in every candidate.
+                if base.salt != nil { s.salt = base.salt }
+                if base.hmacSaltMask != 0x3a { s.hmacSaltMask = base.hmacSaltMask }
+            }
+            for size in headerSizes {
+                s.plaintextHeaderSize = size
+                guard s.problem == nil, seen.insert(s).inserted else { continue }
+                out.append(s)
+            }
+        }
+        var derivations = standardDerivations
+        if let base, !derivations.contains(where: { $0 == (base.kdfAlgorithm, base.kdfIterations) }) {
+            derivations.insert((base.kdfAlgorithm, base.kdfIterations), at: 0)
+            add(base)
+        }
+        for version in [4, 3, 2, 1] {
+            var s = Self.compatibility(version)
+            if let base, !standardDerivations.contains(where: { $0 == (base.kdfAlgorithm, base.kdfIterations) }) {
+                s.kdfAlgorithm = base.kdfAlgorithm
+                s.kdfIterations = base.kdfIterations
+            }
+            add(s)
+        }
+        for (kdf, iterations) in derivations {
+            for pageSize in pageSizes {
+                for hmac in [Digest.sha512, .sha1, .sha256] {
+                    for order in PageNumberOrder.allCases where order != .native {
+                        var s = Self.sqlcipher4
+                        s.kdfAlgorithm = kdf
+                        s.kdfIterations = iterations
+                        s.pageSize = pageSize
+                        s.hmacAlgorithm = hmac
+                        s.hmacPageNumber = order
+                        add(s)
+                    }
+                }
+                var s = Self.compatibility(1)
+                s.kdfAlgorithm = kdf
+                s.kdfIterations = iterations
+                s.pageSize = pageSize
+                add(s)
+            }
+        }
+        return out
+    }
+}
+
+private extension String {
+    /// Two lower-case hex digits.
+    init(format2 byte: UInt8) {
+        let digits = Array("0123456789abcdef")
+        self = String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+    }
+}
