@@ -6,24 +6,27 @@ import Foundation
 struct DBCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
-        abstract: "Encrypt, decrypt, rekey and inspect whole SQLite database files (SQLCipher 4 or 3 format).",
+        abstract: "Encrypt, decrypt, rekey and inspect whole SQLite database files (SQLCipher's format, any settings).",
         discussion: """
             Database keys come from --db-key (repeatable, newest first; @file reads the secret from a file) then $DATACENTER_DB_KEY. \
-            A key is a passphrase, or x'<64 hex digits>' for a raw key. The new file is written beside its destination, checked, \
-            synced and renamed into place: an interrupted command leaves the old file, never half a new one.
+            A key is a passphrase, x'<64 hex digits>' for a raw key, or x'<96 hex digits>' for a raw key and its salt. A file's \
+            SQLCipher settings are found from the key (SQLCipher 1 to 4 and the settings apps use); give what cannot be found \
+            (a custom kdf_iter, a salt kept outside the file) with --db-cipher NAME=VALUE. The new file is written beside its \
+            destination, checked, synced and renamed into place: an interrupted command leaves the old file, never half a new one.
             """,
         subcommands: [Encrypt.self, Decrypt.self, Rekey.self, Info.self])
 
-    /// `--compat 4|3`: the SQLCipher format of the file written.
+    /// `--compat 4|3|2|1`: the SQLCipher version whose defaults the file written gets
+    /// (`cipher_compatibility`), before any setting named on top.
     struct Compatibility: ParsableArguments {
-        @Option(name: .long, help: ArgumentHelp("The SQLCipher format to write: 4 (default) or 3, for apps on SQLCipher 3.", valueName: "4|3"))
+        @Option(name: .long, help: ArgumentHelp("The SQLCipher version whose settings the written file gets: 4 (default), or 3, 2, 1 for apps on older SQLCipher (cipher_compatibility).", valueName: "4|3|2|1"))
         var compat: Int = 4
 
         func validate() throws {
-            guard DatabaseCipherFormat(rawValue: Int32(compat)) != nil else { throw ValidationError("--compat takes 4 or 3") }
+            guard (1...4).contains(compat) else { throw ValidationError("--compat takes 4, 3, 2 or 1") }
         }
 
-        var format: DatabaseCipherFormat { DatabaseCipherFormat(rawValue: Int32(compat)) ?? .sqlcipher4 }
+        var settings: DatabaseCipherSettings { .compatibility(compat) }
     }
 
     struct Encrypt: ParsableCommand {
@@ -39,7 +42,9 @@ struct DBCommand: ParsableCommand {
             guard let text = try global.databaseKeyTexts().first else {
                 throw CLIError("encrypting needs a database key: pass --db-key or set DATACENTER_DB_KEY")
             }
-            let key = try DBCommand.key(text, format: compatibility.format, option: "--db-key")
+            // The plain input needs no settings: --db-cipher shapes the file written.
+            let settings = try global.databaseCipherSettings(base: compatibility.settings) ?? compatibility.settings
+            let key = try DBCommand.key(text, settings: settings, option: "--db-key")
             switch try DBCommand.kind(of: input) {
             case .plain: break
             case .encryptedOrNotADatabase:
@@ -49,7 +54,7 @@ struct DBCommand: ParsableCommand {
             let summary = try DBCommand.converting(output) { progress in
                 try DatabaseFileConversion.encrypt(from: input, to: output, key: key, busyTimeout: global.busyTimeout, progress: progress)
             }
-            Output.line("\(output): encrypted (\(DBCommand.formatName(key.format))); \(DBCommand.describe(summary))")
+            Output.line("\(output): encrypted (\(DBCommand.settingsName(key.settings))); \(DBCommand.describe(summary))")
         }
     }
 
@@ -68,7 +73,7 @@ struct DBCommand: ParsableCommand {
             let summary = try DBCommand.converting(output) { progress in
                 try DatabaseFileConversion.decrypt(from: input, keys: keys, to: output, busyTimeout: global.busyTimeout, progress: progress)
             }
-            Output.line("\(output): decrypted from \(DBCommand.formatName(summary.sourceKey?.format)); \(DBCommand.describe(summary))")
+            Output.line("\(output): decrypted from \(DBCommand.settingsName(summary.sourceKey?.settings)); \(DBCommand.describe(summary))")
         }
     }
 
@@ -81,10 +86,21 @@ struct DBCommand: ParsableCommand {
         @Argument(help: "The encrypted database.") var file: String
         @Option(name: .long, help: ArgumentHelp("The new key: a passphrase, x'<64 hex digits>', or @file.", valueName: "secret"))
         var to: String
+        @Option(name: .customLong("to-cipher"),
+                help: ArgumentHelp("A SQLCipher setting of the rekeyed file, as --db-cipher names them (which describe the file as it is). Repeatable; applied on top of --compat.",
+                                   valueName: "name=value"))
+        var toCipher: [String] = []
 
         func run() throws {
             let file = expandTilde(self.file)
-            let newKey = try DBCommand.key(try GlobalOptions.readSecret(to, option: "--to"), format: compatibility.format, option: "--to")
+            var settings = compatibility.settings
+            do {
+                for pair in toCipher { try settings.apply(pair) }
+                if let problem = settings.problem { throw CryptError.invalidKey(problem) }
+            } catch let error as CryptError {
+                throw CLIError("--to-cipher: \(CommandLineRunner.describe(error))")
+            }
+            let newKey = try DBCommand.key(try GlobalOptions.readSecret(to, option: "--to"), settings: settings, option: "--to")
             let keys = try global.databaseKeyList()
             switch try DBCommand.kind(of: file) {
             case .plain: throw CLIError("\(file): plain SQLite database: nothing to rekey (use db encrypt)")
@@ -94,7 +110,7 @@ struct DBCommand: ParsableCommand {
             let summary = try DBCommand.converting(file) { progress in
                 try DatabaseFileConversion.rekey(path: file, keys: keys, to: newKey, busyTimeout: global.busyTimeout, progress: progress)
             }
-            Output.line("\(file): rekeyed from \(DBCommand.formatName(summary.sourceKey?.format)) to \(DBCommand.formatName(newKey.format)); \(DBCommand.describe(summary))")
+            Output.line("\(file): rekeyed from \(DBCommand.settingsName(summary.sourceKey?.settings)) to \(DBCommand.settingsName(newKey.settings)); \(DBCommand.describe(summary))")
         }
     }
 
@@ -107,16 +123,16 @@ struct DBCommand: ParsableCommand {
 
         func run() throws {
             let file = expandTilde(self.file)
-            let formats = DatabaseCipherFormat.allCases.count
+            let keys = try global.databaseKeyList()
             let info: DatabaseFileInfo
-            do { info = try DatabaseFileInfo.of(path: file, keys: global.databaseKeyList()) } catch let error as FileAccessError {
+            do { info = try DatabaseFileInfo.of(path: file, keys: keys) } catch let error as FileAccessError {
                 throw CLIError(error.description)
             }
             var object: [String: Any] = [
                 "path": file, "fileSize": info.fileSize,
                 "pageSize": info.pageSize ?? NSNull(), "pageCount": info.pageCount ?? NSNull(),
                 "journalMode": info.journalMode ?? NSNull(),
-                "format": NSNull(), "key": NSNull(), "keyKind": NSNull(),
+                "format": NSNull(), "key": NSNull(), "keyKind": NSNull(), "settings": NSNull(), "reason": NSNull(),
             ]
             let text: String
             switch info.state {
@@ -126,15 +142,19 @@ struct DBCommand: ParsableCommand {
             case .encryptedOrNotADatabase:
                 (object["state"], text) = ("encryptedOrNotADatabase", "encrypted, or not a database (pass --db-key to tell)")
             case .wrongKey:
-                (object["state"], text) = ("wrongKey", "wrong key or not an encrypted database (no --db-key given opens it)")
+                (object["state"], text) = ("wrongKey", info.problem ?? "wrong key or not an encrypted database (no --db-key given opens it)")
+                object["reason"] = info.problem ?? "no --db-key given opens it"
             case .encrypted(let key, let index):
                 let kind: String
                 if case .raw = key.secret { kind = "raw" } else { kind = "passphrase" }
+                let number = keys.secretNumber(of: key) ?? index + 1
                 object["state"] = "encrypted"
-                object["format"] = key.format == .sqlcipher4 ? "sqlcipher4" : "sqlcipher3"
-                object["key"] = index / formats + 1
+                object["format"] = key.settings.compatibilityVersion.map { "sqlcipher\($0)" } ?? "custom"
+                object["settings"] = DBCommand.settingsObject(key.settings)
+                object["key"] = number
                 object["keyKind"] = kind
-                text = "encrypted, \(DBCommand.formatName(key.format)), opened by database key #\(index / formats + 1) (\(kind == "raw" ? "raw key" : "passphrase"))"
+                text = "encrypted, \(DBCommand.settingsName(key.settings)), opened by database key #\(number) (\(kind == "raw" ? "raw key" : "passphrase"))"
+                    + "\nsettings: " + key.settings.pragmas.map { "PRAGMA \($0.name) = \($0.value);" }.joined(separator: " ")
             }
             if json {
                 try Output.json(object)
@@ -149,9 +169,9 @@ struct DBCommand: ParsableCommand {
 
     // MARK: Shared
 
-    /// A key from its text, in `format`, or a usage-style error naming the option.
-    static func key(_ text: String, format: DatabaseCipherFormat, option: String) throws -> DatabaseKey {
-        do { return try DatabaseKey(sqlcipherKey: text, format: format) } catch {
+    /// A key from its text, with `settings`, or a usage-style error naming the option.
+    static func key(_ text: String, settings: DatabaseCipherSettings, option: String) throws -> DatabaseKey {
+        do { return try DatabaseKey(sqlcipherKey: text, settings: settings) } catch {
             throw CLIError("\(option): \(CommandLineRunner.describe(error))")
         }
     }
@@ -202,7 +222,26 @@ struct DBCommand: ParsableCommand {
         }
     }
 
-    static func formatName(_ format: DatabaseCipherFormat?) -> String { format?.displayName ?? "plain" }
+    /// "SQLCipher 4" for a version's defaults, "custom SQLCipher settings" otherwise, "plain"
+    /// for none.
+    static func settingsName(_ settings: DatabaseCipherSettings?) -> String {
+        guard let settings else { return "plain" }
+        return settings.compatibilityVersion.map { "SQLCipher \($0)" } ?? "custom SQLCipher settings"
+    }
+
+    /// Every setting, in SQLCipher's pragma names, for `db info --json`: numbers as numbers,
+    /// the rest as SQLCipher prints them.
+    static func settingsObject(_ settings: DatabaseCipherSettings) -> [String: Any] {
+        var object: [String: Any] = [
+            "cipher_page_size": settings.pageSize, "kdf_iter": settings.kdfIterations,
+            "cipher_hmac_algorithm": "HMAC_\(settings.hmacAlgorithm.name)", "cipher_kdf_algorithm": "PBKDF2_HMAC_\(settings.kdfAlgorithm.name)",
+            "cipher_use_hmac": settings.usesHMAC, "cipher_hmac_pgno": settings.hmacPageNumber.name,
+            "cipher_plaintext_header_size": settings.plaintextHeaderSize,
+        ]
+        if let version = settings.compatibilityVersion { object["cipher_compatibility"] = version }
+        if let salt = settings.salt { object["cipher_salt"] = "x'" + salt.map { String(format: "%02x", $0) }.joined() + "'" }
+        return object
+    }
 
     static func describe(_ summary: DatabaseFileConversion.Summary) -> String {
         "\(summary.tables) table(s), \(summary.rows) row(s), \(summary.bytes) bytes"

@@ -20,10 +20,16 @@ struct GlobalOptions: ParsableArguments {
     var appKey: String?
 
     @Option(name: .customLong("db-key"),
-            help: ArgumentHelp("A database key: a passphrase, x'<64 hex digits>' for a raw key, or @file. Repeat for older keys, newest first.",
-                               discussion: "Opens SQLCipher-encrypted database files (SQLCipher 4 or 3). $DATACENTER_DB_KEY is tried after the keys given here.",
+            help: ArgumentHelp("A database key: a passphrase, x'<64 hex digits>' for a raw key (96: a raw key and its salt), or @file. Repeat for older keys, newest first.",
+                               discussion: "Opens SQLCipher-encrypted database files, whatever their SQLCipher settings (versions 1 to 4 and the settings apps use are detected). $DATACENTER_DB_KEY is tried after the keys given here.",
                                valueName: "secret"))
     var dbKey: [String] = []
+
+    @Option(name: .customLong("db-cipher"),
+            help: ArgumentHelp("A SQLCipher setting of the encrypted database files, in SQLCipher's pragma names: cipher_compatibility=1..4, cipher_page_size=N, kdf_iter=N, cipher_hmac_algorithm=HMAC_SHA1|HMAC_SHA256|HMAC_SHA512, cipher_kdf_algorithm=PBKDF2_HMAC_SHA1|…, cipher_use_hmac=ON|OFF, cipher_hmac_pgno=le|be|native, cipher_plaintext_header_size=N, cipher_salt=x'<32 hex digits>'. Repeatable.",
+                               discussion: "Only what the key alone cannot find is needed: without it the settings SQLCipher 1 to 4 and apps use are tried. $DATACENTER_DB_CIPHER adds pairs separated by ';' (before these).",
+                               valueName: "name=value"))
+    var dbCipher: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another connection's lock before failing.",
                                             discussion: "Default 5. A long write elsewhere (an import, a rekey, a big dao call) holds the lock; raise this to wait it out.",
@@ -67,12 +73,40 @@ struct GlobalOptions: ParsableArguments {
         return texts
     }
 
-    /// The database keys from `--db-key` then `$DATACENTER_DB_KEY`, newest first, each tried
-    /// in SQLCipher 4's format then SQLCipher 3's (a file's format is not written in it).
-    /// Empty when none is given: files are then opened plain.
+    /// The `NAME=VALUE` SQLCipher settings from `$DATACENTER_DB_CIPHER` (pairs separated by
+    /// `;`) then `--db-cipher`, in order.
+    var databaseCipherPairs: [String] {
+        let env = ProcessInfo.processInfo.environment["DATACENTER_DB_CIPHER"] ?? ""
+        let fromEnv = env.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return fromEnv + dbCipher
+    }
+
+    /// The SQLCipher settings `--db-cipher` and `$DATACENTER_DB_CIPHER` give, on top of
+    /// `base` (SQLCipher 4's defaults), or nil when none is given.
+    func databaseCipherSettings(base: DatabaseCipherSettings = .sqlcipher4) throws -> DatabaseCipherSettings? {
+        let pairs = databaseCipherPairs
+        guard !pairs.isEmpty else { return nil }
+        var settings = base
+        do {
+            for pair in pairs { try settings.apply(pair) }
+            if let problem = settings.problem { throw CryptError.invalidKey(problem) }
+        } catch let error as CryptError {
+            throw CLIError("--db-cipher: \(CommandLineRunner.describe(error))")
+        }
+        return settings
+    }
+
+    /// The database keys from `--db-key` then `$DATACENTER_DB_KEY`, newest first: each tried
+    /// with the `--db-cipher` settings when given, else in SQLCipher 4's format then SQLCipher
+    /// 3's; then detection tries what else real files use (a file's settings are not written
+    /// in it). Empty when none is given: files are then opened plain.
     func databaseKeyList() throws -> DatabaseKeyList {
         let texts = try databaseKeyTexts()
-        do { return try DatabaseKeyList(sqlcipherKeys: texts) } catch let error as CryptError {
+        let settings = try databaseCipherSettings()
+        do {
+            if let settings { return try DatabaseKeyList(sqlcipherKeys: texts, settings: settings) }
+            return try DatabaseKeyList(sqlcipherKeys: texts)
+        } catch let error as CryptError {
             throw CLIError("--db-key: \(error)")
         }
     }

@@ -53,7 +53,8 @@ import Testing
         let (plain, encrypted) = (folder.file("plain.db"), folder.file("enc.db"))
         try Self.makePlain(plain, rows: 10)
         #expect(try CLI.run(["db", "encrypt", plain, encrypted, "--compat", "3", "--db-key", Self.rawKey]).status == 0)
-        let fields: Set = ["path", "state", "format", "key", "keyKind", "pageSize", "pageCount", "journalMode", "fileSize"]
+        let fields: Set = ["path", "state", "format", "key", "keyKind", "pageSize", "pageCount", "journalMode", "fileSize",
+                           "settings", "reason"]
 
         func info(_ path: String, _ extra: [String] = [], environment: [String: String] = [:]) throws -> [String: Any] {
             let result = try CLI.run(["db", "info", path, "--json"] + extra, environment: environment)
@@ -76,6 +77,8 @@ import Testing
         #expect(found["format"] as? String == "sqlcipher3")
         #expect(found["key"] as? Int == 3)
         #expect(found["keyKind"] as? String == "raw")
+        let settings = try #require(found["settings"] as? [String: Any])
+        #expect(settings["cipher_compatibility"] as? Int == 3 && settings["kdf_iter"] as? Int == 64000, "\(settings)")
         #expect(found["pageSize"] as? Int == 1024)
         #expect(found["journalMode"] as? String == "delete")
 
@@ -101,7 +104,7 @@ import Testing
             (["db", "decrypt", folder.file("none.db"), out, "--db-key", "k"], [:], 1, "none.db: no such file"),
             (["db", "encrypt", plain, out, "--db-key", "@" + folder.file("missing.key")], [:], 1, "cannot read key file"),
             (["db", "encrypt", plain, out, "--db-key", "x'abcd'"], [:], 1, "64 hex digits"),
-            (["db", "encrypt", plain, out, "--db-key", "k", "--compat", "5"], [:], 2, "--compat takes 4 or 3"),
+            (["db", "encrypt", plain, out, "--db-key", "k", "--compat", "5"], [:], 2, "--compat takes 4, 3, 2 or 1"),
         ]
         for (arguments, environment, status, message) in cases {
             let result = try CLI.run(arguments, environment: environment)
@@ -255,5 +258,65 @@ struct DBCommandInUseTests {
         #expect(done.status == 0, "\(done.stderr)")
         #expect(try DBCommandTests.count(file, key: try .passphrase("next")) == 20)
     }
-}
 
+    // MARK: SQLCipher settings
+
+    /// Runs the pinned SQLCipher on `path` with `key` and `pragmas`, printing the rows of `t`.
+    static func sqlcipherCount(_ path: String, key: String, pragmas: [String]) throws -> (status: Int32, output: String) {
+        try SQLCipherReference.run(["-c", """
+            import sys, sqlcipher3
+            db = sqlcipher3.connect(sys.argv[1], isolation_level=None)
+            db.execute("PRAGMA key = '" + sys.argv[2] + "'")
+            for p in sys.argv[3:]:
+                db.execute("PRAGMA " + p)
+            print(db.execute("SELECT count(*) FROM t").fetchone()[0], db.execute("PRAGMA integrity_check").fetchone()[0])
+            """, path, key] + pragmas)
+    }
+
+    @Test(.enabled(if: SQLCipherReference.isAvailable, "SQLCipher reference missing"))
+    func encryptAndRekeyWriteTheSettingsNamedAndInfoFindsThem() throws {
+        let folder = TemporaryFolder()
+        let (plain, encrypted) = (folder.file("plain.db"), folder.file("enc.db"))
+        try DBCommandTests.makePlain(plain, rows: 50)
+        // --compat 2, then settings on top of it, in SQLCipher's pragma names.
+        let encrypt = try CLI.run(["db", "encrypt", plain, encrypted, "--db-key", "pw", "--compat", "2",
+                                   "--db-cipher", "cipher_page_size=4096", "--db-cipher", "cipher_hmac_pgno=be"])
+        #expect(encrypt.status == 0, "\(encrypt.stderr)")
+        #expect(encrypt.stdout.contains("custom SQLCipher settings"), "\(encrypt.stdout)")
+        let read = try Self.sqlcipherCount(encrypted, key: "pw", pragmas: ["cipher_compatibility=2", "cipher_page_size=4096", "cipher_hmac_pgno=be"])
+        #expect(read.status == 0 && read.output == "50 ok", "\(read.output)")
+
+        // The key alone finds them, and info shows them as pragmas to paste into an app.
+        let info = try CLI.run(["db", "info", encrypted, "--db-key", "pw"])
+        #expect(info.status == 0, "\(info.stderr)")
+        // What differs from SQLCipher 4's defaults (where an app on SQLCipher 4 starts).
+        #expect(info.stdout.contains("settings: PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_algorithm = HMAC_SHA1; "
+                                     + "PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1; PRAGMA cipher_hmac_pgno = be;"), "\(info.stdout)")
+        let json = try #require(try CLI.json(try CLI.run(["db", "info", encrypted, "--db-key", "pw", "--json"]).stdout) as? [String: Any])
+        #expect(json["format"] as? String == "custom")
+        #expect((json["settings"] as? [String: Any])?["cipher_hmac_algorithm"] as? String == "HMAC_SHA1")
+
+        // Rekeyed into SQLCipher 1's settings (no HMAC): SQLCipher opens it with them.
+        let rekey = try CLI.run(["db", "rekey", encrypted, "--db-key", "pw", "--to", "new", "--to-cipher", "cipher_compatibility=1"])
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        #expect(rekey.stdout.contains("to SQLCipher 1"), "\(rekey.stdout)")
+        let after = try Self.sqlcipherCount(encrypted, key: "new", pragmas: ["cipher_compatibility=1"])
+        #expect(after.status == 0 && after.output == "50 ok", "\(after.output)")
+    }
+
+    @Test func aSettingThatDoesNotParseIsNamed() throws {
+        let folder = TemporaryFolder()
+        let plain = folder.file("plain.db")
+        try DBCommandTests.makePlain(plain, rows: 1)
+        for (pair, expected) in [("kdf_iter=many", "kdf_iter: expected a whole number"),
+                                 ("cipher_page_size=1000", "cipher_page_size must be a power of 2"),
+                                 ("cipher_colour=red", "unknown database cipher setting 'cipher_colour'")] {
+            let result = try CLI.run(["db", "encrypt", plain, folder.file("out-\(pair.count).db"), "--db-key", "pw", "--db-cipher", pair])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(expected), "\(pair): \(result.stderr)")
+        }
+        // The environment's pairs, separated by ';', count too.
+        let env = try CLI.run(["db", "info", plain, "--db-key", "pw"], environment: ["DATACENTER_DB_CIPHER": "kdf_iter=64000; cipher_use_hmac=maybe"])
+        #expect(env.status != 0 && env.stderr.contains("cipher_use_hmac: expected ON or OFF"), "\(env.stderr)")
+    }
+}

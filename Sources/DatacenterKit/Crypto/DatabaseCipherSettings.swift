@@ -137,7 +137,8 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
 
     /// The settings as SQLCipher pragmas, in the order an app would run them after
     /// `PRAGMA key`: `cipher_compatibility` when they are a version's defaults, else every
-    /// setting that differs from SQLCipher 4's. The salt is shown, never a key.
+    /// setting that differs from SQLCipher 4's, each value as SQL takes it (blobs in double
+    /// quotes: `"x'…'"`). The salt is shown, never a key.
     public var pragmas: [(name: String, value: String)] {
         if let version = compatibilityVersion { return [("cipher_compatibility", "\(version)")] }
         let base = Self.sqlcipher4
@@ -148,9 +149,9 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
         if kdfAlgorithm != base.kdfAlgorithm { out.append(("cipher_kdf_algorithm", "PBKDF2_HMAC_\(kdfAlgorithm.name)")) }
         if usesHMAC != base.usesHMAC { out.append(("cipher_use_hmac", usesHMAC ? "ON" : "OFF")) }
         if hmacPageNumber != base.hmacPageNumber { out.append(("cipher_hmac_pgno", hmacPageNumber.name)) }
-        if hmacSaltMask != base.hmacSaltMask { out.append(("cipher_hmac_salt_mask", "x'\(String(format2: hmacSaltMask))'")) }
+        if hmacSaltMask != base.hmacSaltMask { out.append(("cipher_hmac_salt_mask", "\"x'\(String(format2: hmacSaltMask))'\"")) }
         if plaintextHeaderSize != 0 { out.append(("cipher_plaintext_header_size", "\(plaintextHeaderSize)")) }
-        if let salt { out.append(("cipher_salt", "x'\(salt.map { String(format2: $0) }.joined())'")) }
+        if let salt { out.append(("cipher_salt", "\"x'\(salt.map { String(format2: $0) }.joined())'\"")) }
         return out
     }
 

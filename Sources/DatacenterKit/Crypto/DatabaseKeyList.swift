@@ -29,6 +29,20 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
         self.init(keys)
     }
 
+    /// SQLCipher-style key texts, newest first, each read and written with `settings` (an
+    /// app's own SQLCipher settings, `--db-cipher`); detection tries the rest.
+    public init(sqlcipherKeys texts: [String], settings: DatabaseCipherSettings) throws {
+        self.init(try texts.map { try DatabaseKey(sqlcipherKey: $0, settings: settings) })
+    }
+
+    /// The 1-based number of `key`'s secret among the list's distinct secrets (the order they
+    /// were given in), or nil when it holds no such secret.
+    public func secretNumber(of key: DatabaseKey) -> Int? {
+        var secrets: [DatabaseKey.Secret] = []
+        for k in keys where !secrets.contains(k.secret) { secrets.append(k.secret) }
+        return secrets.firstIndex(of: key.secret).map { $0 + 1 }
+    }
+
     /// No key: files are plain.
     public static let empty = DatabaseKeyList()
 

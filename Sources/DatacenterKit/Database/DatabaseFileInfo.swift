@@ -15,7 +15,9 @@ public struct DatabaseFileInfo: Sendable, Equatable {
         case empty
         /// A plain SQLite database.
         case plain
-        /// An encrypted database that `key`, the `keyIndex`th (from 0) of the list, opens.
+        /// An encrypted database that `key` opens: the secret of the `keyIndex`th (from 0) key
+        /// of the list, with the settings that authenticate the file (found by detection when
+        /// they are not the ones the list gave).
         case encrypted(key: DatabaseKey, keyIndex: Int)
         /// Not plain SQLite, and no key was given: an encrypted database, or not a database.
         case encryptedOrNotADatabase
@@ -37,6 +39,8 @@ public struct DatabaseFileInfo: Sendable, Equatable {
     /// The journal mode (`wal` or `delete`: only WAL mode is recorded in the file), when it
     /// could be opened.
     public let journalMode: String?
+    /// Why no key given opens the file (`.wrongKey`): what was tried and what to give.
+    public var problem: String? = nil
 
     /// Looks at the file at `path`, trying `keys` (newest first) when it is not plain. The
     /// file is opened read-only and never changed.
@@ -56,15 +60,21 @@ public struct DatabaseFileInfo: Sendable, Equatable {
         switch kind {
         case .missing: return try info(.missing, nil)
         case .empty: return try info(.empty, nil)
-        case .plain: return try info(.plain, try Database(path: path, mode: .readOnly))
-        case .encryptedOrNotADatabase:
+        case .plain where !DatabaseFileKind.looksEncryptedWithPlaintextHeader(path: path):
+            return try info(.plain, try Database(path: path, mode: .readOnly))
+        case .plain, .encryptedOrNotADatabase:
             guard !keys.isEmpty else { return try info(.encryptedOrNotADatabase, nil) }
             do {
                 let (db, key) = try keys.open(path: path, mode: .readOnly)
-                guard let key, let index = keys.keys.firstIndex(of: key) else { return try info(.plain, db) }
+                // Detection may have found settings of its own: the key is known by its secret.
+                guard let key, let index = keys.keys.firstIndex(of: key) ?? keys.keys.firstIndex(where: { $0.secret == key.secret }) else {
+                    return try info(.plain, db)
+                }
                 return try info(.encrypted(key: key, keyIndex: index), db)
             } catch let error as DatabaseError where error.keyProblem == .wrongKey {
-                return try info(.wrongKey, nil)
+                var wrong = try info(.wrongKey, nil)
+                wrong.problem = error.message
+                return wrong
             }
         }
     }
