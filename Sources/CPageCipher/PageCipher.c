@@ -17,6 +17,7 @@
  * Every one of these is a setting (dc_cipher_settings), as SQLCipher's pragmas set them.
  */
 #include "CPageCipher.h"
+#include "KeyDerivation.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -162,6 +163,13 @@ static int cache_id(const Codec *c, unsigned char id[32]) {
     return ok && len == 32;
 }
 
+void dc_cipher_forget_derived_keys(void) {
+    pthread_mutex_lock(&cache_lock);
+    OPENSSL_cleanse(cache, sizeof cache);
+    cache_next = 0;
+    pthread_mutex_unlock(&cache_lock);
+}
+
 /* Derives (or finds) the keys for the codec's salt. Returns 1 on success. */
 static int codec_derive(Codec *c) {
     unsigned char id[32];
@@ -179,18 +187,16 @@ static int codec_derive(Codec *c) {
     }
     pthread_mutex_unlock(&cache_lock);
 
-    const EVP_MD *md = c->f.kdf_digest();
     if (c->is_raw) {
         memcpy(c->enc_key, c->secret, DC_KEY_LEN);
     } else {
-        if (!PKCS5_PBKDF2_HMAC((const char *)c->secret, c->secret_len, c->salt, DC_SALT_LEN,
-                               c->f.kdf_iter, md, DC_KEY_LEN, c->enc_key)) return 0;
+        if (!dc_pbkdf2(c->f.kdf_algorithm, c->secret, (size_t)c->secret_len, c->salt, DC_SALT_LEN,
+                       c->f.kdf_iter, c->enc_key, DC_KEY_LEN)) return 0;
         kdf_count++;
     }
     unsigned char hmac_salt[DC_SALT_LEN];
     for (int i = 0; i < DC_SALT_LEN; i++) hmac_salt[i] = c->salt[i] ^ (unsigned char)c->f.salt_mask;
-    if (!PKCS5_PBKDF2_HMAC((const char *)c->enc_key, DC_KEY_LEN, hmac_salt, DC_SALT_LEN, 2, md,
-                           DC_KEY_LEN, c->hmac_key)) return 0;
+    if (!dc_pbkdf2(c->f.kdf_algorithm, c->enc_key, DC_KEY_LEN, hmac_salt, DC_SALT_LEN, 2, c->hmac_key, DC_KEY_LEN)) return 0;
 
     pthread_mutex_lock(&cache_lock);
     CacheEntry *e = &cache[cache_next];

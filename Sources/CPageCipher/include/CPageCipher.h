@@ -94,6 +94,23 @@ int dc_cipher_failed_page(sqlite3 *db);
  */
 int dc_cipher_failed_in_journal(sqlite3 *db);
 
+/**
+ * Wipes the per-process cache of derived keys: the next open of each file runs its key
+ * derivation again. For benchmarks that time an open as a new process would pay it, and for
+ * a process done with its keys.
+ */
+void dc_cipher_forget_derived_keys(void);
+
+/**
+ * PBKDF2-HMAC with `algorithm` (DC_CIPHER_SHA1, _SHA256, _SHA512), as the page cipher derives
+ * its keys; and the same through OpenSSL's PKCS5_PBKDF2_HMAC, which tests hold it to.
+ * Return 1 on success, 0 for arguments out of range.
+ */
+int dc_cipher_pbkdf2(int algorithm, const void *secret, int secret_len, const void *salt, int salt_len,
+                     int iterations, void *out, int out_len);
+int dc_cipher_pbkdf2_reference(int algorithm, const void *secret, int secret_len, const void *salt, int salt_len,
+                               int iterations, void *out, int out_len);
+
 /** The number of passphrase key derivations (PBKDF2 runs) done on the calling thread; for tests. */
 int dc_cipher_kdf_count(void);
 
