@@ -20,19 +20,23 @@ public enum DatabaseBenchmark {
         var importRounds: Int
         var spillRows: Int
         var spillRounds: Int
+        var convertRows: Int
+        var convertRounds: Int
 
         /// A 200,000-row table (about 40 MB with the cipher's reserve, far beyond SQLite's
         /// 2 MB page cache, so reads really pass through the cipher).
         public static let standard = Scale(rows: 200_000, reads: 20_000, readRounds: 15, batches: 10, batchRounds: 9,
-                                           scanRounds: 7, importRounds: 7, spillRows: 150_000, spillRounds: 5)
+                                           scanRounds: 7, importRounds: 7, spillRows: 150_000, spillRounds: 5,
+                                           convertRows: 800_000, convertRounds: 3)
         /// Small runs: checks that every scenario runs, not how fast.
         public static let quick = Scale(rows: 5_000, reads: 2_000, readRounds: 3, batches: 2, batchRounds: 3,
-                                        scanRounds: 3, importRounds: 1, spillRows: 5_000, spillRounds: 1)
+                                        scanRounds: 3, importRounds: 1, spillRows: 5_000, spillRounds: 1,
+                                        convertRows: 20_000, convertRounds: 1)
     }
 
     /// The scenarios, in the order they run.
     public static let scenarios = ["db-point-read", "db-point-read-cold", "db-full-scan", "db-batch-write", "db-wal-spill-update",
-                                   "db-import"]
+                                   "db-import"] + DatabaseConversionBenchmark.scenarios
 
     /// The passphrase of the SQLCipher 4 files (a benchmark's scratch key, published so the
     /// files kept with `--keep-files` can be opened).
@@ -137,6 +141,8 @@ public enum DatabaseBenchmark {
         }
 
         if selection.includes("db-import") { report(try importScenario(folder: folder, rounds: scale.importRounds)) }
+        try DatabaseConversionBenchmark.run(in: folder, rows: scale.convertRows, rounds: scale.convertRounds, selection: selection,
+                                            report: report)
         if sink == 42 { print("") } // keeps the reads from being optimized away
     }
 

@@ -79,6 +79,58 @@ public enum SQLCipherPython {
         return nanoseconds
     }
 
+    /// Nanoseconds SQLCipher takes, in one process, to open the SQLCipher 4 file at `path`
+    /// with `passphrase` and read its schema `opens` times (a new connection each, so each
+    /// pays the key derivation, as a new process does); the interpreter's start-up is not
+    /// counted. Returns the time of one open.
+    static func openTime(path: String, passphrase: String, opens: Int) throws -> Double {
+        guard let python else { throw Failure(description: "SQLCipher reference not found: \(howToInstall)") }
+        let program = """
+        import sys, time, sqlcipher3
+        path, key, opens = sys.argv[1], sys.argv[2], int(sys.argv[3])
+        start = time.perf_counter_ns()
+        for _ in range(opens):
+            db = sqlcipher3.connect(path)
+            db.execute("PRAGMA key = '" + key.replace("'", "''") + "'")
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            db.close()
+        print((time.perf_counter_ns() - start) // opens)
+        """
+        let result = try run(python, ["-c", program, path, passphrase, String(opens)])
+        guard result.status == 0, let nanoseconds = Double(result.output) else {
+            throw Failure(description: "SQLCipher (\(python)) failed to open \(path): \(result.output)")
+        }
+        return nanoseconds
+    }
+
+    /// A whole-file conversion the SQLCipher way, `sqlcipher_export` into an attached new
+    /// file (which verifies nothing): `encrypt` a plain file with `newKey`, `decrypt` one
+    /// keyed with `key`, or `rekey` it into a copy keyed with `newKey` (SQLCipher 4 settings,
+    /// passphrases). Returns the nanoseconds of the open, attach and export, start-up aside.
+    static func exportTime(_ mode: String, source: String, destination: String, key: String, newKey: String) throws -> Double {
+        guard let python else { throw Failure(description: "SQLCipher reference not found: \(howToInstall)") }
+        let program = """
+        import sys, time, sqlcipher3
+        mode, source, destination, key, new_key = sys.argv[1:6]
+        quote = lambda text: "'" + text.replace("'", "''") + "'"
+        start = time.perf_counter_ns()
+        db = sqlcipher3.connect(source, isolation_level=None)
+        if mode != "encrypt":
+            db.execute("PRAGMA key = " + quote(key))
+        target_key = "''" if mode == "decrypt" else quote(new_key)
+        db.execute("ATTACH DATABASE ? AS target KEY " + target_key, (destination,))
+        db.execute("SELECT sqlcipher_export('target')")
+        db.execute("DETACH DATABASE target")
+        db.close()
+        print(time.perf_counter_ns() - start)
+        """
+        let result = try run(python, ["-c", program, mode, source, destination, key, newKey])
+        guard result.status == 0, let nanoseconds = Double(result.output) else {
+            throw Failure(description: "SQLCipher (\(python)) failed to \(mode) \(source): \(result.output)")
+        }
+        return nanoseconds
+    }
+
     /// Runs `python` with `arguments`; returns its exit status and output (stdout and stderr).
     private static func run(_ python: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()

@@ -294,3 +294,75 @@ import Testing
         #expect(found.pageSize == 1024)
     }
 }
+
+/// The check a conversion makes of its new file before it takes the source's place catches a
+/// bad copy: a page that does not authenticate, a lost row, an index that lost entries.
+@Suite struct ConversionVerificationTests {
+    /// A plain source of 2,000 rows with an index, its encrypted copy, and a connection with
+    /// the source as `main`.
+    static func setUp(_ folder: TemporaryFolder) throws -> (source: Database, copy: String, key: DatabaseKey) {
+        let source = folder.file("source.db"), copy = folder.file("copy.db")
+        let db = try Database(path: source)
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); CREATE INDEX t_v ON t(v)")
+        try db.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+            INSERT INTO t SELECT i, 'value ' || i || ' ' || hex(randomblob(40)) FROM n
+            """)
+        let key = try DatabaseKey.passphrase("verify")
+        try DatabaseFileConversion.encrypt(from: source, to: copy, key: key)
+        return (try Database(path: source, mode: .readWriteExisting), copy, key)
+    }
+
+    static func verify(_ setUp: (source: Database, copy: String, key: DatabaseKey)) throws {
+        try DatabaseFileConversion.attach(setUp.source, path: setUp.copy, key: setUp.key)
+        defer { try? setUp.source.detach(DatabaseFileConversion.schema) }
+        try DatabaseFileConversion.verify(setUp.source, destination: setUp.copy, copiedRows: ["t": 2000])
+    }
+
+    @Test func aGoodCopyPasses() throws {
+        let folder = TemporaryFolder()
+        try Self.verify(try Self.setUp(folder))
+    }
+
+    @Test func aPageThatDoesNotAuthenticateFails() throws {
+        let folder = TemporaryFolder()
+        let setUp = try Self.setUp(folder)
+        let size = try FileManager.default.attributesOfItem(atPath: setUp.copy)[.size] as! Int
+        try EncryptedDatabaseTests.flipByte(setUp.copy, at: size / 2 + 100)
+        #expect(throws: (any Error).self) { try Self.verify(setUp) }
+    }
+
+    @Test func aLostRowFails() throws {
+        let folder = TemporaryFolder()
+        let setUp = try Self.setUp(folder)
+        try Database(path: setUp.copy, key: setUp.key).execute("DELETE FROM t WHERE id = 1234")
+        let error = #expect(throws: DatabaseConversionError.self) { try Self.verify(setUp) }
+        #expect(error?.kind == .verificationFailed)
+        #expect(error?.description.contains("table t has 2000 rows in the source, 1999 in the copy") == true, "\(String(describing: error))")
+    }
+
+    @Test func anIndexThatLostEntriesFails() throws {
+        let folder = TemporaryFolder()
+        let setUp = try Self.setUp(folder)
+        // Rows added behind the index's back: the table holds them, the index does not.
+        let copy = try Database(path: setUp.copy, key: setUp.key)
+        let root = try copy.scalar("SELECT rootpage FROM sqlite_master WHERE name = 't_v'")?.int64Value ?? 0
+        #expect(root > 0)
+        try copy.execute("PRAGMA writable_schema = ON")
+        try copy.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX t_v ON t(v) WHERE 0' WHERE name = 't_v'")
+        try copy.execute("PRAGMA writable_schema = OFF")
+        copy.close()
+        let reopened = try Database(path: setUp.copy, key: setUp.key)
+        try reopened.execute("INSERT INTO t VALUES (5000, 'only in the table')")
+        try reopened.execute("PRAGMA writable_schema = ON")
+        try reopened.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX t_v ON t(v)' WHERE name = 't_v'")
+        try reopened.execute("PRAGMA writable_schema = OFF")
+        reopened.close()
+        let error = #expect(throws: DatabaseConversionError.self) {
+            try DatabaseFileConversion.attach(setUp.source, path: setUp.copy, key: setUp.key)
+            defer { try? setUp.source.detach(DatabaseFileConversion.schema) }
+            try DatabaseFileConversion.verify(setUp.source, destination: setUp.copy, copiedRows: ["t": 2001])
+        }
+        #expect(error?.description.contains("index t_v has 2000 entries for the 2001 rows of t") == true, "\(String(describing: error))")
+    }
+}
