@@ -141,6 +141,9 @@ struct DBCommand: ParsableCommand {
             case .plain: (object["state"], text) = ("plain", "plain SQLite database")
             case .encryptedOrNotADatabase:
                 (object["state"], text) = ("encryptedOrNotADatabase", "encrypted, or not a database (pass --db-key to tell)")
+            case .damaged(let reason):
+                (object["state"], text) = ("damaged", "damaged: \(reason)")
+                object["reason"] = reason
             case .wrongKey:
                 (object["state"], text) = ("wrongKey", info.problem ?? "wrong key or not an encrypted database (no --db-key given opens it)")
                 object["reason"] = info.problem ?? "no --db-key given opens it"
@@ -213,7 +216,8 @@ struct DBCommand: ParsableCommand {
         } catch let error as DatabaseError where error.keyProblem != nil {
             let path = error.path ?? target
             switch error.keyProblem {
-            case .wrongKey?: throw CLIError("\(path): wrong key or not an encrypted database")
+            // Our own words: what was tried, and what to give.
+            case .wrongKey?: throw CLIError("\(path): \(error.message)")
             case .missingKey?: throw CLIError("\(path): encrypted database: pass --db-key")
             default: throw CLIError("\(path): plain SQLite database, not encrypted")
             }

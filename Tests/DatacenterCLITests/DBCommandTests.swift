@@ -319,4 +319,39 @@ struct DBCommandInUseTests {
         let env = try CLI.run(["db", "info", plain, "--db-key", "pw"], environment: ["DATACENTER_DB_CIPHER": "kdf_iter=64000; cipher_use_hmac=maybe"])
         #expect(env.status != 0 && env.stderr.contains("cipher_use_hmac: expected ON or OFF"), "\(env.stderr)")
     }
+
+    // MARK: Damage and paths
+
+    @Test func infoAnswersForACutShortFileWithOneJSONObject() throws {
+        let folder = TemporaryFolder()
+        let (plain, encrypted) = (folder.file("plain.db"), folder.file("enc.db"))
+        try DBCommandTests.makePlain(plain, rows: 200)
+        #expect(try CLI.run(["db", "encrypt", plain, encrypted, "--db-key", "pw"]).status == 0)
+        for (path, key) in [(plain, [String]()), (encrypted, ["--db-key", "pw"])] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            try data.prefix(data.count - 1000).write(to: URL(fileURLWithPath: path))
+            let result = try CLI.run(["db", "info", path, "--json"] + key)
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try #require(try CLI.json(result.stdout) as? [String: Any])
+            #expect(object["state"] as? String == "damaged", "\(result.stdout)")
+            #expect((object["reason"] as? String)?.contains("cut short") == true, "\(result.stdout)")
+            let text = try CLI.run(["db", "info", path] + key)
+            #expect(text.status == 0 && text.stdout.contains("damaged: "), "\(text.stdout)\(text.stderr)")
+        }
+    }
+
+    @Test func errorsNameTheFileAsItWasGiven() throws {
+        let folder = TemporaryFolder()
+        let (plain, encrypted) = (folder.file("plain.db"), folder.file("enc.db"))
+        try DBCommandTests.makePlain(plain, rows: 5)
+        #expect(try CLI.run(["db", "encrypt", plain, encrypted, "--db-key", "pw"]).status == 0)
+        try FileManager.default.createSymbolicLink(atPath: folder.file("link.db"), withDestinationPath: "enc.db")
+        for given in ["./enc.db", "link.db"] {
+            let result = try CLI.run(["db", "rekey", given, "--db-key", "wrong", "--to", "new"], directory: folder.path)
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("error: \(given): wrong key or not an encrypted database"), "\(result.stderr)")
+            // What was tried, and what to give.
+            #expect(result.stderr.contains("--db-cipher"), "\(result.stderr)")
+        }
+    }
 }

@@ -47,6 +47,12 @@ public struct DatabaseError: Error, Sendable, Equatable {
         self.keyProblem = keyProblem
     }
 
+    /// The same error about the file named `path` (as the user gave it, say).
+    public func with(path: String?) -> DatabaseError {
+        DatabaseError(extendedCode: extendedCode, message: message, sql: sql, path: path, failedPage: failedPage,
+                      keyProblem: keyProblem, isForeignJournal: isForeignJournal)
+    }
+
     /// True when an encrypted database could not be opened with the key given: the key or
     /// its format is wrong, or the file is not encrypted.
     public var isWrongKeyOrNotEncrypted: Bool { code == SQLITE_NOTADB && failedPage == 1 }

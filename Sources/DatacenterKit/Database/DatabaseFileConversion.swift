@@ -113,8 +113,27 @@ public enum DatabaseFileConversion {
             resolved = String(cString: real)
             free(real)
         }
-        return try convert(source: resolved, keys: keys, target: resolved, key: newKey, inPlace: true,
-                           busyTimeout: busyTimeout, progress: progress)
+        return try namingPathAsGiven(path, resolved: resolved) {
+            try convert(source: resolved, keys: keys, target: resolved, key: newKey, inPlace: true,
+                        busyTimeout: busyTimeout, progress: progress)
+        }
+    }
+
+    /// Runs `body` on the file `resolved` (the one `path` names through its links), and names
+    /// `path` as it was given in any error about that file or the files beside it.
+    private static func namingPathAsGiven<T>(_ path: String, resolved: String, _ body: () throws -> T) rethrows -> T {
+        guard path != resolved else { return try body() }
+        func given(_ named: String?) -> String? {
+            guard let named, named.hasPrefix(resolved) else { return named }
+            return path + named.dropFirst(resolved.count)
+        }
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw error.with(path: given(error.path))
+        } catch let error as DatabaseConversionError {
+            throw DatabaseConversionError(path: given(error.path) ?? error.path, reason: error.reason, kind: error.kind)
+        }
     }
 
     /// Encrypts the plain database at `path` in place with `key`: the encrypted copy replaces
@@ -128,8 +147,10 @@ public enum DatabaseFileConversion {
             resolved = String(cString: real)
             free(real)
         }
-        return try convert(source: resolved, keys: .empty, target: resolved, key: key, inPlace: true,
-                           busyTimeout: busyTimeout, progress: progress)
+        return try namingPathAsGiven(path, resolved: resolved) {
+            try convert(source: resolved, keys: .empty, target: resolved, key: key, inPlace: true,
+                        busyTimeout: busyTimeout, progress: progress)
+        }
     }
 
     // MARK: The conversion

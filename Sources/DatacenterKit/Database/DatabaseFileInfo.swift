@@ -24,6 +24,9 @@ public struct DatabaseFileInfo: Sendable, Equatable {
         /// Not plain SQLite, and none of the keys given opens it: a wrong key, or not an
         /// encrypted database.
         case wrongKey
+        /// A database (plain, or opened by a key) that cannot be read whole: cut short, or a
+        /// page damaged or altered. `reason` says what was found.
+        case damaged(reason: String)
     }
 
     /// The file.
@@ -61,21 +64,46 @@ public struct DatabaseFileInfo: Sendable, Equatable {
         case .missing: return try info(.missing, nil)
         case .empty: return try info(.empty, nil)
         case .plain where !DatabaseFileKind.looksEncryptedWithPlaintextHeader(path: path):
-            return try info(.plain, try Database(path: path, mode: .readOnly))
+            do {
+                return cutShort(try info(.plain, try Database(path: path, mode: .readOnly)))
+            } catch let error as DatabaseError {
+                return try info(.damaged(reason: damage(error, size: size)), nil)
+            }
         case .plain, .encryptedOrNotADatabase:
             guard !keys.isEmpty else { return try info(.encryptedOrNotADatabase, nil) }
             do {
                 let (db, key) = try keys.open(path: path, mode: .readOnly)
                 // Detection may have found settings of its own: the key is known by its secret.
                 guard let key, let index = keys.keys.firstIndex(of: key) ?? keys.keys.firstIndex(where: { $0.secret == key.secret }) else {
-                    return try info(.plain, db)
+                    return cutShort(try info(.plain, db))
                 }
-                return try info(.encrypted(key: key, keyIndex: index), db)
+                return cutShort(try info(.encrypted(key: key, keyIndex: index), db))
             } catch let error as DatabaseError where error.keyProblem == .wrongKey {
                 var wrong = try info(.wrongKey, nil)
                 wrong.problem = error.message
+                if size % 512 != 0 {
+                    wrong.problem = error.message + "; the file's size (\(size) bytes) is not a whole number of pages: it may have been cut short"
+                }
                 return wrong
+            } catch let error as DatabaseError where error.keyProblem == nil {
+                return try info(.damaged(reason: damage(error, size: size)), nil)
             }
         }
+    }
+
+    /// `info` as damaged when its file holds part of a page at its end (cut short).
+    private static func cutShort(_ info: DatabaseFileInfo) -> DatabaseFileInfo {
+        guard let pageSize = info.pageSize, pageSize > 0, info.fileSize % Int64(pageSize) != 0 else { return info }
+        return DatabaseFileInfo(path: info.path, state: .damaged(reason: "the file's size (\(info.fileSize) bytes) is not a whole number of "
+                                    + "\(pageSize)-byte pages: it was cut short"),
+                                fileSize: info.fileSize, pageSize: info.pageSize, pageCount: info.pageCount, journalMode: info.journalMode)
+    }
+
+    /// What a database error reading the file says of it, in words.
+    private static func damage(_ error: DatabaseError, size: Int64) -> String {
+        var reason = error.failedPage.map { "page \($0) does not authenticate: the file is damaged or was altered" }
+            ?? "SQLite cannot read it: \(TextExcerpt.message(error.message))"
+        if size % 512 != 0 { reason += "; its size (\(size) bytes) is not a whole number of pages: it was cut short" }
+        return reason
     }
 }
