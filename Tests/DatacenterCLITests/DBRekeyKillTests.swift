@@ -78,7 +78,11 @@ import Testing
         let rerun = try CLI.run(["db", "rekey", file, "--to", target, "--db-key", "key A", "--db-key", "key B"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(try Self.check(file, keys: [target]) == target)
-        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".dc-partial-") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".dc-") }
         #expect(left.isEmpty, "\(left)")
+        // The file was in WAL mode: runs killed after they took it out of WAL mode did not
+        // lose that, and the finishing run put it back.
+        let mode = try Database(path: file, key: try .passphrase(target), mode: .readOnly).scalar("PRAGMA journal_mode", cached: false)
+        #expect(mode == .text("wal"))
     }
 }

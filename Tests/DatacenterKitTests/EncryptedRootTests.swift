@@ -306,6 +306,38 @@ import Testing
         #expect(try DataCenter(rootPath: root).commonPreferences.string(forKey: "k", business: "b") == "plain value")
     }
 
+    /// A `rekey --to-db-key` of a plain root stopped after some files: every open says the
+    /// root is half converted, which files are where, and the command that finishes it, with
+    /// or without the key; the rerun finishes it and nothing is lost.
+    @Test func aHalfConvertedRootSaysSoAndARerunFinishesIt() throws {
+        let folder = TemporaryFolder()
+        let root = folder.file("root")
+        do {
+            let center = try DataCenter(rootPath: root)
+            try center.setCurrentUserId("alice")
+            try center.commonPreferences.setString("common value", forKey: "k", business: "b")
+            try center.userPreferences?.setString("alice's", forKey: "k", business: "b")
+        }
+        let key = try DatabaseKey.passphrase(Self.passphrase)
+        try DatabaseFileConversion.encryptInPlace(path: root + "/common.sqlite", key: key)   // the run stopped here
+        for keys in [DatabaseKeyList.empty, DatabaseKeyList([key])] {
+            let error = #expect(throws: StorageError.self) { try DataCenter(rootPath: root, readOnly: true, databaseKeys: keys) }
+            guard case .halfConverted(let at, let encrypted, let plain)? = error else {
+                Issue.record("expected halfConverted, got \(String(describing: error))")
+                continue
+            }
+            #expect(at == root && encrypted == [root + "/common.sqlite"] && plain == [root + "/users/alice/user.sqlite"])
+            let text = error?.description ?? ""
+            #expect(text.contains("encrypted already: common.sqlite; still plain: users/alice/user.sqlite"), "\(text)")
+            #expect(text.contains("finish it with: datacenter rekey --root \(root) --to-db-key NEW"), "\(text)")
+        }
+        let results = try DataCenter.rekeyDatabases(rootPath: root, from: DatabaseKeyList([key]), to: key)
+        #expect(results.allSatisfy { $0.failure == nil }, "\(results)")
+        let center = try DataCenter(rootPath: root, databaseKeys: DatabaseKeyList([key]))
+        #expect(try center.commonPreferences.string(forKey: "k", business: "b") == "common value")
+        #expect(try center.preferences(forUser: "alice").string(forKey: "k", business: "b") == "alice's")
+    }
+
     @Test func aRootWithOnlyItsStateBecomesEncryptedAndAReadOnlyOpenWritesNothing() throws {
         let folder = TemporaryFolder()
         let root = folder.file("root")

@@ -173,15 +173,30 @@ public enum DatabaseFileConversion {
         let (db, sourceKey) = try keys.open(path: source, mode: .readWriteExisting, busyTimeout: busyTimeout)
         // Reading must leave the source as it was: no checkpoint into it when this closes.
         if !inPlace { _ = dc_no_checkpoint_on_close(db.handle) }
-        let journalMode = try db.scalar("PRAGMA main.journal_mode", cached: false)?.stringValue?.lowercased() ?? "delete"
+        var journalMode = try db.scalar("PRAGMA main.journal_mode", cached: false)?.stringValue?.lowercased() ?? "delete"
+        // A run killed after it took the file out of WAL mode left this mark: the file was
+        // in WAL mode before, and gets it back when this run finishes.
+        let walMark = wasWALMark(for: source)
+        if inPlace, FileManager.default.fileExists(atPath: walMark) { journalMode = "wal" }
+        if inPlace, journalMode == "wal" {
+            // Set before the switch out of WAL mode, so no kill can lose what the mode was.
+            guard FileManager.default.fileExists(atPath: walMark) || FileManager.default.createFile(atPath: walMark, contents: nil,
+                                                                                                   attributes: [.posixPermissions: 0o600]) else {
+                throw DatabaseConversionError(path: walMark, reason: "cannot create it beside the file being rekeyed")
+            }
+            PrivateFile.syncFolder(PrivateFile.folder(of: source))
+        }
         if inPlace { try takeSole(db, path: source, journalMode: journalMode) }
         var finished = false
         defer {
             // A rekey that stops early leaves the file as it was, WAL mode included.
             if inPlace, !finished, journalMode == "wal" {
                 _ = try? db.scalar("PRAGMA main.locking_mode=NORMAL", cached: false)
-                _ = try? db.scalar("PRAGMA main.journal_mode=WAL", cached: false)
+                if (try? db.scalar("PRAGMA main.journal_mode=WAL", cached: false))??.stringValue?.lowercased() == "wal" {
+                    unlink(walMark)
+                }
             }
+            if inPlace, finished { unlink(walMark) }
         }
         try db.execute("PRAGMA foreign_keys=OFF")
 
@@ -247,6 +262,13 @@ public enum DatabaseFileConversion {
         var status = stat()
         let bytes = stat(target, &status) == 0 ? Int64(status.st_size) : 0
         return Summary(sourceKey: sourceKey, tables: copied.tables, rows: copied.rows, bytes: bytes)
+    }
+
+    /// The mark an in-place conversion leaves beside `path` while it holds a file it took
+    /// out of WAL mode (`.NAME.dc-was-wal`), so that a run killed in between is finished with
+    /// WAL mode back.
+    static func wasWALMark(for path: String) -> String {
+        PrivateFile.folder(of: path) + "/." + (path as NSString).lastPathComponent + ".dc-was-wal"
     }
 
     /// True when the `-wal` or `-journal` at `path` holds something SQLite could replay: a WAL

@@ -59,6 +59,13 @@ extension DataCenter {
     /// - A root without the record, opened with keys: refused when any of its SQLite files
     ///   is plain (it would mix plain and encrypted files); otherwise (no file yet, or files
     ///   already encrypted) it becomes encrypted in the newest key's format.
+    /// True when the file at `path` is one or more whole pages of the smallest page size.
+    private static func holdsWholePages(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        return status.st_size >= 512 && status.st_size % 512 == 0
+    }
+
     static func rootDatabaseKeys(_ given: DatabaseKeyList, state: inout RootState, rootPath: String) throws -> DatabaseKeyList {
         if let encryption = state.databaseEncryption {
             guard !given.isEmpty else { throw StorageError.encryptedRootNeedsKey(root: rootPath, format: encryption.format) }
@@ -66,9 +73,20 @@ extension DataCenter {
             guard !fitting.isEmpty else { throw StorageError.encryptedRootFormatMismatch(root: rootPath, format: encryption.format) }
             return DatabaseKeyList(fitting + given.keys.filter { $0.format != encryption.format })
         }
-        guard let newest = given.newest else { return given }
         let space = StorageSpace(root: rootPath, crypt: KeyRing.empty, readOnly: true)
-        let plain = rootDatabaseFilePaths(rootPath: rootPath, space: space).filter { (try? DatabaseFileKind.of(path: $0)) == .plain }
+        let files = rootDatabaseFilePaths(rootPath: rootPath, space: space)
+        let kinds = files.map { (path: $0, kind: try? DatabaseFileKind.of(path: $0)) }
+        let plain = kinds.filter { $0.kind == .plain }.map(\.path)
+        // An encrypted file holds whole pages (512 bytes or more each); a damaged one that is
+        // not a whole number of them is left to the store's own "damaged" report.
+        let encrypted = kinds.filter { $0.kind == .encryptedOrNotADatabase && holdsWholePages($0.path) }.map(\.path)
+        // Part encrypted, part plain, and not recorded: a conversion that stopped midway.
+        if !plain.isEmpty, !encrypted.isEmpty {
+            throw StorageError.halfConverted(root: rootPath, encrypted: encrypted, plain: plain)
+        }
+        // (Every file encrypted and nothing recorded reads, without a key, as stores that are
+        // encrypted or damaged, each named when opened; with the key, as below.)
+        guard let newest = given.newest else { return given }
         guard plain.isEmpty else { throw StorageError.plainRootGivenKeys(root: rootPath, files: plain) }
         state.databaseEncryption = RootDatabaseEncryption(format: newest.format)
         return given

@@ -27,6 +27,10 @@ public enum StorageError: Error, Sendable, Equatable {
     /// A plain root that already has SQLite files, opened with database keys: its files are
     /// not encrypted, and encrypting only the new ones would mix plain and encrypted files.
     case plainRootGivenKeys(root: String, files: [String])
+    /// A root whose SQLite files are part encrypted, part plain, with no record of its
+    /// encryption: a `rekey --to-db-key` that encrypts a plain root stopped midway. Nothing
+    /// is lost; a rerun with the same key finishes it.
+    case halfConverted(root: String, encrypted: [String], plain: [String])
 }
 
 extension StorageError: CustomStringConvertible, LocalizedError {
@@ -46,6 +50,15 @@ extension StorageError: CustomStringConvertible, LocalizedError {
         case let .encryptedRootFormatMismatch(root, format):
             let name = format.displayName
             return "root \(root) is encrypted (\(name)): none of the database keys given is a \(name) key"
+        case let .halfConverted(root, encrypted, plain):
+            func names(_ files: [String]) -> String {
+                let relative = files.map { $0.hasPrefix(root + "/") ? String($0.dropFirst(root.count + 1)) : $0 }
+                return relative.prefix(4).joined(separator: ", ") + (relative.count > 4 ? " and \(relative.count - 4) more" : "")
+            }
+            let state = "encrypted already: \(names(encrypted)); still plain: \(names(plain))"
+            return "root \(root) is half converted to database encryption (a rekey --to-db-key stopped before it finished): "
+                + "\(state). Nothing is lost; finish it with: datacenter rekey --root \(root) --to-db-key NEW, "
+                + "NEW being the same database key (only what is left is converted)"
         case let .plainRootGivenKeys(root, files):
             let shown = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? " and \(files.count - 3) more" : "")
             return "root \(root) is not encrypted: its databases (\(shown)) are plain SQLite; open it without a database "
