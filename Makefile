@@ -44,7 +44,7 @@ CRASH_TRIALS ?= 200
 fuzz: deps
 	$(SWIFT) build --build-tests
 	FUZZ_CASES=$(FUZZ_CASES) $(SWIFT) test --skip-build --filter 'Fuzz'
-crash: deps
+crash: deps sqlcipher-reference
 	$(SWIFT) build --build-tests
 	CRASH_TRIALS=$(CRASH_TRIALS) $(SWIFT) test --skip-build --filter 'CrashTests'
 

@@ -39,6 +39,10 @@ extension Browser {
         var title = " datacenter │ "
         if let subject = headerSubject { title += subject + " │ " }
         title += catalog.title
+        if let settings = catalog.databaseSettings {
+            // What an app must set to open it, in SQLCipher's pragma names.
+            title += " │ db: " + (settings.compatibilityVersion.map { "SQLCipher \($0)" } ?? settings.description)
+        }
         if !catalog.keys.isEmpty {
             title += " │ keys: " + catalog.keys.keys.map { key in
                 catalog.keyLabels[key.fingerprint].map { "\(key.fingerprint) (\($0))" } ?? key.fingerprint

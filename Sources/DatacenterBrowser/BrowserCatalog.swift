@@ -80,6 +80,9 @@ package final class BrowserCatalog: Sendable {
     /// What the header says of some keys, by fingerprint: `app key` for the one derived
     /// from the app key, so a reader knows which secret opened a value.
     package let keyLabels: [String: String]
+    /// The SQLCipher settings the database file (or the root's common store) opened with, as
+    /// the header shows them (`SQLCipher 4`, or the pragmas of custom settings); nil for plain.
+    package let databaseSettings: DatabaseCipherSettings?
     /// False to refuse staging edits and even confirmed DAO writes (`browse --read-only`).
     package let allowsWrites: Bool
     /// How long a commit or a DAO write waits for another connection's lock (an app writing
@@ -113,10 +116,12 @@ package final class BrowserCatalog: Sendable {
     /// - throws: `BrowserOpenError` for a missing path, or a file that is not SQLite.
     /// - parameter keyLabels: names for some keys in the header, by fingerprint.
     /// - parameter databaseKeys: the keys of encrypted database files, newest first.
+    /// - parameter databaseSettings: the SQLCipher settings the file opened with, for the header.
     package init(path: String, keys: KeyRing, keyLabels: [String: String] = [:], databaseKeys: DatabaseKeyList = .empty,
-                 allowsWrites: Bool = true, busyTimeout: Double = 5) throws {
+                 databaseSettings: DatabaseCipherSettings? = nil, allowsWrites: Bool = true, busyTimeout: Double = 5) throws {
         self.keys = keys
         self.databaseKeys = databaseKeys
+        self.databaseSettings = databaseSettings
         self.keyLabels = keyLabels
         self.allowsWrites = allowsWrites
         self.busyTimeout = busyTimeout

@@ -52,14 +52,23 @@ struct BrowseCommand: ParsableCommand {
                 databaseKeys = DatabaseKeyList(databaseKeys.keys + DemoStore.databaseKeys.keys)
             }
         }
-        if databaseKeys.isEmpty, let encrypted = DatabasePassphrase.encryptedFile(at: target) {
-            databaseKeys = try DatabasePassphrase.ask(for: encrypted, shownAs: target)
+        var databaseSettings: DatabaseCipherSettings?
+        if let encrypted = DatabasePassphrase.encryptedFile(at: target) {
+            if databaseKeys.isEmpty {
+                databaseKeys = try DatabasePassphrase.ask(for: encrypted, shownAs: target, settings: try global.databaseCipherSettings())
+            }
+            // The settings found (detected when need be) go first for every file opened, and
+            // show in the header.
+            if let found = try? databaseKeys.open(path: encrypted, mode: .readOnly, busyTimeout: global.busyTimeout).key {
+                databaseSettings = found.settings
+                databaseKeys = DatabaseKeyList([found] + databaseKeys.keys.filter { $0 != found })
+            }
         }
         let catalog: BrowserCatalog
         let labels = global.appKeyDerivedKey.map { [$0.fingerprint: "app key"] } ?? [:]
         do {
             catalog = try BrowserCatalog(path: target, keys: keys, keyLabels: labels, databaseKeys: databaseKeys,
-                                         allowsWrites: !readOnly, busyTimeout: global.busyTimeout)
+                                         databaseSettings: databaseSettings, allowsWrites: !readOnly, busyTimeout: global.busyTimeout)
         } catch {
             throw CLIError(CommandLineRunner.describe(error))
         }

@@ -21,11 +21,17 @@ enum DatabasePassphrase {
     /// - throws: `CLIError` with no terminal to ask on, when the user cancels, or after
     ///   `attempts` wrong passphrases.
     /// - parameter shown: the root or file the prompt names.
-    static func ask(for file: String, shownAs shown: String) throws -> DatabaseKeyList {
+    ///
+    /// A passphrase is tried with `settings` (`--db-cipher`) when given, and the settings real
+    /// files use are detected. When none opens the file, the prompt also asks for settings
+    /// that cannot be found in a file (NAME=VALUE pairs in SQLCipher's pragma names, separated
+    /// by `;`: a custom kdf_iter, the salt of a file whose header is in plaintext).
+    static func ask(for file: String, shownAs shown: String, settings given: DatabaseCipherSettings? = nil) throws -> DatabaseKeyList {
         let name = (shown as NSString).lastPathComponent
         guard isatty(0) == 1, isatty(1) == 1 else {
             throw CLIError("\(file) is not a SQLite database, or it is encrypted: pass --db-key SECRET (or set DATACENTER_DB_KEY)")
         }
+        var settings = given
         for attempt in 1...attempts {
             switch PassphrasePrompt.ask("Database passphrase for \(name) (Esc cancels): ") {
             case nil:
@@ -35,15 +41,31 @@ enum DatabasePassphrase {
             case .entered(let text)?:
                 guard !text.isEmpty else { continue }
                 let keys: DatabaseKeyList
-                do { keys = try DatabaseKeyList(sqlcipherKeys: [text]) } catch {
+                do {
+                    keys = try settings.map { try DatabaseKeyList(sqlcipherKeys: [text], settings: $0) } ?? DatabaseKeyList(sqlcipherKeys: [text])
+                } catch {
                     Output.error("\(error)")
                     continue
                 }
+                Output.error("checking the passphrase (SQLCipher 4, then the settings of versions 3 to 1 and apps)…")
                 do {
-                    _ = try keys.open(path: file, mode: .readOnly)
-                    return keys
+                    let found = try keys.open(path: file, mode: .readOnly).key
+                    return DatabaseKeyList((found.map { [$0] } ?? []) + keys.keys)
                 } catch let error as DatabaseError where error.keyProblem == .wrongKey {
-                    if attempt < attempts { Output.error("wrong passphrase (or not an encrypted database); try again") }
+                    guard attempt < attempts else { break }
+                    Output.error("\(error.message)")
+                    // What a key alone cannot find: asked for, in the clear (settings are no secret).
+                    Output.error("Settings the app sets, as NAME=VALUE separated by ';' (e.g. kdf_iter=12345; cipher_salt=x'…'), or Enter for none:")
+                    if let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                        var next = settings ?? .sqlcipher4
+                        do {
+                            for pair in line.split(separator: ";") { try next.apply(String(pair)) }
+                            if let problem = next.problem { throw CryptError.invalidKey(problem) }
+                            settings = next
+                        } catch {
+                            Output.error("\(CommandLineRunner.describe(error)); settings unchanged")
+                        }
+                    }
                 }
             }
         }

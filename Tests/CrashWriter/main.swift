@@ -12,6 +12,9 @@ import Foundation
 //   crash-writer cipher FILE     a SQLCipher-format database in WAL mode: one row per write, every
 //                                tenth write 100 rows in a transaction that spills to the WAL and
 //                                writes pages there again before it commits
+//   crash-writer cipher-update FILE delete|wal
+//                                the cross-implementation writer: every row of an existing
+//                                encrypted table rewritten per transaction, the cache spilling
 
 /// Says write `n` is committed: written straight to the descriptor, so nothing acknowledged
 /// sits in a buffer when the process is killed.
@@ -20,8 +23,8 @@ func acknowledge(_ n: Int) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: crash-writer kv|dao|cache|cipher PATH\n".utf8))
+guard arguments.count == 3 || (arguments.count == 4 && arguments[1] == "cipher-update") else {
+    FileHandle.standardError.write(Data("usage: crash-writer kv|dao|cache|cipher PATH, or cipher-update PATH delete|wal\n".utf8))
     exit(2)
 }
 let path = arguments[2]
@@ -80,6 +83,22 @@ do {
             }
             acknowledge(n)
             n += 1
+        }
+    case "cipher-update":
+        // The cross-implementation crash tests' writer (SQLCipher runs the same loop): an
+        // encrypted file in rollback-journal or WAL mode (arguments[3]), a page cache so small
+        // that every transaction spills into the file or the WAL before it commits, and one
+        // transaction per generation rewriting every row's indexed value.
+        let db = try Database(path: path, key: .passphrase("cross crash"))
+        if arguments.count > 3, arguments[3] == "wal" { try db.enableWAL() }
+        try db.execute("PRAGMA cache_size = 8")
+        var generation = 1
+        while true {
+            try db.execute("BEGIN IMMEDIATE")
+            try db.execute("UPDATE t SET v = 'gen ' || ? || ' row ' || id", [.integer(Int64(generation))])
+            try db.execute("COMMIT")
+            acknowledge(generation)
+            generation += 1
         }
     default:
         FileHandle.standardError.write(Data("unknown kind \(arguments[1])\n".utf8))

@@ -37,4 +37,17 @@ import Testing
         #expect(TerminalText.width(of: line) == 40)
         #expect(line.hasPrefix(" datacenter │ conversation_team · user"))
     }
+
+    /// An encrypted file's SQLCipher settings show in the header as an app would set them.
+    @Test(arguments: [(["cipher_compatibility=3"], "db: SQLCipher 3"),
+                      (["cipher_page_size=8192", "kdf_iter=64000"], "db: cipher_page_size = 8192; kdf_iter = 64000")])
+    func theHeaderNamesTheDatabaseSettings(pairs: [String], shown: String) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("enc.sqlite")
+        let key = try DatabaseKey.passphrase("header", settings: try DatabaseCipherSettings(pairs: pairs))
+        try Database(path: path, key: key).execute("CREATE TABLE t(x)")
+        let catalog = try BrowserCatalog(path: path, keys: .empty, databaseKeys: DatabaseKeyList([key]), databaseSettings: key.settings)
+        let b = Browser(catalog: catalog, width: 300, height: 20)
+        #expect(header(b).contains("enc.sqlite │ \(shown)"), "\(header(b))")
+    }
 }
