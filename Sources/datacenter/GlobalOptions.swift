@@ -31,6 +31,9 @@ struct GlobalOptions: ParsableArguments {
                                valueName: "name=value"))
     var dbCipher: [String] = []
 
+    @Flag(name: .long, help: ArgumentHelp("Say on stderr which database key and SQLCipher settings opened each encrypted file (as pragmas an app would set)."))
+    var verbose = false
+
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another connection's lock before failing.",
                                             discussion: "Default 5. A long write elsewhere (an import, a rekey, a big dao call) holds the lock; raise this to wait it out.",
                                             valueName: "seconds"))
@@ -133,13 +136,29 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens the root, its SQLite files with the `--db-key` keys; read-only roots must exist.
     func openDataCenter(readOnly: Bool = false) throws -> DataCenter {
-        try DataCenter(rootPath: rootPath, crypt: keyRing(), readOnly: readOnly, busyTimeout: busyTimeout,
-                       databaseKeys: databaseKeyList())
+        let keys = try databaseKeyList()
+        let center = try DataCenter(rootPath: rootPath, crypt: keyRing(), readOnly: readOnly, busyTimeout: busyTimeout,
+                                    databaseKeys: keys)
+        if verbose, !keys.isEmpty, let common = center.databaseFilePaths().first,
+           let key = try? keys.open(path: common, mode: .readOnly, busyTimeout: busyTimeout).key {
+            GlobalOptions.sayHowOpened(common, key: key, keys: keys)
+        }
+        return center
     }
 
     /// Opens one SQLite file with the `--db-key` key that fits it (plain when none is given).
     func openDatabase(path: String, mode: Database.OpenMode) throws -> Database {
-        try databaseKeyList().open(path: path, mode: mode, busyTimeout: busyTimeout).database
+        let keys = try databaseKeyList()
+        let (db, key) = try keys.open(path: path, mode: mode, busyTimeout: busyTimeout)
+        if verbose, let key { GlobalOptions.sayHowOpened(path, key: key, keys: keys) }
+        return db
+    }
+
+    /// `--verbose`: which key and settings opened the encrypted file at `path`, on stderr.
+    static func sayHowOpened(_ path: String, key: DatabaseKey, keys: DatabaseKeyList) {
+        let number = keys.secretNumber(of: key).map { " #\($0)" } ?? ""
+        let pragmas = key.settings.pragmas.map { "PRAGMA \($0.name) = \($0.value);" }.joined(separator: " ")
+        Output.error("\(Output.safe(path, limit: 200)): opened with database key\(number); settings: \(pragmas)")
     }
 }
 

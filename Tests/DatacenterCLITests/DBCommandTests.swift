@@ -296,6 +296,11 @@ struct DBCommandInUseTests {
         #expect(json["format"] as? String == "custom")
         #expect((json["settings"] as? [String: Any])?["cipher_hmac_algorithm"] as? String == "HMAC_SHA1")
 
+        // --verbose on another command says what opened it, on stderr.
+        let verbose = try CLI.run(["sql", encrypted, "SELECT count(*) FROM t", "--db-key", "pw", "--verbose"])
+        #expect(verbose.status == 0 && verbose.stdout.contains("50"), "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("\(encrypted): opened with database key #1; settings: PRAGMA kdf_iter = 4000;"), "\(verbose.stderr)")
+
         // Rekeyed into SQLCipher 1's settings (no HMAC): SQLCipher opens it with them.
         let rekey = try CLI.run(["db", "rekey", encrypted, "--db-key", "pw", "--to", "new", "--to-cipher", "cipher_compatibility=1"])
         #expect(rekey.status == 0, "\(rekey.stderr)")
