@@ -64,7 +64,7 @@ enum Output {
         for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.displayWidth) } }
         func format(_ cells: [String]) -> String {
             cells.enumerated().map { i, cell in
-                i == cells.count - 1 ? cell : cell + String(repeating: " ", count: max(0, widths[i] - cell.displayWidth))
+                i == cells.count - 1 || i >= widths.count ? cell : cell + String(repeating: " ", count: max(0, widths[i] - cell.displayWidth))
             }.joined(separator: "  ")
         }
         print(format(header))

@@ -19,22 +19,29 @@ struct SQLCommand: ParsableCommand {
         let path = expandTilde(database)
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
         let db = try global.openDatabase(path: path, mode: readOnly ? .readOnly : .readWriteExisting)
-        var header: [String] = []
-        var rows: [Row] = []
+        // Each statement that returns rows: its own header and rows (statements differ in
+        // their columns).
+        var results: [(header: [String], rows: [Row])] = []
         try db.runScript(sql) { statement in
             var first = true
             try statement.forEachRow { s in
-                if first { header = s.columnNames; first = false }
-                rows.append(s.row())
+                if first {
+                    results.append((s.columnNames, []))
+                    first = false
+                }
+                results[results.count - 1].rows.append(s.row())
                 return true
             }
         }
         if json {
-            try Output.json(rows.map { row in
+            try Output.json(results.flatMap(\.rows).map { row in
                 Dictionary(zip(row.columnNames, row.values.map(Output.jsonValue)), uniquingKeysWith: { _, last in last })
             })
-        } else if !header.isEmpty {
-            Output.table(header, rows.map { $0.values.map(SQLCommand.cell) })
+            return
+        }
+        for (index, result) in results.enumerated() {
+            if index > 0 { print("") }
+            Output.table(result.header, result.rows.map { $0.values.map(SQLCommand.cell) })
         }
     }
 

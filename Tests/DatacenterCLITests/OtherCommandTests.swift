@@ -95,6 +95,20 @@ import Testing
         #expect(rows[1]["name"] is NSNull)
     }
 
+    /// Statements with different columns: a table with its own header each, in order, and
+    /// no crash when an earlier one has more columns than the last (it did: SIGILL, exit 132).
+    @Test func sqlPrintsATableWithAHeaderPerStatement() throws {
+        let scratch = TemporaryFolder()
+        let db = scratch.file("t.db")
+        #expect(try CLI.run(["import", "/dev/null", db]).status == 0)
+        let result = try CLI.run(["sql", db, "SELECT 1 AS a, 2 AS b, 3 AS c; SELECT 4 AS d; SELECT 'x' AS e, 'y' AS f"])
+        #expect(result.status == 0, "exit \(result.status): \(result.stderr.prefix(300))")
+        #expect(result.stdout == "a  b  c\n-  -  -\n1  2  3\n\nd\n-\n4\n\ne  f\n-  -\nx  y\n", "\(result.stdout)")
+        // JSON keeps one array of every statement's rows, each with its own columns.
+        let json = try #require(try CLI.json(try CLI.run(["sql", db, "SELECT 1 AS a, 2 AS b; SELECT 4 AS d", "--json"]).stdout) as? [[String: Any]])
+        #expect(json.count == 2 && json[0]["b"] as? Int == 2 && json[1]["d"] as? Int == 4 && json[1]["a"] == nil)
+    }
+
     @Test func sqlOnAMissingOrNonDatabaseFileFails() throws {
         let scratch = TemporaryFolder()
         let missing = try CLI.run(["sql", scratch.file("none.db"), "SELECT 1"])
