@@ -8,6 +8,23 @@ enum DatabasePassphrase {
     /// How many passphrases are tried before giving up.
     static let attempts = 3
 
+    /// Reads one line of `NAME=VALUE` settings separated by `;` from the terminal, applied on
+    /// top of `base` (SQLCipher 4's defaults when nil); nil when none was given or it did not
+    /// parse (the problem is said).
+    static func askSettings(on base: DatabaseCipherSettings?) -> DatabaseCipherSettings? {
+        Output.error("Settings the app sets, as NAME=VALUE separated by ';' (e.g. kdf_iter=12345; cipher_salt=x'…'), or Enter for none:")
+        guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        var next = base ?? .sqlcipher4
+        do {
+            for pair in line.split(separator: ";") { try next.apply(String(pair)) }
+            if let problem = next.problem { throw CryptError.invalidKey(problem) }
+            return next
+        } catch {
+            Output.error("\(CommandLineRunner.describe(error)); settings unchanged")
+            return nil
+        }
+    }
+
     /// The encrypted file `target` is or starts with — the file itself, or a root's common
     /// store — or nil when it is plain, missing or a root without one.
     static func encryptedFile(at target: String) -> String? {
@@ -32,14 +49,21 @@ enum DatabasePassphrase {
             throw CLIError("\(file) is not a SQLite database, or it is encrypted: pass --db-key SECRET (or set DATACENTER_DB_KEY)")
         }
         var settings = given
-        for attempt in 1...attempts {
+        var attempt = 0
+        while attempt < attempts {
             switch PassphrasePrompt.ask("Database passphrase for \(name) (Esc cancels): ") {
             case nil:
                 throw CLIError("\(file): encrypted database: pass --db-key (no terminal to ask the passphrase on)")
             case .cancelled?:
                 throw CLIError("no passphrase given: \(file) was not opened")
             case .entered(let text)?:
-                guard !text.isEmpty else { continue }
+                guard !text.isEmpty else {
+                    // An empty line: the settings a key alone cannot find, asked for in the
+                    // clear (they are no secret), then the passphrase again.
+                    settings = askSettings(on: settings) ?? settings
+                    continue
+                }
+                attempt += 1
                 let keys: DatabaseKeyList
                 do {
                     keys = try settings.map { try DatabaseKeyList(sqlcipherKeys: [text], settings: $0) } ?? DatabaseKeyList(sqlcipherKeys: [text])
@@ -52,19 +76,9 @@ enum DatabasePassphrase {
                     let found = try keys.open(path: file, mode: .readOnly).key
                     return DatabaseKeyList((found.map { [$0] } ?? []) + keys.keys)
                 } catch let error as DatabaseError where error.keyProblem == .wrongKey {
-                    guard attempt < attempts else { break }
-                    Output.error("\(error.message)")
-                    // What a key alone cannot find: asked for, in the clear (settings are no secret).
-                    Output.error("Settings the app sets, as NAME=VALUE separated by ';' (e.g. kdf_iter=12345; cipher_salt=x'…'), or Enter for none:")
-                    if let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty {
-                        var next = settings ?? .sqlcipher4
-                        do {
-                            for pair in line.split(separator: ";") { try next.apply(String(pair)) }
-                            if let problem = next.problem { throw CryptError.invalidKey(problem) }
-                            settings = next
-                        } catch {
-                            Output.error("\(CommandLineRunner.describe(error)); settings unchanged")
-                        }
+                    if attempt < attempts {
+                        Output.error("wrong passphrase; try again (tried SQLCipher 4, 3, 2 and 1 settings, page sizes 512–65536), "
+                            + "or press Enter on an empty line to give settings the app sets, such as kdf_iter or cipher_salt")
                     }
                 }
             }

@@ -4,10 +4,11 @@ import Dispatch
 /// concurrently (CTPersistance's `CTPersistanceAsyncExecutor`).
 ///
 /// Work is a closure that receives a connection; completion handlers run on the executor's
-/// queues, not the caller's.
+/// queues, not the caller's (a write's may run on the thread of a `waitForWrites` caller that
+/// holds the writer, which runs the pending writes itself: see `StoreSerialQueue`).
 public final class AsyncExecutor: Sendable {
     private let pool: DatabasePool
-    private let writeQueue = DispatchQueue(label: "datacenter.executor.write")
+    private let writeQueue = StoreSerialQueue(label: "datacenter.executor.write")
     private let readQueue = DispatchQueue(label: "datacenter.executor.read", attributes: .concurrent)
 
     /// An executor running its work on `pool`'s connections.
@@ -16,7 +17,7 @@ public final class AsyncExecutor: Sendable {
     /// Queues `body` to run on the writer connection after every write queued before it.
     public func write(_ body: @escaping @Sendable (Database) throws -> Void,
                       completion: (@Sendable (Error?) -> Void)? = nil) {
-        writeQueue.async { [pool] in
+        writeQueue.async(on: pool.writer) { [pool] in
             do { try pool.write(body); completion?(nil) } catch { completion?(error) }
         }
     }
@@ -29,6 +30,7 @@ public final class AsyncExecutor: Sendable {
         }
     }
 
-    /// Blocks until every write queued so far has run.
-    public func waitForWrites() { writeQueue.sync {} }
+    /// Blocks until every write queued so far has run (running them on this thread when it
+    /// holds the writer, rather than waiting for ever).
+    public func waitForWrites() { writeQueue.sync(on: pool.writer) {} }
 }

@@ -20,8 +20,10 @@ public final class AndroidSharedPreferences: Sendable {
     public let group: String
     /// Writes the changes of `apply` one batch after another, and those of `commit` after
     /// every batch applied before it, so changes land in the order they were made. Only
-    /// the writes run on it, never a caller's code.
-    let writeQueue: DispatchQueue
+    /// the writes run on it, never a caller's code. A `commit` from a thread that holds the
+    /// store (inside its `batch` or a transaction) writes the pending batches itself rather
+    /// than wait for them (`StoreSerialQueue`).
+    let writeQueue: StoreSerialQueue
     /// The changes applied and not yet written, oldest first. A read holds this lock while it
     /// looks at them and at the store, so no batch is written and dropped between the two looks.
     private let applied = LockedState(AppliedBatches())
@@ -30,7 +32,7 @@ public final class AndroidSharedPreferences: Sendable {
     public init(store: KVStore, group: String) {
         self.store = store
         self.group = group
-        self.writeQueue = DispatchQueue(label: "datacenter.android-preferences.\(group)")
+        self.writeQueue = StoreSerialQueue(label: "datacenter.android-preferences.\(group)")
     }
 
     public func getString(_ key: String, _ defaultValue: String?) throws -> String? {
@@ -185,7 +187,7 @@ public final class AndroidSharedPreferences: Sendable {
         public func commitOrThrow() throws {
             let changes = take()
             let preferences = preferences
-            try preferences.writeQueue.sync { try changes.write(to: preferences, sync: true) }
+            try preferences.writeQueue.sync(on: preferences.store.queue) { try changes.write(to: preferences, sync: true) }
         }
 
         /// Writes the changes on a background queue and returns at once; `completion`, when
@@ -199,7 +201,7 @@ public final class AndroidSharedPreferences: Sendable {
             let changes = take()
             let preferences = preferences
             let id = preferences.startApplied(changes)
-            preferences.writeQueue.async {
+            preferences.writeQueue.async(on: preferences.store.queue) {
                 let failure: Error?
                 do { try changes.write(to: preferences, sync: false); failure = nil } catch { failure = error }
                 preferences.finishApplied(id)

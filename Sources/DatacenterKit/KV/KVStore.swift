@@ -208,9 +208,16 @@ public final class KVStore: Sendable {
 
     /// Forces committed writes from the write-ahead log into the database file and to disk
     /// (Android's `commit()` guarantee), and truncates the log so it takes no space.
+    ///
+    /// Inside a transaction (a caller's `batch`, or one begun on the connection) there is
+    /// nothing committed to force yet: the writes are that transaction's, and land with its
+    /// commit. SQLite refuses a checkpoint then ("database table is locked"), so none is made.
     public func sync() throws {
         guard !queue.isReadOnly else { return }
-        _ = try queue.write { db in try db.scalar("PRAGMA wal_checkpoint(TRUNCATE)", cached: false) }
+        _ = try queue.write { db in
+            guard !db.isInTransaction else { return }
+            _ = try db.scalar("PRAGMA wal_checkpoint(TRUNCATE)", cached: false)
+        }
     }
 
     /// Re-encrypts every value stored with the default crypt under `newCrypt`, in one

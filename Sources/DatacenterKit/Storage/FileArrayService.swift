@@ -6,8 +6,10 @@ import Foundation
 /// oldest go first).
 ///
 /// Every operation runs on one serial queue in the order it was asked, so a synchronous
-/// read always sees the asynchronous writes asked before it. Completion handlers run on that
-/// queue.
+/// read always sees the asynchronous writes asked before it, even from a thread that holds
+/// the store (inside its transaction or `store.queue.write`): that thread runs the pending
+/// writes itself rather than wait for them (`StoreSerialQueue`). Completion handlers run on
+/// the thread that runs the operation.
 ///
 /// A memory cache of file contents (`memoryCapacity` files, least recently used first out)
 /// sits in front of the table: it is updated on the queue, in the order of the operations,
@@ -32,7 +34,7 @@ public final class FileArrayService: Sendable {
     /// The stores whose table exists, by `openingID` (a followed service makes it on first use).
     private let preparedStores = LockedState<Set<UInt64>>([])
     private let memory: LRUMemoryCache<CachedFile, Data>
-    private let queue = DispatchQueue(label: "datacenter.file-array-service")
+    private let queue = StoreSerialQueue(label: "datacenter.file-array-service")
 
     /// Where the service's table lives.
     private enum Location: Sendable {
@@ -149,7 +151,7 @@ public final class FileArrayService: Sendable {
     /// `write` on a store already resolved.
     func write(_ data: Data, to fileName: String, in store: Store, completion: (@Sendable (Error?) -> Void)?) {
         // The operation runs first: `completion?(…)` would skip it when there is no completion.
-        queue.async { [self] in
+        queue.async(on: store.queue) { [self] in
             let error = Self.error { try writeNow(data, to: fileName, in: store) }
             completion?(error)
         }
@@ -165,14 +167,14 @@ public final class FileArrayService: Sendable {
     /// Reads `fileName` of `store` — resolved by the caller, so that what it read and what
     /// it caches are of one store whatever switch happens meanwhile — in the background.
     func read(_ fileName: String, in store: Store, completion: @escaping @Sendable (Result<Data?, Error>) -> Void) {
-        queue.async { [self] in completion(Result { try readNow(fileName, in: store) }) }
+        queue.async(on: store.queue) { [self] in completion(Result { try readNow(fileName, in: store) }) }
     }
 
     /// Renames a file; fails when `from` does not exist, and replaces a file called `to`.
     public func rename(_ from: String, to: String, completion: (@Sendable (Error?) -> Void)? = nil) {
         let store: Store
         do { store = try resolveStore("rename") } catch { return enqueue { completion?(error) } }
-        queue.async { [self] in
+        queue.async(on: store.queue) { [self] in
             let error = Self.error {
                 defer {
                     memory.remove(CachedFile(store: store.openingID, name: from))
@@ -197,7 +199,7 @@ public final class FileArrayService: Sendable {
 
     /// `remove` on a store already resolved.
     func remove(_ fileName: String, in store: Store, completion: (@Sendable (Error?) -> Void)?) {
-        queue.async { [self] in
+        queue.async(on: store.queue) { [self] in
             memory.remove(CachedFile(store: store.openingID, name: fileName))
             let error = Self.error { try store.queue.write { db in try db.execute("DELETE FROM \(table) WHERE name = ?", [.text(fileName)]) } }
             completion?(error)
@@ -205,10 +207,10 @@ public final class FileArrayService: Sendable {
     }
 
     /// Runs `body` on the service's queue, after every operation asked so far.
-    func enqueue(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
+    func enqueue(_ body: @escaping @Sendable () -> Void) { queue.async(on: nil, body) }
 
     /// Waits until every operation asked so far has run.
-    public func waitForPendingOperations() { queue.sync {} }
+    public func waitForPendingOperations() { queue.waitForPendingOperations() }
 
     // MARK: Synchronous
 
@@ -219,13 +221,13 @@ public final class FileArrayService: Sendable {
 
     /// `fileName` of `store`, resolved by the caller; waits for operations asked before.
     func read(_ fileName: String, in store: Store) throws -> Data? {
-        try queue.sync { try readNow(fileName, in: store) }
+        try queue.sync(on: store.queue) { try readNow(fileName, in: store) }
     }
 
     /// Every file whose name matches the SQL LIKE `pattern`, by name.
     public func read(like pattern: String) throws -> [String: Data] {
         let store = try resolveStore("read")
-        return try queue.sync {
+        return try queue.sync(on: store.queue) {
             let rows = try store.queue.read { db in try db.query("SELECT name, data FROM \(table) WHERE name LIKE ?", [.text(pattern)]) }
             var result: [String: Data] = [:]
             for row in rows {
@@ -240,7 +242,7 @@ public final class FileArrayService: Sendable {
     @discardableResult
     public func remove(like pattern: String) throws -> Int {
         let store = try resolveStore("remove")
-        return try queue.sync {
+        return try queue.sync(on: store.queue) {
             defer { memory.removeAll() }
             return try store.queue.write { db in
                 try db.execute("DELETE FROM \(table) WHERE name LIKE ?", [.text(pattern)])
@@ -252,7 +254,7 @@ public final class FileArrayService: Sendable {
     /// Removes every file.
     public func removeAll() throws {
         let store = try resolveStore("removeAll")
-        try queue.sync {
+        try queue.sync(on: store.queue) {
             defer { memory.removeAll() }
             try store.queue.write { db in try db.execute("DELETE FROM \(table)") }
         }
@@ -261,19 +263,19 @@ public final class FileArrayService: Sendable {
     /// True when a file called `fileName` exists.
     public func exists(_ fileName: String) throws -> Bool {
         let store = try resolveStore("read")
-        return try queue.sync { try store.queue.read { db in try db.scalar("SELECT 1 FROM \(table) WHERE name = ?", [.text(fileName)]) != nil } }
+        return try queue.sync(on: store.queue) { try store.queue.read { db in try db.scalar("SELECT 1 FROM \(table) WHERE name = ?", [.text(fileName)]) != nil } }
     }
 
     /// Every file name, sorted.
     public func allNames() throws -> [String] {
         let store = try resolveStore("read")
-        return try queue.sync { try store.queue.read { db in try db.query("SELECT name FROM \(table) ORDER BY name").compactMap { $0[0].stringValue } } }
+        return try queue.sync(on: store.queue) { try store.queue.read { db in try db.query("SELECT name FROM \(table) ORDER BY name").compactMap { $0[0].stringValue } } }
     }
 
     /// How many files there are.
     public func count() throws -> Int {
         let store = try resolveStore("read")
-        return try queue.sync { try store.queue.read { db in Int(try db.scalar("SELECT count(*) FROM \(table)")?.int64Value ?? 0) } }
+        return try queue.sync(on: store.queue) { try store.queue.read { db in Int(try db.scalar("SELECT count(*) FROM \(table)")?.int64Value ?? 0) } }
     }
 
     // MARK: Helpers (on the queue)
