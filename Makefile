@@ -3,7 +3,7 @@
 
 SWIFT        ?= swift
 APT_PACKAGES := pkg-config libsqlite3-dev libxml2-dev libncursesw5-dev libssl-dev tmux sqlite3 python3-venv
-DEMO_ROOT    ?= $(HOME)/.local/share/datacenter/demo
+DEMO_ROOT    ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/datacenter/demo
 # The demo's published key (docs/CLI.md): it decrypts the demo's encrypted values.
 DEMO_KEY     := 64336d305a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a
 RELEASE_BIN  := .build/release/datacenter

@@ -18,12 +18,12 @@ struct DemoCommand: ParsableCommand {
             (open it with --db-key \(DemoStore.databasePassphrase)).
             """)
 
-    static var defaultPath: String {
-        FileManager.default.homeDirectoryForCurrentUser.path + "/.local/share/datacenter/demo"
-    }
+    /// `demo` in the data folder (`$XDG_DATA_HOME/datacenter`, else
+    /// `$HOME/.local/share/datacenter`), or where it was before when only that one exists.
+    static var defaultPath: String { GlobalOptions.defaultFolder("demo") }
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("Where to build it (default: --root if given, else ~/.local/share/datacenter/demo).", valueName: "path"))
+    @Argument(help: ArgumentHelp("Where to build it (default: --root if given, else $XDG_DATA_HOME/datacenter/demo, else $HOME/.local/share/datacenter/demo).", valueName: "path"))
     var path: String?
     @Flag(help: "Replace an existing demo at that path.") var force = false
     @Flag(name: .customLong("encrypt-db"),

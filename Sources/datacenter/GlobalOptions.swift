@@ -1,11 +1,12 @@
 import ArgumentParser
+import DatacenterBrowser
 import DatacenterKit
 import Foundation
 
 /// Options every command takes: which root, and which keys.
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The data-center root folder.",
-                                            discussion: "Default: $DATACENTER_ROOT, else ~/.local/share/datacenter/Preferences.",
+                                            discussion: "Default: $DATACENTER_ROOT, else $XDG_DATA_HOME/datacenter/Preferences, else $HOME/.local/share/datacenter/Preferences.",
                                             valueName: "path"))
     var root: String?
 
@@ -44,7 +45,27 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// The root folder to use.
-    var rootPath: String { root.map(expandTilde) ?? DataCenter.defaultRootPath }
+    var rootPath: String {
+        if let root { return expandTilde(root) }
+        if let env = ProcessInfo.processInfo.environment["DATACENTER_ROOT"], !env.isEmpty { return env }
+        return GlobalOptions.defaultFolder("Preferences")
+    }
+
+    /// `name` in the data folder (`DataFolder`); when only the folder of before `$HOME` was
+    /// followed exists, that one, said once on stderr (a mark in the state folder remembers it).
+    static func defaultFolder(_ name: String) -> String {
+        let resolved = DataFolder.resolve(name)
+        guard resolved.usesOldLocation else { return resolved.path }
+        let mark = StateFolder.url()?.appendingPathComponent("old-location-noted-\(name)")
+        if let mark, !FileManager.default.fileExists(atPath: mark.path) {
+            Output.error("note: using \(resolved.path), where it was before datacenter followed $HOME and $XDG_DATA_HOME; "
+                + "the default is now \(resolved.newPath) (move it there to use that; this note is shown once)")
+            try? FileManager.default.createDirectory(at: mark.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+            FileManager.default.createFile(atPath: mark.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        return resolved.path
+    }
 
     /// The keys from `--key`, then `DATACENTER_KEY`, then the one derived from the app key
     /// (`--app-key`, `DATACENTER_APP_KEY`), newest first.
@@ -164,7 +185,7 @@ struct GlobalOptions: ParsableArguments {
 
 /// Expands a leading `~/` to the home folder.
 func expandTilde(_ path: String) -> String {
-    path.hasPrefix("~/") ? FileManager.default.homeDirectoryForCurrentUser.path + String(path.dropFirst(1)) : path
+    path.hasPrefix("~/") ? DataFolder.home() + String(path.dropFirst(1)) : path
 }
 
 /// Selects the store a KV command works on: the common store, or a user's.

@@ -109,6 +109,22 @@ import Testing
         #expect(json.count == 2 && json[0]["b"] as? Int == 2 && json[1]["d"] as? Int == 4 && json[1]["a"] == nil)
     }
 
+    /// With HOME set (and no XDG_DATA_HOME), the default root and the demo live under it, not
+    /// under the passwd entry's home: the demo built there is the one `overview` then finds.
+    @Test func theDefaultRootAndDemoFollowHome() throws {
+        let scratch = TemporaryFolder()
+        let home = scratch.file("home")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let environment = ["HOME": home, "XDG_DATA_HOME": "", "XDG_STATE_HOME": "", "DATACENTER_ROOT": ""]
+        let demo = try CLI.run(["demo"], environment: environment)
+        #expect(demo.status == 0, "\(demo.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home + "/.local/share/datacenter/demo/datacenter.json"))
+        let missing = try CLI.run(["overview"], environment: environment)
+        #expect(missing.stderr.contains("no data-center root at \(home)/.local/share/datacenter/Preferences"), "\(missing.stderr)")
+        let xdg = try CLI.run(["overview"], environment: ["HOME": home, "XDG_DATA_HOME": scratch.file("data"), "DATACENTER_ROOT": ""])
+        #expect(xdg.stderr.contains("no data-center root at \(scratch.file("data"))/datacenter/Preferences"), "\(xdg.stderr)")
+    }
+
     @Test func sqlOnAMissingOrNonDatabaseFileFails() throws {
         let scratch = TemporaryFolder()
         let missing = try CLI.run(["sql", scratch.file("none.db"), "SELECT 1"])

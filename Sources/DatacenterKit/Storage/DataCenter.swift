@@ -64,11 +64,12 @@ public final class DataCenter: Sendable {
     /// observer, called with it held, may switch again on the same thread.
     private let switching = NSRecursiveLock()
 
-    /// The root used when none is given: `$DATACENTER_ROOT`, else
-    /// `~/.local/share/datacenter/Preferences`.
+    /// The root used when none is given: `$DATACENTER_ROOT`, else `Preferences` in the data
+    /// folder (`$XDG_DATA_HOME/datacenter`, else `$HOME/.local/share/datacenter`; see
+    /// `DataFolder`), or where it was before `$HOME` was followed when only that one exists.
     public static var defaultRootPath: String {
         if let env = ProcessInfo.processInfo.environment["DATACENTER_ROOT"], !env.isEmpty { return env }
-        return FileManager.default.homeDirectoryForCurrentUser.path + "/.local/share/datacenter/Preferences"
+        return DataFolder.resolve("Preferences").path
     }
 
     var stateFilePath: String { rootPath + "/datacenter.json" }
