@@ -48,6 +48,7 @@ enum DatabasePassphrase {
         guard isatty(0) == 1, isatty(1) == 1 else {
             throw CLIError("\(file) is not a SQLite database, or it is encrypted: pass --db-key SECRET (or set DATACENTER_DB_KEY)")
         }
+        SecretGuard.engage()
         var settings = given
         var attempt = 0
         while attempt < attempts {

@@ -72,6 +72,8 @@ struct GlobalOptions: ParsableArguments {
     func keyRing() throws -> KeyRing {
         var texts = key
         if let env = ProcessInfo.processInfo.environment["DATACENTER_KEY"], !env.isEmpty { texts.append(env) }
+        // Secrets in memory from here on: no core dump may carry them.
+        if !texts.isEmpty || appKeyDerivedKey != nil { SecretGuard.engage() }
         let ring: KeyRing
         do { ring = try KeyRing(parsing: texts) } catch let error as CryptError {
             throw CLIError("\(error)")
@@ -90,6 +92,7 @@ struct GlobalOptions: ParsableArguments {
     /// The database key texts from `--db-key` then `$DATACENTER_DB_KEY`, newest first, each
     /// `@file` read: passphrases or `x'…'` raw keys, as SQLCipher's `PRAGMA key` takes them.
     func databaseKeyTexts() throws -> [String] {
+        if !dbKey.isEmpty || ProcessInfo.processInfo.environment["DATACENTER_DB_KEY"]?.isEmpty == false { SecretGuard.engage() }
         var texts = try dbKey.map { try GlobalOptions.readSecret($0, option: "--db-key") }
         if let env = ProcessInfo.processInfo.environment["DATACENTER_DB_KEY"], !env.isEmpty {
             texts.append(try GlobalOptions.readSecret(env, option: "$DATACENTER_DB_KEY"))
@@ -138,6 +141,7 @@ struct GlobalOptions: ParsableArguments {
     /// A secret as given on the command line: the text itself, or with `@path` the content of
     /// that file, one trailing newline dropped (so `echo secret > file` works). Never empty.
     static func readSecret(_ text: String, option: String) throws -> String {
+        SecretGuard.engage()
         guard text.hasPrefix("@") else {
             guard !text.isEmpty else { throw CLIError("\(option): a database key cannot be empty") }
             return text

@@ -43,6 +43,7 @@ struct RekeyCommand: ParsableCommand {
     }
 
     func run() throws {
+        SecretGuard.engage()   // old and new keys are secrets
         let rootPath = global.rootPath
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: rootPath, isDirectory: &isFolder), isFolder.boolValue else {

@@ -8,7 +8,8 @@ extension BrowseTmuxTests {
         let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         #expect(try CLI.run(["demo", root, "--encrypt-db"]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table session --key \(Self.demoKey)")
+        // Cores allowed where it starts (`ulimit -c unlimited`): the browser turns them off itself.
+        let session = try Session(command: "ulimit -c unlimited; TERM=xterm-256color exec \(CLI.binaryPath) browse \(root) --table session --key \(Self.demoKey)")
         try session.waitFor("Database passphrase for")
         try session.send("not-the-passphrase", "Enter")
         let retry = try session.waitFor("try again")
@@ -16,6 +17,14 @@ extension BrowseTmuxTests {
         try session.send("datacenter-demo-db", "Enter")
         let grid = try session.waitFor("sk_live_51Hdemo-secret-token")
         #expect(!grid.contains("datacenter-demo-db"))
+        // Holding the passphrase and the key, the browser writes no core file.
+        let pid = try Session.tmux(["list-panes", "-t", session.name, "-F", "#{pane_pid}"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        let browser = children.split(separator: " ").first.map(String.init) ?? pid
+        let limits = try String(contentsOfFile: "/proc/\(browser)/limits", encoding: .utf8)
+        let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }.map(String.init) ?? ""
+        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "0", "\(core)")
         try session.send("q")
     }
 

@@ -138,6 +138,15 @@ int dc_cipher_attach(sqlite3 *db, const char *filename, const char *schema,
  */
 int dc_no_checkpoint_on_close(sqlite3 *db);
 
+/**
+ * Keeps secrets out of core dumps: makes the process not dumpable (PR_SET_DUMPABLE 0) and sets
+ * its core size limit to 0. Returns 0 on success. dc_process_is_dumpable answers
+ * PR_GET_DUMPABLE; dc_core_size_limit the soft core limit (-2: unlimited, -1: unknown).
+ */
+int dc_protect_secrets(void);
+int dc_process_is_dumpable(void);
+long dc_core_size_limit(void);
+
 #ifdef __cplusplus
 }
 #endif
