@@ -125,6 +125,29 @@ import Testing
         #expect(xdg.stderr.contains("no data-center root at \(scratch.file("data"))/datacenter/Preferences"), "\(xdg.stderr)")
     }
 
+    @Test func overviewJSONListsEveryStoreWithItsBusinessesTablesAndDamage() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        let bob = root + "/users/bob%40example.com/user.sqlite"
+        try Data(repeating: 0x5A, count: 3000).write(to: URL(fileURLWithPath: bob))
+        let result = try CLI.run(["overview", "--root", root, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try CLI.json(result.stdout) as? [String: Any])
+        #expect(object["root"] as? String == root && object["currentUser"] as? String == "alice")
+        let stores = try #require(object["stores"] as? [[String: Any]])
+        #expect(stores.map { $0["kind"] as? String } == ["common", "user", "user", "version"], "\(stores.map { $0["name"] ?? "" })")
+        let alice = try #require(stores.first { $0["user"] as? String == "alice" })
+        #expect(alice["current"] as? Bool == true && alice["damaged"] is NSNull)
+        let tables = try #require(alice["tables"] as? [[String: Any]])
+        #expect(tables.contains { $0["name"] as? String == "messages" && $0["rows"] as? Int == 5 }, "\(tables)")
+        let kv = try #require((stores.first { $0["kind"] as? String == "common" })?["kv"] as? [[String: Any]])
+        #expect(kv.contains { $0["business"] as? String == "session" && $0["count"] as? Int == 3 && $0["locked"] as? Int == 2 }, "\(kv)")
+        let damaged = try #require(stores.first { $0["user"] as? String == "bob@example.com" })
+        #expect((damaged["damaged"] as? String)?.isEmpty == false, "\(damaged)")
+        #expect(result.stderr.contains("1 damaged store(s)"))
+    }
+
     @Test func sqlOnAMissingOrNonDatabaseFileFails() throws {
         let scratch = TemporaryFolder()
         let missing = try CLI.run(["sql", scratch.file("none.db"), "SELECT 1"])
