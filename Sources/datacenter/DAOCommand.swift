@@ -36,7 +36,7 @@ struct DAOCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
         @Argument(help: ArgumentHelp("The method's id.", valueName: "method")) var method: String
-        @Option(help: ArgumentHelp("The arguments as a JSON array.", valueName: "json-array")) var args = "[]"
+        @Option(help: ArgumentHelp("The arguments as a JSON array, or @FILE to read it from a file, or - from standard input.", valueName: "json-array")) var args = "[]"
         @Option(name: .customLong("global"), help: ArgumentHelp("Global arguments as a JSON object.", valueName: "json-object"))
         var globals: String?
         @Option(help: ArgumentHelp("The table ${T} names (default: the module's tableName).", valueName: "name")) var table: String?
@@ -44,8 +44,8 @@ struct DAOCommand: ParsableCommand {
 
         func run() throws {
             let loaded = try DAOCommand.load(config)
-            let arguments = try DAOCommand.parseArguments(args)
-            let globalArguments = try DAOCommand.parseGlobals(globals)
+            let arguments = try DAOCommand.parseArguments(try DAOCommand.readJSONOption(args, option: "--args"))
+            let globalArguments = try DAOCommand.parseGlobals(try globals.map { try DAOCommand.readJSONOption($0, option: "--global") })
             let call = try DAOCommand.daoErrors(config) {
                 try loaded.render(method, arguments: arguments, globals: globalArguments, tableName: table)
             }
@@ -86,7 +86,9 @@ struct DAOCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
         @Argument(help: ArgumentHelp("The method's id.", valueName: "method")) var method: String
-        @Option(help: ArgumentHelp("The arguments as a JSON array.", valueName: "json-array")) var args = "[]"
+        @Option(help: ArgumentHelp("The arguments as a JSON array, or @FILE to read it from a file, or - from standard input (for arguments too long for a command line).", valueName: "json-array")) var args = "[]"
+        @Option(name: .customLong("global"), help: ArgumentHelp("Global arguments as a JSON object (or @FILE, or -).", valueName: "json-object"))
+        var globals: String?
         @Flag(help: "Run on the common store (the default).") var common = false
         @Option(help: ArgumentHelp("Run on this user's store.", valueName: "id")) var user: String?
         @Option(help: ArgumentHelp("Run on this SQLite file (created when missing).", valueName: "path")) var db: String?
@@ -101,7 +103,9 @@ struct DAOCommand: ParsableCommand {
 
         func run() throws {
             let loaded = try DAOCommand.load(config)
-            let arguments = try DAOCommand.parseArguments(args)
+            let arguments = try DAOCommand.parseArguments(try DAOCommand.readJSONOption(args, option: "--args"))
+            let globalArguments = try DAOCommand.parseGlobals(try globals.map { try DAOCommand.readJSONOption($0, option: "--global") })
+            if args == "-", globals == "-" { throw CLIError("--args and --global cannot both read standard input") }
             let dao: DAOObject
             if let db {
                 // The file as it is: its journal mode is kept (a missing file is created in
@@ -121,6 +125,7 @@ struct DAOCommand: ParsableCommand {
                 dao = DAOObject(config: loaded, store: store)
             }
             if let table { dao.tableName = table }
+            if !globalArguments.isEmpty { dao.globalArguments = globalArguments }
             // On a file of its own, a select reads: it writes nothing, not even the table's
             // bookkeeping (stores of a root are the engine's, prepared as an app would).
             if db != nil { dao.selectsPrepareTables = false }
@@ -213,6 +218,24 @@ struct DAOCommand: ParsableCommand {
         } catch let error as DatabaseError {
             throw CLIError("\(config): \(error)")
         }
+    }
+
+    /// The text of a JSON option: as given, or with `@FILE` that file's content, or with `-`
+    /// standard input's (Linux refuses one command-line argument over 128 KiB).
+    static func readJSONOption(_ text: String, option: String) throws -> String {
+        if text == "-" {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            guard let string = String(data: data, encoding: .utf8) else { throw CLIError("\(option) -: standard input is not UTF-8 text") }
+            return string
+        }
+        guard text.hasPrefix("@") else { return text }
+        let path = expandTilde(String(text.dropFirst()))
+        let data: Data
+        do { data = try RegularFile.contents(atPath: path, limit: 1 << 30) } catch let error as FileAccessError {
+            throw CLIError("\(option): cannot read \(path): \(error.reason)")
+        }
+        guard let string = String(data: data, encoding: .utf8) else { throw CLIError("\(option): \(path) is not UTF-8 text") }
+        return string
     }
 
     /// `--args`: a JSON array of values, markers included (`DAOArgumentParser`); a parse

@@ -28,7 +28,7 @@ enum CLI {
     /// (SIGKILL, so its status is 9 and `timedOut` true): a hang fails the test instead of
     /// stalling the suite.
     static func run(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
-                    timeout: TimeInterval? = nil) throws -> Result {
+                    timeout: TimeInterval? = nil, input: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binaryPath)
         process.arguments = arguments
@@ -41,8 +41,17 @@ enum CLI {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        if let input {
+            // Written then closed, so the command reads it whole and sees its end.
+            let handle = stdin.fileHandleForWriting
+            DispatchQueue.global().async {
+                handle.write(Data(input.utf8))
+                try? handle.close()
+            }
+        }
         if let timeout {
             let pid = process.processIdentifier
             let watched = process

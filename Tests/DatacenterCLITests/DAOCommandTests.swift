@@ -437,4 +437,34 @@ extension DAOCommandTests {
         let names = try CLI.run(["dao", "call", config, "filtered", "--args", #"["1"]"#, "--db", db, "--json"])
         #expect(names.stdout.contains("a") && names.stdout.contains("b") && !names.stdout.contains("z"), "\(names.stdout)")
     }
+
+    // MARK: Arguments from files and standard input, globals on call
+
+    @Test func callTakesGlobalsAndArgumentsFromAFileOrStandardInput() throws {
+        let scratch = TemporaryFolder()
+        let config = try writeConfig(scratch, """
+            <module name="Items" initializer="create" tableName="items">
+              <update id="create">create table if not exists ${T} (id integer primary key, name text, score real)</update>
+              <insert id="insertAll" arguments="rows" foreach="rows.r">insert into ${T} (name, score) values (#{r.name}, #{r.score})</insert>
+              <select id="scaled" arguments="x" result="[{}]">select name, score * #{factor} as s from ${T} where id = #{x}</select>
+            </module>
+            """)
+        let db = scratch.file("items.db")
+        // 20,000 rows: an argument of about 800 KB, over what one command-line argument may hold.
+        let rows = (0..<20_000).map { "{\"name\": \"item \($0)\", \"score\": \($0)}" }.joined(separator: ",")
+        let file = scratch.file("args.json")
+        try Data("[[\(rows)]]".utf8).write(to: URL(fileURLWithPath: file))
+        let insert = try CLI.run(["dao", "call", config, "insertAll", "--db", db, "--args", "@" + file])
+        #expect(insert.status == 0, "\(insert.stderr)")
+        #expect(insert.stdout.contains("ok: 20000 change(s)"), "\(insert.stdout)")
+        // --args from standard input, --global on call as on render.
+        let call = try CLI.run(["dao", "call", config, "scaled", "--db", db, "--args", "-", "--global", "{\"factor\": 3}", "--json"],
+                               input: "[11]")
+        #expect(call.status == 0, "\(call.stderr)")
+        let result = try #require(try CLI.json(call.stdout) as? [[String: Any]])
+        #expect(result.count == 1 && result[0]["name"] as? String == "item 10" && result[0]["s"] as? Double == 30, "\(call.stdout)")
+        // What cannot be read is named.
+        let missing = try CLI.run(["dao", "call", config, "scaled", "--db", db, "--args", "@" + scratch.file("none.json")])
+        #expect(missing.status == 1 && missing.stderr.contains("--args: cannot read \(scratch.file("none.json"))"), "\(missing.stderr)")
+    }
 }
