@@ -148,6 +148,18 @@ import Testing
         #expect(result.stderr.contains("1 damaged store(s)"))
     }
 
+    @Test func sqlReadOnlyWritesNoFileAtAll() throws {
+        let scratch = TemporaryFolder()
+        let db = scratch.file("p.db")
+        #expect(try CLI.run(["sql", scratch.file("none.db"), "SELECT 1"]).status == 1)
+        #expect(try CLI.run(["import", "/dev/null", db]).status == 0)
+        let target = scratch.file("x.db")
+        let result = try CLI.run(["sql", db, "vacuum into '\(target)'", "--read-only"])
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(result.stderr.contains("is open read-only"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
     @Test func sqlOnAMissingOrNonDatabaseFileFails() throws {
         let scratch = TemporaryFolder()
         let missing = try CLI.run(["sql", scratch.file("none.db"), "SELECT 1"])

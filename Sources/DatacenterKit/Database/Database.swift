@@ -130,6 +130,8 @@ public final class Database {
         self.busyWait = BusyWait(timeout: busyTimeout)
         busyWait.install(on: db)
         sqlite3_extended_result_codes(db, 1)
+        // Read-only means no file written: not this one, and none other (VACUUM INTO, ATTACH).
+        if mode == .readOnly { ReadOnlyAuthorizer.install(on: db) }
         try validate()
     }
 

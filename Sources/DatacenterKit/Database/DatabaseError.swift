@@ -101,8 +101,9 @@ public struct DatabaseError: Error, Sendable, Equatable {
 
     /// True when the file is not a database or is damaged (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
     public var isNotADatabase: Bool { code == SQLITE_NOTADB || code == SQLITE_CORRUPT }
-    /// True when a write was refused because the database is read-only.
-    public var isReadOnly: Bool { code == SQLITE_READONLY }
+    /// True when a write was refused because the database is read-only: by SQLite, or by
+    /// the read-only connection's authorizer (a statement that would write another file).
+    public var isReadOnly: Bool { code == SQLITE_READONLY || code == SQLITE_AUTH }
     /// True when the database stayed locked past the busy timeout.
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
     /// True when SQL given as one statement (`Database.cachedStatement`, `makeStatement`)
@@ -163,6 +164,9 @@ extension DatabaseError: CustomStringConvertible {
                 + "does not authenticate under this key): the database is intact; move \(path)-journal away to open it"
         } else if isNotADatabase, let path {
             text = "\(path) is not a SQLite database or is damaged (\(message))"
+        } else if code == SQLITE_AUTH, let path {
+            text = "\(path) is open read-only: the statement would write or open another file (VACUUM INTO, ATTACH), "
+                + "change this one (a pragma given a value) or load code (load_extension); refused"
         } else if isReadOnly, let path {
             text = "\(path) is open read-only: \(message)"
         } else {
