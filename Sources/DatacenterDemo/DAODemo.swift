@@ -59,9 +59,10 @@ public enum DAODemo {
 
     /// Writes every embedded example into `folder` (created when missing).
     public static func writeExamples(to folder: String) throws {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // Private, as every file and folder the engine makes (0700, 0600; FORMAT.md, "Modes").
+        try PrivateFile.createFolder(atPath: folder)
         for (name, xml) in DAOExamples.all {
-            try Data(xml.utf8).write(to: URL(fileURLWithPath: folder + "/" + name), options: .atomic)
+            try PrivateFile.write(Data(xml.utf8), toPath: folder + "/" + name)
         }
     }
 }

@@ -160,6 +160,19 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
+    @Test func theDemosExamplesArePrivateAsEveryFileTheEngineMakes() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        func mode(_ path: String) throws -> Int {
+            (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? 0) & 0o777
+        }
+        #expect(try mode(root + "/examples") == 0o700)
+        let files = try FileManager.default.contentsOfDirectory(atPath: root + "/examples")
+        #expect(!files.isEmpty)
+        for file in files { #expect(try mode(root + "/examples/" + file) == 0o600, "\(file)") }
+    }
+
     @Test func sqlOnAMissingOrNonDatabaseFileFails() throws {
         let scratch = TemporaryFolder()
         let missing = try CLI.run(["sql", scratch.file("none.db"), "SELECT 1"])

@@ -146,9 +146,16 @@ enum XMLTree {
             let error = context.pointee.lastError
             let message = error.message.map { String(cString: $0) }?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "not well-formed XML"
-            let line = max(1, Int(error.line))
-            let column = max(1, Int(error.int2))
-            throw DAOConfigError(.xmlSyntax(message), at: SourceLocation(file: file, line: line, column: column))
+            var location = SourceLocation(file: file, line: max(1, Int(error.line)), column: max(1, Int(error.int2)))
+            // A NUL byte ends libxml2's input early ("Premature end of data"): name it, where it is.
+            if let nul = data.firstIndex(of: 0) {
+                let before = data[data.startIndex..<nul]
+                let line = before.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+                let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? data.startIndex
+                location = SourceLocation(file: file, line: line, column: String(decoding: data[lineStart..<nul], as: UTF8.self).count + 1)
+                throw DAOConfigError(.xmlSyntax("a NUL byte (\\0) in the file: a config is text; remove it"), at: location)
+            }
+            throw DAOConfigError(.xmlSyntax(XMLTree.inOurWords(message)), at: location)
         }
         defer { xmlFreeDoc(document) }
         try checkDocumentType(document, source: source)
@@ -158,6 +165,19 @@ enum XMLTree {
         var cursors: [String: SourceText.LineCursor] = [:]
         let root = try convert(rootNode, document: document, source: source, cursors: &cursors)
         return (root, source)
+    }
+
+    /// libxml2's message in the config's terms: its limits are named as what they limit,
+    /// not as the parser options that would lift them (which a config cannot set).
+    static func inOurWords(_ message: String) -> String {
+        if message.hasPrefix("Excessive depth in document") {
+            let depth = message.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .punctuationCharacters)) }.first
+            return "elements nested more than \(depth.map(String.init) ?? "256") levels deep: the most a config may nest"
+        }
+        if message.contains("XML_PARSE_HUGE") || message.contains("Huge input lookup") {
+            return "a text, name or attribute too long for the XML parser (its limit is 10,000,000 bytes in one piece)"
+        }
+        return message
     }
 
     /// Refuses a `<!DOCTYPE>` that declares entities (general or parameter, internal or
