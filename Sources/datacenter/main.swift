@@ -57,7 +57,13 @@ enum CommandLineRunner {
     /// parser's message with the usage line and exit 2 (not the parser's default, 64).
     static func exitForParser(_ error: Error) -> Never {
         if DatacenterCommand.exitCode(for: error) == .validationFailure {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if let suggestion = UsageHints.misspelledSubcommand(in: arguments) {
+                Output.error("error: \(suggestion)")
+                exit(2)
+            }
             Output.error(DatacenterCommand.fullMessage(for: error))
+            if let hint = UsageHints.negativeNumber(in: arguments) { Output.error(hint) }
             exit(2)
         }
         DatacenterCommand.exit(withError: error)

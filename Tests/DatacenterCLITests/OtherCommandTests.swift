@@ -173,6 +173,22 @@ import Testing
         for file in files { #expect(try mode(root + "/examples/" + file) == 0o600, "\(file)") }
     }
 
+    @Test func aMisspelledSubcommandGetsADidYouMean() throws {
+        for (arguments, expected) in [(["users", "swtich", "bob"], "unknown subcommand 'swtich' of 'datacenter users': did you mean 'switch'?"),
+                                      (["dao", "lnt", "x.xml"], "did you mean 'lint'?"),
+                                      (["overveiw"], "did you mean 'overview'?")] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(expected), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test func aNegativeNumberAsAValueGetsAHint() throws {
+        let result = try CLI.run(["kv", "set", "s", "k", "-42", "--type", "int", "--root", TemporaryFolder().file("root")])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("hint: '-42' is read as an option") && result.stderr.contains("-- -42"), "\(result.stderr)")
+    }
+
     @Test func sqlOnAMissingOrNonDatabaseFileFails() throws {
         let scratch = TemporaryFolder()
         let missing = try CLI.run(["sql", scratch.file("none.db"), "SELECT 1"])

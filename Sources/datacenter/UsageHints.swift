@@ -1,0 +1,59 @@
+import ArgumentParser
+
+/// What a usage error adds to the parser's message, where the parser's own words mislead:
+/// a misspelled subcommand (which a group with a default subcommand reads as that
+/// subcommand's argument) and a negative number given as a value (read as an option).
+enum UsageHints {
+    /// "unknown subcommand 'swtich' of 'users': did you mean 'switch'?" when the first word
+    /// after a command that has subcommands names none of them but is close to one.
+    static func misspelledSubcommand(in arguments: [String]) -> String? {
+        var command: ParsableCommand.Type = DatacenterCommand.self
+        var path = ["datacenter"]
+        for word in arguments where !word.hasPrefix("-") {
+            let subcommands = command.configuration.subcommands
+            guard !subcommands.isEmpty else { return nil }
+            if let next = subcommands.first(where: { name(of: $0) == word }) {
+                command = next
+                path.append(word)
+                continue
+            }
+            let names = subcommands.map(name(of:))
+            guard let closest = names.min(by: { distance(word, $0) < distance(word, $1) }),
+                  distance(word, closest) <= 2, distance(word, closest) < word.count else { return nil }
+            return "unknown subcommand '\(word)' of '\(path.joined(separator: " "))': did you mean '\(closest)'? "
+                + "(subcommands: \(names.joined(separator: ", ")))"
+        }
+        return nil
+    }
+
+    /// A hint when a value looks like a negative number (`-42`), which the parser reads as an
+    /// option, and no `--` ends the options.
+    static func negativeNumber(in arguments: [String]) -> String? {
+        guard !arguments.contains("--"),
+              let number = arguments.first(where: { $0.count > 1 && $0.hasPrefix("-") && Double($0) != nil }) else { return nil }
+        return "hint: '\(number)' is read as an option; put the options first and '--' before the values, "
+            + "so that a value may start with '-' (e.g. datacenter kv set --type int BUSINESS KEY -- \(number))"
+    }
+
+    private static func name(of command: ParsableCommand.Type) -> String {
+        command.configuration.commandName ?? String(describing: command).lowercased()
+    }
+
+    /// Edit distance, counting a swap of neighbours as one edit.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1) }
+            }
+        }
+        return table[a.count][b.count]
+    }
+}
