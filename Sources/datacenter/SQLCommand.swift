@@ -18,6 +18,7 @@ struct SQLCommand: ParsableCommand {
     func run() throws {
         let path = expandTilde(database)
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
+        do { try RegularFile.refuseIfNotRegular(path) } catch let error as FileAccessError { throw CLIError(error.description) }
         let db = try global.openDatabase(path: path, mode: readOnly ? .readOnly : .readWriteExisting)
         // Each statement that returns rows: its own header and rows (statements differ in
         // their columns).

@@ -189,6 +189,17 @@ import Testing
         #expect(result.stderr.contains("hint: '-42' is read as an option") && result.stderr.contains("-- -42"), "\(result.stderr)")
     }
 
+    @Test func aFolderGivenAsAFileIsNamedAsAFolder() throws {
+        let scratch = TemporaryFolder()
+        let folder = scratch.file("a-folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let methods = try CLI.run(["dao", "methods", folder])
+        #expect(methods.status == 1 && methods.stderr.contains("\(folder):1:1: error: cannot read the config: not a regular file (a folder)"),
+                "\(methods.stderr)")
+        let sql = try CLI.run(["sql", folder, "SELECT 1"])
+        #expect(sql.status == 1 && sql.stderr == "error: \(folder): not a regular file (a folder)\n", "\(sql.stderr)")
+    }
+
     @Test func sqlOnAMissingOrNonDatabaseFileFails() throws {
         let scratch = TemporaryFolder()
         let missing = try CLI.run(["sql", scratch.file("none.db"), "SELECT 1"])
