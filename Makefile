@@ -1,12 +1,16 @@
 # Datacenter for Swift — the two entry points: `make run` and `make test`.
 # Both install what is missing first (Debian packages; sudo when not root).
 
+SHELL        := /bin/bash
 SWIFT        ?= swift
-APT_PACKAGES := pkg-config libsqlite3-dev libxml2-dev libncursesw5-dev libssl-dev tmux sqlite3 python3-venv
+APT_PACKAGES := pkg-config libsqlite3-dev libxml2-dev libncursesw5-dev libssl-dev tmux sqlite3 python3-venv binutils
 DEMO_ROOT    ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/datacenter/demo
 # The demo's published key (docs/CLI.md): it decrypts the demo's encrypted values.
 DEMO_KEY     := 64336d305a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a
-RELEASE_BIN  := .build/release/datacenter
+# What users run: the release build stripped, its symbols kept beside it (datacenter.debug,
+# linked by a .gnu_debuglink section) so a crash's backtrace can still be symbolicated.
+RELEASE_BIN  := .build/dist/datacenter
+BUILT_BIN    := .build/release/datacenter
 # The reference SQLCipher 4 the interoperability tests check our encrypted files against.
 SQLCIPHER_VENV := .build/sqlcipher-venv
 SQLCIPHER_PIN  := sqlcipher3-binary==0.6.0
@@ -55,8 +59,16 @@ crash: deps sqlcipher-reference
 	$(SWIFT) build --build-tests
 	CRASH_TRIALS=$(CRASH_TRIALS) $(SWIFT) test --skip-build --filter 'CrashTests'
 
+# SwiftPM adds -color-diagnostics to every compile command when its output is a terminal,
+# which changes the commands' hashes and rebuilt everything between a run with a terminal and
+# one without: its output goes through a pipe either way, so the flags never change.
 build: deps
-	$(SWIFT) build -c release --product datacenter --static-swift-stdlib
+	set -o pipefail; $(SWIFT) build -c release --product datacenter --static-swift-stdlib 2>&1 | cat
+	@mkdir -p .build/dist
+	@if [ ! -f $(RELEASE_BIN) ] || [ $(BUILT_BIN) -nt $(RELEASE_BIN) ]; then \
+	  objcopy --only-keep-debug $(BUILT_BIN) $(RELEASE_BIN).debug && \
+	  objcopy --strip-debug --strip-unneeded --add-gnu-debuglink=$(RELEASE_BIN).debug $(BUILT_BIN) $(RELEASE_BIN); \
+	fi
 
 # bench db's import is compared with the reference SQLCipher, hence sqlcipher-reference.
 bench: build sqlcipher-reference
