@@ -314,7 +314,7 @@ public enum DatabaseBenchmark {
     }
 
     /// Removes a database file and its journal, WAL and shared-memory files.
-    private static func removeDatabase(at path: String) {
+    static func removeDatabase(at path: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

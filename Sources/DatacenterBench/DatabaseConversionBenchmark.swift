@@ -60,7 +60,7 @@ enum DatabaseConversionBenchmark {
             var engine: [Double] = [], baseline: [Double] = []
             for round in 0..<max(1, rounds) {
                 func runOurs() throws {
-                    remove(ours)
+                    DatabaseBenchmark.removeDatabase(at: ours)
                     switch mode {
                     case "encrypt":
                         engine.append(try Stopwatch.time { _ = try DatabaseFileConversion.encrypt(from: plain, to: ours, key: key) })
@@ -79,7 +79,7 @@ enum DatabaseConversionBenchmark {
                     }
                 }
                 func runTheirs() throws {
-                    remove(theirs)
+                    DatabaseBenchmark.removeDatabase(at: theirs)
                     let source = mode == "encrypt" ? plain : encrypted
                     baseline.append(try SQLCipherPython.exportTime(mode, source: source, destination: theirs, key: passphrase,
                                                                    newKey: newPassphrase))
@@ -88,8 +88,8 @@ enum DatabaseConversionBenchmark {
                 if reference { try runTheirs() }
                 if round % 2 == 1 { try runOurs() }
             }
-            remove(ours)
-            remove(theirs)
+            DatabaseBenchmark.removeDatabase(at: ours)
+            DatabaseBenchmark.removeDatabase(at: theirs)
             let peak = try peakMemory(mode: mode, plain: plain, encrypted: encrypted, folder: folder)
             let memory = peak.map { String(format: "; peak memory %.1f MB (<= 64 MB)", Double($0) / 1_048_576) } ?? ""
             var measured = result("db-\(mode)", engine, baseline, limit: 1.5, reference: reference,
@@ -101,8 +101,8 @@ enum DatabaseConversionBenchmark {
             }
             report(measured)
         }
-        remove(plain)
-        remove(encrypted)
+        DatabaseBenchmark.removeDatabase(at: plain)
+        DatabaseBenchmark.removeDatabase(at: encrypted)
     }
 
     /// The median times as a result against `limit`; without the reference, a baseline of 0
@@ -120,7 +120,7 @@ enum DatabaseConversionBenchmark {
     /// A plain messages table of `rows` rows (about 130 bytes each) with an index, as an
     /// app's database holds them.
     private static func makeSource(_ path: String, rows: Int) throws {
-        remove(path)
+        DatabaseBenchmark.removeDatabase(at: path)
         let db = try Database(path: path)
         try db.execute("CREATE TABLE messages(id INTEGER PRIMARY KEY, conversation INTEGER, sender TEXT, time INTEGER, content TEXT)")
         try db.execute("CREATE INDEX messages_conversation ON messages(conversation, time)")
@@ -136,8 +136,8 @@ enum DatabaseConversionBenchmark {
     private static func peakMemory(mode: String, plain: String, encrypted: String, folder: String) throws -> Int? {
         guard let binary = Bundle.main.executableURL?.resolvingSymlinksInPath().path, binary.hasSuffix("/datacenter") else { return nil }
         let output = folder + "/convert-memory.sqlite"
-        remove(output)
-        defer { remove(output) }
+        DatabaseBenchmark.removeDatabase(at: output)
+        defer { DatabaseBenchmark.removeDatabase(at: output) }
         var arguments: [String]
         switch mode {
         case "encrypt": arguments = ["db", "encrypt", plain, output, "--db-key", passphrase]
@@ -160,10 +160,5 @@ enum DatabaseConversionBenchmark {
         while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
         guard status == 0 else { throw DatabaseBenchmark.Failure(description: "datacenter \(arguments.prefix(2).joined(separator: " ")) failed (status \(status))") }
         return Int(usage.ru_maxrss) * 1024
-    }
-
-    /// Removes a database file and SQLite's files beside it.
-    private static func remove(_ path: String) {
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

@@ -41,7 +41,7 @@ extension Browser {
         title += catalog.title
         if let settings = catalog.databaseSettings {
             // What an app must set to open it, in SQLCipher's pragma names.
-            title += " │ db: " + (settings.compatibilityVersion.map { "SQLCipher \($0)" } ?? settings.description)
+            title += " │ db: " + settings.summary
         }
         if !catalog.keys.isEmpty {
             title += " │ keys: " + catalog.keys.keys.map { key in

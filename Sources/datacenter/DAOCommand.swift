@@ -37,15 +37,14 @@ struct DAOCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
         @Argument(help: ArgumentHelp("The method's id.", valueName: "method")) var method: String
         @Option(help: ArgumentHelp("The arguments as a JSON array, or @FILE to read it from a file, or - from standard input.", valueName: "json-array")) var args = "[]"
-        @Option(name: .customLong("global"), help: ArgumentHelp("Global arguments as a JSON object.", valueName: "json-object"))
+        @Option(name: .customLong("global"), help: ArgumentHelp("Global arguments as a JSON object (or @FILE, or -).", valueName: "json-object"))
         var globals: String?
         @Option(help: ArgumentHelp("The table ${T} names (default: the module's tableName).", valueName: "name")) var table: String?
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
             let loaded = try DAOCommand.load(config)
-            let arguments = try DAOCommand.parseArguments(try DAOCommand.readJSONOption(args, option: "--args"))
-            let globalArguments = try DAOCommand.parseGlobals(try globals.map { try DAOCommand.readJSONOption($0, option: "--global") })
+            let (arguments, globalArguments) = try DAOCommand.readArguments(args, globals)
             let call = try DAOCommand.daoErrors(config) {
                 try loaded.render(method, arguments: arguments, globals: globalArguments, tableName: table)
             }
@@ -103,9 +102,7 @@ struct DAOCommand: ParsableCommand {
 
         func run() throws {
             let loaded = try DAOCommand.load(config)
-            let arguments = try DAOCommand.parseArguments(try DAOCommand.readJSONOption(args, option: "--args"))
-            let globalArguments = try DAOCommand.parseGlobals(try globals.map { try DAOCommand.readJSONOption($0, option: "--global") })
-            if args == "-", globals == "-" { throw CLIError("--args and --global cannot both read standard input") }
+            let (arguments, globalArguments) = try DAOCommand.readArguments(args, globals)
             let dao: DAOObject
             if let db {
                 // The file as it is: its journal mode is kept (a missing file is created in
@@ -216,6 +213,14 @@ struct DAOCommand: ParsableCommand {
         } catch let error as DatabaseError {
             throw CLIError("\(config): \(error)")
         }
+    }
+
+    /// `--args` and `--global` as values, each read as given, from `@FILE` or from `-`
+    /// (standard input, which only one of them may read).
+    static func readArguments(_ args: String, _ globals: String?) throws -> ([DAOValue], [String: DAOValue]) {
+        if args == "-", globals == "-" { throw CLIError("--args and --global cannot both read standard input") }
+        return (try parseArguments(try readJSONOption(args, option: "--args")),
+                try parseGlobals(try globals.map { try readJSONOption($0, option: "--global") }))
     }
 
     /// The text of a JSON option: as given, or with `@FILE` that file's content, or with `-`

@@ -93,13 +93,7 @@ struct DBCommand: ParsableCommand {
 
         func run() throws {
             let file = expandTilde(self.file)
-            var settings = compatibility.settings
-            do {
-                for pair in toCipher { try settings.apply(pair) }
-                if let problem = settings.problem { throw CryptError.invalidKey(problem) }
-            } catch let error as CryptError {
-                throw CLIError("--to-cipher: \(CommandLineRunner.describe(error))")
-            }
+            let settings = try GlobalOptions.cipherSettings(compatibility.settings, applying: toCipher, option: "--to-cipher")
             let newKey = try DBCommand.key(try GlobalOptions.readSecret(to, option: "--to"), settings: settings, option: "--to")
             let keys = try global.databaseKeyList()
             switch try DBCommand.kind(of: file) {
@@ -157,7 +151,7 @@ struct DBCommand: ParsableCommand {
                 object["key"] = number
                 object["keyKind"] = kind
                 text = "encrypted, \(DBCommand.settingsName(key.settings)), opened by database key #\(number) (\(kind == "raw" ? "raw key" : "passphrase"))"
-                    + "\nsettings: " + key.settings.pragmas.map { "PRAGMA \($0.name) = \($0.value);" }.joined(separator: " ")
+                    + "\nsettings: " + key.settings.pragmaStatements
             }
             if json {
                 try Output.json(object)
@@ -226,12 +220,8 @@ struct DBCommand: ParsableCommand {
         }
     }
 
-    /// "SQLCipher 4" for a version's defaults, "custom SQLCipher settings" otherwise, "plain"
-    /// for none.
-    static func settingsName(_ settings: DatabaseCipherSettings?) -> String {
-        guard let settings else { return "plain" }
-        return settings.compatibilityVersion.map { "SQLCipher \($0)" } ?? "custom SQLCipher settings"
-    }
+    /// The settings' name (`SQLCipher 4`, `custom SQLCipher settings`), or "plain" for none.
+    static func settingsName(_ settings: DatabaseCipherSettings?) -> String { settings?.name ?? "plain" }
 
     /// Every setting, in SQLCipher's pragma names, for `db info --json`: numbers as numbers,
     /// the rest as SQLCipher prints them.
@@ -243,7 +233,7 @@ struct DBCommand: ParsableCommand {
             "cipher_plaintext_header_size": settings.plaintextHeaderSize,
         ]
         if let version = settings.compatibilityVersion { object["cipher_compatibility"] = version }
-        if let salt = settings.salt { object["cipher_salt"] = "x'" + salt.map { String(format: "%02x", $0) }.joined() + "'" }
+        if let salt = settings.saltLiteral { object["cipher_salt"] = salt }
         return object
     }
 

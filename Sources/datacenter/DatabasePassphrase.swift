@@ -14,11 +14,8 @@ enum DatabasePassphrase {
     static func askSettings(on base: DatabaseCipherSettings?) -> DatabaseCipherSettings? {
         Output.error("Settings the app sets, as NAME=VALUE separated by ';' (e.g. kdf_iter=12345; cipher_salt=x'…'), or Enter for none:")
         guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-        var next = base ?? .sqlcipher4
         do {
-            for pair in line.split(separator: ";") { try next.apply(String(pair)) }
-            if let problem = next.problem { throw CryptError.invalidKey(problem) }
-            return next
+            return try (base ?? .sqlcipher4).applying(line.split(separator: ";").map(String.init))
         } catch {
             Output.error("\(CommandLineRunner.describe(error)); settings unchanged")
             return nil

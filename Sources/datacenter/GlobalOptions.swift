@@ -113,14 +113,14 @@ struct GlobalOptions: ParsableArguments {
     func databaseCipherSettings(base: DatabaseCipherSettings = .sqlcipher4) throws -> DatabaseCipherSettings? {
         let pairs = databaseCipherPairs
         guard !pairs.isEmpty else { return nil }
-        var settings = base
-        do {
-            for pair in pairs { try settings.apply(pair) }
-            if let problem = settings.problem { throw CryptError.invalidKey(problem) }
-        } catch let error as CryptError {
-            throw CLIError("--db-cipher: \(CommandLineRunner.describe(error))")
+        return try GlobalOptions.cipherSettings(base, applying: pairs, option: "--db-cipher")
+    }
+
+    /// `base` with the `NAME=VALUE` pairs of `option` applied, or a usage-style error naming it.
+    static func cipherSettings(_ base: DatabaseCipherSettings, applying pairs: [String], option: String) throws -> DatabaseCipherSettings {
+        do { return try base.applying(pairs) } catch let error as CryptError {
+            throw CLIError("\(option): \(CommandLineRunner.describe(error))")
         }
-        return settings
     }
 
     /// The database keys from `--db-key` then `$DATACENTER_DB_KEY`, newest first: each tried
@@ -182,8 +182,7 @@ struct GlobalOptions: ParsableArguments {
     /// `--verbose`: which key and settings opened the encrypted file at `path`, on stderr.
     static func sayHowOpened(_ path: String, key: DatabaseKey, keys: DatabaseKeyList) {
         let number = keys.secretNumber(of: key).map { " #\($0)" } ?? ""
-        let pragmas = key.settings.pragmas.map { "PRAGMA \($0.name) = \($0.value);" }.joined(separator: " ")
-        Output.error("\(Output.safe(path, limit: 200)): opened with database key\(number); settings: \(pragmas)")
+        Output.error("\(Output.safe(path, limit: 200)): opened with database key\(number); settings: \(key.settings.pragmaStatements)")
     }
 }
 

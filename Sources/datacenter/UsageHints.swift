@@ -1,4 +1,5 @@
 import ArgumentParser
+import DatacenterDAO
 
 /// What a usage error adds to the parser's message, where the parser's own words mislead:
 /// a misspelled subcommand (which a group with a default subcommand reads as that
@@ -18,8 +19,7 @@ enum UsageHints {
                 continue
             }
             let names = subcommands.map(name(of:))
-            guard let closest = names.min(by: { distance(word, $0) < distance(word, $1) }),
-                  distance(word, closest) <= 2, distance(word, closest) < word.count else { return nil }
+            guard let closest = DidYouMean.suggest(word, among: names) else { return nil }
             return "unknown subcommand '\(word)' of '\(path.joined(separator: " "))': did you mean '\(closest)'? "
                 + "(subcommands: \(names.joined(separator: ", ")))"
         }
@@ -37,23 +37,5 @@ enum UsageHints {
 
     private static func name(of command: ParsableCommand.Type) -> String {
         command.configuration.commandName ?? String(describing: command).lowercased()
-    }
-
-    /// Edit distance, counting a swap of neighbours as one edit.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { table[i][0] = i }
-        for j in 0...b.count { table[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1) }
-            }
-        }
-        return table[a.count][b.count]
     }
 }

@@ -279,15 +279,19 @@ import Testing
         return files
     }
 
+    /// A plain root with stores: `commonValue` under b/k in the common store, "alice's" in
+    /// the store of alice, the current user.
+    static func makePlainRoot(_ root: String, commonValue: String) throws {
+        let center = try DataCenter(rootPath: root)
+        try center.setCurrentUserId("alice")
+        try center.commonPreferences.setString(commonValue, forKey: "k", business: "b")
+        try center.userPreferences?.setString("alice's", forKey: "k", business: "b")
+    }
+
     @Test func aPlainRootWithStoresOpenedWithKeysIsRefusedAndLeftUnchanged() throws {
         let folder = TemporaryFolder()
         let root = folder.file("root")
-        do {
-            let center = try DataCenter(rootPath: root)
-            try center.setCurrentUserId("alice")
-            try center.commonPreferences.setString("plain value", forKey: "k", business: "b")
-            try center.userPreferences?.setString("alice's", forKey: "k", business: "b")
-        }
+        try Self.makePlainRoot(root, commonValue: "plain value")
         let before = Self.snapshot(root)
         #expect(before["common.sqlite"] != nil && before["datacenter.json"] != nil)
         for readOnly in [false, true] {
@@ -312,12 +316,7 @@ import Testing
     @Test func aHalfConvertedRootSaysSoAndARerunFinishesIt() throws {
         let folder = TemporaryFolder()
         let root = folder.file("root")
-        do {
-            let center = try DataCenter(rootPath: root)
-            try center.setCurrentUserId("alice")
-            try center.commonPreferences.setString("common value", forKey: "k", business: "b")
-            try center.userPreferences?.setString("alice's", forKey: "k", business: "b")
-        }
+        try Self.makePlainRoot(root, commonValue: "common value")
         let key = try DatabaseKey.passphrase(Self.passphrase)
         try DatabaseFileConversion.encryptInPlace(path: root + "/common.sqlite", key: key)   // the run stopped here
         for keys in [DatabaseKeyList.empty, DatabaseKeyList([key])] {

@@ -93,4 +93,32 @@ import Testing
         }
         #expect(count.withLock { $0 } == 1)
     }
+
+    /// A file the memory cache holds is read without the store's lock when nothing is queued
+    /// (a long write elsewhere does not hold it up), and is what the writes asked before left.
+    @Test func aCachedFileIsReadWithoutTheStoresLockWhenNothingIsQueued() throws {
+        let folder = TemporaryFolder()
+        let store = try Store(path: folder.file("files.sqlite"))
+        let service = try FileArrayService(name: "files", store: store)
+        service.write(Data("first".utf8), to: "a")
+        #expect(try service.read("a") == Data("first".utf8))     // now in memory
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            store.queue.write { _ in
+                holding.signal()
+                release.wait()                                   // a long write, holding the store
+            }
+        }
+        holding.wait()
+        let read = LockedState<Data?>(nil)
+        Self.withWatchdog("a cached read while another thread holds the store") {
+            let data = try service.read("a")
+            read.withLock { $0 = data }
+        }
+        release.signal()
+        #expect(read.withLock { $0 } == Data("first".utf8))
+        // With a write queued, the read waits for it and sees it (the slow path).
+        service.write(Data("second".utf8), to: "a")
+        #expect(try service.read("a") == Data("second".utf8))
+    }
 }

@@ -135,15 +135,15 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { "\(location): error: \(message)" }
 }
 
-/// Suggestions for misspelled names.
-enum DidYouMean {
+/// Suggestions for misspelled names: config names here, subcommand names on the command line.
+package enum DidYouMean {
     /// The candidate closest to `name` by edit distance (case-insensitive), when it is close
     /// enough to be a likely typo (distance ≤ 2, and less than the name's length).
     ///
     /// Bounded work: no suggestion for a name longer than `DAOLimits.suggestionNameLength`
     /// characters, and a candidate whose length differs by more than 2 (or that is that long
     /// too) is skipped without comparing, so each comparison costs at most 64 × 66 steps.
-    static func suggest(_ name: String, among candidates: some Sequence<String>) -> String? {
+    package static func suggest(_ name: String, among candidates: some Sequence<String>) -> String? {
         let limit = DAOLimits.suggestionNameLength
         // A character is at most a few UTF-8 bytes; the byte count is known without a walk.
         guard name.utf8.count <= 8 * limit, name.count <= limit else { return nil }

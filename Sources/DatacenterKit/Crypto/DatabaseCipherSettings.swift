@@ -151,7 +151,7 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
         if hmacPageNumber != base.hmacPageNumber { out.append(("cipher_hmac_pgno", hmacPageNumber.name)) }
         if hmacSaltMask != base.hmacSaltMask { out.append(("cipher_hmac_salt_mask", "\"x'\(String(format2: hmacSaltMask))'\"")) }
         if plaintextHeaderSize != 0 { out.append(("cipher_plaintext_header_size", "\(plaintextHeaderSize)")) }
-        if let salt { out.append(("cipher_salt", "\"x'\(salt.map { String(format2: $0) }.joined())'\"")) }
+        if let saltLiteral { out.append(("cipher_salt", "\"\(saltLiteral)\"")) }
         return out
     }
 
@@ -159,6 +159,20 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
     public var description: String {
         pragmas.map { "\($0.name) = \($0.value)" }.joined(separator: "; ")
     }
+
+    /// The pragmas as an app runs them after `PRAGMA key`: `PRAGMA kdf_iter = 64000;` each.
+    public var pragmaStatements: String {
+        pragmas.map { "PRAGMA \($0.name) = \($0.value);" }.joined(separator: " ")
+    }
+
+    /// `SQLCipher 4` for a version's defaults, `custom SQLCipher settings` otherwise.
+    public var name: String { compatibilityVersion.map { "SQLCipher \($0)" } ?? "custom SQLCipher settings" }
+
+    /// What a header shows: `SQLCipher 4` for a version's defaults, else the pragmas.
+    public var summary: String { compatibilityVersion == nil ? description : name }
+
+    /// The salt as SQL writes a blob, `x'…'`, when one is given.
+    public var saltLiteral: String? { salt.map { "x'" + $0.map { String(format2: $0) }.joined() + "'" } }
 
     /// Applies one `NAME=VALUE` pair, in SQLCipher's pragma names (with or without the
     /// `cipher_` prefix SQLCipher's older names lack). `cipher_compatibility` (or
@@ -221,9 +235,17 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
     /// - throws: `CryptError.invalidKey` for a pair that does not parse, or settings that
     ///   SQLCipher would refuse together (`problem`).
     public init(pairs: [String]) throws {
-        self = .sqlcipher4
-        for pair in pairs { try apply(pair) }
-        if let problem { throw CryptError.invalidKey(problem) }
+        self = try Self.sqlcipher4.applying(pairs)
+    }
+
+    /// These settings with `pairs` applied in order.
+    /// - throws: `CryptError.invalidKey` for a pair that does not parse, or settings that
+    ///   SQLCipher would refuse together (`problem`).
+    public func applying(_ pairs: some Sequence<String>) throws -> DatabaseCipherSettings {
+        var settings = self
+        for pair in pairs { try settings.apply(pair) }
+        if let problem = settings.problem { throw CryptError.invalidKey(problem) }
+        return settings
     }
 
     /// The bytes of `x'…'` (or bare hex), or nil.

@@ -67,14 +67,17 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
         do { kind = try DatabaseFileKind.of(path: path) } catch let error as FileAccessError {
             throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: error.reason, path: path)
         }
-        let plaintextHeader = kind == .plain && DatabaseFileKind.looksEncryptedWithPlaintextHeader(path: path)
         guard let newest else {
             do {
                 return (try Database(path: path, mode: mode, busyTimeout: busyTimeout), nil)
-            } catch let error as DatabaseError where (kind == .encryptedOrNotADatabase || plaintextHeader) && error.isNotADatabase {
+            } catch let error as DatabaseError where error.isNotADatabase && (kind == .encryptedOrNotADatabase
+                || (kind == .plain && DatabaseFileKind.looksEncryptedWithPlaintextHeader(path: path))) {
                 throw DatabaseError.missingKey(path: path)
             }
         }
+        // Looked at only with keys: a plain-looking file may be encrypted behind a plaintext
+        // header (plain files opened without keys, the common case, read nothing more).
+        let plaintextHeader = kind == .plain && DatabaseFileKind.looksEncryptedWithPlaintextHeader(path: path)
         switch kind {
         case .missing, .empty:
             return (try Database(path: path, key: newest, mode: mode, busyTimeout: busyTimeout), newest)
@@ -112,7 +115,6 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
         for key in keys where seen.insert(key.secret).inserted {
             // Settings given by name (not a version's defaults) shape every candidate.
             let base = keys.first { $0.secret == key.secret && $0.settings.compatibilityVersion == nil }?.settings
-                ?? (key.settings.salt != nil ? key.settings : nil)
             let tried = Set(keys.filter { $0.secret == key.secret }.map(\.settings))
             let candidates = DatabaseCipherSettings.detectionCandidates(base: base, plaintextHeader: plaintextHeader)
                 .filter { !tried.contains($0) }

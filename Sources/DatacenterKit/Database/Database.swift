@@ -183,9 +183,7 @@ public final class Database {
             _ = try scalar("SELECT count(*) FROM sqlite_master", cached: false)
         } catch let error as DatabaseError {
             if error.failedPage == 1 && error.code == SQLITE_NOTADB { throw DatabaseError.wrongKeyOrNotEncrypted(path: path) }
-            throw DatabaseError(extendedCode: error.extendedCode, message: error.message, sql: nil,
-                                path: Database.displayPath(path), failedPage: error.failedPage, keyProblem: error.keyProblem,
-                                isForeignJournal: error.isForeignJournal)
+            throw error.with(path: Database.displayPath(path), dropsSQL: true)
         }
     }
 

@@ -47,9 +47,10 @@ public struct DatabaseError: Error, Sendable, Equatable {
         self.keyProblem = keyProblem
     }
 
-    /// The same error about the file named `path` (as the user gave it, say).
-    public func with(path: String?) -> DatabaseError {
-        DatabaseError(extendedCode: extendedCode, message: message, sql: sql, path: path, failedPage: failedPage,
+    /// The same error about the file named `path` (as the user gave it, say), without its
+    /// SQL when `dropsSQL` (an internal statement the user never wrote).
+    public func with(path: String?, dropsSQL: Bool = false) -> DatabaseError {
+        DatabaseError(extendedCode: extendedCode, message: message, sql: dropsSQL ? nil : sql, path: path, failedPage: failedPage,
                       keyProblem: keyProblem, isForeignJournal: isForeignJournal)
     }
 

@@ -221,7 +221,10 @@ public final class FileArrayService: Sendable {
 
     /// `fileName` of `store`, resolved by the caller; waits for operations asked before.
     func read(_ fileName: String, in store: Store) throws -> Data? {
-        try queue.sync(on: store.queue) { try readNow(fileName, in: store) }
+        // A file in memory, with no operation pending or running, is what every operation
+        // asked before left: served without the store's lock (a writer may hold it long).
+        if queue.isIdle, let cached = memory.get(CachedFile(store: store.openingID, name: fileName)) { return cached }
+        return try queue.sync(on: store.queue) { try readNow(fileName, in: store) }
     }
 
     /// Every file whose name matches the SQL LIKE `pattern`, by name.

@@ -16,6 +16,10 @@ import Foundation
 ///
 /// One operation runs at a time, in the order asked, whichever thread runs it: completion
 /// handlers called from operations may run on the thread of a synchronous caller.
+///
+/// `@unchecked Sendable`: its mutable state (the pending operations, who runs, whether the
+/// worker is scheduled) is only reached with `condition` locked; the worker queue is
+/// thread-safe. (Not `LockedState`: waiting for a change needs a condition variable.)
 final class StoreSerialQueue: @unchecked Sendable {
     /// An operation asked, with the connection (a store's queue) whose lock it takes (nil: none).
     private struct Operation {
@@ -56,6 +60,13 @@ final class StoreSerialQueue: @unchecked Sendable {
             runPending()
             return try runExclusively(body)
         }
+    }
+
+    /// True when no operation is pending or running: every one asked so far has run.
+    var isIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return pending.isEmpty && !running
     }
 
     /// Runs every operation asked so far (on the calling thread, when the worker has not).
