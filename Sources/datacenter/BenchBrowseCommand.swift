@@ -10,11 +10,11 @@ extension BenchCommand {
         static let configuration = CommandConfiguration(
             commandName: "browse",
             abstract: "Browser scenarios: \(BrowserBenchmark.scenarios.joined(separator: ", ")).",
-            discussion: """
+            discussion: ExitStatusHelp.discussion("""
                 Opens the table, renders the first screen (120×40), jumps to the last page, and moves down row by row, \
                 all off-terminal, against raw SQLite reading the same pages. Without --db, builds a messages table of \
                 --rows rows first (the shape of the comparison's big.db).
-                """)
+                """))
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: BenchOptions

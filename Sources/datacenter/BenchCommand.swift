@@ -43,13 +43,14 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure the engine against a raw-SQLite baseline doing the same work.",
+            discussion: ExitStatusHelp.discussion(),
         subcommands: [KV.self, LRU.self, DAO.self, Browse.self, DB.self])
 
     struct KV: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "kv",
             abstract: "Key-value scenarios: \(KVBenchmark.scenarios.joined(separator: ", ")).",
-            discussion: "With --json, one object per scenario and line: {\"scenario\",\"engine_ns\",\"baseline_ns\",\"ratio\"} (ratio = engine/baseline, nanoseconds per operation). Build with -c release for meaningful figures.")
+            discussion: ExitStatusHelp.discussion("With --json, one object per scenario and line: {\"scenario\",\"engine_ns\",\"baseline_ns\",\"ratio\"} (ratio = engine/baseline, nanoseconds per operation). Build with -c release for meaningful figures."))
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: BenchOptions
@@ -65,7 +66,7 @@ struct BenchCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "lru",
             abstract: "LRU scenarios: \(LRUBenchmark.scenarios.joined(separator: ", ")).",
-            discussion: "Same output as `bench kv`. Baselines: a dictionary behind a lock (memory), one thread (4 threads), raw SQLite on a table of the same shape (disk).")
+            discussion: ExitStatusHelp.discussion("Same output as `bench kv`. Baselines: a dictionary behind a lock (memory), one thread (4 threads), raw SQLite on a table of the same shape (disk)."))
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: BenchOptions
@@ -81,7 +82,7 @@ struct BenchCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "dao",
             abstract: "DAO scenarios: \(DAOBenchmark.scenarios.joined(separator: ", ")).",
-            discussion: "Same output as `bench kv`. Baselines: raw inserts with a reused statement in one transaction, a raw point select with a reused statement, the same SQL built by hand (render).")
+            discussion: ExitStatusHelp.discussion("Same output as `bench kv`. Baselines: raw inserts with a reused statement in one transaction, a raw point select with a reused statement, the same SQL built by hand (render)."))
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: BenchOptions

@@ -10,12 +10,12 @@ extension BenchCommand {
         static let configuration = CommandConfiguration(
             commandName: "db",
             abstract: "Encrypted-database scenarios: \(DatabaseBenchmark.scenarios.joined(separator: ", ")).",
-            discussion: """
+            discussion: ExitStatusHelp.discussion("""
                 Same output as `bench kv`. Each scenario runs the same work on a SQLCipher 4 file keyed with a \
                 passphrase (the key derivation is paid at open, untimed) and on a plain file, in one run; db-import \
                 imports a dump into a SQLCipher 3 file with a raw key against SQLCipher itself (PyPI's \
                 sqlcipher3-binary, from .build/sqlcipher-venv: `make sqlcipher-reference`).
-                """)
+                """))
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: BenchOptions

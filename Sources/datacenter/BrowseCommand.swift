@@ -10,7 +10,7 @@ struct BrowseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "browse",
         abstract: "Browse a data-center root or any SQLite file in the terminal.",
-        discussion: """
+        discussion: ExitStatusHelp.discussion("""
             With no PATH, opens the demo (building it first if missing) with its published key, so every \
             feature shows at once.
 
@@ -21,7 +21,7 @@ struct BrowseCommand: ParsableCommand {
             a store whose transaction fails is left unchanged. Values of encrypted columns and KV entries are \
             written encrypted with the newest --key. Quitting with staged edits asks first (commit, discard, \
             stay). --read-only refuses staging and DAO writes at the key.
-            """)
+            """))
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("A data-center root folder or a SQLite file.", valueName: "path")) var path: String?

@@ -7,6 +7,7 @@ struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "List and edit the LRU disk caches of a store.",
+            discussion: ExitStatusHelp.discussion(),
         subcommands: [List.self, Get.self, Remove.self, Clear.self])
 
     /// The caches of the selected store (common, or `--user`'s), including the caches and
@@ -28,7 +29,8 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List disk caches with their entry counts and sizes.")
+        static let configuration = CommandConfiguration(abstract: "List disk caches with their entry counts and sizes.",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
         @Flag(help: "Print [{\"name\",\"entries\",\"bytes\",\"capacity\",\"crypted\",\"userDependent\",\"store\"}].") var json = false
@@ -51,7 +53,7 @@ struct CacheCommand: ParsableCommand {
 
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print a cached value.",
-            discussion: "Exit status 1 when the entry is missing, expired, or cannot be decrypted.")
+            discussion: ExitStatusHelp.discussion(one: "when the entry is missing, expired, or cannot be decrypted"))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
         @Argument(help: "The cache name.") var name: String
@@ -78,7 +80,8 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a cached entry (exit 1 when missing).")
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a cached entry.",
+            discussion: ExitStatusHelp.discussion(one: "when the entry is missing"))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
         @Argument(help: "The cache name.") var name: String
@@ -91,7 +94,8 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove every entry of a cache.")
+        static let configuration = CommandConfiguration(abstract: "Remove every entry of a cache.",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
         @Argument(help: "The cache name.") var name: String

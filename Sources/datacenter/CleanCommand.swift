@@ -7,13 +7,13 @@ struct CleanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clean",
         abstract: "Run the cache cleaner: purgeable values, purgeable folders, and task-file paths.",
-        discussion: """
+        discussion: ExitStatusHelp.discussion("""
             Without --tasks, runs the built-in tasks cleanPurgeableValues and cleanPurgeablePaths. A task file is JSON: \
             {"tasks": [{"builtin": "cleanPurgeableValues"}, {"path": "Caches", "entries": ["*.cache", "LogFiles"]}]}; \
             paths are relative to the root. cleanDefaultPreferences (the reference's name) is cleanPurgeableValues; \
             cleanPurgeablePaths also empties the manual purgeable folders. Tasks an app registers in code \
             ({"registered": "name"}) cannot run here: a file naming one is refused. Shows a progress bar on a terminal and a summary at the end.
-            """)
+            """))
 
     @OptionGroup var global: GlobalOptions
     @Option(help: ArgumentHelp("A cleaning-task file (JSON).", valueName: "file")) var tasks: String?

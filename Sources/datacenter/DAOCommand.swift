@@ -8,10 +8,12 @@ struct DAOCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dao",
         abstract: "Work with DAO configs (XML of dynamic SQL): list, render, call and lint their methods.",
+            discussion: ExitStatusHelp.discussion(),
         subcommands: [Methods.self, Render.self, Call.self, Lint.self])
 
     struct Methods: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List every method with its arguments, result and kind.")
+        static let configuration = CommandConfiguration(abstract: "List every method with its arguments, result and kind.",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
         @Flag(help: "Print a JSON array of {id, kind, arguments, result, foreach, parallel, location}.") var json = false
@@ -29,10 +31,10 @@ struct DAOCommand: ParsableCommand {
     struct Render: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Render a call into SQL without running it (no database is touched).",
-            discussion: """
+            discussion: ExitStatusHelp.discussion("""
                 With --json: {"sql", "bindings", "preview"} for a method of one statement; {"skipped": true} when \
                 onVoid="quit" applies; {"statements": [...]} for steps, try/except and method-level foreach.
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
         @Argument(help: ArgumentHelp("The method's id.", valueName: "method")) var method: String
@@ -75,13 +77,13 @@ struct DAOCommand: ParsableCommand {
     struct Call: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Call a method on a store (the initializer and upgrades run first).",
-            discussion: """
+            discussion: ExitStatusHelp.discussion("""
                 Runs on the common store unless --user ID or --db PATH is given. The table is prepared first \
                 (initializer, upgrades, bookkeeping), except by a select on a --db file, which writes nothing: it \
                 reads the table as it is. A --db file keeps its journal mode. With --json, a select prints its \
                 result as JSON; \
                 insert/update/delete print {"ok": true, "changes": N, "lastInsertRowId": N}.
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
         @Argument(help: ArgumentHelp("The method's id.", valueName: "method")) var method: String
@@ -154,10 +156,9 @@ struct DAOCommand: ParsableCommand {
     struct Lint: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check configs: load errors, and warnings for likely mistakes.",
-            discussion: """
-                Prints one `file:line:column: error|warning: message` line per finding, then a summary. Exit status 1 \
-                when a config has an error (it does not load), else 0.
-                """)
+            discussion: ExitStatusHelp.discussion("""
+                Prints one `file:line:column: error|warning: message` line per finding, then a summary.
+                """, one: "when a config does not load (warnings alone exit 0)"))
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The config files.", valueName: "config")) var configs: [String]
         @Option(help: ArgumentHelp("A model type the app registers (repeatable): results naming it are not reported.",

@@ -7,13 +7,13 @@ struct DBCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
         abstract: "Encrypt, decrypt, rekey and inspect whole SQLite database files (SQLCipher's format, any settings).",
-        discussion: """
+        discussion: ExitStatusHelp.discussion("""
             Database keys come from --db-key (repeatable, newest first; @file reads the secret from a file) then $DATACENTER_DB_KEY. \
             A key is a passphrase, x'<64 hex digits>' for a raw key, or x'<96 hex digits>' for a raw key and its salt. A file's \
             SQLCipher settings are found from the key (SQLCipher 1 to 4 and the settings apps use); give what cannot be found \
             (a custom kdf_iter, a salt kept outside the file) with --db-cipher NAME=VALUE. The new file is written beside its \
             destination, checked, synced and renamed into place: an interrupted command leaves the old file, never half a new one.
-            """,
+            """),
         subcommands: [Encrypt.self, Decrypt.self, Rekey.self, Info.self])
 
     /// `--compat 4|3|2|1`: the SQLCipher version whose defaults the file written gets
@@ -31,7 +31,8 @@ struct DBCommand: ParsableCommand {
 
     struct Encrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Encrypt the plain database IN into the new file OUT with the newest --db-key.")
+            abstract: "Encrypt the plain database IN into the new file OUT with the newest --db-key.",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @OptionGroup var compatibility: Compatibility
         @Argument(help: "The plain SQLite database.") var input: String
@@ -60,7 +61,8 @@ struct DBCommand: ParsableCommand {
 
     struct Decrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Decrypt the encrypted database IN, opened with a --db-key, into the new plain file OUT.")
+            abstract: "Decrypt the encrypted database IN, opened with a --db-key, into the new plain file OUT.",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The encrypted database.") var input: String
         @Argument(help: "The plain database to create (must not exist).") var output: String
@@ -80,7 +82,7 @@ struct DBCommand: ParsableCommand {
     struct Rekey: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Re-encrypt the database FILE, opened with a --db-key, with the key NEW, in place.",
-            discussion: "FILE must not be in use: close the apps that have it open. After an interruption FILE opens with the old key or the new one; run the command again with both to finish.")
+            discussion: ExitStatusHelp.discussion("FILE must not be in use: close the apps that have it open. After an interruption FILE opens with the old key or the new one; run the command again with both to finish."))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var compatibility: Compatibility
         @Argument(help: "The encrypted database.") var file: String
@@ -110,7 +112,8 @@ struct DBCommand: ParsableCommand {
 
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Tell whether FILE is plain, encrypted (which format, which --db-key), empty, missing or not a database.")
+            abstract: "Tell whether FILE is plain, encrypted (which format, which --db-key), empty, missing or not a database.",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The database file.") var file: String
         @Flag(name: .long, help: "One JSON object on stdout.") var json = false

@@ -9,14 +9,14 @@ struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Build a demo data-center root with every kind of value.",
-        discussion: """
+        discussion: ExitStatusHelp.discussion("""
             Two users (alice, current, and bob@example.com), the common store and a version storage; \
             businesses holding every value type; some values encrypted with the demo key \
             \(DemoStore.keyHex) (pass it with --key to decrypt them), one with an unpublished custom key \
             (shown as locked), and purgeable values. With --encrypt-db, every SQLite file of the root is \
             encrypted (SQLCipher 4) with the demo database passphrase \(DemoStore.databasePassphrase) \
             (open it with --db-key \(DemoStore.databasePassphrase)).
-            """)
+            """))
 
     /// `demo` in the data folder (`$XDG_DATA_HOME/datacenter`, else
     /// `$HOME/.local/share/datacenter`), or where it was before when only that one exists.

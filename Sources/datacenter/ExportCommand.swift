@@ -10,13 +10,13 @@ struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export a table's rows as CSV, JSON lines or SQL INSERTs.",
-        discussion: """
+        discussion: ExitStatusHelp.discussion("""
             SOURCE is a database file or a data-center root (the common store, or a user's with --user). \
             The encrypted columns of a DAO table are decrypted with --key; without a key that opens them \
             the export fails, unless --raw writes them as stored. With -o, the file is written whole or \
             not at all (mode 0600); without it, rows stream to standard output. CSV is what \
             `sqlite3 -csv -header` writes, byte for byte, for text, numbers and NULL.
-            """)
+            """))
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "A database file, or a data-center root folder.") var source: String

@@ -7,7 +7,7 @@ struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Run a SQL dump file into a database (created if missing), in one transaction.",
-        discussion: "Without --continue-on-error the first failing statement undoes the whole import and exits 1, naming its line. With it, each failing statement is reported on stderr as FILE:LINE: message and skipped; the rest is committed and the exit status is 0.")
+        discussion: ExitStatusHelp.discussion("Without --continue-on-error the first failing statement undoes the whole import and exits 1, naming its line. With it, each failing statement is reported on stderr as FILE:LINE: message and skipped; the rest is committed and the exit status is 0."))
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The SQL dump file.") var dump: String

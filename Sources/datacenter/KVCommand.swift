@@ -7,6 +7,7 @@ struct KVCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kv",
         abstract: "Read and write key-value entries of a store.",
+            discussion: ExitStatusHelp.discussion(),
         subcommands: [Set.self, Get.self, List.self, Remove.self])
 
     /// The value types `kv set --type` accepts, named as the JSON output names them.
@@ -51,7 +52,8 @@ struct KVCommand: ParsableCommand {
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Store a value.")
+        static let configuration = CommandConfiguration(abstract: "Store a value.",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
         @Argument(help: "The business (namespace).") var business: String
@@ -75,7 +77,7 @@ struct KVCommand: ParsableCommand {
 
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print a value.",
-            discussion: "Control characters in the value are printed escaped (\\n, \\u{1b}…); --json gives the exact value. Exit status 1 when the key is missing or the value cannot be decrypted.")
+            discussion: ExitStatusHelp.discussion("Control characters in the value are printed escaped (\\n, \\u{1b}…); --json gives the exact value.", one: "when the key is missing or the value cannot be decrypted"))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
         @Argument(help: "The business.") var business: String
@@ -100,7 +102,7 @@ struct KVCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List entries, decrypting what the keys open.",
-            discussion: "A damaged entry (unknown encoding, a value that does not decode) is listed as <damaged: reason> (JSON: \"damaged\": reason) and the others as usual; the exit status stays 0 and stderr carries a warning.")
+            discussion: ExitStatusHelp.discussion("A damaged entry (unknown encoding, a value that does not decode) is listed as <damaged: reason> (JSON: \"damaged\": reason) and the others as usual; the exit status stays 0 and stderr carries a warning."))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
         @Option(help: "Only this business.") var business: String?
@@ -188,7 +190,7 @@ struct KVCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a value.",
-            discussion: "Exit status 1 when the key is missing.")
+            discussion: ExitStatusHelp.discussion(one: "when the key is missing"))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
         @Argument(help: "The business.") var business: String

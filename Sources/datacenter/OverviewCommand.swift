@@ -7,7 +7,7 @@ struct OverviewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "overview",
         abstract: "Summarize a root: users, and per store its businesses and tables.",
-        discussion: "With --json, one object: root, currentUser, keys (fingerprints), and stores, each with its name, kind (common, user, version), user, current, path, damaged (the reason, or null), kv (business, count, locked) and tables (name, rows).")
+        discussion: ExitStatusHelp.discussion("With --json, one object: root, currentUser, keys (fingerprints), and stores, each with its name, kind (common, user, version), user, current, path, damaged (the reason, or null), kv (business, count, locked) and tables (name, rows)."))
 
     @OptionGroup var global: GlobalOptions
     @Flag(help: "One JSON object on stdout.") var json = false

@@ -7,6 +7,7 @@ struct PurgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purge",
         abstract: "Register purgeable folders and purge them.",
+            discussion: ExitStatusHelp.discussion(),
         subcommands: [Register.self, Run.self, List.self, Reset.self])
 
     /// Purge types as the command line writes them: days, or `manual`.
@@ -22,7 +23,7 @@ struct PurgeCommand: ParsableCommand {
 
     struct Register: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Register a folder (created if missing); relative paths are relative to the root.",
-            discussion: "The folder must resolve (.. and links followed) to a folder strictly inside the root, outside its stores (users/, version/); anything else exits 1. Purges check every registered folder again before deleting anything.")
+            discussion: ExitStatusHelp.discussion("The folder must resolve (.. and links followed) to a folder strictly inside the root, outside its stores (users/, version/); anything else exits 1. Purges check every registered folder again before deleting anything."))
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The folder.") var path: String
         @Option(help: ArgumentHelp("Days files live: manual, 3, 7, 14 or 30.", valueName: "days")) var type: PurgeTypeArgument
@@ -40,7 +41,8 @@ struct PurgeCommand: ParsableCommand {
     }
 
     struct Run: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Purge every registered folder now.")
+        static let configuration = CommandConfiguration(abstract: "Purge every registered folder now.",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Report what would be deleted; delete nothing.") var dryRun = false
         @Flag(help: "Print {\"files\",\"bytes\",\"paths\"}.") var json = false
@@ -58,7 +60,8 @@ struct PurgeCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List registered folders.")
+        static let configuration = CommandConfiguration(abstract: "List registered folders.",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         func run() throws {
             let center = try global.openDataCenter(readOnly: true)
@@ -70,7 +73,8 @@ struct PurgeCommand: ParsableCommand {
     }
 
     struct Reset: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Empty every registered folder (ResetAllPurgeablePaths).")
+        static let configuration = CommandConfiguration(abstract: "Empty every registered folder (ResetAllPurgeablePaths).",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         func run() throws {
             let center = try global.openDataCenter()

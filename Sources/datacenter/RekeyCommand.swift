@@ -10,14 +10,14 @@ struct RekeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-encrypt everything stored under the default key with a new key.",
-        discussion: """
+        discussion: ExitStatusHelp.discussion("""
             KV values, DAO crypt columns, encrypted disk caches and encrypted file and object services, in every \
             store of the root (common, every user, the version storage, the cache files, custom storages kept under \
             the root and those given with --storage). Each store is rewritten in one transaction: it moves entirely \
             to the new key or is left as it was. Values already under the new key are skipped, so a rerun finishes \
             an interrupted rekey. Values encrypted with a custom crypt are left alone. KV values are rewritten bound \
             to their business and key, which upgrades values written before binding: --to may be the current key.
-            """)
+            """))
 
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: ArgumentHelp("A key the values are encrypted with now (repeatable; --key and DATACENTER_KEY count too).", valueName: "key"))

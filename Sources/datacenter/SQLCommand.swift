@@ -7,7 +7,7 @@ struct SQLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sql",
         abstract: "Run SQL on a database file and print the rows.",
-        discussion: "Several statements separated by ';' run in order, in one transaction: when one fails, none of them is kept (a script with its own BEGIN, COMMIT, ROLLBACK or SAVEPOINT runs as written). The rows of every statement that returns rows are printed. The file must exist; its journal mode is never changed.")
+        discussion: ExitStatusHelp.discussion("Several statements separated by ';' run in order, in one transaction: when one fails, none of them is kept (a script with its own BEGIN, COMMIT, ROLLBACK or SAVEPOINT runs as written). The rows of every statement that returns rows are printed. The file must exist; its journal mode is never changed."))
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The database file.") var database: String

@@ -6,11 +6,13 @@ struct UsersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "List the users of a root (the current one marked *), or switch user.",
+            discussion: ExitStatusHelp.discussion(),
         subcommands: [List.self, Switch.self],
         defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List users; * marks the current one.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List users; * marks the current one.",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print [{\"id\", \"current\"}].") var json = false
 
@@ -28,7 +30,8 @@ struct UsersCommand: ParsableCommand {
     }
 
     struct Switch: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "switch", abstract: "Make ID the current user (creating its store).")
+        static let configuration = CommandConfiguration(commandName: "switch", abstract: "Make ID the current user (creating its store).",
+            discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user id.") var id: String
 
