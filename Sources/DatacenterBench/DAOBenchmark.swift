@@ -14,6 +14,9 @@ import Foundation
 ///   point select with a reused statement reading the same columns (ratio ≤ 1.3).
 /// - `dao-render`: rendering a method with if/foreach/where over 10 arguments (engine_ns ≤
 ///   5,000); the baseline builds the same SQL and bindings by hand.
+/// - `dao-call-args-file`: `datacenter dao call … --args @FILE` of a 200,000-element foreach
+///   insert, run as a child process: its peak memory (≤ 200 MB) and its time against raw
+///   inserts of the same rows (reported).
 /// - `dao-messages-insert`, `dao-messages-get`, `dao-messages-list`: the example config
 ///   `examples/messages.xml` as an app calls it (see `DAOMessagesBenchmark`; ratio ≤ 1.3).
 public enum DAOBenchmark {
@@ -23,11 +26,13 @@ public enum DAOBenchmark {
         var reads: Int
         var renders: Int
         var rounds: Int
+        /// Elements of `dao-call-args-file`'s argument file.
+        var argumentElements: Int
 
         /// Figures worth reporting.
-        public static let standard = Scale(rows: 10_000, reads: 20_000, renders: 20_000, rounds: 15)
+        public static let standard = Scale(rows: 10_000, reads: 20_000, renders: 20_000, rounds: 15, argumentElements: 200_000)
         /// A smoke run.
-        public static let quick = Scale(rows: 1_000, reads: 2_000, renders: 2_000, rounds: 3)
+        public static let quick = Scale(rows: 1_000, reads: 2_000, renders: 2_000, rounds: 3, argumentElements: 20_000)
     }
 
     /// The config the scenarios call.
@@ -60,7 +65,11 @@ public enum DAOBenchmark {
         """
 
     /// The scenarios, in the order they run.
-    public static let scenarios = ["dao-insert-foreach", "dao-select-pk", "dao-render"] + DAOMessagesBenchmark.scenarios
+    public static let scenarios = ["dao-insert-foreach", "dao-select-pk", "dao-render", "dao-call-args-file"]
+        + DAOMessagesBenchmark.scenarios
+
+    /// The most `dao-call-args-file`'s command may hold in memory.
+    static let argumentFileMemoryLimit = 200 * 1_048_576
 
     /// Runs the selected scenarios in `folder` (created if needed, files removed afterwards)
     /// and reports each result as soon as it is measured.
@@ -129,7 +138,49 @@ public enum DAOBenchmark {
         }
         if sink == 42 { print("") } // keeps the work from being optimized away
 
+        if selection.includes("dao-call-args-file") {
+            report(try argumentFileCall(in: folder, elements: scale.argumentElements, rounds: max(1, scale.rounds / 5)))
+        }
+
         try DAOMessagesBenchmark.run(in: folder, scale: scale, selection: selection, report: report)
+    }
+
+    /// `dao-call-args-file`: the command a script runs for a batch too large for a command
+    /// line, whole (start-up, reading the JSON file, loading the config, the insert), as a
+    /// child process, so its peak memory is its own; against raw inserts of the same rows.
+    static func argumentFileCall(in folder: String, elements: Int, rounds: Int) throws -> BenchmarkResult {
+        let config = folder + "/args-bench.xml", arguments = folder + "/args-bench.json"
+        let database = folder + "/args-engine.sqlite", baselinePath = folder + "/args-baseline.sqlite"
+        try configXML.write(toFile: config, atomically: false, encoding: .utf8)
+        let plain: [(String, Double, String)] = (0..<elements).map { i in ("item \(i)", Double(i % 100) / 4, "tag\(i % 10)") }
+        var json = "[["
+        for (index, row) in plain.enumerated() {
+            json += (index == 0 ? "" : ",") + #"{"name":"\#(row.0)","score":\#(row.1),"tag":"\#(row.2)"}"#
+        }
+        try (json + "]]").write(toFile: arguments, atomically: false, encoding: .utf8)
+        var engine: [Double] = [], baseline: [Double] = [], peak = 0
+        for _ in 0..<rounds {
+            DatabaseBenchmark.removeDatabase(at: database)
+            guard let run = try BenchChildProcess.run(["dao", "call", config, "insertAll", "--db", database, "--args", "@" + arguments]) else {
+                return BenchmarkResult(scenario: "dao-call-args-file", engineNanoseconds: 0, baselineNanoseconds: 0,
+                                       target: "needs the datacenter binary (run as `datacenter bench dao`)", meetsTarget: true,
+                                       isReportedOnly: true)
+            }
+            engine.append(run.nanoseconds / Double(elements))
+            peak = max(peak, run.peakBytes)
+            DatabaseBenchmark.removeDatabase(at: baselinePath)
+            let raw = try RawItemsBaseline(path: baselinePath)
+            baseline.append(try Stopwatch.time { try raw.insertAll(plain) } / Double(elements))
+        }
+        DatabaseBenchmark.removeDatabase(at: database)
+        DatabaseBenchmark.removeDatabase(at: baselinePath)
+        let megabytes = Double(peak) / 1_048_576
+        return BenchmarkResult(scenario: "dao-call-args-file", engineNanoseconds: Stopwatch.median(engine),
+                               baselineNanoseconds: Stopwatch.median(baseline),
+                               target: String(format: "peak RSS <= 200 MB (%.0f MB for %d elements, %.1f MB of JSON); "
+                                   + "time of the whole command against raw inserts, reported", megabytes, elements,
+                                   Double(json.utf8.count) / 1_048_576),
+                               meetsTarget: peak <= argumentFileMemoryLimit)
     }
 
     /// The `search` method's SQL built by hand: the render baseline.

@@ -134,7 +134,6 @@ enum DatabaseConversionBenchmark {
     /// The peak resident memory, in bytes, of `datacenter db MODE` run as a child process on
     /// the same files; nil when this process is not the `datacenter` binary (a test runner).
     private static func peakMemory(mode: String, plain: String, encrypted: String, folder: String) throws -> Int? {
-        guard let binary = Bundle.main.executableURL?.resolvingSymlinksInPath().path, binary.hasSuffix("/datacenter") else { return nil }
         let output = folder + "/convert-memory.sqlite"
         DatabaseBenchmark.removeDatabase(at: output)
         defer { DatabaseBenchmark.removeDatabase(at: output) }
@@ -146,19 +145,6 @@ enum DatabaseConversionBenchmark {
             try FileManager.default.copyItem(atPath: encrypted, toPath: output)
             arguments = ["db", "rekey", output, "--db-key", passphrase, "--to", newPassphrase]
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([binary] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, binary, &actions, nil, argv, environ) == 0 else { return nil }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
-        guard status == 0 else { throw DatabaseBenchmark.Failure(description: "datacenter \(arguments.prefix(2).joined(separator: " ")) failed (status \(status))") }
-        return Int(usage.ru_maxrss) * 1024
+        return try BenchChildProcess.run(arguments)?.peakBytes
     }
 }

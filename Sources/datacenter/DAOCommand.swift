@@ -249,8 +249,10 @@ struct DAOCommand: ParsableCommand {
             return try DAOArgumentParser.arguments(text)
         } catch .notAnArray {
             throw CLIError("--args must be a JSON array, such as '[1, \"ann\"]'")
-        } catch .notJSON, .empty {
-            throw CLIError("--args is not valid JSON: \(Output.safe(text, limit: 60))")
+        } catch .notJSON(let reason) {
+            throw CLIError("--args is not valid JSON: \(reason)")
+        } catch .empty {
+            throw CLIError("--args is empty: give a JSON array")
         } catch {
             throw CLIError("--args: \(error)")
         }
@@ -263,8 +265,10 @@ struct DAOCommand: ParsableCommand {
             return try DAOArgumentParser.globals(text)
         } catch .notAnObject {
             throw CLIError("--global must be a JSON object, such as '{\"userId\": 7}'")
-        } catch .notJSON, .empty {
-            throw CLIError("--global is not valid JSON: \(Output.safe(text, limit: 60))")
+        } catch .notJSON(let reason) {
+            throw CLIError("--global is not valid JSON: \(reason)")
+        } catch .empty {
+            throw CLIError("--global is empty: give a JSON object")
         } catch {
             throw CLIError("--global: \(error)")
         }

@@ -107,7 +107,10 @@ private let itemsXML = """
 
         let badJSON = try CLI.run(["dao", "render", config, "get", "--args", "[1,"])
         #expect(badJSON.status == 1)
-        #expect(badJSON.stderr.contains("--args is not valid JSON"))
+        #expect(badJSON.stderr.contains("--args is not valid JSON: an array is not closed"))
+        let placed = try CLI.run(["dao", "render", config, "get", "--args", "[\n  \"hunter2\", 01]"])
+        #expect(placed.status == 1)
+        #expect(placed.stderr == "error: --args is not valid JSON: line 2, column 15: a number with a leading zero\n")
 
         let notArray = try CLI.run(["dao", "render", config, "get", "--args", "{}"])
         #expect(notArray.status == 1)
@@ -333,13 +336,22 @@ private let itemsXML = """
         #expect(templates.stdout == "Willkommen, {name}!\n")
     }
 
+    /// The argument-file scenario runs the command as a child and says its peak memory.
+    @Test func benchDAOMeasuresTheArgumentFileCallsMemory() throws {
+        let scratch = TemporaryFolder()
+        let result = try CLI.run(["bench", "dao", "--quick", "--scenario", "dao-call-args-file", "--folder", scratch.file("bench")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("dao-call-args-file") })
+        #expect(line.contains("peak RSS <= 200 MB (") && line.contains(" MB for 20000 elements") && line.hasSuffix("ok"), "\(line)")
+    }
+
     @Test func benchDAOQuickPrintsEveryScenario() throws {
         let scratch = TemporaryFolder()
         let result = try CLI.run(["bench", "dao", "--quick", "--json", "--folder", scratch.file("bench")])
         #expect(result.status == 0, "\(result.stderr)")
         let objects = try result.stdout.split(separator: "\n").map { try #require(try CLI.json(String($0)) as? [String: Any]) }
-        #expect(objects.compactMap { $0["scenario"] as? String } == ["dao-insert-foreach", "dao-select-pk", "dao-render", "dao-messages-insert",
-                                                                 "dao-messages-get", "dao-messages-list"])
+        #expect(objects.compactMap { $0["scenario"] as? String } == ["dao-insert-foreach", "dao-select-pk", "dao-render", "dao-call-args-file",
+                                                                 "dao-messages-insert", "dao-messages-get", "dao-messages-list"])
         for object in objects {
             #expect(Set(object.keys) == ["scenario", "engine_ns", "baseline_ns", "ratio"])
             #expect((object["engine_ns"] as? Double ?? 0) > 0)

@@ -7,9 +7,10 @@ extension DAOValue {
 
     /// Parses JSON text (`42`, `"x"`, `[1, 2]`, `{"a": null}`): how a command line or a form
     /// passes arguments.
-    /// - throws: the `JSONSerialization` error when `text` is not JSON.
+    /// Numbers written as integers are `.integer`, other numbers `.double` (`DAOJSONReader`).
+    /// - throws: an error naming the line and column where `text` stops being JSON.
     public init(parsingJSON text: String) throws {
-        self.init(jsonObject: try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
+        self = try DAOJSONReader.value(of: text)
     }
 }
 

@@ -22,25 +22,21 @@ public enum DAOArgumentParser {
     /// One argument's text (a form field).
     /// - throws: `DAOArgumentError` (`.empty` for blank text, `.notJSON`, a bad marker).
     public static func value(_ text: String) throws(DAOArgumentError) -> DAOValue {
-        try resolveMarkers(try json(text), path: "")
+        try json(text)
     }
 
     /// A JSON array of arguments, one per method argument in order (`--args`).
     /// - throws: `DAOArgumentError`; `.notAnArray` when the JSON is not an array.
     public static func arguments(_ text: String) throws(DAOArgumentError) -> [DAOValue] {
         guard case .array(let elements) = try json(text) else { throw .notAnArray }
-        var values: [DAOValue] = []
-        for (index, element) in elements.enumerated() { values.append(try resolveMarkers(element, path: "[\(index)]")) }
-        return values
+        return elements
     }
 
     /// A JSON object of global arguments, name → value (`--global`).
     /// - throws: `DAOArgumentError`; `.notAnObject` when the JSON is not an object.
     public static func globals(_ text: String) throws(DAOArgumentError) -> [String: DAOValue] {
         guard case .dictionary(let fields) = try json(text) else { throw .notAnObject }
-        var values: [String: DAOValue] = [:]
-        for (name, field) in fields { values[name] = try resolveMarkers(field, path: name) }
-        return values
+        return fields
     }
 
     /// Replaces the `$blob`, `$date` and `$model` objects in `value` by what they stand for.
@@ -53,36 +49,45 @@ public enum DAOArgumentParser {
             for (index, element) in elements.enumerated() { resolved.append(try resolveMarkers(element, path: path + "[\(index)]")) }
             return .array(resolved)
         case .dictionary(let fields):
-            if fields.count == 1, let text = fields["$blob"] {
-                guard let base64 = text.stringValue, let data = Data(base64Encoded: base64) else { throw .badBlob(path: path) }
-                return .data(data)
-            }
-            if fields.count == 1, let text = fields["$date"] {
-                guard let iso = text.stringValue, let date = ISO8601DateFormatter().date(from: iso) else { throw .badDate(path: path) }
-                return .date(date)
-            }
             var resolved: [String: DAOValue] = [:]
-            for (name, field) in fields where name != "$model" {
+            for (name, field) in fields {
                 resolved[name] = try resolveMarkers(field, path: path.isEmpty ? name : path + "." + name)
             }
-            if let type = fields["$model"] {
-                guard let name = type.stringValue, !name.isEmpty else { throw .badModelType(path: path) }
-                return .model(name, resolved)
-            }
-            return .dictionary(resolved)
+            return try object(resolved) { path }
         default:
             return value
         }
     }
 
-    /// Strict JSON (any value at the top, not only arrays and objects).
+    /// What a JSON object whose values are resolved stands for: data for `{"$blob": …}`, a
+    /// date for `{"$date": …}`, a model for an object with `"$model"`, else a dictionary.
+    /// `path` names the object in errors.
+    private static func object(_ fields: [String: DAOValue], path: () -> String) throws(DAOArgumentError) -> DAOValue {
+        if fields.count == 1, let text = fields["$blob"] {
+            guard let base64 = text.stringValue, let data = Data(base64Encoded: base64) else { throw .badBlob(path: path()) }
+            return .data(data)
+        }
+        if fields.count == 1, let text = fields["$date"] {
+            guard let iso = text.stringValue, let date = ISO8601DateFormatter().date(from: iso) else { throw .badDate(path: path()) }
+            return .date(date)
+        }
+        guard let type = fields["$model"] else { return .dictionary(fields) }
+        guard let name = type.stringValue, !name.isEmpty else { throw .badModelType(path: path()) }
+        var properties = fields
+        properties["$model"] = nil
+        return .model(name, properties)
+    }
+
+    /// Strict JSON (any value at the top, not only arrays and objects), markers resolved as
+    /// each object is read (`DAOJSONReader`: no intermediate tree).
     private static func json(_ text: String) throws(DAOArgumentError) -> DAOValue {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw .empty }
+        guard text.utf8.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else { throw .empty }
         do {
-            return try DAOValue(parsingJSON: trimmed)
+            return try DAOJSONReader.value(of: text, object: object)
+        } catch let error as DAOArgumentError {
+            throw error
         } catch {
-            throw .notJSON(reason: hint(for: trimmed) ?? reason(of: error))
+            throw .notJSON(reason: hint(for: text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "\(error)")
         }
     }
 
@@ -112,10 +117,4 @@ public enum DAOArgumentParser {
         return nil
     }
 
-    /// The JSON parser's own words, without Foundation's generic first sentence.
-    private static func reason(of error: any Error) -> String {
-        let nsError = error as NSError
-        if let debug = nsError.userInfo["NSDebugDescription"] as? String, !debug.isEmpty { return debug }
-        return "not valid JSON"
-    }
 }
