@@ -38,8 +38,8 @@ package enum BrowserCommand: Sendable {
     case cancelConsoleQuery(ConsoleQuery)
     /// Writes staged edits (`StagedCommit`).
     case commit(StagedCommit)
-    /// Works out the DAO panel's preview (`DAOPreview`).
-    case daoPreview(DAOPreview)
+    /// Works out the DAO panel's preview (`DAOQueryPlanRequest`).
+    case daoQueryPlan(DAOQueryPlanRequest)
     /// Runs a DAO method from the DAO panel: a select, or a write the user confirmed.
     case daoRun(DAORun)
     /// Writes the rows a table grid shows to a file (`GridExport`, `E`).
@@ -68,7 +68,7 @@ package enum BrowserCommand: Sendable {
     ///   (safe from any thread) through the query, which keeps it open while it does.
     /// - `commit` opens a read-write connection per store (journal mode kept), one
     ///   transaction each, and closes it.
-    /// - `daoPreview` reads plans on the catalog's store queue, as paging does.
+    /// - `daoQueryPlan` reads plans on the catalog's store queue, as paging does.
     /// - `exportGrid` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `GridExport.cancel()` only interrupts it, as a console query's.
     /// - `openCatalog` opens the new catalog's stores read-only, as `browse` opens its own;
@@ -126,7 +126,7 @@ package enum BrowserCommand: Sendable {
             query.cancel()
             return nil
         case .daoRun(let run): return run.perform()
-        case .daoPreview(let preview): return preview.perform()
+        case .daoQueryPlan(let preview): return preview.perform()
         case .commit(let commit): return commit.perform()
         case .exportGrid(let export): return export.run(post: post)
         case let .openCatalog(request, typed, current):

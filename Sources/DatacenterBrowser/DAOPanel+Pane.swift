@@ -64,7 +64,7 @@ extension DAOPanel {
             case .up, .character("k"): methodCursor = max(0, methodCursor - 1)
             case .down, .character("j"): methodCursor = min(max(0, config.methods.count - 1), methodCursor + 1)
             case .enter, .right:
-                if let preview = chooseMethod(catalog: catalog, id: context.ids.next()) { effects.append(.command(.daoPreview(preview))) }
+                if let preview = chooseMethod(catalog: catalog, id: context.ids.next()) { effects.append(.command(.daoQueryPlan(preview))) }
             case .escape, .character("q"), .left: return [.close, .focus(.grid)]
             default: break
             }
@@ -121,7 +121,7 @@ extension DAOPanel {
 
     /// Asks for the preview of the form as it is now.
     private mutating func preview(_ context: PaneContext) -> [PaneEffect] {
-        refreshPreview(catalog: context.catalog, id: context.ids.next()).map { [.command(.daoPreview($0))] } ?? []
+        refreshPreview(catalog: context.catalog, id: context.ids.next()).map { [.command(.daoQueryPlan($0))] } ?? []
     }
 
     /// SQLite's part of the preview came (see `previewed(id:plans:preparation:error:catalog:)`);

@@ -109,7 +109,7 @@ struct DAOPanel {
     var resultShift = 0
     /// The id of the run going on in the background (`DAORun`), if any.
     var running: Int?
-    /// The id of the preview being worked out (`DAOPreview`), if any: a write waits for it.
+    /// The id of the preview being worked out (`DAOQueryPlanRequest`), if any: a write waits for it.
     var previewing: Int?
     /// True when Enter asked to run a write while its preview was being worked out: the
     /// confirmation comes when the preview does.
@@ -146,7 +146,7 @@ struct DAOPanel {
     }
 
     /// Opens the form of the method under the cursor; returns the work its preview needs.
-    mutating func chooseMethod(catalog: BrowserCatalog, id: Int) -> DAOPreview? {
+    mutating func chooseMethod(catalog: BrowserCatalog, id: Int) -> DAOQueryPlanRequest? {
         guard config.methods.indices.contains(methodCursor) else { return nil }
         let chosen = config.methods[methodCursor]
         method = chosen
@@ -164,7 +164,7 @@ struct DAOPanel {
     /// columns get ciphertext, and returns what SQLite must say (each statement's plan, what
     /// preparing the table runs first) as work for the runner, numbered `id`; its answer comes
     /// through `previewed`. Nothing renders while a field does not parse.
-    mutating func refreshPreview(catalog: BrowserCatalog, id: Int) -> DAOPreview? {
+    mutating func refreshPreview(catalog: BrowserCatalog, id: Int) -> DAOQueryPlanRequest? {
         guard let method else { return nil }
         previews = []
         preparation = nil
@@ -188,7 +188,7 @@ struct DAOPanel {
                                                      encryptedColumns: encryptedColumns, hasKey: !catalog.keys.isEmpty)
             }
             previewing = id
-            return DAOPreview(id: id, catalog: catalog, storePath: storePath, statements: shown.map(\.statement),
+            return DAOQueryPlanRequest(id: id, catalog: catalog, storePath: storePath, statements: shown.map(\.statement),
                               preparation: method.kind == .select ? nil : (config, table))
         } catch {
             renderError = "\(error)"

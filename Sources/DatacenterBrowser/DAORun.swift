@@ -45,12 +45,10 @@ package struct DAORun: Sendable {
 
     private func select() -> BrowserEvent {
         do {
-            let call = try config.render(method.id, arguments: values, globals: [:], tableName: table)
             let db = try databaseKeys.open(path: storePath, mode: .readOnly, busyTimeout: busyTimeout).database
-            var batches: [[Row]] = []
-            for statement in call.statements where !statement.skipped {
-                batches.append(try db.makeStatement(statement.sql).fetchAll(StatementArguments(statement.bindings)))
-            }
+            // The engine's executor runs it, as a call of the app would run.
+            let read = try config.readRows(method.id, arguments: values, tableName: table, on: db, encryptor: keys)
+            let (call, batches) = (read.call, read.batches)
             let rows = batches.flatMap { $0 }
             // Rows of one shape (every run of a foreach, say) show as one table, counted
             // together; statements of different columns each get a table of their own.

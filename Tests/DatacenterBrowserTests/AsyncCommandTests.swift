@@ -228,8 +228,8 @@ extension DAOPanelTests {
 }
 
 extension DAOPanelTests {
-    func previews(_ commands: [BrowserCommand]) -> [DAOPreview] {
-        commands.compactMap { if case .daoPreview(let preview) = $0 { return preview } else { return nil } }
+    func previews(_ commands: [BrowserCommand]) -> [DAOQueryPlanRequest] {
+        commands.compactMap { if case .daoQueryPlan(let preview) = $0 { return preview } else { return nil } }
     }
 
     @Test func typingInTheFormAsksForThePlanAsACommandAndALateOneIsDropped() throws {

@@ -13,6 +13,9 @@ struct Executor {
     var methodID: String? = nil
     /// How rows become the call's result; nil when they are stepped through and dropped.
     var results: ResultMapping? = nil
+    /// True to keep every statement's rows as SQLite returned them (`Outcome.rows`), for a
+    /// reader that shows them as they are (`DAOConfig.readRows`); `results` is not used then.
+    var keepsRows = false
 
     /// How a call's rows become its result: the result type, the mapper, and the method
     /// whose row layouts are kept with its statements.
@@ -33,6 +36,8 @@ struct Executor {
     /// The mapped rows of the last statement that returned columns, and the statements run.
     struct Outcome {
         var result: ResultCollector? = nil
+        /// With `keepsRows`: the rows of each statement that returned columns, in run order.
+        var rows: [[Row]] = []
         var ran: [RenderedSQL] = []
         var skipped = 0
     }
@@ -73,7 +78,12 @@ struct Executor {
         guard !sql.sql.isEmpty else { return }
         let bindings = try encryptedBindings(of: sql)
         do {
-            outcome.result = try run(try statement(for: sql), bindings) ?? outcome.result
+            let statement = try statement(for: sql)
+            if keepsRows, statement.columnCount > 0 {
+                outcome.rows.append(try statement.fetchAll(StatementArguments(bindings)))
+            } else {
+                outcome.result = try run(statement, bindings) ?? outcome.result
+            }
         } catch let error as DatabaseError {
             throw DAOError.database(error)
         }

@@ -2,12 +2,12 @@ import DatacenterDAO
 import DatacenterKit
 import Foundation
 
-/// What the DAO panel's preview needs from SQLite, as work for the command runner: the plan
-/// of each rendered statement (`EXPLAIN QUERY PLAN`) and, for a write, what preparing the
-/// table would run first (`TablePreparation`). It reads on the catalog's read-only store
-/// connection (its queue serializes it with the other reads there). The result comes back
-/// as `BrowserEvent.daoPreviewed`.
-package struct DAOPreview: Sendable {
+/// The DAO panel's query-plan request: what its preview needs from SQLite, as work for the
+/// command runner. The plan of each rendered statement (`EXPLAIN QUERY PLAN`) and, for a
+/// write, what preparing the table would run first (`TablePreparation`). It reads on the
+/// catalog's read-only store connection (its queue serializes it with the other reads
+/// there). The result comes back as `BrowserEvent.daoPreviewed`.
+package struct DAOQueryPlanRequest: Sendable {
     /// The preview's id: its result carries it.
     let id: Int
     let catalog: BrowserCatalog
