@@ -32,15 +32,19 @@ let package = Package(
         // C callbacks over per-file C state (Swift 6 would fight its globals at every turn).
         .target(name: "CPageCipher", dependencies: ["CSQLite", "COpenSSL"]),
 
+        // Text as a terminal shows it: cell widths, control characters escaped. The engine's
+        // error excerpts, the browser and the tool all use it; it knows nothing else.
+        .target(name: "DatacenterText", dependencies: ["CWidth"]),
+
         // The engine: no curses, no argument parser.
-        .target(name: "DatacenterKit", dependencies: ["CSQLite", "COpenSSL", "CWidth", "CPageCipher",
+        .target(name: "DatacenterKit", dependencies: ["CSQLite", "COpenSSL", "DatacenterText", "CPageCipher",
                                                   .product(name: "Logging", package: "swift-log")]),
 
         // The DAO engine: XML configs of dynamic SQL, rendered and run on DatacenterKit's stores.
         .target(name: "DatacenterDAO", dependencies: ["DatacenterKit", "CLibXML2"]),
 
         // The browser as pure logic: state, events, rendering into a cell grid. No curses.
-        .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO"]),
+        .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO", "DatacenterText"]),
 
         // The demo root and the example DAO configs the tool builds and the tests share.
         .target(name: "DatacenterDemo", dependencies: ["DatacenterKit", "DatacenterDAO"]),
@@ -51,22 +55,22 @@ let package = Package(
 
         // The command-line tool (and the curses edge of the browser).
         .executableTarget(name: "datacenter", dependencies: [
-            "DatacenterKit", "DatacenterDAO", "DatacenterBrowser", "DatacenterDemo", "DatacenterBench", "CNcursesW",
+            "DatacenterKit", "DatacenterDAO", "DatacenterBrowser", "DatacenterDemo", "DatacenterBench", "DatacenterText", "CNcursesW",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // What every test target shares: temporary folders, the seeded generator, the watchdog.
         .target(name: "DatacenterTestSupport", path: "Tests/DatacenterTestSupport"),
 
-        .testTarget(name: "DatacenterKitTests", dependencies: ["DatacenterKit", "DatacenterTestSupport"]),
+        .testTarget(name: "DatacenterKitTests", dependencies: ["DatacenterKit", "DatacenterText", "DatacenterTestSupport"]),
         .testTarget(name: "DatacenterDAOTests", dependencies: ["DatacenterDAO", "DatacenterKit", "DatacenterTestSupport"]),
-        .testTarget(name: "DatacenterBrowserTests", dependencies: ["DatacenterBrowser", "DatacenterKit", "DatacenterDAO",
+        .testTarget(name: "DatacenterBrowserTests", dependencies: ["DatacenterBrowser", "DatacenterKit", "DatacenterDAO", "DatacenterText",
                                                                    "DatacenterDemo", "DatacenterTestSupport"],
                     exclude: ["Snapshots"]),
         // A writer the kill -9 tests kill at random moments (test support, not a product).
         .executableTarget(name: "crash-writer", dependencies: ["DatacenterKit", "DatacenterDAO"], path: "Tests/CrashWriter"),
 
-        .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "crash-writer", "DatacenterKit", "DatacenterDAO",
+        .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "crash-writer", "DatacenterKit", "DatacenterDAO", "DatacenterText",
                                                                "DatacenterDemo", "DatacenterTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -6,22 +6,22 @@ import Foundation
 
 /// One measured scenario: the engine's time per operation against a baseline doing the same
 /// logical work (raw SQLite calls in the same process, unless `baselineName` says otherwise).
-public struct BenchmarkResult: Sendable, Equatable {
+package struct BenchmarkResult: Sendable, Equatable {
     /// The scenario's name, e.g. `kv-get`.
-    public let scenario: String
+    package let scenario: String
     /// Engine nanoseconds per operation.
-    public let engineNanoseconds: Double
+    package let engineNanoseconds: Double
     /// Baseline nanoseconds per operation.
-    public let baselineNanoseconds: Double
+    package let baselineNanoseconds: Double
     /// What the target is, in words (for the human-readable table).
-    public let target: String
+    package let target: String
     /// Whether the measured figures meet the target.
-    public let meetsTarget: Bool
+    package let meetsTarget: Bool
     /// True for a figure shown for what it tells, with no target to meet (`target` says why).
-    public let isReportedOnly: Bool
+    package let isReportedOnly: Bool
 
     /// A result; `meetsTarget` is decided by the caller, `target` describes it.
-    public init(scenario: String, engineNanoseconds: Double, baselineNanoseconds: Double, target: String, meetsTarget: Bool,
+    package init(scenario: String, engineNanoseconds: Double, baselineNanoseconds: Double, target: String, meetsTarget: Bool,
                 isReportedOnly: Bool = false) {
         self.scenario = scenario
         self.engineNanoseconds = engineNanoseconds
@@ -32,29 +32,29 @@ public struct BenchmarkResult: Sendable, Equatable {
     }
 
     /// engine / baseline.
-    public var ratio: Double { baselineNanoseconds > 0 ? engineNanoseconds / baselineNanoseconds : 0 }
+    package var ratio: Double { baselineNanoseconds > 0 ? engineNanoseconds / baselineNanoseconds : 0 }
 
     /// The JSON object of the `bench --json` contract: scenario, engine_ns, baseline_ns, ratio.
-    public var jsonObject: [String: Any] {
+    package var jsonObject: [String: Any] {
         ["scenario": scenario, "engine_ns": (engineNanoseconds * 10).rounded() / 10,
          "baseline_ns": (baselineNanoseconds * 10).rounded() / 10, "ratio": (ratio * 1000).rounded() / 1000]
     }
 }
 
 /// Timing helpers shared by the benchmarks (`KVBenchmark`, `LRUBenchmark`, the DAO benchmark).
-public enum Stopwatch {
+package enum Stopwatch {
     /// Nanoseconds of a monotonic clock.
-    public static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    package static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// Runs `body` and returns nanoseconds elapsed.
-    public static func time(_ body: () throws -> Void) rethrows -> Double {
+    package static func time(_ body: () throws -> Void) rethrows -> Double {
         let start = now()
         try body()
         return Double(now() - start)
     }
 
     /// The median of `values`.
-    public static func median(_ values: [Double]) -> Double {
+    package static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
@@ -62,7 +62,7 @@ public enum Stopwatch {
 
     /// Runs `engine` and `baseline` alternately for `rounds` rounds (so drift and noise hit
     /// both alike) and returns the median nanoseconds per operation of each.
-    public static func interleaved(rounds: Int, operations: Int, engine: (Int) throws -> Void,
+    package static func interleaved(rounds: Int, operations: Int, engine: (Int) throws -> Void,
                             baseline: (Int) throws -> Void) rethrows -> (engine: Double, baseline: Double) {
         var e: [Double] = [], b: [Double] = []
         for round in 0..<rounds {

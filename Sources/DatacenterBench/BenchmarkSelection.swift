@@ -9,20 +9,20 @@ import Foundation
 ///
 /// A scenario that is left out is not measured; what a chosen scenario needs (the rows a
 /// read scenario reads) is still set up, untimed.
-public struct BenchmarkSelection: Sendable, Equatable {
+package struct BenchmarkSelection: Sendable, Equatable {
     /// Every scenario.
-    public static let all = BenchmarkSelection()
+    package static let all = BenchmarkSelection()
     private let names: Set<String>?
 
     /// The scenarios named; none named means all.
-    public init(_ names: [String] = []) { self.names = names.isEmpty ? nil : Set(names) }
+    package init(_ names: [String] = []) { self.names = names.isEmpty ? nil : Set(names) }
 
     /// True when `scenario` is to be measured.
-    public func includes(_ scenario: String) -> Bool { names?.contains(scenario) ?? true }
+    package func includes(_ scenario: String) -> Bool { names?.contains(scenario) ?? true }
 
     /// True when any of `scenarios` is to be measured.
-    public func includesAny(_ scenarios: String...) -> Bool { scenarios.contains(where: includes) }
+    package func includesAny(_ scenarios: String...) -> Bool { scenarios.contains(where: includes) }
 
     /// The names given that are not among `known`, for an error that lists what exists.
-    public func unknown(among known: [String]) -> [String] { (names ?? []).filter { !known.contains($0) }.sorted() }
+    package func unknown(among known: [String]) -> [String] { (names ?? []).filter { !known.contains($0) }.sorted() }
 }

@@ -8,9 +8,9 @@ import Foundation
 /// The browser benchmarks behind `datacenter bench browse`: the engine and the render of
 /// the first screen and of the last page, off-terminal, against raw SQLite reading the same
 /// rows.
-public enum BrowserBenchmark {
+package enum BrowserBenchmark {
     /// Builds a `messages` table of `rows` rows (the shape of the comparison's big.db).
-    public static func makeMessages(at path: String, rows: Int) throws {
+    package static func makeMessages(at path: String, rows: Int) throws {
         let db = try Database(path: path)
         try db.execute("CREATE TABLE messages(id integer primary key, uin integer, time integer, content text, read boolean)")
         let words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike hello world meeting".split(separator: " ")
@@ -28,7 +28,7 @@ public enum BrowserBenchmark {
     }
 
     /// The scenarios, in the order they are reported.
-    public static let scenarios = ["browse-first-screen", "browse-last-page", "browse-keypress"] + BrowserWorkflowBenchmark.scenarios
+    package static let scenarios = ["browse-first-screen", "browse-last-page", "browse-keypress"] + BrowserWorkflowBenchmark.scenarios
 
     /// Hands `event` to the browser and does the reads it asks for (pages) at once, on this
     /// thread, as the terminal's command runner would between two keys: what a key costs
@@ -56,7 +56,7 @@ public enum BrowserBenchmark {
     /// end, move), so all of them are measured.
     /// The slow paths follow (`BrowserWorkflowBenchmark`), against the sqlite3 shell; their
     /// exports are written in `scratch`.
-    public static func run(path: String, table: String, scratch: String, width: Int = 120, height: Int = 40, rounds: Int = 7,
+    package static func run(path: String, table: String, scratch: String, width: Int = 120, height: Int = 40, rounds: Int = 7,
                            selection: BenchmarkSelection = .all, report: (BenchmarkResult) throws -> Void) throws {
         func reportSelected(_ result: BenchmarkResult) throws { if selection.includes(result.scenario) { try report(result) } }
         if selection.includesAny("browse-first-screen", "browse-last-page", "browse-keypress") {

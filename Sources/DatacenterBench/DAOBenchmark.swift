@@ -19,9 +19,9 @@ import Foundation
 ///   inserts of the same rows (reported).
 /// - `dao-messages-insert`, `dao-messages-get`, `dao-messages-list`: the example config
 ///   `examples/messages.xml` as an app calls it (see `DAOMessagesBenchmark`; ratio ≤ 1.3).
-public enum DAOBenchmark {
+package enum DAOBenchmark {
     /// Sizes of the runs.
-    public struct Scale: Sendable {
+    package struct Scale: Sendable {
         var rows: Int
         var reads: Int
         var renders: Int
@@ -30,9 +30,9 @@ public enum DAOBenchmark {
         var argumentElements: Int
 
         /// Figures worth reporting.
-        public static let standard = Scale(rows: 10_000, reads: 20_000, renders: 20_000, rounds: 15, argumentElements: 200_000)
+        package static let standard = Scale(rows: 10_000, reads: 20_000, renders: 20_000, rounds: 15, argumentElements: 200_000)
         /// A smoke run.
-        public static let quick = Scale(rows: 1_000, reads: 2_000, renders: 2_000, rounds: 3, argumentElements: 20_000)
+        package static let quick = Scale(rows: 1_000, reads: 2_000, renders: 2_000, rounds: 3, argumentElements: 20_000)
     }
 
     /// The config the scenarios call.
@@ -65,7 +65,7 @@ public enum DAOBenchmark {
         """
 
     /// The scenarios, in the order they run.
-    public static let scenarios = ["dao-insert-foreach", "dao-select-pk", "dao-render", "dao-call-args-file"]
+    package static let scenarios = ["dao-insert-foreach", "dao-select-pk", "dao-render", "dao-call-args-file"]
         + DAOMessagesBenchmark.scenarios
 
     /// The most `dao-call-args-file`'s command may hold in memory.
@@ -73,7 +73,7 @@ public enum DAOBenchmark {
 
     /// Runs the selected scenarios in `folder` (created if needed, files removed afterwards)
     /// and reports each result as soon as it is measured.
-    public static func run(in folder: String, scale: Scale = .standard, selection: BenchmarkSelection = .all,
+    package static func run(in folder: String, scale: Scale = .standard, selection: BenchmarkSelection = .all,
                            report: (BenchmarkResult) -> Void) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)

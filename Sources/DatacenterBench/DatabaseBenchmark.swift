@@ -8,9 +8,9 @@ import Foundation
 ///
 /// Passphrase keys pay PBKDF2 when the file is opened; every file is opened before its timed
 /// part, so the figures are the cipher's per-page cost, never the key derivation.
-public enum DatabaseBenchmark {
+package enum DatabaseBenchmark {
     /// Sizes of the runs; `quick` is for smoke runs, `standard` for figures worth reporting.
-    public struct Scale: Sendable {
+    package struct Scale: Sendable {
         var rows: Int
         var reads: Int
         var readRounds: Int
@@ -25,33 +25,33 @@ public enum DatabaseBenchmark {
 
         /// A 200,000-row table (about 40 MB with the cipher's reserve, far beyond SQLite's
         /// 2 MB page cache, so reads really pass through the cipher).
-        public static let standard = Scale(rows: 200_000, reads: 20_000, readRounds: 15, batches: 10, batchRounds: 9,
+        package static let standard = Scale(rows: 200_000, reads: 20_000, readRounds: 15, batches: 10, batchRounds: 9,
                                            scanRounds: 7, importRounds: 7, spillRows: 150_000, spillRounds: 5,
                                            convertRows: 800_000, convertRounds: 3)
         /// Small runs: checks that every scenario runs, not how fast.
-        public static let quick = Scale(rows: 5_000, reads: 2_000, readRounds: 3, batches: 2, batchRounds: 3,
+        package static let quick = Scale(rows: 5_000, reads: 2_000, readRounds: 3, batches: 2, batchRounds: 3,
                                         scanRounds: 3, importRounds: 1, spillRows: 5_000, spillRounds: 1,
                                         convertRows: 20_000, convertRounds: 1)
     }
 
     /// The scenarios, in the order they run.
-    public static let scenarios = ["db-point-read", "db-point-read-cold", "db-full-scan", "db-batch-write", "db-wal-spill-update",
+    package static let scenarios = ["db-point-read", "db-point-read-cold", "db-full-scan", "db-batch-write", "db-wal-spill-update",
                                    "db-import"] + DatabaseConversionBenchmark.scenarios
 
     /// The passphrase of the SQLCipher 4 files (a benchmark's scratch key, published so the
     /// files kept with `--keep-files` can be opened).
-    public static let passphrase = "datacenter-bench"
+    package static let passphrase = "datacenter-bench"
     /// The raw key of the `db-import` files, as 64 hex digits (SQLCipher 3 format).
-    public static let rawKeyHex = String(repeating: "2b7e1516", count: 8)
+    package static let rawKeyHex = String(repeating: "2b7e1516", count: 8)
     /// Rows `db-point-read` reads among: their pages (about 1.2 MB) fit in SQLite's
     /// default 2 MB page cache, so after the first round they are decrypted no more.
-    public static let cachedRows = 8_000
+    package static let cachedRows = 8_000
     /// Rows in one transaction of `db-batch-write`.
-    public static let batchSize = 1_000
+    package static let batchSize = 1_000
 
     /// The files a run leaves in its folder (with `keepFiles`): each scenario's encrypted file
     /// and the plain or SQLCipher file it is compared with.
-    public static let files = (read: (encrypted: "read-encrypted.sqlite", plain: "read-plain.sqlite"),
+    package static let files = (read: (encrypted: "read-encrypted.sqlite", plain: "read-plain.sqlite"),
                                write: (encrypted: "write-encrypted.sqlite", plain: "write-plain.sqlite"),
                                spill: (encrypted: "spill-encrypted.sqlite", plain: "spill-plain.sqlite"),
                                importing: (encrypted: "import-engine.sqlite", reference: "import-sqlcipher.sqlite"))
@@ -63,7 +63,7 @@ public enum DatabaseBenchmark {
 
     /// Runs the selected scenarios in `folder` (created if needed; removed afterwards unless
     /// `keepFiles`) and reports each result as soon as it is measured.
-    public static func run(in folder: String, scale: Scale = .standard, selection: BenchmarkSelection = .all,
+    package static func run(in folder: String, scale: Scale = .standard, selection: BenchmarkSelection = .all,
                            keepFiles: Bool = false, report: (BenchmarkResult) -> Void) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)

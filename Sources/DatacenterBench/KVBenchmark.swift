@@ -6,9 +6,9 @@ import Foundation
 
 /// The key-value benchmarks behind `datacenter bench kv`: each scenario runs the engine and a
 /// raw-SQLite baseline alternately in the same process, on files in one scratch folder.
-public enum KVBenchmark {
+package enum KVBenchmark {
     /// Sizes of the runs; `quick` is for smoke runs, `standard` for figures worth reporting.
-    public struct Scale: Sendable {
+    package struct Scale: Sendable {
         var singleWrites: Int
         var batchWrites: Int
         var reads: Int
@@ -16,17 +16,17 @@ public enum KVBenchmark {
         var importRounds: Int
 
         /// Enough operations and rounds for stable medians; takes a while.
-        public static let standard = Scale(singleWrites: 100, batchWrites: 10_000, reads: 20_000, rounds: 31, importRounds: 7)
+        package static let standard = Scale(singleWrites: 100, batchWrites: 10_000, reads: 20_000, rounds: 31, importRounds: 7)
         /// A few operations per scenario: checks that every scenario runs, not how fast.
-        public static let quick = Scale(singleWrites: 50, batchWrites: 2_000, reads: 2_000, rounds: 3, importRounds: 1)
+        package static let quick = Scale(singleWrites: 50, batchWrites: 2_000, reads: 2_000, rounds: 3, importRounds: 1)
     }
 
     /// The scenarios, in the order they run.
-    public static let scenarios = ["kv-set", "kv-set-batch", "kv-get", "kv-get-cached", "kv-set-encrypted", "import"]
+    package static let scenarios = ["kv-set", "kv-set-batch", "kv-get", "kv-get-cached", "kv-set-encrypted", "import"]
 
     /// Runs the selected scenarios in `folder` (created if needed, files removed afterwards)
     /// and reports each result as soon as it is measured.
-    public static func run(in folder: String, scale: Scale = .standard, selection: BenchmarkSelection = .all,
+    package static func run(in folder: String, scale: Scale = .standard, selection: BenchmarkSelection = .all,
                            report: (BenchmarkResult) -> Void) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)

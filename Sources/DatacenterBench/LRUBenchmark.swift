@@ -6,12 +6,12 @@ import DatacenterKit
 import Foundation
 
 /// The LRU benchmarks behind `datacenter bench lru`.
-public enum LRUBenchmark {
+package enum LRUBenchmark {
     /// The scenarios, in the order they run.
-    public static let scenarios = ["lru-mem-get", "lru-mem-set", "lru-mem-get-4threads", "lru-disk-set", "lru-disk-get"]
+    package static let scenarios = ["lru-mem-get", "lru-mem-set", "lru-mem-get-4threads", "lru-disk-set", "lru-disk-get"]
 
     /// Runs the selected scenarios, reporting each result as soon as it is measured.
-    public static func run(in folder: String, quick: Bool = false, selection: BenchmarkSelection = .all,
+    package static func run(in folder: String, quick: Bool = false, selection: BenchmarkSelection = .all,
                            report: (BenchmarkResult) throws -> Void) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -8,13 +8,13 @@ import Foundation
 /// A raw SQLite connection for the benchmarks' baselines: the C API with nothing of the
 /// engine in between, opened and configured as the engine's stores are (WAL,
 /// `synchronous=NORMAL`, a busy timeout). Statements it prepares are finalized with it.
-public final class RawSQLite {
+package final class RawSQLite {
     /// The `sqlite3*` handle.
-    public private(set) var handle: OpaquePointer?
+    package private(set) var handle: OpaquePointer?
     private var statements: [OpaquePointer?] = []
 
     /// Opens (creating) `path` read-write in WAL mode.
-    public init(path: String) throws {
+    package init(path: String) throws {
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             sqlite3_close_v2(handle)
             throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "cannot open baseline database", path: path)
@@ -30,12 +30,12 @@ public final class RawSQLite {
     }
 
     /// Runs SQL with no parameters.
-    public func exec(_ sql: String) throws {
+    package func exec(_ sql: String) throws {
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw lastError(sql: sql) }
     }
 
     /// Prepares a statement kept for the connection's lifetime.
-    public func prepare(_ sql: String) throws -> OpaquePointer? {
+    package func prepare(_ sql: String) throws -> OpaquePointer? {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK else {
             throw lastError(sql: sql)
@@ -45,7 +45,7 @@ public final class RawSQLite {
     }
 
     /// Binds text, copied by SQLite.
-    public func bindText(_ statement: OpaquePointer?, _ index: Int32, _ text: String) {
+    package func bindText(_ statement: OpaquePointer?, _ index: Int32, _ text: String) {
         var text = text
         text.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
@@ -55,7 +55,7 @@ public final class RawSQLite {
     }
 
     /// The connection's last error.
-    public func lastError(sql: String? = nil) -> DatabaseError {
+    package func lastError(sql: String? = nil) -> DatabaseError {
         DatabaseError(extendedCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 }

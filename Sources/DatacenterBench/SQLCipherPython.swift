@@ -4,12 +4,12 @@ import Foundation
 /// environment `make sqlcipher-reference` (and `make test`) creates at `.build/sqlcipher-venv`,
 /// driven by its Python interpreter. Debian has no `sqlcipher` shell package, so this is the
 /// reference build at hand; the interoperability tests use the same one.
-public enum SQLCipherPython {
+package enum SQLCipherPython {
     /// The environment variable naming another interpreter with `sqlcipher3` installed.
-    public static let environmentVariable = "DATACENTER_SQLCIPHER_PYTHON"
+    package static let environmentVariable = "DATACENTER_SQLCIPHER_PYTHON"
 
     /// How to get the reference when it is missing, for the messages that say so.
-    public static let howToInstall = "run `make sqlcipher-reference` (or `make test`) in the source tree to create .build/sqlcipher-venv, or set \(environmentVariable)"
+    package static let howToInstall = "run `make sqlcipher-reference` (or `make test`) in the source tree to create .build/sqlcipher-venv, or set \(environmentVariable)"
 
     /// Why a run of the reference failed.
     struct Failure: Error, CustomStringConvertible {
@@ -20,7 +20,7 @@ public enum SQLCipherPython {
     /// `.build/sqlcipher-venv/bin/python` found above the running binary (which lives under
     /// `.build` when built from the source tree) or above the current folder; nil when none is
     /// found or it cannot import `sqlcipher3`.
-    public static let python: String? = {
+    package static let python: String? = {
         let fm = FileManager.default
         var candidates: [String] = []
         if let given = ProcessInfo.processInfo.environment[environmentVariable], !given.isEmpty {

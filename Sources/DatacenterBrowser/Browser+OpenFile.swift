@@ -1,5 +1,6 @@
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 extension Browser {
     /// A root or file being opened off the input loop (`BrowserCommand.openCatalog`).

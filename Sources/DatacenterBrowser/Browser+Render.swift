@@ -1,5 +1,6 @@
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 extension Browser {
     /// The smallest screen the browser draws on; smaller shows a notice.

@@ -1,6 +1,7 @@
 import DatacenterDAO
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 /// A node of the browser's tree.
 package struct TreeNode: Sendable, Equatable {

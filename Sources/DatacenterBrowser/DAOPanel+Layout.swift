@@ -1,6 +1,7 @@
 import DatacenterDAO
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 /// The DAO panel's body as lines, and its scrolling: the body (fields, preview, results) may
 /// be taller than the pane, so it scrolls (PgUp/PgDn) and keeps what the user works on — the

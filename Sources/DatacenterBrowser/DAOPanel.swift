@@ -1,6 +1,7 @@
 import DatacenterDAO
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 /// The DAO methods of one table: pick a method, fill a form with one field per argument,
 /// watch the SQL it renders (exactly what will run: `RenderedSQL`), its bindings, the inlined

@@ -1,5 +1,6 @@
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 /// The grid over one source: a window of rows around the cursor, never the whole table,
 /// paged by key as the cursor moves; its keys move, inspect, search and stage edits, and it

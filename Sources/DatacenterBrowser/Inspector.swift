@@ -1,5 +1,6 @@
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 /// One value shown in full: text, pretty JSON (or a property-list tree), or a hex dump. The
 /// inspector pane: its keys scroll and switch the view, and it draws over the grid.

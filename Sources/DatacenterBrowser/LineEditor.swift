@@ -1,4 +1,5 @@
 import DatacenterKit
+import DatacenterText
 
 extension Key {
     /// Ctrl-`letter` as the terminal edge delivers it: `.character` holding the control

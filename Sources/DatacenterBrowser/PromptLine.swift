@@ -1,4 +1,5 @@
 import DatacenterKit
+import DatacenterText
 
 /// A line typed at the bottom of the screen (`/` `?` search, `f` filter, `e` edit, `o` insert,
 /// `Ctrl-G` go to): it takes

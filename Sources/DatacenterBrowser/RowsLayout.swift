@@ -1,4 +1,5 @@
 import DatacenterKit
+import DatacenterText
 
 /// Query results laid out as aligned text lines under a header, for the DAO panel and the
 /// SQL console: cells made safe and cut, crypt columns decrypted.

@@ -1,4 +1,5 @@
 import DatacenterKit
+import DatacenterText
 
 /// What a cell means on screen; a theme maps each role to colours and attributes.
 package enum StyleRole: String, CaseIterable, Sendable {

@@ -1,6 +1,7 @@
 import DatacenterDAO
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 /// What `S` shows of a table or view: its columns (type, NOT NULL, default, primary key),
 /// indexes, foreign keys, triggers and the statement that created it; for a DAO table also

@@ -12,13 +12,13 @@ import Foundation
 ///   user's store.
 /// Each table's config path (under `<root>/examples/`) is recorded in the store's
 /// `datacenter_dao_tables`, so a browser finds and decrypts them.
-public enum DAODemo {
+package enum DAODemo {
     /// The conversation tables the demo creates from `conversation.xml`.
-    public static let conversationTables = ["conversation_team", "conversation_bob"]
+    package static let conversationTables = ["conversation_team", "conversation_bob"]
 
     /// Adds the DAO tables to a demo root built by `DemoStore.build` (opened with the demo key).
     /// - throws: `DAOConfigError`, `DAOError` or a file error.
-    public static func build(in center: DataCenter) throws {
+    package static func build(in center: DataCenter) throws {
         let folder = center.rootPath + "/examples"
         try writeExamples(to: folder)
         let user = center.currentUserId ?? DemoStore.users[0]
@@ -58,7 +58,7 @@ public enum DAODemo {
     }
 
     /// Writes every embedded example into `folder` (created when missing).
-    public static func writeExamples(to folder: String) throws {
+    package static func writeExamples(to folder: String) throws {
         // Private, as every file and folder the engine makes (0700, 0600; FORMAT.md, "Modes").
         try PrivateFile.createFolder(atPath: folder)
         for (name, xml) in DAOExamples.all {

@@ -6,16 +6,16 @@ import Foundation
 /// demo works from any directory. Keep them identical to the files: a test compares them.
 ///
 /// Generated from `examples/*.xml`; edit the files, then copy each into its constant.
-public enum DAOExamples {
+package enum DAOExamples {
     /// Every example as (file name, XML text), in the order the demo uses them.
-    public static let all: [(name: String, xml: String)] = [
+    package static let all: [(name: String, xml: String)] = [
         ("messages.xml", messages),
         ("templates.xml", templates),
         ("conversation.xml", conversation),
     ]
 
     /// `examples/messages.xml`: chat messages with an encrypted column and an upgrade history.
-    public static let messages = #"""
+    package static let messages = #"""
 <?xml version="1.0" encoding="UTF-8"?>
 <!--
   Chat messages, one table per store. The content column is encrypted with the store's
@@ -111,7 +111,7 @@ public enum DAOExamples {
 """#
 
     /// `examples/templates.xml`: text templates, with try/except and steps.
-    public static let templates = #"""
+    package static let templates = #"""
 <?xml version="1.0" encoding="UTF-8"?>
 <!--
   Text templates by name and locale, in the common store. saveTemplate inserts, or updates
@@ -175,7 +175,7 @@ public enum DAOExamples {
 """#
 
     /// `examples/conversation.xml`: one table per conversation (empty tableName).
-    public static let conversation = #"""
+    package static let conversation = #"""
 <?xml version="1.0" encoding="UTF-8"?>
 <!--
   One table per conversation: tableName is empty, so the table is chosen at run time

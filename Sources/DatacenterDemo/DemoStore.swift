@@ -7,46 +7,46 @@ import Foundation
 ///
 /// Encrypted values use `DemoStore.key` (documented in `docs/CLI.md`); one value uses a
 /// custom key that is deliberately not published, so tools show it as locked.
-public enum DemoStore {
+package enum DemoStore {
     /// The demo's default key, as 64 hex digits: pass it with `--key` to decrypt demo values.
-    public static let keyHex = "d3m0".utf8.map { String(format: "%02x", $0) }.joined()
+    package static let keyHex = "d3m0".utf8.map { String(format: "%02x", $0) }.joined()
         + String(repeating: "5a", count: 28)
 
     /// The demo's default key.
-    public static var key: EncryptionKey { try! EncryptionKey(parsing: keyHex) }
+    package static var key: EncryptionKey { try! EncryptionKey(parsing: keyHex) }
 
     /// The demo's database passphrase (`datacenter demo --encrypt-db`): every SQLite file of
     /// an encrypted demo root is encrypted with it in SQLCipher 4's format. Published, like
     /// `keyHex`, so the demo can be opened with `--db-key`: it protects nothing.
-    public static let databasePassphrase = "datacenter-demo-db"
+    package static let databasePassphrase = "datacenter-demo-db"
 
     /// The database keys of an encrypted demo root: `databasePassphrase`, in SQLCipher 4's
     /// format first (what new files get), then 3's.
-    public static var databaseKeys: DatabaseKeyList {
+    package static var databaseKeys: DatabaseKeyList {
         // A constant, non-empty passphrase: the only thing this initializer refuses is an empty one.
         try! DatabaseKeyList(sqlcipherKeys: [databasePassphrase])
     }
 
     /// The app version the demo's version storage belongs to.
-    public static let appVersion = "1.0.0"
+    package static let appVersion = "1.0.0"
 
     /// The users of the demo; the first is the current one.
-    public static let users = ["alice", "bob@example.com"]
+    package static let users = ["alice", "bob@example.com"]
 
     /// A sample `Codable` model stored with `archiveObject` and `saveJsonObject`.
-    public struct LastLogin: Codable, Sendable, Equatable {
+    package struct LastLogin: Codable, Sendable, Equatable {
         /// The device signed in from.
-        public var device: String
+        package var device: String
         /// When.
-        public var at: Date
+        package var at: Date
         /// How many tries it took.
-        public var attempts: Int
+        package var attempts: Int
     }
 
     /// Builds the demo under `rootPath`, which must not exist yet (or be empty).
     /// - parameter databaseKeys: with keys (`DemoStore.databaseKeys` for the published
     ///   demo), every SQLite file of the root is encrypted; empty, they are plain.
-    public static func build(at rootPath: String, databaseKeys: DatabaseKeyList = .empty) throws {
+    package static func build(at rootPath: String, databaseKeys: DatabaseKeyList = .empty) throws {
         let center = try DataCenter(rootPath: rootPath, crypt: KeyRing([key]), appVersion: appVersion, databaseKeys: databaseKeys)
         let common = try center.commonPreferences
         let day = Date(timeIntervalSince1970: 1_767_225_600) // 2026-01-01

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 /// `datacenter cache`: the LRU disk caches of a store.
 struct CacheCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 /// `datacenter kv`: read and write the key-value store.
 struct KVCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import DatacenterKit
 import Foundation
+import DatacenterText
 
 /// Writing to standard output and standard error.
 enum Output {

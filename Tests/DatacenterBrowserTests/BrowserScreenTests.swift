@@ -2,6 +2,7 @@ import DatacenterKit
 import Foundation
 import Testing
 @testable import DatacenterBrowser
+import DatacenterText
 
 @Suite struct BrowserScreenTests {
     @Test func demoTreeOnTheFirstScreen() throws {

@@ -2,6 +2,7 @@ import DatacenterKit
 import Foundation
 import Testing
 @testable import DatacenterBrowser
+import DatacenterText
 
 /// The header names the store of whatever the pane shown works on: the grid, the console,
 /// the DAO panel, the staged edits; within the screen's width.

@@ -1,6 +1,7 @@
 import DatacenterKit
 import Testing
 @testable import DatacenterBrowser
+import DatacenterText
 
 /// The line editor behind every prompt: each key, characters as units (wide ones, marks,
 /// joined emoji), sideways scrolling that keeps the cursor on screen, and the history.

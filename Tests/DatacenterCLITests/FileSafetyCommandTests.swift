@@ -1,6 +1,7 @@
 import DatacenterKit
 import Foundation
 import Testing
+import DatacenterText
 
 /// Paths that are not regular files are refused at once by every command (a FIFO never
 /// hangs one), errors are plain words with the path (never Foundation's), and what the

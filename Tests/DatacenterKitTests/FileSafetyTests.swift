@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DatacenterKit
+import DatacenterText
 
 /// A result handed from the thread that made it to the one waiting for it.
 private final class ResultBox<T>: @unchecked Sendable {

@@ -3,6 +3,7 @@ import Testing
 @testable import DatacenterKit
 #if canImport(Glibc)
 import Glibc
+import DatacenterText
 #endif
 
 

@@ -1,3 +1,5 @@
+import DatacenterText
+
 /// Short, terminal-safe excerpts of text that came from a file or a database, for error
 /// messages: a dump's statement, the SQL that failed, a token SQLite quotes. Whatever the
 /// source holds (binary bytes, escape sequences, megabytes on one line), an error line shows
