@@ -15,6 +15,8 @@ import Foundation
 //   crash-writer cipher-update FILE delete|wal
 //                                the cross-implementation writer: every row of an existing
 //                                encrypted table rewritten per transaction, the cache spilling
+//   crash-writer lock-rule FILE  breaks the lock rule on purpose (waits, holding a store, on a
+//                                queue whose work takes it): a debug build traps, naming both
 
 /// Says write `n` is committed: written straight to the descriptor, so nothing acknowledged
 /// sits in a buffer when the process is killed.
@@ -24,13 +26,19 @@ func acknowledge(_ n: Int) {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 || (arguments.count == 4 && arguments[1] == "cipher-update") else {
-    FileHandle.standardError.write(Data("usage: crash-writer kv|dao|cache|cipher PATH, or cipher-update PATH delete|wal\n".utf8))
+    FileHandle.standardError.write(Data("usage: crash-writer kv|dao|cache|cipher|lock-rule PATH, or cipher-update PATH delete|wal\n".utf8))
     exit(2)
 }
 let path = arguments[2]
 
 do {
     switch arguments[1] {
+    case "lock-rule":
+        let store = try DatabaseQueue(path: path)
+        store.write { _ in
+            StoreLockRule.wait(on: DispatchQueue(label: "crash-writer.store-work"), needing: [store]) {}
+        }
+        print("waited without a trap")
     case "kv":
         let kv = try DataCenter(rootPath: path).commonPreferences
         var n = 0

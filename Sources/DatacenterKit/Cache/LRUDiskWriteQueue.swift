@@ -379,12 +379,12 @@ final class LRUDiskWriteQueue: @unchecked Sendable {
     ///   `CacheError.connectionBusy` when writes must stay queued: the calling thread holds a
     ///   store's connection, or a transaction someone else began is open on it.
     func flush() throws {
-        let held = condition.withLock { stores.first { $0.hasPendingWrites && $0.store.queue.isHeldByCurrentThread }?.store }
-        if let held {
+        let pending = condition.withLock { stores.filter(\.hasPendingWrites).map(\.store) }
+        if let held = pending.first(where: \.queue.isHeldByCurrentThread) {
             throw CacheError.connectionBusy(cache: cacheName, reason: "this thread holds the connection of \(held.path) "
                 + "(inside a transaction, batch, read or write), so the cache cannot commit there now; its writes stay queued")
         }
-        let deferred = flusher.sync { flushPending() }
+        let deferred = StoreLockRule.wait(on: flusher, needing: pending.map(\.queue)) { flushPending() }
         let error = condition.withLock { () -> CacheError? in
             defer { backgroundError = nil }
             return backgroundError

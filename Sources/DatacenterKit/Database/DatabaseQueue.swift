@@ -59,16 +59,27 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// True when the connection is read-only.
     public var isReadOnly: Bool { database.isReadOnly }
 
-    /// Runs `body` with exclusive use of the connection.
+    /// Runs `body` with exclusive use of the connection. May nest (`withConnection`).
     @inlinable public func read<T>(_ body: (Database) throws -> T) rethrows -> T {
-        lock.lock()
-        holdDepth += 1
-        defer { holdDepth -= 1; lock.unlock() }
-        return try body(database)
+        try withConnection(body)
     }
 
     /// Runs `body` with exclusive use of the connection (the same as `read`, named for intent).
+    /// May nest (`withConnection`).
     @inlinable public func write<T>(_ body: (Database) throws -> T) rethrows -> T {
+        try withConnection(body)
+    }
+
+    /// The one path to the connection, for `read`, `write` and `inTransaction` alike.
+    ///
+    /// **Nesting is allowed and goes through here**: called from inside another `read`,
+    /// `write` or `inTransaction` of this queue on the same thread (a DAO call inside
+    /// `KVStore.batch`, a cache committing inside a read), `body` runs at once on the
+    /// connection the outer call holds, inside its transaction if one is open: the lock is
+    /// recursive. What is not allowed is *waiting*, while holding the connection, for
+    /// another thread's work that needs it: that deadlocks, and `StoreLockRule.wait` traps
+    /// it in debug builds.
+    @inlinable func withConnection<T>(_ body: (Database) throws -> T) rethrows -> T {
         lock.lock()
         holdDepth += 1
         defer { holdDepth -= 1; lock.unlock() }

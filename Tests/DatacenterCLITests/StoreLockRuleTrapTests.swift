@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+/// The lock rule's trap, for real: a debug build that waits, holding a store, on a queue whose
+/// work takes that store dies at once with a message naming both, where it would otherwise
+/// hang the first time work is queued there.
+@Suite struct StoreLockRuleTrapTests {
+    #if DEBUG
+    @Test func breakingTheRuleTrapsInADebugBuild() throws {
+        let folder = TemporaryFolder()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CrashTests.writerPath)
+        process.arguments = ["lock-rule", folder.file("held.sqlite")]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "\(text)")
+        #expect(text.contains("holds the store \(folder.file("held.sqlite"))") && text.contains("'crash-writer.store-work'"))
+        #expect(!text.contains("waited without a trap"))
+    }
+    #endif
+}
