@@ -64,6 +64,8 @@ public final class Database {
     /// The statement `cachedStatement` returned last (always one of `statementCache`'s).
     private var lastCachedStatement: Statement?
     private var savepointDepth = 0
+    /// The trace SQLite reports statements to (`startTracing`), kept alive while it does.
+    var tracer: SQLTrace?
 
     /// Opens the database at `path`.
     ///
@@ -147,6 +149,7 @@ public final class Database {
         guard !lifetime.isClosed else { return }
         lastCachedStatement = nil
         statementCache.removeAll()
+        if tracer != nil { stopTracing() }
         sqlite3_close_v2(handle)
     }
 
