@@ -72,9 +72,12 @@ struct StaticForEachPlan: Sendable {
                 // The scope is read for other references, and for crypt rules (a member's holder).
                 let readsScope = members.contains(nil) || !cryptRules.isEmpty
                 let memberNames = members.map { $0 ?? "" }
-                // Two ASCII names are equal only when their bytes are: their lengths rule most
-                // pairs out before `==` runs (a non-ASCII name may equal an ASCII one, as the
-                // Kelvin sign equals K, so such pairs always go to `==`).
+                // The byte length of each ASCII member name (-1 for another name): a key of
+                // fewer bytes cannot equal it, so the pair is ruled out before `==` runs. Only
+                // the names are checked for ASCII, once per batch: a key's length is known at
+                // once, and a non-ASCII key equal to an ASCII name is always longer, never
+                // shorter (canonical equivalents of ASCII text, such as the Kelvin sign for K,
+                // take more bytes), so `==` still decides every pair not ruled out.
                 let memberLengths = memberNames.map { $0.utf8.allSatisfy { $0 < 0x80 } ? $0.utf8.count : -1 }
                 // One bit per parameter (none past 64: those are all bound by lookup).
                 let allParameters: UInt64 = references.count >= 64 ? .max : (1 << UInt64(references.count)) - 1
@@ -96,12 +99,14 @@ struct StaticForEachPlan: Sendable {
                                 for (key, value) in fields {
                                     var candidates = memberMask & unbound
                                     guard candidates != 0 else { break }
-                                    let keyLength = key.utf8.allSatisfy { $0 < 0x80 } ? key.utf8.count : -1
+                                    let keyLength = key.utf8.count
                                     while candidates != 0 {
                                         let index = candidates.trailingZeroBitCount
                                         candidates &= candidates - 1
-                                        let length = memberLengths[index]
-                                        if length >= 0, keyLength >= 0, length != keyLength { continue }
+                                        // An ASCII name equals no string of fewer bytes: a
+                                        // non-ASCII string equal to it is longer (the Kelvin
+                                        // sign, 3 bytes, equals K).
+                                        if keyLength < memberLengths[index] { continue }
                                         guard memberNames[index] == key else { continue }
                                         let binding = references[index].binding(of: value, in: scope, cryptRules: cryptRules)
                                         try bind(binding, at: index, to: statement, scratch: &scratch)

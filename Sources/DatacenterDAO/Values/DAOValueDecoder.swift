@@ -96,7 +96,9 @@ enum DAOValueDecoding {
         }
     }
 
-    static func bool(_ v: DAOValue, _ path: [any CodingKey]) throws -> Bool {
+    // The coding path is made only for an error: building `codingPath + [key]` for every
+    // field read cost an array per field.
+    static func bool(_ v: DAOValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
         switch v {
         case .bool(let b): return b
         case .integer(let i): return i != 0
@@ -109,26 +111,26 @@ enum DAOValueDecoding {
             }
         default: break
         }
-        throw mismatch(Bool.self, v, path)
+        throw mismatch(Bool.self, v, path())
     }
 
-    static func integer<I: FixedWidthInteger>(_ type: I.Type, _ v: DAOValue, _ path: [any CodingKey]) throws -> I {
+    static func integer<I: FixedWidthInteger>(_ type: I.Type, _ v: DAOValue, _ path: @autoclosure () -> [any CodingKey]) throws -> I {
         var wide: Int64?
         switch v {
         case .string(let s): wide = Int64(s.trimmingCharacters(in: .whitespaces)) ?? Double(s).flatMap { Int64(exactly: $0) }
         default: wide = v.int64Value
         }
-        guard let wide, let result = I(exactly: wide) else { throw mismatch(type, v, path) }
+        guard let wide, let result = I(exactly: wide) else { throw mismatch(type, v, path()) }
         return result
     }
 
-    static func double(_ v: DAOValue, _ path: [any CodingKey]) throws -> Double {
+    static func double(_ v: DAOValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Double {
         if let d = v.doubleValue { return d }
         if case .string(let s) = v, let d = Double(s) { return d }
-        throw mismatch(Double.self, v, path)
+        throw mismatch(Double.self, v, path())
     }
 
-    static func string(_ v: DAOValue, _ path: [any CodingKey]) throws -> String {
+    static func string(_ v: DAOValue, _ path: @autoclosure () -> [any CodingKey]) throws -> String {
         switch v {
         case .string(let s): return s
         case .integer(let i): return String(i)
@@ -138,7 +140,7 @@ enum DAOValueDecoding {
             if let s = String(data: d, encoding: .utf8) { return s }
         default: break
         }
-        throw mismatch(String.self, v, path)
+        throw mismatch(String.self, v, path())
     }
 
     struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
