@@ -29,7 +29,7 @@ import Foundation
 /// work, not AES's. The model class is not registered, so rows come back as `.model` values.
 enum DAOMessagesBenchmark {
     /// The scenarios, in the order they run.
-    static let scenarios = ["dao-messages-insert", "dao-messages-get", "dao-messages-list", "dao-messages-get-values",
+    static let scenarios = ["dao-messages-insert", "dao-messages-get", "dao-messages-get-values", "dao-messages-list",
                             "dao-messages-list-values"]
 
     /// A row of `:message` as an app reads it with `fetch(_:_:as:)`.

@@ -25,11 +25,11 @@ package final class Browser {
     /// The pane that takes the keys.
     package internal(set) var focus: Focus = .tree
     /// True once the user quit: the terminal loop ends.
-    package private(set) var isFinished = false
+    package internal(set) var isFinished = false
     /// The themes `t` cycles through.
     package private(set) var themes: [Theme]
     /// The index in `themes` of the theme in use.
-    package private(set) var themeIndex = 0
+    package internal(set) var themeIndex = 0
     /// The theme in use.
     package var theme: Theme { themes[themeIndex] }
 
@@ -71,10 +71,13 @@ package final class Browser {
     let ids = IDCounter()
     /// True while a `rootCurrentUser` question is out (`pollForChanges`).
     var rootPollPending = false
-    /// True while a `dataVersion` question is out (`pollForChanges`).
-    var pollPending = false
+    /// The grid being opened or read again, the grids `J` left, the change poll.
+    var lifecycle = GridLifecycle()
     /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
-    var opening: GridOpening?
+    var opening: GridLifecycle.GridOpening? {
+        get { lifecycle.opening }
+        set { lifecycle.opening = newValue }
+    }
     /// The export running (`E`), if any: the status line shows its progress, Esc cancels it.
     var exportRun: ExportRun?
     /// The export whose file existed, while the prompt asks whether to replace it.
@@ -83,48 +86,9 @@ package final class Browser {
     var recentFiles = RecentFiles()
     /// The root or file being opened with `o`, if any.
     var catalogOpening: CatalogOpening?
-    /// The grids `J` left, newest last: `Backspace` goes back to the last, at its row.
-    var jumpStack: [JumpPlace] = []
     /// Text `y` or `Y` copied, until the terminal edge takes it (`takeClipboard()`) and
     /// writes it to the terminal's clipboard.
     var pendingClipboard: String?
-
-    /// A grid left by following a foreign key (`J`): which, how sorted and filtered, and
-    /// where its cursor was.
-    struct JumpPlace {
-        /// The leaf the grid showed.
-        let node: TreeNode
-        /// Its sort and filter.
-        let view: TableView
-        /// The row under the cursor.
-        let row: GridRow
-        /// The column under the cursor.
-        let column: Int
-    }
-
-    /// A grid on its way from the command runner: opened, or read again after a write.
-    struct GridOpening {
-        /// The request's id: the answer to another request is dropped.
-        let id: Int
-        /// The leaf whose grid it is.
-        let node: TreeNode
-        /// What was asked for (its limit says whether the source may hold more rows).
-        let page: PageRequest
-        /// True when the grid shown is being read again after a write: it stays shown, and
-        /// the fresh one takes its place, cursor, column and focus (`GridPane.keepPlace`).
-        let isReload: Bool
-        /// The sort and filter asked for.
-        let view: TableView
-        /// The pane that had the keys when the grid was asked for: a grid opened takes the
-        /// keys only if no other pane took them meanwhile.
-        let focus: Focus
-        /// The grid a `J` leaves, remembered once the grid it leads to is open.
-        var leaving: JumpPlace? = nil
-        /// Where the cursor goes in the grid opened (`Backspace` back to a grid `J` left).
-        var place: JumpPlace? = nil
-        /// Set to stop the reading (a sort in memory) when its answer is no longer wanted.
-        let cancel: CancellationFlag
-    }
 
     /// The theme files that could not be used, each with its file, line and what is wrong:
     /// the status line says so when the browser starts, and the help (`H`) lists them all.
@@ -184,7 +148,9 @@ package final class Browser {
     /// The right-hand pane's place, right of the tree and its border.
     var paneArea: PaneArea { PaneArea(x: treeWidth + 1, y: 1, width: width - treeWidth - 1, height: bodyHeight) }
     /// What the panes may read while they handle a key.
-    var context: PaneContext { PaneContext(catalog: catalog, bodyHeight: bodyHeight, paneWidth: paneArea.width, ids: ids) }
+    var context: PaneContext {
+        PaneContext(catalog: catalog, bodyHeight: bodyHeight, paneWidth: paneArea.width, ids: ids, hasGrid: grid != nil)
+    }
 
     // MARK: Update
 
@@ -240,143 +206,9 @@ package final class Browser {
         case let .wheel(x, _, delta):
             let key: Key = delta < 0 ? .up : .down
             for _ in 0..<min(3, abs(delta) * 3) {
-                if x < treeWidth { apply(tree.handle(key, height: bodyHeight, hasGrid: grid != nil)) } else { gridKey(key) }
+                if x < treeWidth { send(key, to: \.tree) } else { send(key, to: \.grid, orElse: .tree) }
             }
         case .key(let key): handleKey(key)
-        }
-    }
-
-    /// Routes a key: to an open question or prompt first, then to the frame's shortcuts, then
-    /// to the pane with focus.
-    private func handleKey(_ key: Key) {
-        if review.confirmingQuit { apply(review.handleQuitQuestion(key)); return }
-        if key == .character("\u{3}") { requestQuit(); return }
-        if grid?.search != nil {
-            // While a search runs, Esc cancels it; other keys wait.
-            apply(grid?.handleWhileSearching(key) ?? [])
-            return
-        }
-        if prompt != nil { promptKey(key); return }
-        if let run = exportRun, key == .escape {
-            // Esc cancels the export first; other keys go on while it writes.
-            run.export.cancel()
-            message = ("cancelling the export…", false)
-            return
-        }
-        if let request = opening, key == .escape, !request.isReload, let shown = grid, shown.node.id == request.node.id,
-           request.view != shown.source.view {
-            // Esc stops a sort or filter of the grid shown while it is read (a sort in memory
-            // reads every row first); the grid stays as it was.
-            request.cancel.cancel()
-            opening = nil
-            message = ("sort and filter cancelled: the grid stays as it was", false)
-            return
-        }
-        if showHelp {
-            switch key {
-            case .escape, .character("?"), .character("H"), .character("q"), .enter: showHelp = false
-            case .down, .character("j"): helpScroll = min(helpScrollLimit, helpScroll + 1)
-            case .up, .character("k"): helpScroll = max(0, min(helpScrollLimit, helpScroll) - 1)
-            case .pageDown, .character(" "): helpScroll = min(helpScrollLimit, helpScroll + bodyHeight)
-            case .pageUp, .character("b"): helpScroll = max(0, min(helpScrollLimit, helpScroll) - bodyHeight)
-            case .home, .character("g"): helpScroll = 0
-            case .end, .character("G"): helpScroll = helpScrollLimit
-            default: break
-            }
-            return
-        }
-        // Shortcuts apply where keys are not text being typed (console, DAO form).
-        let navigating = focus == .tree || focus == .grid || focus == .review || (focus == .dao && (daoPanel?.stage == .methods || daoPanel?.resultsFocused == true))
-        switch key {
-        // `?` is the grid's backward search; `H` opens the help everywhere keys navigate.
-        case .character("?") where (navigating && focus != .grid) || focus == .inspector: openHelp(); return
-        case .character("H") where navigating || focus == .inspector: openHelp(); return
-        case .character("d") where focus == .tree || focus == .grid: openDAOPanel(); return
-        case .character(":") where focus == .tree || focus == .grid: openConsole(); return
-        case .character("R") where focus == .tree:
-            refreshTree(reason: nil)
-            return
-        case .character("o") where focus == .tree, .character("O") where focus == .tree || focus == .grid:
-            openFilePrompt()
-            return
-        case .character("w") where (focus == .tree || focus == .grid) && !review.staged.isEmpty:
-            focus = .review
-            review.cursor = 0
-            return
-        case .character("t") where navigating:
-            themeIndex = (themeIndex + 1) % themes.count
-            message = ("theme: \(theme.name)", false)
-            return
-        default: break
-        }
-        message = nil
-        switch focus {
-        case .tree: apply(tree.handle(key, height: bodyHeight, hasGrid: grid != nil))
-        case .grid: gridKey(key)
-        case .inspector:
-            guard var pane = inspector else { focus = .grid; return }
-            let effects = pane.handle(key, width: paneArea.width, height: bodyHeight)
-            inspector = pane
-            apply(effects)
-        case .dao:
-            guard var pane = daoPanel else { focus = .tree; return }
-            let effects = pane.handle(key, context: context)
-            daoPanel = pane
-            apply(effects)
-        case .console:
-            guard var pane = console else { focus = .tree; return }
-            let before = pane.history.entries
-            let effects = pane.handle(key, height: bodyHeight, context: context)
-            console = pane
-            if pane.history.entries != before { keepConsoleHistory(pane) }
-            apply(effects)
-        case .review: apply(review.handle(key))
-        }
-    }
-
-    private func gridKey(_ key: Key) {
-        guard var pane = grid else { focus = .tree; return }
-        let effects = pane.handle(key, context: context)
-        grid = pane
-        apply(effects)
-    }
-
-    private func promptKey(_ key: Key) {
-        guard var line = prompt else { return }
-        let outcome = line.handle(key, screenWidth: width)
-        if line.purpose.isSearch, let history = line.editor.history { searchHistory = history }
-        if line.purpose == .filter, let history = line.editor.history { filterHistory = history }
-        switch outcome {
-        case .editing: prompt = line
-        case .cancelled:
-            prompt = nil
-            if line.purpose == .exportReplace {
-                exportToReplace = nil
-                message = ("export cancelled: the file is left as it was", false)
-            }
-        case .submitted(let text):
-            prompt = nil
-            if line.purpose == .open { submitOpen(text); return }
-            if line.purpose == .export || line.purpose == .exportReplace {
-                let replacing = line.purpose == .exportReplace ? exportToReplace : nil
-                exportToReplace = nil
-                submitExport(text, replacing: replacing)
-                return
-            }
-            guard var pane = grid else { return }
-            let effects = pane.submit(line.purpose, text: text, context: context)
-            grid = pane
-            apply(effects)
-        }
-    }
-
-    private func click(x: Int, y: Int) {
-        guard y >= 1, y < height - 1 else { return }
-        if x < treeWidth {
-            apply(tree.click(line: y - 1))
-        } else if var pane = grid, inspector == nil, y >= 2, pane.click(x: x, line: y - 2, area: paneArea) {
-            grid = pane
-            focus = .grid
         }
     }
 
@@ -418,256 +250,4 @@ package final class Browser {
         }
     }
 
-    // MARK: Opening panes
-
-    /// Asks for the grid of `node` (`BrowserCommand.openGrid`, reading `page`); an answer
-    /// to an earlier opening is dropped from now on.
-    private func startOpening(_ node: TreeNode, page: PageRequest, isReload: Bool, view: TableView,
-                              leaving: JumpPlace? = nil, place: JumpPlace? = nil) {
-        let id = ids.next()
-        opening?.cancel.cancel()            // its answer would be dropped: stop its work too
-        let cancel = CancellationFlag()
-        opening = GridOpening(id: id, node: node, page: page, isReload: isReload, view: view, focus: focus, leaving: leaving, place: place,
-                              cancel: cancel)
-        commands.append(.openGrid(requestID: id, node: node, catalog: catalog, page: page, view: view, cancel: cancel))
-    }
-
-    /// The grid asked for came (or could not be read). A grid opened shows with focus,
-    /// unless another pane took the keys while it was read (the DAO panel opened with `d`,
-    /// the console): that pane stays, with the grid beside it. A grid read again takes the
-    /// place of the one shown, leaving focus and the other panes as they are. Either asks for its row count, and for more rows if the screen grew
-    /// taller than the rows asked for.
-    private func gridOpened(id: Int, node: TreeNode, source: GridSource?, rows: [GridRow], error: String?) {
-        guard let request = opening, request.id == id else { return }
-        opening = nil
-        if let error {
-            message = (request.isReload ? "cannot read \(node.label) again: \(error)" : "cannot open \(node.label): \(error)", true)
-            return
-        }
-        guard let source else { return }
-        var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
-        if request.isReload, let old = grid, old.node.id == node.id {
-            fresh.keepPlace(of: old, page: visibleRowCount)
-            let marked = fresh.markChanges(since: old)
-            if marked > 0, message?.isError != true {
-                let said = message?.text ?? "\(source.title) read again"
-                message = (said + " · \(marked) changed row\(marked == 1 ? "" : "s") marked", false)
-            }
-            old.search?.cancel.cancel()         // it was scanning the rows replaced here
-            if focus == .inspector { focus = .grid }
-            inspector = nil
-        } else {
-            fresh.lastQuery = grid?.lastQuery
-            if let old = grid, old.node.id == node.id {
-                // The same grid sorted or filtered anew: the cursor stays on its column.
-                fresh.column = min(old.column, max(0, source.columns.count - 1))
-                fresh.firstColumn = min(old.firstColumn, fresh.column)
-                fresh.widthOverrides = old.widthOverrides
-            }
-            if focus == request.focus {
-                daoPanel = nil
-                inspector = nil
-                focus = .grid
-            }
-        }
-        if let leaving = request.leaving { jumpStack.append(leaving) }
-        if let place = request.place, let index = fresh.rows.firstIndex(where: { $0.key == place.row.key }) {
-            fresh.cursor = index
-            fresh.top = max(0, index - visibleRowCount / 2)
-            fresh.column = min(place.column, max(0, source.columns.count - 1))
-            fresh.firstColumn = min(fresh.firstColumn, fresh.column)
-        }
-        grid = fresh
-        commands.append(count)
-        if rows.count >= request.page.limit { refillGrid() }
-    }
-
-    /// Shows the rows of a console SELECT in the grid, with the keys: it takes the place of
-    /// the grid shown and of any grid still being opened, and asks for its count and for
-    /// rows to fill the screen as an opened grid does.
-    private func showConsoleGrid(node: TreeNode, source: GridSource, rows: [GridRow]) {
-        opening = nil
-        grid?.search?.cancel.cancel()
-        var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
-        fresh.lastQuery = grid?.lastQuery
-        grid = fresh
-        inspector = nil
-        daoPanel = nil
-        focus = .grid
-        commands.append(count)
-        if rows.count >= visibleRowCount * 2 { refillGrid() }
-    }
-
-    /// Keeps the grid's cursor on screen and asks for rows to fill it (`GridPane.refill`).
-    private func refillGrid() {
-        guard var pane = grid else { return }
-        let effects = pane.refill(context: context)
-        grid = pane
-        apply(effects)
-    }
-
-    /// Asks whether another connection wrote to the shown grid's file since it was last
-    /// looked at (`BrowserCommand.dataVersion`); the terminal loop calls this about once a
-    /// second. One question at a time, and none while a grid is being read.
-    package func pollForChanges() {
-        if let rootPath = catalog.rootPath, !rootPollPending, catalogOpening == nil {
-            rootPollPending = true
-            commands.append(.rootCurrentUser(rootPath: rootPath))
-        }
-        guard let shown = grid, opening == nil, !pollPending else { return }
-        pollPending = true
-        commands.append(.dataVersion(gridID: shown.id, source: shown.source))
-    }
-
-    /// The answer to `pollForChanges`: a version other than the one seen before means the
-    /// file changed, and the grid is read again where the cursor is (`reloadGrid`), with
-    /// its count.
-    private func dataVersionRead(gridID: Int, version: Int64?) {
-        pollPending = false
-        guard var shown = grid, shown.id == gridID, let version else { return }
-        let seen = shown.dataVersion
-        shown.dataVersion = version
-        grid = shown
-        guard let seen, seen != version, opening == nil else { return }
-        reloadGrid()
-        message = ("\(shown.source.title) changed on disk: read again", false)
-    }
-
-    /// Reads the grid's table again after a write (`openGrid`, the rows around the cursor),
-    /// keeping the cursor on its row, the column and the focus when the rows come
-    /// (`GridPane.keepPlace`). Until then the grid shown stays, and keys go on.
-    ///
-    /// A grid still being opened is asked for again instead, so that it shows the write too.
-    func reloadGrid() {
-        if let request = opening, !request.isReload {
-            startOpening(request.node, page: request.page, isReload: false, view: request.view)
-            return
-        }
-        guard let old = grid else { return }
-        let page = visibleRowCount
-        let request: PageRequest = old.rows.indices.contains(old.cursor)
-            ? .around(old.rows[old.cursor], before: page, limit: page * 3)
-            : .first(limit: page * 2)
-        startOpening(old.node, page: request, isReload: true, view: old.source.view)
-    }
-
-    /// Opens the first leaf whose label is `name` (a table, KV business or cache), as
-    /// `browse --table` asks, off the input loop like Enter on it (`openGrid`): the grid
-    /// shows when its rows are in. Reports in the status line when there is none.
-    package func openNode(named name: String) {
-        guard let node = tree.select(leafNamed: name) else {
-            message = ("no table, business or cache named \(name)", true)
-            return
-        }
-        apply([.open(node)])
-    }
-
-    /// Opens the table `table` of the grid's store at the row whose `columns` hold `values`
-    /// (`J` on a foreign key column), off the input loop like any grid; once it is open, the
-    /// grid left is remembered for `Backspace`. A table the tree does not list says so.
-    private func follow(table: String, columns: [String], values: [DatabaseValue]) {
-        guard let shown = grid, let path = shown.node.storePath else { return }
-        guard let target = BrowserTreeSearch.leaf(table: table, store: path, in: catalog.roots) else {
-            message = ("\(table) is not a table of \(catalog.storeName(for: path)) the browser lists", true)
-            return
-        }
-        let here = shown.rows.indices.contains(shown.cursor)
-            ? JumpPlace(node: shown.node, view: shown.source.view, row: shown.rows[shown.cursor], column: shown.column) : nil
-        startOpening(target, page: .matching(columns: columns, values: values, limit: visibleRowCount * 2), isReload: false,
-                     view: TableView(), leaving: here)
-    }
-
-    /// Goes back to the grid the last `J` left, at its row and column (`Backspace`).
-    private func jumpBack() {
-        guard let place = jumpStack.popLast() else {
-            message = ("nothing to go back to: Backspace returns to the grid J left", false)
-            return
-        }
-        let page = visibleRowCount
-        startOpening(place.node, page: .around(place.row, before: page / 2, limit: page * 3), isReload: false, view: place.view, place: place)
-    }
-
-    /// Shows the help from its top.
-    private func openHelp() {
-        showHelp = true
-        helpScroll = 0
-    }
-
-    /// Opens the DAO methods of the DAO table under the tree cursor (or shown in the grid).
-    func openDAOPanel() {
-        do {
-            daoPanel = try DAOPanel.open(focus == .tree ? tree.selectedNode : grid?.node, catalog: catalog)
-            inspector = nil
-            focus = .dao
-        } catch {
-            message = ("\(error)", true)
-        }
-    }
-
-    /// Opens the SQL console on the store of the node under the tree cursor (or of the grid's
-    /// node), keeping its history across openings.
-    func openConsole() {
-        if focus == .grid, let shown = grid, case let .query(path, _) = shown.node.kind {
-            // The rows of a console query: back to the console they came from.
-            showConsole(on: path)
-            return
-        }
-        let gridIndex = focus == .grid ? grid.flatMap { shown in tree.visibleTree.firstIndex { $0.node.id == shown.node.id } } : nil
-        guard let path = tree.storePath(around: gridIndex) else { message = ("select a store first", true); return }
-        showConsole(on: path)
-    }
-
-    /// Gives the keys to the console on the store at `path`: the one open, or a new one
-    /// that keeps the history when the store is another.
-    private func showConsole(on path: String) {
-        if console?.storePath != path {
-            console = ConsolePane(storePath: path, storeName: catalog.storeName(for: path), history: consoleHistory(of: path))
-            commands.append(.consoleNames(storePath: path, catalog: catalog))
-        }
-        focus = .console
-    }
-
-    /// The console's history of the store at `path`: this session's, else the lines kept in
-    /// the state folder (`ConsoleHistoryFile`); a file that cannot be used is reported and
-    /// left for the next save to replace.
-    private func consoleHistory(of path: String) -> LineHistory {
-        if let kept = consoleHistories[path] { return kept }
-        guard let stateFolder else { return LineHistory() }
-        do {
-            return LineHistory(entries: try ConsoleHistoryFile(storePath: path, stateFolder: stateFolder).load())
-        } catch {
-            message = ("\(error)", true)
-            return LineHistory()
-        }
-    }
-
-    /// Keeps the console's history after a line was run: for this session, and in the state
-    /// folder for the next (a few kilobytes, written whole).
-    private func keepConsoleHistory(_ pane: ConsolePane) {
-        consoleHistories[pane.storePath] = pane.history
-        guard let stateFolder else { return }
-        do {
-            try ConsoleHistoryFile(storePath: pane.storePath, stateFolder: stateFolder).save(pane.history.entries)
-        } catch {
-            message = ("console history not saved: \(error)", true)
-        }
-    }
-
-    /// Quits, or first asks what to do with staged edits (they are never dropped unasked).
-    /// A DAO method or a commit still running keeps the browser open until it ends.
-    func requestQuit() {
-        if daoPanel?.running != nil {
-            message = ("a DAO method is running: quit when it has ended", true)
-            return
-        }
-        if review.committing != nil {
-            message = ("committing: quit when it has been written", true)
-            return
-        }
-        if exportRun != nil {
-            message = ("an export is running: Esc cancels it, or quit when it has ended", true)
-            return
-        }
-        if review.staged.isEmpty { isFinished = true } else { review.confirmingQuit = true }
-    }
 }

@@ -68,8 +68,10 @@ struct TreePane {
         return nodes.indices.contains(cursor) ? nodes[cursor].node : nil
     }
 
-    /// One key, on a tree `height` lines tall; `hasGrid` says whether Tab has a grid to go to.
-    mutating func handle(_ key: Key, height: Int, hasGrid: Bool) -> [PaneEffect] {
+    /// One key, on a tree `context.bodyHeight` lines tall; Tab goes to the grid when
+    /// `context.hasGrid`.
+    mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
+        let (height, hasGrid) = (context.bodyHeight, context.hasGrid)
         let nodes = visibleTree
         guard !nodes.isEmpty else { return key == .character("q") ? [.quit] : [] }
         cursor = min(cursor, nodes.count - 1)
@@ -168,4 +170,12 @@ struct TreePane {
             }
         }
     }
+}
+
+extension TreePane: Pane {
+    static let keyHelp = [
+        "  o (tree)  O    open another root or file; ↑↓ recent ones",
+        "  R (tree)       read the root again (users, tables); done by",
+        "                 itself when the current user changes",
+    ]
 }

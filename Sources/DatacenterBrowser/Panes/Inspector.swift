@@ -87,8 +87,10 @@ package struct Inspector: Sendable {
         }
     }
 
-    /// One key, in a pane `width` columns wide and `height` lines tall (title included).
-    mutating func handle(_ key: Key, width: Int, height: Int) -> [PaneEffect] {
+    /// One key, in a pane `context.paneWidth` columns wide and `context.bodyHeight` lines
+    /// tall (title included).
+    mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
+        let (width, height) = (context.paneWidth, context.bodyHeight)
         layOut(width: width)
         let lineCount = lines(width: width).count
         switch key {
@@ -110,7 +112,7 @@ package struct Inspector: Sendable {
     }
 
     /// Draws the summary line, then the lines from `scroll` that fit in `area`.
-    func draw(into screen: inout ScreenGrid, area: PaneArea) {
+    func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
         screen.fill(x: area.x, y: area.y, count: area.width, role: .gridHeader)
         screen.write(summary, x: area.x, y: area.y, maxWidth: area.width, role: .gridHeader)
         let role: StyleRole
@@ -244,4 +246,10 @@ extension WorkMeter.Counter {
     /// Times an inspector laid its whole value out (`Inspector.layOut(width:)`), counted so a
     /// test can pin that keys and frames reuse the kept layout.
     static let inspectorLayouts = Self("inspector layouts")
+}
+
+extension Inspector: Pane {
+    static let keyHelp = [
+        "  m              inspector view: text, json, hex",
+    ]
 }

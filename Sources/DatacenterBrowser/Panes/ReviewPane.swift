@@ -32,7 +32,7 @@ struct ReviewPane {
     }
 
     /// One key of the review.
-    mutating func handle(_ key: Key) -> [PaneEffect] {
+    mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
         switch key {
         case .up, .character("k"): cursor = max(0, cursor - 1)
         case .down, .character("j"): cursor = min(max(0, staged.count - 1), cursor + 1)
@@ -112,7 +112,7 @@ struct ReviewPane {
     }
 
     /// Draws the staged edits as the SQL they run, each with its store.
-    func draw(into screen: inout ScreenGrid, area: PaneArea) {
+    func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
         screen.fill(x: area.x, y: area.y, count: area.width, role: .gridHeader)
         screen.write("Staged edits (\(staged.count)): the SQL they run, one transaction per store", x: area.x, y: area.y,
                      maxWidth: area.width, role: .gridHeader)
@@ -127,4 +127,10 @@ struct ReviewPane {
             }
         }
     }
+}
+
+extension ReviewPane: Pane {
+    static let keyHelp = [
+        "  w              review staged edits: c commit, u discard",
+    ]
 }

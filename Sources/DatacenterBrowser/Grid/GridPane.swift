@@ -553,3 +553,45 @@ struct GridPane {
         screen.writeCut(text, x: x, y: y, width: width, role: role, markerRole: role == .grid ? .marker : role)
     }
 }
+
+extension GridPane: Pane {
+    static let keyHelp = [
+        "  ↑ ↓ j k        move            PgUp PgDn  page",
+        "  g G Home End   first / last    ← → h l    column",
+        "  Ctrl-G         go to row N, or key VALUE (key 42, key 1, x)",
+        "  0 $            first / last column   < > _  narrow, widen, fit",
+        "  Enter          open / inspect  Tab Esc    switch pane",
+        "  /  ?  n  N     search forward / backward, next, previous",
+        "                 (streams, wraps round the end, Esc cancels)",
+        "  [  ]           sort by the column ↑ / ↓ (again: off)",
+        "  f  F           filter rows (SQL WHERE), clear the filter",
+        "  r              read again (by itself when the file changes;",
+        "                 rows changed since the last key are marked)",
+        "  E              export the rows shown: .csv .jsonl .sql",
+        "  y  Y           copy the cell / the row as JSON (OSC 52)",
+        "  S              schema: columns, indexes, foreign keys, triggers",
+        "  J  Backspace   follow the cell's foreign key; come back",
+        "  e  x  o        edit cell, delete row, insert row (staged)",
+        "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
+    ]
+}
+
+extension GridPane {
+    /// Keeps the column under the cursor, the columns scrolled past and the widths set by
+    /// hand of `old`, the same table's grid before a new sort or filter.
+    mutating func keepColumns(of old: GridPane) {
+        column = min(old.column, max(0, source.columns.count - 1))
+        firstColumn = min(old.firstColumn, column)
+        widthOverrides = old.widthOverrides
+    }
+
+    /// Puts the cursor on the row with `row`'s key, if the rows read hold it, in the middle
+    /// of the screen, on `column` (going back to where `J` left).
+    mutating func move(to row: GridRow, column: Int, visibleRows: Int) {
+        guard let index = rows.firstIndex(where: { $0.key == row.key }) else { return }
+        cursor = index
+        top = max(0, index - visibleRows / 2)
+        self.column = min(column, max(0, source.columns.count - 1))
+        firstColumn = min(firstColumn, self.column)
+    }
+}

@@ -41,8 +41,9 @@ struct ConsolePane {
         self.input = LineEditor(history: history)
     }
 
-    /// One key, in a pane `height` lines tall.
-    mutating func handle(_ key: Key, height: Int, context: PaneContext) -> [PaneEffect] {
+    /// One key, in a pane `context.bodyHeight` lines tall.
+    mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
+        let height = context.bodyHeight
         switch key {
         case .escape:
             guard let current = running else { return [.focus(.grid)] }
@@ -129,7 +130,7 @@ struct ConsolePane {
     }
 
     /// Draws the title, the output from `scroll` and the input line at the bottom of `area`.
-    func draw(into screen: inout ScreenGrid, area: PaneArea) {
+    func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
         screen.fill(x: area.x, y: area.y, count: area.width, role: .gridHeader)
         var title = "SQL · " + storeName + " (read-only)"
         if let running { title += " · running… \(Browser.grouped(running.rows)) row(s) read · Esc cancels" }
@@ -145,4 +146,11 @@ struct ConsolePane {
         input.draw(into: &screen, x: area.x + labelWidth, y: inputLine, width: Self.inputWidth(paneWidth: area.width),
                    role: .dialog, cursorRole: .gridSelected)
     }
+}
+
+extension ConsolePane: Pane {
+    static let keyHelp = [
+        "  :              SQL console on the current store (read-only)",
+        "                 a SELECT's rows open in the grid; Tab completes",
+    ]
 }

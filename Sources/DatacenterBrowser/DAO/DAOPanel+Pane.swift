@@ -162,7 +162,7 @@ extension DAOPanel {
 
     /// Draws the title, then the window of body lines that `scroll` selects (the title says
     /// which lines show when not all fit).
-    func draw(into screen: inout ScreenGrid, area: PaneArea) {
+    func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
         let height = DAOPanel.bodyHeight(paneHeight: area.height)
         let lines = bodyLines(width: area.width)
         let first = DAOPanel.clamped(scroll, lineCount: lines.count, height: height)
@@ -185,4 +185,12 @@ extension DAOPanel {
             }
         }
     }
+}
+
+extension DAOPanel: Pane {
+    static let keyHelp = [
+        "  d              DAO methods of a DAO table: form, SQL preview, run;",
+        "                 PgUp PgDn scroll; ↓ or Tab past the last field:",
+        "                 its output (↑↓ ←→ Home End scroll, Tab back)",
+    ]
 }

@@ -100,7 +100,7 @@ extension Browser {
         inspector = nil
         daoPanel = nil
         console = nil
-        pollPending = false
+        lifecycle.pollPending = false
         focus = .tree
         message = ("browsing \(path)", false)
         recordOpened(path)

@@ -11,6 +11,8 @@ struct PaneContext {
     let paneWidth: Int
     /// Where fresh ids for commands come from.
     let ids: IDCounter
+    /// True when a grid is open (Tab from the tree has somewhere to go).
+    var hasGrid = false
 
     /// Rows of data the grid shows (below its column header).
     var visibleRowCount: Int { max(1, bodyHeight - 1) }

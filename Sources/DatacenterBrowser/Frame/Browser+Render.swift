@@ -22,10 +22,10 @@ extension Browser {
         let pane = paneArea
         if prompt?.purpose == .open { renderRecentFiles(&screen) }
         else if showHelp { renderHelp(&screen) }
-        else if focus == .dao, let daoPanel { daoPanel.draw(into: &screen, area: pane) }
-        else if focus == .console, let console { console.draw(into: &screen, area: pane) }
-        else if focus == .review || review.confirmingQuit { review.draw(into: &screen, area: pane) }
-        else if let inspector { inspector.draw(into: &screen, area: pane) }
+        else if focus == .dao, let daoPanel { daoPanel.draw(into: &screen, area: pane, focused: true) }
+        else if focus == .console, let console { console.draw(into: &screen, area: pane, focused: true) }
+        else if focus == .review || review.confirmingQuit { review.draw(into: &screen, area: pane, focused: focus == .review) }
+        else if let inspector { inspector.draw(into: &screen, area: pane, focused: focus == .inspector) }
         else if let grid { grid.draw(into: &screen, area: pane, focused: focus == .grid) }
         else if let opening { screen.write("Opening \(opening.node.label)…", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
         else { screen.write("Select a business, table or cache on the left (Enter).", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
@@ -67,42 +67,22 @@ extension Browser {
         return grid.source.title + (grid.node.storePath.map { " · " + catalog.storeName(for: $0) } ?? "")
     }
 
-    /// The key help, shown with `H` (and `?` outside the grid, where `?` searches backward).
-    package static let helpLines = [
-        "Keys",
-        "",
-        "  ↑ ↓ j k        move            PgUp PgDn  page",
-        "  g G Home End   first / last    ← → h l    column",
-        "  Ctrl-G         go to row N, or key VALUE (key 42, key 1, x)",
-        "  0 $            first / last column   < > _  narrow, widen, fit",
-        "  Enter          open / inspect  Tab Esc    switch pane",
-        "  m              inspector view: text, json, hex",
-        "  /  ?  n  N     search forward / backward, next, previous",
-        "                 (streams, wraps round the end, Esc cancels)",
-        "  [  ]           sort by the column ↑ / ↓ (again: off)",
-        "  f  F           filter rows (SQL WHERE), clear the filter",
-        "  r              read again (by itself when the file changes;",
-        "                 rows changed since the last key are marked)",
-        "  E              export the rows shown: .csv .jsonl .sql",
-        "  y  Y           copy the cell / the row as JSON (OSC 52)",
-        "  S              schema: columns, indexes, foreign keys, triggers",
-        "  J  Backspace   follow the cell's foreign key; come back",
-        "  :              SQL console on the current store (read-only)",
-        "                 a SELECT's rows open in the grid; Tab completes",
-        "  e  x  o        edit cell, delete row, insert row (staged)",
-        "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
-        "  w              review staged edits: c commit, u discard",
-        "  o (tree)  O    open another root or file; ↑↓ recent ones",
-        "  R (tree)       read the root again (users, tables); done by",
-        "                 itself when the current user changes",
+    /// The panes, in the order the help lists their keys.
+    static let panes: [any Pane.Type] = [TreePane.self, GridPane.self, Inspector.self, ConsolePane.self, DAOPanel.self,
+                                         ReviewPane.self]
+
+    /// The keys the frame itself takes, whichever pane has focus.
+    static let frameKeyHelp = [
         "  t              next theme      H, or ? off the grid: help",
-        "  d              DAO methods of a DAO table: form, SQL preview, run;",
-        "                 PgUp PgDn scroll; ↓ or Tab past the last field:",
-        "                 its output (↑↓ ←→ Home End scroll, Tab back)",
         "  q  Ctrl-C      quit: asks first if edits are staged",
         "  mouse          click, wheel",
         "  typing         ← → Home End, ^A ^E start/end, ^U ^K cut to",
         "                 start/end, ^W word, Del; ↑ ↓ earlier / and :",
+    ]
+
+    /// The key help, shown with `H` (and `?` outside the grid, where `?` searches backward):
+    /// each pane's declared keys, then the frame's, then what the browser promises.
+    package static let helpLines = ["Keys", ""] + panes.flatMap { $0.keyHelp } + frameKeyHelp + [
         "",
         "Encrypted values show decrypted (green) when a --key opens",
         "them, else as [locked: reason]; never as ciphertext.",

@@ -1,0 +1,173 @@
+import DatacenterKit
+
+/// How a key finds its way: the modals first (the quit question, a running search, the
+/// prompt line, the help: whichever is open, top first), then Esc for work running in the
+/// background, then the frame's shortcuts, then the pane with focus (`Pane`).
+extension Browser {
+    /// What covers the panes and takes every key before them.
+    enum Modal {
+        /// "Quit with staged edits?": answered before anything else.
+        case quitQuestion
+        /// A `/` search running: Esc cancels it, other keys wait.
+        case search
+        /// The line being typed at the bottom (`PromptLine`).
+        case prompt
+        /// The help, scrolled by its own keys.
+        case help
+    }
+
+    /// The modals open now, the one that takes the keys first.
+    var modals: [Modal] {
+        var open: [Modal] = []
+        if review.confirmingQuit { open.append(.quitQuestion) }
+        if grid?.search != nil { open.append(.search) }
+        if prompt != nil { open.append(.prompt) }
+        if showHelp { open.append(.help) }
+        return open
+    }
+
+    /// Routes a key (see the extension's summary).
+    func handleKey(_ key: Key) {
+        if key == .character("\u{3}"), !review.confirmingQuit { requestQuit(); return }
+        if let top = modals.first {
+            switch top {
+            case .quitQuestion: apply(review.handleQuitQuestion(key))
+            case .search: apply(grid?.handleWhileSearching(key) ?? [])
+            case .prompt: promptKey(key)
+            case .help: helpKey(key)
+            }
+            return
+        }
+        if key == .escape, cancelBackgroundWork() { return }
+        if shortcut(key) { return }
+        message = nil
+        switch focus {
+        case .tree: send(key, to: \.tree)
+        case .grid: send(key, to: \.grid, orElse: .tree)
+        case .inspector: send(key, to: \.inspector, orElse: .grid)
+        case .dao: send(key, to: \.daoPanel, orElse: .tree)
+        case .console:
+            let before = console?.history.entries
+            send(key, to: \.console, orElse: .tree)
+            if let pane = console, pane.history.entries != before { keepConsoleHistory(pane) }
+        case .review: send(key, to: \.review)
+        }
+    }
+
+    /// Hands `key` to the pane at `path` and does what it asks; with no such pane open, the
+    /// keys go to `orElse`.
+    func send<P: Pane>(_ key: Key, to path: ReferenceWritableKeyPath<Browser, P?>, orElse: Focus) {
+        guard var pane = self[keyPath: path] else { focus = orElse; return }
+        let effects = pane.handle(key, context: context)
+        self[keyPath: path] = pane
+        apply(effects)
+    }
+
+    /// Hands `key` to a pane that is always there (the tree, the staged edits).
+    func send<P: Pane>(_ key: Key, to path: ReferenceWritableKeyPath<Browser, P>) {
+        var pane = self[keyPath: path]
+        let effects = pane.handle(key, context: context)
+        self[keyPath: path] = pane
+        apply(effects)
+    }
+
+    /// Esc for work going on behind the panes: an export, then a sort or filter of the grid
+    /// shown being read. True when it stopped one.
+    private func cancelBackgroundWork() -> Bool {
+        if let run = exportRun {
+            // Esc cancels the export first; other keys go on while it writes.
+            run.export.cancel()
+            message = ("cancelling the export…", false)
+            return true
+        }
+        if let request = opening, !request.isReload, let shown = grid, shown.node.id == request.node.id,
+           request.view != shown.source.view {
+            // Esc stops a sort or filter of the grid shown while it is read (a sort in memory
+            // reads every row first); the grid stays as it was.
+            request.cancel.cancel()
+            opening = nil
+            message = ("sort and filter cancelled: the grid stays as it was", false)
+            return true
+        }
+        return false
+    }
+
+    /// The frame's own keys, where keys are not text being typed (console, DAO form). True
+    /// when `key` was one.
+    private func shortcut(_ key: Key) -> Bool {
+        let navigating = focus == .tree || focus == .grid || focus == .review
+            || (focus == .dao && (daoPanel?.stage == .methods || daoPanel?.resultsFocused == true))
+        switch key {
+        // `?` is the grid's backward search; `H` opens the help everywhere keys navigate.
+        case .character("?") where (navigating && focus != .grid) || focus == .inspector: openHelp()
+        case .character("H") where navigating || focus == .inspector: openHelp()
+        case .character("d") where focus == .tree || focus == .grid: openDAOPanel()
+        case .character(":") where focus == .tree || focus == .grid: openConsole()
+        case .character("R") where focus == .tree: refreshTree(reason: nil)
+        case .character("o") where focus == .tree, .character("O") where focus == .tree || focus == .grid: openFilePrompt()
+        case .character("w") where (focus == .tree || focus == .grid) && !review.staged.isEmpty:
+            focus = .review
+            review.cursor = 0
+        case .character("t") where navigating:
+            themeIndex = (themeIndex + 1) % themes.count
+            message = ("theme: \(theme.name)", false)
+        default: return false
+        }
+        return true
+    }
+
+    /// The help's keys: scroll, or close.
+    private func helpKey(_ key: Key) {
+        switch key {
+        case .escape, .character("?"), .character("H"), .character("q"), .enter: showHelp = false
+        case .down, .character("j"): helpScroll = min(helpScrollLimit, helpScroll + 1)
+        case .up, .character("k"): helpScroll = max(0, min(helpScrollLimit, helpScroll) - 1)
+        case .pageDown, .character(" "): helpScroll = min(helpScrollLimit, helpScroll + bodyHeight)
+        case .pageUp, .character("b"): helpScroll = max(0, min(helpScrollLimit, helpScroll) - bodyHeight)
+        case .home, .character("g"): helpScroll = 0
+        case .end, .character("G"): helpScroll = helpScrollLimit
+        default: break
+        }
+    }
+
+    /// The prompt line's keys; a line submitted goes to what asked for it.
+    func promptKey(_ key: Key) {
+        guard var line = prompt else { return }
+        let outcome = line.handle(key, screenWidth: width)
+        if line.purpose.isSearch, let history = line.editor.history { searchHistory = history }
+        if line.purpose == .filter, let history = line.editor.history { filterHistory = history }
+        switch outcome {
+        case .editing: prompt = line
+        case .cancelled:
+            prompt = nil
+            if line.purpose == .exportReplace {
+                exportToReplace = nil
+                message = ("export cancelled: the file is left as it was", false)
+            }
+        case .submitted(let text):
+            prompt = nil
+            if line.purpose == .open { submitOpen(text); return }
+            if line.purpose == .export || line.purpose == .exportReplace {
+                let replacing = line.purpose == .exportReplace ? exportToReplace : nil
+                exportToReplace = nil
+                submitExport(text, replacing: replacing)
+                return
+            }
+            guard var pane = grid else { return }
+            let effects = pane.submit(line.purpose, text: text, context: context)
+            grid = pane
+            apply(effects)
+        }
+    }
+
+    /// A click: on the tree, its line; on the grid, its cell (and the grid takes the keys).
+    func click(x: Int, y: Int) {
+        guard y >= 1, y < height - 1 else { return }
+        if x < treeWidth {
+            apply(tree.click(line: y - 1))
+        } else if var pane = grid, inspector == nil, y >= 2, pane.click(x: x, line: y - 2, area: paneArea) {
+            grid = pane
+            focus = .grid
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import DatacenterKit
+
+/// The grid's lifecycle, as state of its own: the grid being read off the input loop
+/// (opened, sorted or filtered, read again after a write or a change on disk), the grids `J`
+/// left for `Backspace`, and whether a change poll is out. The browser keeps one; its
+/// methods in `Browser+GridLifecycle.swift` start openings and take their answers, and only
+/// an answer that is still wanted puts a grid on screen.
+struct GridLifecycle {
+    /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
+    var opening: GridOpening?
+    /// The grids `J` left, newest last: `Backspace` goes back to the last, at its row.
+    var jumpStack: [JumpPlace] = []
+    /// True while a `dataVersion` question is out (`pollForChanges`).
+    var pollPending = false
+
+    /// A grid left by following a foreign key (`J`): which, how sorted and filtered, and
+    /// where its cursor was.
+    struct JumpPlace {
+        /// The leaf the grid showed.
+        let node: TreeNode
+        /// Its sort and filter.
+        let view: TableView
+        /// The row under the cursor.
+        let row: GridRow
+        /// The column under the cursor.
+        let column: Int
+    }
+
+    /// A grid on its way from the command runner: opened, or read again after a write.
+    struct GridOpening {
+        /// The request's id: the answer to another request is dropped.
+        let id: Int
+        /// The leaf whose grid it is.
+        let node: TreeNode
+        /// What was asked for (its limit says whether the source may hold more rows).
+        let page: PageRequest
+        /// True when the grid shown is being read again after a write: it stays shown, and
+        /// the fresh one takes its place, cursor, column and focus (`GridPane.keepPlace`).
+        let isReload: Bool
+        /// The sort and filter asked for.
+        let view: TableView
+        /// The pane that had the keys when the grid was asked for: a grid opened takes the
+        /// keys only if no other pane took them meanwhile.
+        let focus: Browser.Focus
+        /// The grid a `J` leaves, remembered once the grid it leads to is open.
+        var leaving: JumpPlace? = nil
+        /// Where the cursor goes in the grid opened (`Backspace` back to a grid `J` left).
+        var place: JumpPlace? = nil
+        /// Set to stop the reading (a sort in memory) when its answer is no longer wanted.
+        let cancel: CancellationFlag
+    }
+
+}
