@@ -64,17 +64,20 @@ struct BrowseCommand: ParsableCommand {
                 databaseKeys = DatabaseKeyList([found] + databaseKeys.keys.filter { $0 != found })
             }
         }
+        var configFiles: [BrowserCatalog.ConfigFile] = []
+        if let config {
+            let loaded = BrowserCatalog.loadConfigFiles(at: expandTilde(config))
+            if let first = loaded.errors.first { throw CLIError(first) }
+            configFiles = loaded.files
+        }
         let catalog: BrowserCatalog
         let labels = global.appKeyDerivedKey.map { [$0.fingerprint: "app key"] } ?? [:]
         do {
             catalog = try BrowserCatalog(path: target, keys: keys, keyLabels: labels, databaseKeys: databaseKeys,
-                                         databaseSettings: databaseSettings, allowsWrites: !readOnly, busyTimeout: global.busyTimeout)
+                                         databaseSettings: databaseSettings, allowsWrites: !readOnly, busyTimeout: global.busyTimeout,
+                                         configFiles: configFiles)
         } catch {
             throw CLIError(CommandLineRunner.describe(error))
-        }
-        if let config {
-            let errors = catalog.loadConfigs(at: expandTilde(config))
-            if let first = errors.first { throw CLIError(first) }
         }
         // Problems with theme files are shown in the status line when the screen starts
         // (and listed by `?`), where they are not lost behind the screen.

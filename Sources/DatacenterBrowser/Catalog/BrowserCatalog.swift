@@ -91,6 +91,16 @@ package final class BrowserCatalog: Sendable {
     package let busyTimeout: Double
     /// The top-level nodes.
     package let roots: [TreeNode]
+    /// The DAO configs given with `--config`, kept for a catalog opened again (`o`, `R`).
+    package let configFiles: [ConfigFile]
+
+    /// A DAO config given with `--config`, and its file.
+    package struct ConfigFile: Sendable {
+        /// The file it was read from.
+        package let path: String
+        /// The config.
+        package let config: DAOConfig
+    }
     /// Each store file's name in words, by path: `common`, `user bob`, `version storage`.
     private let storeNames: [String: String]
     private let center: DataCenter?
@@ -105,8 +115,8 @@ package final class BrowserCatalog: Sendable {
     fileprivate struct State {
         /// The store files opened so far, by path (each opened once, read-only).
         var stores: [String: Store] = [:]
-        /// The DAO configs loaded, by module name.
-        var configs: [String: DAOConfig] = [:]
+        /// The DAO configs loaded from the paths the stores' metadata record, by path.
+        var recordedConfigs: [String: DAOConfig] = [:]
     }
 
     /// Opens a data-center root (a folder) or a SQLite file, read-only.
@@ -118,9 +128,14 @@ package final class BrowserCatalog: Sendable {
     /// - parameter keyLabels: names for some keys in the header, by fingerprint.
     /// - parameter databaseKeys: the keys of encrypted database files, newest first.
     /// - parameter databaseSettings: the SQLCipher settings the file opened with, for the header.
+    /// - parameter configFiles: DAO configs (`--config`, `loadConfigFiles(at:)`): each is
+    ///   attached to the table its `tableName` names in every store, whether or not this
+    ///   engine recorded the table (a database pulled off a device has none of its metadata).
     package init(path: String, keys: KeyRing, keyLabels: [String: String] = [:], databaseKeys: DatabaseKeyList = .empty,
-                 databaseSettings: DatabaseCipherSettings? = nil, allowsWrites: Bool = true, busyTimeout: Double = 5) throws {
+                 databaseSettings: DatabaseCipherSettings? = nil, allowsWrites: Bool = true, busyTimeout: Double = 5,
+                 configFiles: [ConfigFile] = []) throws {
         self.keys = keys
+        self.configFiles = configFiles
         self.databaseKeys = databaseKeys
         self.databaseSettings = databaseSettings
         self.keyLabels = keyLabels
@@ -139,7 +154,8 @@ package final class BrowserCatalog: Sendable {
             }
             let center = try DataCenter(rootPath: path, crypt: keys, readOnly: true, databaseKeys: databaseKeys)
             self.center = center
-            var builder = TreeBuilder(center: center, keys: keys, databaseKeys: databaseKeys, state: state)
+            var builder = TreeBuilder(center: center, keys: keys, databaseKeys: databaseKeys, state: state,
+                                      configFiles: configFiles)
             var nodes: [TreeNode] = []
             // A store that cannot be read is shown as damaged, with the reason; the others open.
             if FileManager.default.fileExists(atPath: center.commonStorePath) {
@@ -161,7 +177,8 @@ package final class BrowserCatalog: Sendable {
             storeNames = builder.storeNames
         } else {
             center = nil
-            var builder = TreeBuilder(center: nil, keys: keys, databaseKeys: databaseKeys, state: state)
+            var builder = TreeBuilder(center: nil, keys: keys, databaseKeys: databaseKeys, state: state,
+                                      configFiles: configFiles)
             do {
                 let file = (path as NSString).lastPathComponent
                 roots = [try builder.storeNode(path: path, label: file, name: file, cacheFiles: [])]
@@ -189,35 +206,40 @@ package final class BrowserCatalog: Sendable {
         }
     }
 
-    /// Loads DAO configs given with `--config` (an XML file or a folder of them); each is
-    /// used for the tables of its module. Returns the errors of configs that did not load.
-    @discardableResult
-    package func loadConfigs(at path: String) -> [String] {
+    /// Reads the DAO configs at `path` (an XML file, or a folder of them) for `configFiles`;
+    /// the errors of those that did not load, each naming its file and place.
+    package static func loadConfigFiles(at path: String) -> (files: [ConfigFile], errors: [String]) {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return ["\(path) does not exist"] }
-        let files = isDirectory.boolValue
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return ([], ["\(path) does not exist"]) }
+        let paths = isDirectory.boolValue
             ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".xml") }.sorted().map { path + "/" + $0 }
             : [path]
+        var files: [ConfigFile] = []
         var errors: [String] = []
-        for file in files {
-            do {
-                let config = try DAOConfig(contentsOfFile: file)
-                state.withLock { $0.configs[config.module.name] = config }
-            } catch { errors.append("\(error)") }
+        for file in paths {
+            do { files.append(ConfigFile(path: file, config: try DAOConfig(contentsOfFile: file))) } catch { errors.append("\(error)") }
         }
-        return errors
+        return (files, errors)
     }
 
-    /// The DAO config of `module`: one given with `--config`, else the one the store's
-    /// metadata records (when that file exists).
+    /// The DAO config of a DAO table: the `--config` file at `recordedPath`, else the one
+    /// given for `module`, else the file the store's metadata records (when it exists).
     package func config(module: String, recordedPath: String) throws -> DAOConfig {
-        if let config = state.withLock({ $0.configs[module] }) { return config }
+        if let given = configFiles.first(where: { $0.path == recordedPath }) ?? configFiles.first(where: { $0.config.module.name == module }) {
+            return given.config
+        }
+        if let config = state.withLock({ $0.recordedConfigs[recordedPath] }) { return config }
         guard FileManager.default.fileExists(atPath: recordedPath) else {
             throw BrowserOpenError(description: "the config of module \(module) is not at its recorded path \(recordedPath); pass it with --config")
         }
         let config = try DAOConfig(contentsOfFile: recordedPath)
-        state.withLock { $0.configs[module] = config }
+        state.withLock { $0.recordedConfigs[recordedPath] = config }
         return config
+    }
+
+    /// The `--config` files without a `tableName`: offered on any table (`d`).
+    package var configFilesForAnyTable: [ConfigFile] {
+        configFiles.filter { ($0.config.module.tableName ?? "").isEmpty }
     }
 
     /// The grid source a leaf node shows.
@@ -256,6 +278,8 @@ private struct TreeBuilder {
     let keys: KeyRing
     let databaseKeys: DatabaseKeyList
     let state: LockedState<BrowserCatalog.State>
+    /// The `--config` files, attached to the tables their `tableName`s name.
+    let configFiles: [BrowserCatalog.ConfigFile]
     /// The names given so far, by store path (`BrowserCatalog.storeName(for:)`).
     var storeNames: [String: String] = [:]
 
@@ -298,13 +322,31 @@ private struct TreeBuilder {
                 .compactMap { $0[0].stringValue }
             return (dao.filter { entry in tables.contains(entry.tableName) }, tables)
         }
-        if !daoTables.isEmpty {
-            groups.append(TreeNode(id: path + "#dao", label: "DAO tables", detail: "\(daoTables.count)", kind: .group, children: daoTables.map { e in
+        // Tables this engine did not record, attached to the `--config` files naming them: a
+        // database pulled off a device gets its DAO panel and its crypt columns decrypted.
+        let attached = allTables.flatMap { table in
+            configFiles.filter { file in
+                file.config.module.tableName == table
+                    && !daoTables.contains { $0.tableName == table && $0.module == file.config.module.name }
+            }.map { (table: table, file: $0) }
+        }
+        if !daoTables.isEmpty || !attached.isEmpty {
+            func crypt(_ columns: [String]) -> String { columns.isEmpty ? "" : " [crypt: " + columns.joined(separator: ", ") + "]" }
+            let recordedNodes = daoTables.map { e in
                 TreeNode(id: path + "#dao#" + e.tableName, label: e.tableName,
-                         detail: e.module + (e.version.map { " v" + $0 } ?? "") + (e.encryptedColumns.isEmpty ? "" : " [crypt: " + e.encryptedColumns.joined(separator: ", ") + "]"),
+                         detail: e.module + (e.version.map { " v" + $0 } ?? "") + crypt(e.encryptedColumns),
                          kind: .daoTable(store: path, table: e.tableName, encryptedColumns: e.encryptedColumns,
                                          module: e.module, configPath: e.configPath), children: [])
-            }))
+            }
+            let attachedNodes = attached.map { a in
+                // Two configs may name one table: both are listed, each under its module.
+                TreeNode(id: path + "#dao#" + a.table + "#" + a.file.path, label: a.table,
+                         detail: a.file.config.module.name + " (--config)" + crypt(a.file.config.encryptedColumns),
+                         kind: .daoTable(store: path, table: a.table, encryptedColumns: a.file.config.encryptedColumns,
+                                         module: a.file.config.module.name, configPath: a.file.path), children: [])
+            }
+            let nodes = recordedNodes + attachedNodes
+            groups.append(TreeNode(id: path + "#dao", label: "DAO tables", detail: "\(nodes.count)", kind: .group, children: nodes))
         }
         var cacheNodes: [TreeNode] = []
         var cacheTables: Set<String> = []
@@ -321,7 +363,7 @@ private struct TreeBuilder {
             groups.append(TreeNode(id: path + "#caches", label: "LRU caches", detail: "\(cacheNodes.count)", kind: .group, children: cacheNodes))
         }
         let hidden = Store.internalTables.union([TableVersions.tableName, TableVersions.metadataTableName])
-            .union(daoTables.map(\.tableName)).union(cacheTables)
+            .union(daoTables.map(\.tableName)).union(attached.map(\.table)).union(cacheTables)
         let others = allTables.filter { !hidden.contains($0) }
         if !others.isEmpty {
             groups.append(TreeNode(id: path + "#tables", label: "Tables", detail: "\(others.count)", kind: .group, children: others.map { name in

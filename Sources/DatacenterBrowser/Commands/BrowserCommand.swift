@@ -134,7 +134,7 @@ package enum BrowserCommand: Sendable {
             do {
                 let catalog = try BrowserCatalog(path: path, keys: current.keys, keyLabels: current.keyLabels,
                                                  databaseKeys: current.databaseKeys, allowsWrites: current.allowsWrites,
-                                                 busyTimeout: current.busyTimeout)
+                                                 busyTimeout: current.busyTimeout, configFiles: current.configFiles)
                 return .catalogOpened(requestID: request, path: path, catalog: catalog, error: nil)
             } catch {
                 return .catalogOpened(requestID: request, path: path, catalog: nil, error: "\(error)")

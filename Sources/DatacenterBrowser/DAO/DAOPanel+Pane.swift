@@ -10,8 +10,14 @@ extension DAOPanel {
     /// - throws: `DAOPanelRefusal` saying what `d` needs when `node` is not a DAO table;
     ///   the config's error when it does not load.
     static func open(_ node: TreeNode?, catalog: BrowserCatalog) throws -> DAOPanel {
+        if let node, case let .table(store, table) = node.kind, let any = catalog.configFilesForAnyTable.first {
+            // A config without a tableName is offered on any table.
+            var panel = DAOPanel(table: table, storePath: store, config: any.config, encryptedColumns: Set(any.config.encryptedColumns))
+            panel.storeName = catalog.storeName(for: store)
+            return panel
+        }
         guard let node, case let .daoTable(store, table, encrypted, module, configPath) = node.kind else {
-            throw DAOPanelRefusal("d opens the methods of a DAO table: select one first")
+            throw DAOPanelRefusal("d opens the methods of a DAO table (or, with --config, of a table a config names): select one first")
         }
         let config = try catalog.config(module: module, recordedPath: configPath)
         var panel = DAOPanel(table: table, storePath: store, config: config, encryptedColumns: Set(encrypted))
