@@ -1,4 +1,5 @@
 import DatacenterDemo
+import DatacenterDAO
 import DatacenterKit
 import Foundation
 import Testing
@@ -81,8 +82,9 @@ import Testing
         b.press(.character("e"))
         #expect(b.prompt?.text == "sk_live_51Hdemo-secret-token")
         answer("sk_live_new", in: b)
-        #expect(b.review.staged.first?.preview.contains("<encrypted string>") == true)
-        #expect(b.review.staged.first?.preview.contains("sk_live_new") == false)
+        // The review shows what will be written, marked as encrypted on commit: a typo is caught
+        // before the commit; what is written is ciphertext (below).
+        #expect(b.review.staged.first?.preview.contains("'sk_live_new' /*encrypted*/") == true)
         b.press(.character("w"))
         b.press(.character("c"))
         let store = try Store(path: root + "/common.sqlite", crypt: KeyRing([DemoStore.key]))
@@ -128,5 +130,26 @@ import Testing
         #expect(stored.range(of: Data("rewritten".utf8)) == nil)
         #expect(try KeyRing([DemoStore.key]).decrypt(stored) == Data("rewritten".utf8))
         #expect(b.screenText.contains("rewritten"))
+    }
+
+    /// An edit of a crypt column shows the plaintext it writes, marked as encrypted on
+    /// commit, and writes ciphertext (before, the review showed only "<N bytes, encrypted>").
+    @Test func anEncryptedColumnEditShowsItsPlaintextMarkedAndWritesCiphertext() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let b = try browser(root, width: 160, height: 30)
+        b.openNodeAndLoad(named: "messages")
+        let column = try #require(b.grid?.source.columns.firstIndex(of: "content"))
+        b.press(.right, times: column)
+        b.press(.character("e"))
+        answer("'Lunch at 1?'", in: b)
+        let preview = try #require(b.review.staged.first?.preview)
+        #expect(preview.contains("SET \"content\" = 'Lunch at 1?' /*encrypted*/"), "\(preview)")
+        b.press(.character("w"))
+        b.press(.character("c"))
+        let user = try DataCenter(rootPath: root, crypt: KeyRing([DemoStore.key])).store(forUser: "alice")
+        let stored = try user.queue.read { try $0.scalar("select content from messages where id = 1") }
+        #expect(stored?.dataValue.map { $0.range(of: Data("Lunch at 1?".utf8)) == nil } == true, "written as ciphertext")
+        #expect(try CryptColumn.plaintext(of: try #require(stored), with: KeyRing([DemoStore.key])) == .text("Lunch at 1?"))
     }
 }

@@ -51,7 +51,9 @@ extension TableSource: EditableSource {
             default: plain = Data(text.utf8)
             }
             value = .blob(try keys.encrypt(plain))
-            shown = "<\(plain.count) bytes, encrypted>"
+            // The review shows what will be written before it is encrypted, so a typo is
+            // caught before the commit (as the DAO preview marks a value it encrypts).
+            shown += " /*encrypted*/"
         }
         let sql = "UPDATE \(Database.quoteIdentifier(table)) SET \(Database.quoteIdentifier(columns[column])) = ? WHERE \(filter)"
         return StagedEdit(storePath: store.path, action: .execute(sql: sql, arguments: [value] + keyValues),
@@ -84,7 +86,7 @@ extension TableSource: EditableSource {
                 guard !keys.isEmpty else { throw BrowserEditError(message: "\(name) is encrypted: inserting needs a --key") }
                 let plain = Data((value.stringValue ?? value.description).utf8)
                 value = .blob(try keys.encrypt(plain))
-                display = "<\(plain.count) bytes, encrypted>"
+                display += " /*encrypted*/"
             }
             values.append(value)
             shown.append(display)
@@ -165,7 +167,8 @@ extension KVBusinessSource: EditableSource {
         if case .kv(let current) = row.cells[column].content, current == value { return nil }
         let encrypted = entry.options.contains(.defaultEncrypted)
         if encrypted, keys.isEmpty { throw BrowserEditError(message: "\(key) is encrypted: editing it needs a --key") }
-        let shown = encrypted ? "<encrypted \(entry.encoding.rawValue)>" : (try? valueDescription(value)) ?? "?"
+        // An encrypted value shows as typed, marked: the commit encrypts it (a typo is caught here).
+        let shown = ((try? valueDescription(value)) ?? "?") + (encrypted ? " /*encrypted*/" : "")
         let preview = "INSERT OR REPLACE INTO datacenter_kv(business, key, value, encoding, options, modified) VALUES ("
             + [DatabaseValue.text(business).description, DatabaseValue.text(key).description, shown,
                "'\(entry.encoding.rawValue)'", String(entry.options.rawValue), "now"].joined(separator: ", ") + ")"
