@@ -194,4 +194,20 @@ import Testing
             }
         }
     }
+
+    /// A locked value shows a placeholder the browser wrote, not the value: the search never
+    /// finds its words (before, `/locked` stopped on every value no key opens).
+    @Test func theLockedPlaceholderIsNotSearched() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let b = try browser(root, keys: .empty, width: 120, height: 30)
+        b.openNodeAndLoad(named: "vault")
+        #expect(b.screenText.contains("[locked: "))
+        b.press(.character("/"))
+        type("locked", into: b)
+        b.press(.enter)
+        b.runCommands()
+        let status = b.render().lines().last ?? ""
+        #expect(status.contains("no match: locked"), "\(status)")
+    }
 }

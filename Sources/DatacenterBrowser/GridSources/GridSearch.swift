@@ -55,7 +55,7 @@ struct GridSearch {
             if cancel.isCancelled { return nil }
             let order = backward ? Array(page.indices.reversed()) : Array(page.indices)
             for index in order {
-                if page[index].cells.contains(where: { $0.text.lowercased().contains(needle) }) {
+                if page[index].cells.contains(where: { GridSearch.holds($0, needle) }) {
                     return Array(page[index...].prefix(GridSearch.windowSize))
                 }
                 if let stop, page[index].key == stop.key { return nil }
@@ -65,6 +65,14 @@ struct GridSearch {
                 : try source.page(after: page[page.count - 1], limit: GridSearch.pageSize)
         }
         return nil
+    }
+
+    /// True when `cell`'s text holds `needle` (lowercase). A locked value's text is a
+    /// placeholder the browser wrote (`[locked: no key]`), not the value: it matches nothing,
+    /// as the search in SQLite finds nothing in a value no key opens.
+    static func holds(_ cell: GridCell, _ needle: String) -> Bool {
+        if case .locked = cell.encryption { return false }
+        return cell.text.lowercased().contains(needle)
     }
 
     /// The first page the scan reads: the rows past `start`, or the rows at the end it starts from.
