@@ -154,4 +154,20 @@ import Testing
         #expect(b.focus == .grid)
         #expect(b.screenText.contains("d opens the methods of a DAO table"))
     }
+
+    /// A refusal is about the input it refused: once the form is valid again it goes (it
+    /// stayed on screen, red, above a form that would now run).
+    @Test func aRefusalClearsOnceTheInputIsValid() throws {
+        let (b, folder) = try form("getMessage")
+        defer { withExtendedLifetime(folder) {} }
+        b.press(.enter)                                   // $id is nil
+        #expect(b.daoPanel?.resultIsError == true)
+        #expect(b.daoPanel?.resultLines.first?.contains("cannot run: $id: empty") == true, "\(b.daoPanel?.resultLines ?? [])")
+        type("fla", into: b)                              // not JSON yet: still refused
+        #expect(b.daoPanel?.resultIsError == true)
+        while !(b.daoPanel?.fields.first?.editor.text.isEmpty ?? true) { b.press(.backspace) }
+        type("4", into: b)
+        #expect(b.daoPanel?.resultIsError == false)
+        #expect(b.daoPanel?.resultLines.isEmpty == true)
+    }
 }

@@ -98,6 +98,9 @@ struct DAOPanel {
     var renderError: String?
     /// The last run's result, or why it was refused.
     var resultLines: [String] = []
+    /// The refusal of the form's input shown in `resultLines` (a nil required field, a value
+    /// that does not parse, a call that does not render), cleared once the input is valid.
+    var inputRefusal: [String]?
     /// True when `resultLines` is an error.
     var resultIsError = false
     /// The first body line shown (the panel scrolls; see `DAOPanel+Layout`).
@@ -189,6 +192,13 @@ struct DAOPanel {
                                                      encryptedColumns: encryptedColumns, hasKey: !catalog.keys.isEmpty)
             }
             previewing = id
+            // The input is valid now: a refusal of earlier input no longer applies (a run's
+            // own error stays: it is about what ran).
+            if let refused = inputRefusal, resultLines == refused, !fields.contains(where: { $0.isRequired && $0.isNil }) {
+                resultLines = []
+                resultIsError = false
+                inputRefusal = nil
+            }
             return DAOQueryPlanRequest(id: id, catalog: catalog, storePath: storePath, statements: shown.map(\.statement),
                               preparation: method.kind == .select ? nil : (config, table))
         } catch {
@@ -220,17 +230,20 @@ struct DAOPanel {
     /// would be refused (the reason then shows in the results).
     mutating func run(catalog: BrowserCatalog, id: Int) -> DAORun? {
         guard let method else { return nil }
-        func refuse(_ reason: String) -> DAORun? {
+        func refuse(_ reason: String, forInput: Bool = false) -> DAORun? {
             resultLines = [reason]
             resultIsError = true
+            inputRefusal = forInput ? resultLines : nil
             return nil
         }
         if method.kind != .select && !catalog.allowsWrites {
             return refuse("--read-only: \(method.kind.rawValue) methods are not run")
         }
-        if let required = fields.first(where: { $0.isRequired && $0.isNil }) { return refuse("$\(required.name) must not be nil") }
-        if let argumentError { return refuse("cannot run: " + argumentError) }
-        if let renderError { return refuse("cannot run: " + renderError) }
+        if let required = fields.first(where: { $0.isRequired && $0.isNil }) {
+            return refuse("$\(required.name) must not be nil", forInput: true)
+        }
+        if let argumentError { return refuse("cannot run: " + argumentError, forInput: true) }
+        if let renderError { return refuse("cannot run: " + renderError, forInput: true) }
         guard let values else { return nil }
         guard method.kind == .select else {
             if let cryptRefusal { return refuse("refused: " + cryptRefusal) }
