@@ -64,7 +64,12 @@ package final class Browser {
     /// The help's first line on screen: the help scrolls when it is taller than the screen.
     var helpScroll = 0
     /// What the status line says, if anything; an error is drawn in the error colour.
-    var message: (text: String, isError: Bool)?
+    var message: (text: String, isError: Bool)? {
+        didSet { if let message { lastMessage = message.text } }
+    }
+    /// The last thing the status line said, kept after it is cleared: `Ctrl-P` shows it whole
+    /// (a long message is cut at the screen's width).
+    var lastMessage: String?
     /// Work asked for and not yet taken by the runner (`takeCommands()`).
     var commands: [BrowserCommand] = []
     /// The ids of grids, searches, queries, previews, runs and commits.

@@ -269,4 +269,28 @@ import Testing
         #expect(b.screenText.contains("no such table: nowhere"))
         #expect(b.render().cells.contains { $0.role == .error })
     }
+
+    /// A refusal stays on the status line through the keys typed after it (they wiped it
+    /// before it was read); Esc clears it; Ctrl-P shows the last message whole, however long.
+    @Test func anErrorStaysUntilEscAndCtrlPShowsTheLastMessageWhole() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder), width: 80, height: 20)
+        b.openNodeAndLoad(named: "notes")
+        let long = "a refusal longer than the screen: " + String(repeating: "every word of it matters ", count: 8) + "THE END"
+        b.message = (long, true)
+        b.press(.down)
+        b.press(.down)
+        #expect(b.message?.text == long, "the keys typed after it did not wipe it")
+        #expect(!b.screenText.contains("THE END"), "cut at the screen's width")
+        b.press(.character("\u{10}"))
+        #expect(b.focus == .inspector)
+        let shown = b.inspector?.lines(width: 60).joined() ?? ""
+        #expect(shown.contains("THE END"), "\(shown)")
+        b.press(.escape)
+        b.press(.escape)
+        #expect(b.message == nil)
+        b.message = ("read again", false)
+        b.press(.down)
+        #expect(b.message == nil, "anything else goes with the next key")
+    }
 }

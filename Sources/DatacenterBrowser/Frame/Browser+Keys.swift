@@ -40,7 +40,9 @@ extension Browser {
         }
         if key == .escape, cancelBackgroundWork() { return }
         if shortcut(key) { return }
-        message = nil
+        // An error stays until Esc or another message: the keys typed after a refusal do not
+        // wipe it before it was read. Anything else the status line said goes with the next key.
+        if message?.isError != true || key == .escape { message = nil }
         switch focus {
         case .tree: send(key, to: \.tree)
         case .grid: send(key, to: \.grid, orElse: .tree)
@@ -108,6 +110,11 @@ extension Browser {
         case .character("w") where (focus == .tree || focus == .grid) && !review.staged.isEmpty:
             focus = .review
             review.cursor = 0
+        case .character("\u{10}") where focus != .console && !(focus == .dao && daoPanel?.stage == .form && daoPanel?.resultsFocused != true):
+            // Ctrl-P: the last message in full, in the inspector.
+            guard let text = lastMessage else { message = ("no message yet: Ctrl-P shows the last one in full", false); break }
+            apply([.inspect(Inspector(title: "last message",
+                                      cell: GridCell(text: text, role: .grid, typeName: "message", content: .database(.text(text)))))])
         case .character("t") where navigating:
             themeIndex = (themeIndex + 1) % themes.count
             message = ("theme: \(theme.name)", false)

@@ -74,6 +74,7 @@ extension Browser {
     /// The keys the frame itself takes, whichever pane has focus.
     static let frameKeyHelp = [
         "  t              next theme      H, or ? off the grid: help",
+        "  Ctrl-P         the last message in full (an error stays until Esc)",
         "  q  Ctrl-C      quit: asks first if edits are staged",
         "  mouse          click, wheel",
         "  typing         ← → Home End, ^A ^E start/end, ^U ^K cut to",
