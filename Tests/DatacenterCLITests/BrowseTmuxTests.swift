@@ -103,6 +103,28 @@ import Testing
         try session.send("q")
     }
 
+    /// Ctrl-P in a real terminal: the last message whole, in the inspector; an error stays
+    /// on the status line through the keys after it.
+    @Test func ctrlPShowsTheLastMessageAndAnErrorStays() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        try session.waitFor("Welcome")
+        try session.send("f")
+        try session.send("-l", "no_such_column = 1")
+        try session.send("Enter")
+        try session.waitFor("no such column")
+        try session.send("Down")
+        try session.send("Down")
+        #expect(try session.waitFor("no such column").contains("no such column"))
+        try session.send("C-p")
+        let screen = try session.waitFor("last message")
+        #expect(screen.contains("no_such_column"))
+        try session.send("Escape")
+        try session.send("q")
+    }
+
     @Test func aFileThatIsNotSQLiteIsRefusedBeforeTheScreenIsTouched() throws {
         let scratch = TemporaryFolder()
         let junk = scratch.file("random.bin")
