@@ -45,8 +45,18 @@ import Testing
         b.press(.character("m"))
         #expect(b.inspector?.layout?.mode == .json)
         b.press(.character("m"))
-        #expect(b.inspector?.layout?.mode == .hex)
+        #expect(b.inspector?.mode == .hex)
         #expect(b.screenText.contains("00000000  77 6f 72 64 30 20"))   // "word0 "
+        // The hex view is made from the bytes a screenful at a time (nothing laid out), and
+        // reaches the last byte (it stopped at 20,000 lines, 160 KB here, before).
+        let perLine = b.paneArea.width >= 76 ? 16 : 8
+        let lastOffset = (text.utf8.count - 1) / perLine * perLine
+        let hex = WorkMeter.measure {
+            b.press(.end)
+            _ = b.render()
+        }
+        #expect(hex[.inspectorLayouts] == 0, "\(hex.all)")
+        #expect(b.screenText.contains(String(format: "%08x  ", lastOffset)), "\(b.screenText)")
     }
 
     /// A property list's hex view shows the binary property list it is stored as (decrypted

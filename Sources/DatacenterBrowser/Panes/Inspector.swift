@@ -66,9 +66,33 @@ package struct Inspector: Sendable {
         return makeLines(width: width)
     }
 
+    /// True when the hex view is shown: its lines are made from the bytes when drawn, a
+    /// screenful at a time, so any value can be scrolled to its last byte.
+    private var showsHex: Bool {
+        if case .locked = cell.encryption { return false }
+        return mode == .hex
+    }
+
+    /// How many lines the content has at `width` columns.
+    package func lineCount(width: Int) -> Int {
+        showsHex ? Inspector.hexLineCount(bytes.count, width: max(8, width)) : lines(width: width).count
+    }
+
+    /// The lines `range` of the content at `width` columns (those that exist).
+    package func lines(_ range: Range<Int>, width: Int) -> [String] {
+        if showsHex {
+            let data = bytes
+            let count = Inspector.hexLineCount(data.count, width: max(8, width))
+            return range.clamped(to: 0..<count).map { Inspector.hexLine($0, of: data, width: max(8, width)) }
+        }
+        let all = lines(width: width)
+        return Array(all[range.clamped(to: all.indices)])
+    }
+
     /// Lays the content out for `width` columns in the current view and keeps it, unless
-    /// the kept layout is already that one.
+    /// the kept layout is already that one (the hex view is not laid out: see `showsHex`).
     package mutating func layOut(width: Int) {
+        if showsHex { return }
         if let layout, layout.width == width, layout.mode == mode { return }
         layout = Layout(width: width, mode: mode, lines: makeLines(width: width))
     }
@@ -92,7 +116,7 @@ package struct Inspector: Sendable {
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
         let (width, height) = (context.paneWidth, context.bodyHeight)
         layOut(width: width)
-        let lineCount = lines(width: width).count
+        let lineCount = self.lineCount(width: width)
         switch key {
         case .down, .character("j"): scroll = min(max(0, lineCount - 1), scroll + 1)
         case .up, .character("k"): scroll = max(0, scroll - 1)
@@ -121,11 +145,8 @@ package struct Inspector: Sendable {
         case .decrypted: role = .decrypted
         case .locked: role = .locked
         }
-        let content = lines(width: area.width)
-        for line in 0..<(area.height - 1) {
-            let index = scroll + line
-            guard content.indices.contains(index) else { break }
-            screen.write(content[index], x: area.x, y: area.y + 1 + line, maxWidth: area.width, role: role)
+        for (line, text) in lines(scroll..<(scroll + max(0, area.height - 1)), width: area.width).enumerated() {
+            screen.write(text, x: area.x, y: area.y + 1 + line, maxWidth: area.width, role: role)
         }
     }
 
@@ -224,21 +245,30 @@ package struct Inspector: Sendable {
         return lines
     }
 
-    /// `offset  hex bytes  ascii`, as many bytes per line as fit (8 or 16).
+    /// `offset  hex bytes  ascii`, as many bytes per line as fit (8 or 16): every line, to
+    /// the last byte.
     static func hexDump(_ data: Data, width: Int) -> [String] {
-        let perLine = width >= 76 ? 16 : 8
-        var lines: [String] = []
-        var offset = 0
-        let bytes = [UInt8](data.prefix(perLine * lineLimit))
-        while offset < bytes.count {
-            let chunk = bytes[offset..<min(offset + perLine, bytes.count)]
-            let hex = chunk.map { String(format: "%02x", $0) }.joined(separator: " ")
-            let ascii = String(chunk.map { $0 >= 0x20 && $0 < 0x7F ? Character(Unicode.Scalar($0)) : "." })
-            lines.append(String(format: "%08x  ", offset) + hex.padding(toLength: perLine * 3, withPad: " ", startingAt: 0) + " " + ascii)
-            offset += perLine
-        }
-        if data.count > bytes.count { lines.append("… (\(data.count) bytes in all)") }
-        return lines.isEmpty ? ["(empty)"] : lines
+        (0..<hexLineCount(data.count, width: width)).map { hexLine($0, of: data, width: width) }
+    }
+
+    /// Bytes per line of the hex view at `width` columns.
+    private static func hexBytesPerLine(width: Int) -> Int { width >= 76 ? 16 : 8 }
+
+    /// Lines of the hex view of `count` bytes (one, `(empty)`, for none).
+    static func hexLineCount(_ count: Int, width: Int) -> Int {
+        let perLine = hexBytesPerLine(width: width)
+        return max(1, (count + perLine - 1) / perLine)
+    }
+
+    /// Line `index` of the hex view of `data`, made from its bytes alone.
+    static func hexLine(_ index: Int, of data: Data, width: Int) -> String {
+        guard !data.isEmpty else { return "(empty)" }
+        let perLine = hexBytesPerLine(width: width)
+        let offset = index * perLine
+        let chunk = [UInt8](data[(data.startIndex + offset)..<(data.startIndex + min(offset + perLine, data.count))])
+        let hex = chunk.map { String(format: "%02x", $0) }.joined(separator: " ")
+        let ascii = String(chunk.map { $0 >= 0x20 && $0 < 0x7F ? Character(Unicode.Scalar($0)) : "." })
+        return String(format: "%08x  ", offset) + hex.padding(toLength: perLine * 3, withPad: " ", startingAt: 0) + " " + ascii
     }
 }
 
