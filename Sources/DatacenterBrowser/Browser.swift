@@ -134,10 +134,18 @@ package final class Browser {
         return pendingClipboard
     }
 
-    /// The commands asked for since the last call, to run off the input loop.
+    /// The commands asked for since the last call, to run off the input loop. A DAO
+    /// query-plan request followed by another is left out: the panel takes the answer to the
+    /// last one only (a paste into a form field asks once per character).
     package func takeCommands() -> [BrowserCommand] {
         defer { commands.removeAll() }
-        return commands
+        guard let last = commands.lastIndex(where: { if case .daoQueryPlan = $0 { return true } else { return false } }) else {
+            return commands
+        }
+        return commands.enumerated().filter { index, command in
+            if case .daoQueryPlan = command { return index == last }
+            return true
+        }.map(\.element)
     }
 
     // MARK: Layout

@@ -115,6 +115,13 @@ struct BrowseCommand: ParsableCommand {
             if let event = terminal.nextEvent(timeout: 50) {
                 browser.handle(event)
                 changed = true
+                // Keys already typed (a paste arrives as thousands at once) are handled before
+                // the next frame: one draw for them all, not one per character.
+                var drained = 0
+                while drained < 4_096, !browser.isFinished, let next = terminal.nextEvent(timeout: 0) {
+                    browser.handle(next)
+                    drained += 1
+                }
             } else if terminal.hasHungUp {
                 return
             }

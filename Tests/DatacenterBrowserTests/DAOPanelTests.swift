@@ -170,4 +170,20 @@ import Testing
         #expect(b.daoPanel?.resultIsError == false)
         #expect(b.daoPanel?.resultLines.isEmpty == true)
     }
+
+    /// A paste arrives as one key per character, handled before the next frame: the panel's
+    /// query-plan requests for all but the last text are left out, so SQLite is asked once.
+    @Test func aPasteIntoAFieldAsksForOneQueryPlan() throws {
+        let (b, folder) = try form("listMessages")
+        defer { withExtendedLifetime(folder) {} }
+        _ = b.takeCommands()
+        // Every prefix of a number is a value: each character asks for a plan.
+        let pasted = String(repeating: "9", count: 300)
+        for character in pasted { b.handle(.key(.character(character))) }
+        let plans = b.takeCommands().filter { if case .daoQueryPlan = $0 { return true } else { return false } }
+        #expect(plans.count == 1)
+        for command in plans { if let event = command.perform() { b.handle(event) } }
+        #expect(b.daoPanel?.fields.first?.text == pasted)
+        #expect(b.daoPanel?.previews.first?.plan.first?.contains("messages") == true, "the last request's answer is taken")
+    }
 }
