@@ -101,7 +101,7 @@ struct BrowseCommand: ParsableCommand {
     /// reads keys, hands events to the browser and draws, so no key waits on SQLite for work
     /// the browser made a command of.
     static func loop(_ browser: Browser, _ terminal: CursesTerminal) throws {
-        let runner = BrowserCommandRunner()
+        let runner = BrowserCommandRunner(wake: terminal.wakeUpFunction())
         terminal.draw(browser.render(), theme: browser.theme)
         var lastPoll = Date()
         while !browser.isFinished {
@@ -111,8 +111,11 @@ struct BrowseCommand: ParsableCommand {
                 lastPoll = Date()
             }
             for command in browser.takeCommands() { runner.run(command) }
+            // Sleeps until a key, a result of the runner (it wakes the loop), a resize, or the
+            // next poll: a key's work and a result are drawn the moment they are in.
+            terminal.waitForInput(milliseconds: 250)
             var changed = false
-            if let event = terminal.nextEvent(timeout: 50) {
+            if let event = terminal.nextEvent(timeout: 0) {
                 browser.handle(event)
                 changed = true
                 // Keys already typed (a paste arrives as thousands at once) are handled before
@@ -129,6 +132,8 @@ struct BrowseCommand: ParsableCommand {
                 browser.handle(event)
                 changed = true
             }
+            // The work the keys asked for starts before the frame is drawn.
+            for command in browser.takeCommands() { runner.run(command) }
             if changed { terminal.draw(browser.render(), theme: browser.theme) }
             if let copied = browser.takeClipboard() { terminal.copyToClipboard(copied) }
         }

@@ -126,6 +126,36 @@ final class CursesTerminal {
         return .resize(width: Int(cols), height: Int(rows))
     }
 
+    /// A pipe whose write end wakes `waitForInput` from any thread (`wakeUp()`): the command
+    /// runner's results reach the screen at once, not at the loop's next look at the keys.
+    private lazy var wakePipe: (read: Int32, write: Int32) = {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return (-1, -1) }
+        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        return (fds[0], fds[1])
+    }()
+
+    /// The function that wakes `waitForInput` (safe from any thread).
+    func wakeUpFunction() -> @Sendable () -> Void {
+        let fd = wakePipe.write
+        return {
+            var byte: UInt8 = 1
+            _ = write(fd, &byte, 1)     // non-blocking: a full pipe already wakes the loop
+        }
+    }
+
+    /// Waits until a key is ready, the wake-up pipe is written, a signal (a resize) comes,
+    /// or `milliseconds` pass; empties the pipe.
+    func waitForInput(milliseconds: Int32) {
+        var descriptors = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&descriptors, wakePipe.read >= 0 ? 2 : 1, milliseconds)
+        if descriptors[1].revents & Int16(POLLIN) != 0 {
+            var buffer = [UInt8](repeating: 0, count: 64)
+            while read(wakePipe.read, &buffer, buffer.count) > 0 {}
+        }
+    }
+
     /// The next event, or nil when none came within `timeout` milliseconds.
     func nextEvent(timeout milliseconds: Int32) -> BrowserEvent? {
         if let resize = pollResize() { return resize }

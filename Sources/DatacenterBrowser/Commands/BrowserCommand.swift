@@ -166,9 +166,14 @@ package enum BrowserCommand: Sendable {
 package final class BrowserCommandRunner: Sendable {
     private let events = LockedState<[BrowserEvent]>([])
     private let queue = DispatchQueue(label: "browser.commands", qos: .userInitiated, attributes: .concurrent)
+    /// Called after each event is posted, from the posting thread: the terminal loop wakes
+    /// then, instead of waiting for its next look at the keyboard.
+    private let wake: @Sendable () -> Void
 
-    /// A runner with no events yet.
-    package init() {}
+    /// A runner with no events yet; `wake` is called whenever one is posted.
+    package init(wake: @escaping @Sendable () -> Void = {}) {
+        self.wake = wake
+    }
 
     /// Starts `command` in the background; its events arrive in `takeEvents()`.
     package func run(_ command: BrowserCommand) {
@@ -178,7 +183,10 @@ package final class BrowserCommandRunner: Sendable {
     }
 
     /// Hands over an event from any thread.
-    package func post(_ event: BrowserEvent) { events.withLock { $0.append(event) } }
+    package func post(_ event: BrowserEvent) {
+        events.withLock { $0.append(event) }
+        wake()
+    }
 
     /// The events posted since the last call, oldest first.
     package func takeEvents() -> [BrowserEvent] {
