@@ -201,6 +201,8 @@ package final class BrowserCatalog: Sendable {
         try state.withLock { state in
             if let store = state.stores[path] { return store }
             let store = try center?.store(atPath: path) ?? Store(path: path, crypt: keys, readOnly: true, databaseKeys: databaseKeys)
+            // The console's SQL reads through this connection too (its SELECTs page here).
+            try store.queue.write { db in try CryptSQL.register(on: db, crypt: keys) }
             state.stores[path] = store
             return store
         }
@@ -237,6 +239,31 @@ package final class BrowserCatalog: Sendable {
         return config
     }
 
+    /// The rows of a console SELECT on the store at `path`, the result columns that read
+    /// straight from a crypt column shown decrypted (`CryptSQL`).
+    package func querySource(store path: String, select sql: String) throws -> QuerySource {
+        let store = try store(at: path)
+        let crypt = cryptColumns(inStore: path)
+        let encrypted = store.queue.read { db in CryptSQL.encryptedResultColumns(of: sql, on: db, cryptColumns: crypt) }
+        return try QuerySource(store: store, select: sql, encryptedColumns: encrypted, crypt: keys)
+    }
+
+    /// The crypt columns of the store at `path`, by table: its DAO tables' (recorded or
+    /// named by a `--config`).
+    package func cryptColumns(inStore path: String) -> [String: Set<String>] {
+        var columns: [String: Set<String>] = [:]
+        func walk(_ nodes: [TreeNode]) {
+            for node in nodes {
+                if case let .daoTable(store, table, encrypted, _, _) = node.kind, store == path, !encrypted.isEmpty {
+                    columns[table, default: []].formUnion(encrypted)
+                }
+                walk(node.children)
+            }
+        }
+        walk(roots)
+        return columns
+    }
+
     /// The `--config` files without a `tableName`: offered on any table (`d`).
     package var configFilesForAnyTable: [ConfigFile] {
         configFiles.filter { ($0.config.module.tableName ?? "").isEmpty }
@@ -253,7 +280,7 @@ package final class BrowserCatalog: Sendable {
             let store = try store(at: path)
             return try CacheSource(store: store, info: try CacheCatalog.cache(named: name, in: store))
         case let .table(path, name): return try TableSource(store: try store(at: path), table: name, crypt: keys)
-        case let .query(path, sql): return try QuerySource(store: try store(at: path), select: sql, crypt: keys)
+        case let .query(path, sql): return try querySource(store: path, select: sql)
         }
     }
 

@@ -68,6 +68,7 @@ package final class ConsoleQuery: Sendable {
         var lines: [String] = []
         do {
             let db = try catalog.databaseKeys.open(path: storePath, mode: .readOnly, busyTimeout: catalog.busyTimeout).database
+            try CryptSQL.register(on: db, crypt: catalog.keys)
             let started: Bool = state.withLock { state in
                 if !state.cancelled { state.running = db }
                 return !state.cancelled
@@ -121,7 +122,7 @@ package final class ConsoleQuery: Sendable {
 
     /// The grid of `select`: its source and first page, read on the store's connection.
     private func grid(of select: String) throws -> BrowserEvent {
-        let source = try QuerySource(store: try catalog.store(at: storePath), select: select, crypt: catalog.keys)
+        let source = try catalog.querySource(store: storePath, select: select)
         let rows = try source.firstPage(limit: pageLimit, cancel: cancelFlag)
         if isCancelled { return cancelledEvent }
         let node = TreeNode(id: storePath + "#query#" + select, label: source.title, detail: "",

@@ -54,10 +54,13 @@ package final class QuerySource: GridSource, Sendable {
 
     /// The rows of the one SELECT in `sql` (typed in the console), titled with its text.
     /// - throws: `DatabaseError` when it does not prepare as a subquery.
-    package convenience init(store: Store, select sql: String, crypt: any DataCrypt, view: TableView = TableView()) throws {
+    /// The rows of the SELECT `sql`; `encryptedColumns` are result columns shown decrypted.
+    package convenience init(store: Store, select sql: String, encryptedColumns: Set<String> = [], crypt: any DataCrypt,
+                             view: TableView = TableView()) throws {
         let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
         // On lines of their own, so a comment at the end of the SELECT cannot hide the `)`.
-        try self.init(store: store, relation: "(\n" + sql + "\n)", name: "the query", title: "SQL: " + oneLine, crypt: crypt, view: view)
+        try self.init(store: store, relation: "(\n" + sql + "\n)", name: "the query", title: "SQL: " + oneLine,
+                      encryptedColumns: encryptedColumns, crypt: crypt, view: view)
     }
 
     package func viewing(_ view: TableView) throws -> GridSource {

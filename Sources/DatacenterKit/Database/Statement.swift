@@ -272,6 +272,14 @@ public final class Statement {
         }
     }
 
+    /// The table and column result column `index` reads straight from, when it is one
+    /// (`SELECT m.content AS c …`); nil for an expression, an aggregate, a literal.
+    package func origin(ofColumn index: Int) -> (table: String, column: String)? {
+        guard let table = sqlite3_column_table_name(handle, Int32(index)),
+              let column = sqlite3_column_origin_name(handle, Int32(index)) else { return nil }
+        return (String(cString: table), String(cString: column))
+    }
+
     /// The byte length of column `index` of the current row, without reading its value.
     package func byteCount(at index: Int) -> Int { Int(sqlite3_column_bytes(handle, Int32(index))) }
 

@@ -1,0 +1,56 @@
+import DatacenterDemo
+import DatacenterKit
+import Foundation
+import Testing
+@testable import DatacenterBrowser
+
+/// The console decrypts as the grid does: a result column read straight from a crypt column
+/// shows its text, `datacenter_decrypt(x)` opens any expression, and a value no key opens
+/// says so instead of passing ciphertext off as the value.
+@Suite struct ConsoleDecryptTests {
+    /// The demo with the console open on alice's store (where the messages table is).
+    static func console(_ folder: TemporaryFolder, keys: KeyRing = KeyRing([DemoStore.key])) throws -> Browser {
+        let b = try browser(try makeDemo(folder), keys: keys, width: 140, height: 30)
+        b.openNodeAndLoad(named: "messages")
+        b.press(.character(":"))
+        return b
+    }
+
+    static func run(_ sql: String, in b: Browser) {
+        type(sql, into: b)
+        b.press(.enter)
+        b.runCommands()
+    }
+
+    @Test func aJoinShowsTheCryptColumnDecrypted() throws {
+        let folder = TemporaryFolder()
+        let b = try Self.console(folder)
+        Self.run("select m.id, m.content as said, length(m.content) as bytes from messages m join messages n on n.id = m.id where m.id = 4", in: b)
+        let grid = try #require(b.grid)
+        #expect(grid.source.columns == ["id", "said", "bytes"])
+        let row = try #require(grid.rows.first)
+        #expect(row.cells[1].text == "Lunch tomorrow?")
+        #expect(row.cells[1].encryption == .decrypted)
+        #expect(row.cells[2].encryption == .plain, "an expression over the column is not the column")
+    }
+
+    @Test func datacenterDecryptOpensAnyExpression() throws {
+        let folder = TemporaryFolder()
+        let b = try Self.console(folder)
+        Self.run("select group_concat(datacenter_decrypt(content), ' | ') as all_said from messages where conversation = 'bob'", in: b)
+        let cell = try #require(b.grid?.rows.first?.cells.first)
+        #expect(cell.text == "Lunch tomorrow? | Sure — 12:00 at the usual place")
+    }
+
+    @Test func aValueNoKeyOpensSaysSo() throws {
+        let folder = TemporaryFolder()
+        let wrong = KeyRing([try EncryptionKey(bytes: Array(repeating: 7, count: 32))])
+        let b = try Self.console(folder, keys: wrong)
+        Self.run("select datacenter_decrypt(content) from messages where id = 4", in: b)
+        let output = (b.console?.output ?? []).joined(separator: "\n")
+        #expect(output.contains("datacenter_decrypt: the value does not open with the keys given"), "\(output)")
+        Self.run("select content from messages where id = 4", in: b)
+        let cell = try #require(b.grid?.rows.first?.cells.first)
+        #expect(cell.text.hasPrefix("[locked: "), "never ciphertext as if it were the value: \(cell.text)")
+    }
+}
