@@ -152,4 +152,31 @@ import Testing
         #expect(stored?.dataValue.map { $0.range(of: Data("Lunch at 1?".utf8)) == nil } == true, "written as ciphertext")
         #expect(try CryptColumn.plaintext(of: try #require(stored), with: KeyRing([DemoStore.key])) == .text("Lunch at 1?"))
     }
+
+    /// A staged edit shows in its cell (a delete in its whole row), in the `staged` colours,
+    /// until it is committed: not only in the count.
+    @Test func aStagedEditShowsInItsCell() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder), width: 120, height: 30)
+        b.openNodeAndLoad(named: "notes")
+        b.press(.right)                                   // title
+        b.press(.character("e"))
+        answer("Hello again", in: b)
+        b.press(.down)
+        b.press(.character("x"))                          // row 2 deleted
+        b.press(.down)                                    // the cursor off both
+        func roles(onLineWith text: String) throws -> [StyleRole] {
+            let screen = b.render()
+            let y = try #require(screen.lines().firstIndex { $0.contains(text) })
+            let x = try #require(screen.lines()[y].range(of: text)).lowerBound.utf16Offset(in: screen.lines()[y])
+            return (x..<(x + text.count)).map { screen[$0, y].role }
+        }
+        #expect(try roles(onLineWith: "Welcome").allSatisfy { $0 == .staged }, "the edited cell")
+        #expect(try roles(onLineWith: "Quotes").allSatisfy { $0 == .staged }, "the row staged for deletion")
+        #expect(try roles(onLineWith: "Unicode").allSatisfy { $0 != .staged }, "the other rows")
+        b.press(.character("w"))
+        b.press(.character("u"))                          // discard: the marks go
+        b.press(.escape)
+        #expect(try roles(onLineWith: "Welcome").allSatisfy { $0 != .staged })
+    }
 }

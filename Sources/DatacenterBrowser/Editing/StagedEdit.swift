@@ -30,6 +30,10 @@ package struct StagedEdit: Sendable {
     let target: String
     /// Which edit this is, set when staged: a commit's result names the edits it wrote.
     var id = 0
+    /// The cell (or, with no column, the whole row) it changes in the grid it was made in,
+    /// which draws it in the `staged` role until it is committed or discarded; nil for an
+    /// insert (its row is not in the grid yet).
+    var mark: StagedMark?
 
     /// Applies the edit inside the caller's transaction on `store`.
     func apply(to store: Store, in db: Database) throws {
@@ -45,6 +49,17 @@ package struct StagedEdit: Sendable {
             }
         }
     }
+}
+
+/// Where a staged edit shows in a grid: the grid's node, the row's key, the column (nil: the
+/// whole row, a delete).
+struct StagedMark: Sendable, Hashable {
+    /// The tree node of the grid the edit was made in.
+    let nodeID: String
+    /// The key of the row it changes.
+    let rowKey: [DatabaseValue]
+    /// The column it changes; nil for the whole row.
+    let column: Int?
 }
 
 /// Why an edit could not be staged or committed, in words.

@@ -26,7 +26,11 @@ extension Browser {
         else if focus == .console, let console { console.draw(into: &screen, area: pane, focused: true) }
         else if focus == .review || review.confirmingQuit { review.draw(into: &screen, area: pane, focused: focus == .review) }
         else if let inspector { inspector.draw(into: &screen, area: pane, focused: focus == .inspector) }
-        else if let grid { grid.draw(into: &screen, area: pane, focused: focus == .grid) }
+        else if var grid {
+            // The cells staged edits change show in the grid, not only in the count.
+            grid.stagedMarks = Set(review.staged.compactMap(\.mark))
+            grid.draw(into: &screen, area: pane, focused: focus == .grid)
+        }
         else if let opening { screen.write("Opening \(opening.node.label)…", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
         else { screen.write("Select a business, table or cache on the left (Enter).", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
         renderStatus(&screen)

@@ -63,6 +63,9 @@ struct GridPane {
     /// The keys of the rows found changed since the user's last key in the grid, when it
     /// was read again (`markChanges(since:)`), drawn in the `changed` role.
     var changedKeys: Set<[DatabaseValue]> = []
+    /// The cells (and rows) staged edits change in this grid, drawn in the `staged` role
+    /// (set from the staged edits when the screen is drawn).
+    var stagedMarks: Set<StagedMark> = []
 
     /// The grid of `node` over `source`, showing `rows` (read off the input loop by
     /// `BrowserCommand.openGrid`), and the row count to ask for in the background.
@@ -130,7 +133,7 @@ struct GridPane {
             guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
             if let refusal = editable.deleteRefusal(row: rows[cursor]) { effects.append(.message(refusal, isError: true)); break }
             let row = rows[cursor]
-            effects += stage { try editable.stageDelete(row: row) }
+            effects += stage(marking: StagedMark(nodeID: node.id, rowKey: row.key, column: nil)) { try editable.stageDelete(row: row) }
         case .character("E"): effects.append(exportEffect(context: context))
         case .character("n"), .character("N"):
             guard let query = lastQuery else { effects.append(.message("no search yet: / searches forward, ? backward", isError: false)); break }
@@ -181,7 +184,9 @@ struct GridPane {
         case .edit:
             guard let editable = source as? EditableSource, rows.indices.contains(cursor) else { return [] }
             let (row, column) = (rows[cursor], self.column)
-            return stage { try editable.stageUpdate(row: row, column: column, text: text, keys: keys) }
+            return stage(marking: StagedMark(nodeID: node.id, rowKey: row.key, column: column)) {
+                try editable.stageUpdate(row: row, column: column, text: text, keys: keys)
+            }
         case .insert:
             guard let editable = source as? EditableSource else { return [] }
             return stage { try editable.stageInsert(text: text, keys: keys) }
@@ -257,9 +262,10 @@ struct GridPane {
 
     /// The edit `make` builds, to stage, or why it cannot be made; an edit that would change
     /// nothing (nil) stages nothing.
-    private func stage(_ make: () throws -> StagedEdit?) -> [PaneEffect] {
+    private func stage(marking mark: StagedMark? = nil, _ make: () throws -> StagedEdit?) -> [PaneEffect] {
         do {
-            guard let edit = try make() else { return [.message("unchanged: nothing staged", isError: false)] }
+            guard var edit = try make() else { return [.message("unchanged: nothing staged", isError: false)] }
+            edit.mark = mark
             return [.stage(edit)]
         } catch {
             return [.message("\(error)", isError: true)]
@@ -537,11 +543,14 @@ struct GridPane {
             guard rows.indices.contains(index) else { screen.fill(x: area.x, y: y, count: area.width, role: .grid); continue }
             let isCursorRow = index == cursor
             let isChanged = !changedKeys.isEmpty && changedKeys.contains(rows[index].key)
+            let rowStaged = !stagedMarks.isEmpty && stagedMarks.contains(StagedMark(nodeID: node.id, rowKey: rows[index].key, column: nil))
             screen.fill(x: area.x, y: y, count: area.width, role: isCursorRow ? .gridSelected : (isChanged ? .changed : .grid))
             for column in columns where rows[index].cells.indices.contains(column.index) {
                 let cell = rows[index].cells[column.index]
+                let staged = rowStaged || (!stagedMarks.isEmpty
+                    && stagedMarks.contains(StagedMark(nodeID: node.id, rowKey: rows[index].key, column: column.index)))
                 let role: StyleRole = isCursorRow && (column.index != self.column || !focused) ? .gridSelected
-                    : (isCursorRow ? .treeSelected : (isChanged ? .changed : cell.role))
+                    : (isCursorRow ? .treeSelected : (staged ? .staged : (isChanged ? .changed : cell.role)))
                 GridPane.drawCell(cell.text, x: column.x, y: y, width: column.width, role: role, &screen)
             }
         }
