@@ -293,4 +293,17 @@ import Testing
         b.press(.down)
         #expect(b.message == nil, "anything else goes with the next key")
     }
+
+    /// A typed key the pane has no use for says so, instead of nothing happening.
+    @Test func anUnknownKeySaysSo() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder), width: 120, height: 30)
+        b.press(.character("z"))
+        #expect(b.message?.text == "z does nothing in the tree: H lists the keys")
+        b.openNodeAndLoad(named: "notes")
+        b.press(.character("\u{2}"))
+        #expect(b.message?.text == "Ctrl-B does nothing in the grid: H lists the keys")
+        b.press(.down)
+        #expect(b.message == nil, "a key that does something clears it")
+    }
 }

@@ -151,7 +151,7 @@ struct GridPane {
         case .backspace: effects.append(.jumpBack)
         case .character("y"), .character("Y"): effects.append(copyEffect(row: key == .character("Y")))
         case .character("q"): effects.append(.quit)
-        default: break
+        default: effects += PaneEffect.unknownKey(key, in: "grid")
         }
         if column < firstColumn { firstColumn = column }
         return effects

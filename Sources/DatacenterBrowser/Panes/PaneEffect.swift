@@ -39,3 +39,18 @@ enum PaneEffect {
     /// Quit now if no edit is staged (any more); otherwise stay (a failed commit keeps them).
     case finish
 }
+
+extension PaneEffect {
+    /// What a pane answers a typed key it has no use for: the status line says so, and where
+    /// the keys are listed, instead of nothing happening.
+    static func unknownKey(_ key: Key, in pane: String) -> [PaneEffect] {
+        guard case .character(let character) = key else { return [] }
+        let name: String
+        if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1, scalar.value < 0x20 {
+            name = "Ctrl-" + String(Character(Unicode.Scalar(scalar.value + 0x40)!))
+        } else {
+            name = String(character)
+        }
+        return [.message("\(name) does nothing in the \(pane): H lists the keys", isError: false)]
+    }
+}

@@ -95,7 +95,7 @@ struct TreePane {
             else if let parent = nodes[..<cursor].lastIndex(where: { $0.depth < nodes[cursor].depth }) { cursor = parent }
         case .tab, .escape: if hasGrid { effects.append(.focus(.grid)) }
         case .character("q"): effects.append(.quit)
-        default: break
+        default: effects += PaneEffect.unknownKey(key, in: "tree")
         }
         scrollToCursor(height: height)
         return effects
