@@ -91,6 +91,9 @@ package final class Browser {
     var recentFiles = RecentFiles()
     /// The root or file being opened with `o`, if any.
     var catalogOpening: CatalogOpening?
+    /// The frequency tables shown (`F`), by the node of their grid: Enter on a value filters
+    /// the grid each was made from.
+    var frequencyTables: [String: FrequencyTable] = [:]
     /// Text `y` or `Y` copied, until the terminal edge takes it (`takeClipboard()`) and
     /// writes it to the terminal's clipboard.
     var pendingClipboard: String?
@@ -257,6 +260,7 @@ package final class Browser {
                 message = ("copied \(Browser.grouped(text.utf8.count)) bytes: \(what)", false)
             case let .follow(table, columns, values): follow(table: table, columns: columns, values: values)
             case .jumpBack: jumpBack()
+            case .frequency(let table): openFrequency(table)
             case .quit: requestQuit()
             case .finish: if review.staged.isEmpty { isFinished = true }
             }

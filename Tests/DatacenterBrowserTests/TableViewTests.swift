@@ -126,7 +126,7 @@ import Testing
         #expect(b.grid?.source.view.filter == "n = 4")
         #expect(numbers().count == shown)
 
-        b.press(.character("F"))
+        b.press(.character("f"), .control("u"), .enter)   // an empty filter clears it
         #expect(b.grid?.source.view.isDefault == true)
         #expect(numbers().count > shown)
     }
@@ -214,5 +214,55 @@ import Testing
         #expect { _ = try table.firstMatch(of: "zz", after: nil, limit: 1, cancel: cancel) } throws: { error in
             (error as? DatabaseError)?.isInterrupted == true
         }
+    }
+}
+
+/// `F`: the frequency table of a column, counted by SQLite; Enter on a value filters the grid.
+@Suite struct FrequencyTableTests {
+    @Test func countsTheValuesAndEnterFiltersTheGridToOne() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("f.db")
+        let db = try Database(path: path)
+        try db.execute("create table t (id integer primary key, color text)")
+        for (index, color) in ["red", "blue", "red", "green", "red", "blue", nil].enumerated() {
+            try db.execute("insert into t values (?, ?)", [.integer(Int64(index + 1)), color.map { .text($0) } ?? .null])
+        }
+        let b = try browser(path, keys: .empty, width: 120, height: 30)
+        b.openNodeAndLoad(named: "t")
+        b.press(.right)                                   // color
+        b.press(.character("F"))
+        let table = try #require(b.grid)
+        #expect(table.source.columns == ["value", "count", "percent", "bar"])
+        #expect(table.rows.map { $0.cells.map(\.text) } == [
+            ["red", "3", "42.9%", String(repeating: "█", count: 30)],
+            ["blue", "2", "28.6%", String(repeating: "█", count: 20)],
+            ["NULL", "1", "14.3%", String(repeating: "█", count: 10)],
+            ["green", "1", "14.3%", String(repeating: "█", count: 10)],
+        ])
+        b.press(.down)                                    // blue
+        b.press(.enter)
+        let filtered = try #require(b.grid)
+        #expect(filtered.source.view.filter == "\"color\" = 'blue'")
+        #expect(filtered.rows.map { $0.cells[0].text } == ["2", "6"])
+        b.press(.right)
+        b.press(.character("F"))                          // over the filtered rows
+        #expect(b.grid?.rows.map { $0.cells.map(\.text) } == [["blue", "2", "100.0%", String(repeating: "█", count: 30)]])
+    }
+
+    @Test func aCryptColumnIsCountedByItsDecryptedValue() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder), width: 140, height: 30)
+        b.openNodeAndLoad(named: "messages")
+        let column = try #require(b.grid?.source.columns.firstIndex(of: "sender"))
+        b.press(.right, times: column)
+        b.press(.character("F"))
+        #expect(b.grid?.rows.first?.cells.prefix(2).map(\.text) == ["alice", "2"])
+        b.press(.escape)                                  // back to the tree
+        b.openNodeAndLoad(named: "messages")
+        let content = try #require(b.grid?.source.columns.firstIndex(of: "content"))
+        b.press(.right, times: content)
+        b.press(.character("F"))
+        let values = b.grid?.rows.map { $0.cells[0].text } ?? []
+        #expect(values.contains("Lunch tomorrow?"), "\(values)")
     }
 }

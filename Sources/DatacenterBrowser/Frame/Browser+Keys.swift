@@ -103,6 +103,7 @@ extension Browser {
         // `?` is the grid's backward search; `H` opens the help everywhere keys navigate.
         case .character("?") where (navigating && focus != .grid) || focus == .inspector: openHelp()
         case .character("H") where navigating || focus == .inspector: openHelp()
+        case .enter where focus == .grid && filterByFrequencyValue(): break
         case .character("d") where focus == .tree || focus == .grid: openDAOPanel()
         case .character(":") where focus == .tree || focus == .grid: openConsole()
         case .character("R") where focus == .tree: refreshTree(reason: nil)

@@ -163,4 +163,23 @@ extension Browser {
         let page = visibleRowCount
         startOpening(place.node, page: .around(place.row, before: page / 2, limit: page * 3), isReload: false, view: place.view, place: place)
     }
+
+    /// Opens the frequency table `table` as a grid of its own (its SELECT, read off the input
+    /// loop like any grid).
+    func openFrequency(_ table: FrequencyTable) {
+        guard let path = table.origin.storePath else { return }
+        let node = TreeNode(id: path + "#frequency#" + table.origin.id + "#" + table.column, label: "frequency of \(table.column)",
+                            detail: "", kind: .query(store: path, sql: table.select), children: [])
+        frequencyTables[node.id] = table
+        startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
+    }
+
+    /// Enter in a frequency table: the grid it was made from, filtered to the rows holding
+    /// the value under the cursor. False when the grid shown is no frequency table.
+    func filterByFrequencyValue() -> Bool {
+        guard let shown = grid, let table = frequencyTables[shown.node.id], shown.rows.indices.contains(shown.cursor) else { return false }
+        guard case .database(let value) = shown.rows[shown.cursor].cells.first?.content else { return false }
+        startOpening(table.origin, page: .first(limit: visibleRowCount * 2), isReload: false, view: table.filter(for: value))
+        return true
+    }
 }

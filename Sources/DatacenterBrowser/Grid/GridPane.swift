@@ -112,10 +112,11 @@ struct GridPane {
         case .character("f"):
             effects.append(.prompt(PromptLine(label: "filter (SQL WHERE): ", text: source.view.filter ?? "", purpose: .filter)))
         case .character("F"):
-            var view = source.view
-            if (view.filter ?? "").isEmpty { effects.append(.message("no filter to clear", isError: false)); break }
-            view.filter = nil
-            effects.append(.view(view))
+            guard let table = source.frequencyTable(column: column, node: node) else {
+                effects.append(.message("F counts the values of a column of a table, view or query: \(source.title) is not one", isError: true))
+                break
+            }
+            effects.append(.frequency(table))
         case .character("e"):
             guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
             let row = rows[cursor]
@@ -573,7 +574,9 @@ extension GridPane: Pane {
         "  /  ?  n  N     search forward / backward, next, previous",
         "                 (streams, wraps round the end, Esc cancels)",
         "  [  ]           sort by the column ↑ / ↓ (again: off)",
-        "  f  F           filter rows (SQL WHERE), clear the filter",
+        "  f              filter rows (SQL WHERE; an empty one clears it)",
+        "  F              frequency of the column: value, count, %, bar;",
+        "                 Enter on a value filters the grid to it",
         "  r              read again (by itself when the file changes;",
         "                 rows changed since the last key are marked)",
         "  E              export the rows shown: .csv .jsonl .sql",

@@ -34,6 +34,8 @@ enum PaneEffect {
     case follow(table: String, columns: [String], values: [DatabaseValue])
     /// Go back to the grid a `follow` left, at its row (`Backspace`).
     case jumpBack
+    /// Show the frequency table of a column (`F`); Enter on a value filters the grid to it.
+    case frequency(FrequencyTable)
     /// Quit, asking first when edits are staged.
     case quit
     /// Quit now if no edit is staged (any more); otherwise stay (a failed commit keeps them).
