@@ -125,6 +125,21 @@ import Testing
         try session.send("q")
     }
 
+    /// F in a real terminal: the frequency table of a column, and Enter filtering to a value.
+    @Test func fShowsTheFrequencyTableAndEnterFilters() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        try session.waitFor("Welcome")
+        try session.send("F")
+        let table = try session.waitFor("percent")
+        #expect(table.contains("value") && table.contains("33.3%"))
+        try session.send("Enter")
+        try session.waitFor("where")
+        try session.send("q")
+    }
+
     @Test func aFileThatIsNotSQLiteIsRefusedBeforeTheScreenIsTouched() throws {
         let scratch = TemporaryFolder()
         let junk = scratch.file("random.bin")
