@@ -266,3 +266,42 @@ import Testing
         #expect(values.contains("Lunch tomorrow?"), "\(values)")
     }
 }
+
+/// `I`: statistics of every column, computed by SQLite; Esc stops a long one.
+@Suite struct ColumnStatisticsTests {
+    @Test func describesEveryColumnOfTheRowsShown() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.db")
+        let db = try Database(path: path)
+        try db.execute("create table t (id integer primary key, color text, size real)")
+        for (index, row) in [("red", 1.5), ("blue", 2.5), ("red", nil)].enumerated() {
+            try db.execute("insert into t values (?, ?, ?)", [.integer(Int64(index + 1)), .text(row.0), row.1.map { .real($0) } ?? .null])
+        }
+        let b = try browser(path, keys: .empty, width: 140, height: 30)
+        b.openNodeAndLoad(named: "t")
+        b.press(.character("I"))
+        let stats = try #require(b.grid)
+        #expect(stats.source.columns == ["column", "types", "nulls", "distinct", "min", "max", "mean"])
+        #expect(stats.rows.map { $0.cells.map(\.text) } == [
+            ["id", "integer", "0", "3", "1", "3", "2.0"],
+            ["color", "text", "0", "2", "blue", "red", "NULL"],
+            ["size", "real,null", "1", "2", "1.5", "2.5", "2.0"],
+        ])
+    }
+
+    @Test func escStopsTheCountingAndTheGridStays() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.db")
+        try Database(path: path).execute("create table t (x)")
+        let b = try browser(path, keys: .empty)
+        b.openNodeAndLoad(named: "t")
+        b.handle(.key(.character("I")))                   // asked for, not yet run
+        let commands = b.takeCommands()
+        #expect(b.opening != nil)
+        b.handle(.key(.escape))
+        #expect(b.opening == nil)
+        #expect(b.message?.text.contains("cancelled") == true)
+        for command in commands { if let event = command.perform() { b.handle(event) } }
+        #expect(b.grid?.source.columns == ["x"], "the grid shown stays")
+    }
+}

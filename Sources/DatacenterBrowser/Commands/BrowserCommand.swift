@@ -89,7 +89,13 @@ package enum BrowserCommand: Sendable {
         case let .openGrid(request, node, catalog, page, view, cancel):
             do {
                 let source = try catalog.source(for: node.kind).map { view.isDefault ? $0 : try $0.viewing(view, cancel: cancel) }
-                let rows = try source.map { try page.read(from: $0) } ?? []
+                let rows = try source.map { source -> [GridRow] in
+                    // A query's first page may be a long aggregate (`F`, `I`): Esc stops it.
+                    if case .first(let limit) = page, let query = source as? QuerySource {
+                        return try query.firstPage(limit: limit, cancel: cancel)
+                    }
+                    return try page.read(from: source)
+                } ?? []
                 return .gridOpened(requestID: request, node: node, source: source, rows: rows, error: nil)
             } catch {
                 return .gridOpened(requestID: request, node: node, source: nil, rows: [], error: "\(error)")

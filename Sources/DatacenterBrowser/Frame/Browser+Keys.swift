@@ -91,6 +91,13 @@ extension Browser {
             message = ("sort and filter cancelled: the grid stays as it was", false)
             return true
         }
+        if let request = opening, !request.isReload, case .query = request.node.kind, request.node.id != grid?.node.id {
+            // A frequency table or the statistics being counted (`F`, `I`): Esc stops SQLite.
+            request.cancel.cancel()
+            opening = nil
+            message = ("\(request.node.label): cancelled", false)
+            return true
+        }
         return false
     }
 

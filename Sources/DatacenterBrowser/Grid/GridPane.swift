@@ -111,6 +111,13 @@ struct GridPane {
         case .character("]"): effects.append(sortEffect(descending: true))
         case .character("f"):
             effects.append(.prompt(PromptLine(label: "filter (SQL WHERE): ", text: source.view.filter ?? "", purpose: .filter)))
+        case .character("I"):
+            guard let select = source.statisticsSelect(), let path = node.storePath else {
+                effects.append(.message("I describes the columns of a table, view or query: \(source.title) is not one", isError: true))
+                break
+            }
+            effects.append(.open(TreeNode(id: path + "#statistics#" + node.id, label: "statistics of \(source.title)", detail: "",
+                                          kind: .query(store: path, sql: select), children: [])))
         case .character("F"):
             guard let table = source.frequencyTable(column: column, node: node) else {
                 effects.append(.message("F counts the values of a column of a table, view or query: \(source.title) is not one", isError: true))
@@ -577,6 +584,8 @@ extension GridPane: Pane {
         "  f              filter rows (SQL WHERE; an empty one clears it)",
         "  F              frequency of the column: value, count, %, bar;",
         "                 Enter on a value filters the grid to it",
+        "  I              statistics of every column: types, nulls,",
+        "                 distinct, min, max, mean (Esc stops a long one)",
         "  r              read again (by itself when the file changes;",
         "                 rows changed since the last key are marked)",
         "  E              export the rows shown: .csv .jsonl .sql",
