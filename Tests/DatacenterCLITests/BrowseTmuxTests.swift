@@ -137,6 +137,10 @@ import Testing
         #expect(table.contains("value") && table.contains("33.3%"))
         try session.send("Enter")
         try session.waitFor("where")
+        // I: the statistics of every column of the rows shown.
+        try session.send("I")
+        let stats = try session.waitFor("distinct")
+        #expect(stats.contains("title") && stats.contains("nulls"))
         try session.send("q")
     }
 
