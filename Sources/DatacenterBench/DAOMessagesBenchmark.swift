@@ -228,34 +228,24 @@ final class RawMessagesBaseline {
     }
 
     /// The message with `id`, as a dictionary value.
-    func getValue(_ id: Int64) throws -> DAOValue? {
-        sqlite3_bind_int64(select, 1, id)
-        defer { sqlite3_reset(select) }
-        let rc = sqlite3_step(select)
-        guard rc == SQLITE_ROW else {
-            if rc == SQLITE_DONE { return nil }
-            throw raw.lastError()
-        }
-        return messageValue(select)
-    }
+    func getValue(_ id: Int64) throws -> DAOValue? { try first(id, messageValue) }
 
     /// `list`'s messages as dictionary values.
     func listValues(conversation: String, senders: [String], limit: Int64) throws -> [DAOValue] {
-        raw.bindText(list, 1, conversation)
-        for (index, sender) in senders.prefix(3).enumerated() { raw.bindText(list, Int32(index + 2), sender) }
-        sqlite3_bind_int64(list, 5, limit)
-        defer { sqlite3_reset(list) }
-        var messages: [DAOValue] = []
-        while true {
-            let rc = sqlite3_step(list)
-            if rc == SQLITE_DONE { return messages }
-            guard rc == SQLITE_ROW else { throw raw.lastError() }
-            messages.append(messageValue(list))
-        }
+        try all(conversation: conversation, senders: senders, limit: limit, messageValue)
     }
 
     /// The message with `id`.
-    func get(_ id: Int64) throws -> Message? {
+    func get(_ id: Int64) throws -> Message? { try first(id, message) }
+
+    /// The newest `limit` messages of `conversation` from three `senders`.
+    func list(conversation: String, senders: [String], limit: Int64) throws -> [Message] {
+        try all(conversation: conversation, senders: senders, limit: limit, message)
+    }
+
+    /// The row with `id`, read by `read` (a struct or a dictionary: the two baselines).
+    @inline(__always)
+    private func first<T>(_ id: Int64, _ read: (OpaquePointer?) -> T) throws -> T? {
         sqlite3_bind_int64(select, 1, id)
         defer { sqlite3_reset(select) }
         let rc = sqlite3_step(select)
@@ -263,21 +253,22 @@ final class RawMessagesBaseline {
             if rc == SQLITE_DONE { return nil }
             throw raw.lastError()
         }
-        return message(select)
+        return read(select)
     }
 
-    /// The newest `limit` messages of `conversation` from three `senders`.
-    func list(conversation: String, senders: [String], limit: Int64) throws -> [Message] {
+    /// The rows of the list query, each read by `read`.
+    @inline(__always)
+    private func all<T>(conversation: String, senders: [String], limit: Int64, _ read: (OpaquePointer?) -> T) throws -> [T] {
         raw.bindText(list, 1, conversation)
         for (index, sender) in senders.prefix(3).enumerated() { raw.bindText(list, Int32(index + 2), sender) }
         sqlite3_bind_int64(list, 5, limit)
         defer { sqlite3_reset(list) }
-        var messages: [Message] = []
+        var rows: [T] = []
         while true {
             let rc = sqlite3_step(list)
-            if rc == SQLITE_DONE { return messages }
+            if rc == SQLITE_DONE { return rows }
             guard rc == SQLITE_ROW else { throw raw.lastError() }
-            messages.append(message(list))
+            rows.append(read(list))
         }
     }
 }
