@@ -305,3 +305,29 @@ import Testing
         #expect(b.grid?.source.columns == ["x"], "the grid shown stays")
     }
 }
+
+/// `c`: the cursor goes to a column by name, and the grid shows it.
+@Suite struct ColumnJumpTests {
+    @Test func cGoesToAColumnByNameOrPartOfIt() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("wide.db")
+        let db = try Database(path: path)
+        let names = (0..<40).map { "column_\($0)" }
+        try db.execute("create table wide (" + names.map { "\($0) text" }.joined(separator: ", ") + ")")
+        try db.execute("insert into wide values (" + names.map { "'\($0)-value'" }.joined(separator: ", ") + ")")
+        let b = try browser(path, keys: .empty, width: 100, height: 20)
+        b.openNodeAndLoad(named: "wide")
+        b.press(.character("c"))
+        #expect(b.prompt?.purpose == .column)
+        answer("COLUMN_37", in: b)
+        #expect(b.grid?.column == 37)
+        #expect(b.screenText.contains("column_37-value"), "the column is on screen")
+        b.press(.character("c"))
+        answer("n_5", in: b)
+        #expect(b.grid?.column == 5)
+        b.press(.character("c"))
+        answer("nope", in: b)
+        #expect(b.grid?.column == 5)
+        #expect(b.message?.text.hasPrefix("no column named nope") == true)
+    }
+}

@@ -92,6 +92,8 @@ struct GridPane {
         case .end, .character("G"): effects += request(.last(limit: page * 2), for: .last, context: context)
         case .left, .character("h"): column = max(0, column - 1)
         case .right, .character("l"): column = min(max(0, source.columns.count - 1), column + 1)
+        case .character("c"):
+            effects.append(.prompt(PromptLine(label: "column: ", text: "", purpose: .column)))
         case .character("0"): column = 0
         case .character("$"): column = max(0, source.columns.count - 1)
         case .character("<"), .character(">"):
@@ -199,6 +201,15 @@ struct GridPane {
             guard let editable = source as? EditableSource else { return [] }
             return stage { try editable.stageInsert(text: text, keys: keys) }
         case .export, .exportReplace, .open: return []  // the browser's (`submitExport`, `submitOpen`)
+        case .column:
+            let wanted = text.trimmingCharacters(in: .whitespaces)
+            guard !wanted.isEmpty else { return [] }
+            guard let index = GridPane.column(named: wanted, in: source.columns) else {
+                return [.message("no column named \(wanted) (columns: \(source.columns.joined(separator: ", ")))", isError: true)]
+            }
+            column = index
+            if column < firstColumn { firstColumn = column }
+            return []
         case .goTo:
             guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
             let target: GoToTarget
@@ -577,6 +588,7 @@ extension GridPane: Pane {
         "  g G Home End   first / last    ← → h l    column",
         "  Ctrl-G         go to row N, or key VALUE (key 42, key 1, x)",
         "  0 $            first / last column   < > _  narrow, widen, fit",
+        "  c              go to a column by name (or part of it)",
         "  Enter          open / inspect  Tab Esc    switch pane",
         "  /  ?  n  N     search forward / backward, next, previous",
         "                 (streams, wraps round the end, Esc cancels)",
@@ -614,5 +626,14 @@ extension GridPane {
         top = max(0, index - visibleRows / 2)
         self.column = min(column, max(0, source.columns.count - 1))
         firstColumn = min(firstColumn, self.column)
+    }
+}
+
+extension GridPane {
+    /// The column `name` names (`c`): the one of that name in any case, else the first whose
+    /// name holds it.
+    static func column(named name: String, in columns: [String]) -> Int? {
+        let lowered = name.lowercased()
+        return columns.firstIndex { $0.lowercased() == lowered } ?? columns.firstIndex { $0.lowercased().contains(lowered) }
     }
 }

@@ -17,6 +17,8 @@ struct PromptLine {
         case searchBackward
         /// A row to go to (`Ctrl-G`): a number, or `key VALUE`.
         case goTo
+        /// A column to go to by name (`c`).
+        case column
 
         /// True for a search either way: both walk the session's searches with ↑ ↓.
         var isSearch: Bool { self == .search || self == .searchBackward }
