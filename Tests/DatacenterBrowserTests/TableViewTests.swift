@@ -233,6 +233,7 @@ import Testing
         b.press(.character("F"))
         let table = try #require(b.grid)
         #expect(table.source.columns == ["value", "count", "percent", "bar"])
+        #expect(b.headerSubject?.hasPrefix("frequency of color in t · ") == true, "named, not its SQL: \(b.headerSubject ?? "")")
         #expect(table.rows.map { $0.cells.map(\.text) } == [
             ["red", "3", "42.9%", String(repeating: "█", count: 30)],
             ["blue", "2", "28.6%", String(repeating: "█", count: 20)],

@@ -4,8 +4,9 @@ import Foundation
 import Testing
 @testable import DatacenterDAO
 
-/// `fetch(_:_:as:)` gives what decoding the call's value gives, row by row, on every way a
-/// call runs (kept read, one statement, steps, a pool's reader), errors included.
+/// `fetch(_:_:as:)` into an app's `Decodable` type, on each way a call runs (a kept read, one
+/// dynamic statement, steps, a pool's reader): map property names, decrypted crypt columns,
+/// SQLite's loose types read as the struct declares them, and errors as `DAOError`s.
 @Suite struct TypedFetchTests {
     /// The example's message model, as an app declares it.
     struct Message: Decodable, Equatable {
@@ -19,14 +20,8 @@ import Testing
         var missing: String?
     }
 
-    /// A type the rows do not fit.
-    struct Strict: Decodable, Equatable {
-        var msgId: Int64
-        var title: String
-    }
-
-    /// A DAO object on the messages example with `count` messages, half of them as models
-    /// (their content encrypted), half as dictionaries.
+    /// A DAO object on the messages example with `count` messages, the even ones models
+    /// (their content encrypted), the odd ones dictionaries; messages 1 and 4 read.
     static func messages(_ folder: TemporaryFolder, count: Int = 12) throws -> DAOObject {
         let key = try EncryptionKey(parsing: String(repeating: "ab", count: 32))
         let dao = try DAOObject(config: try DAOConfig(xml: DAOExamples.messages, file: "messages.xml"),
@@ -41,35 +36,27 @@ import Testing
         return dao
     }
 
-    static func decodedValue<T: Decodable>(_ dao: DAOObject, _ id: String, _ arguments: [DAOValue], as type: T.Type) throws -> [T] {
-        switch try dao.call(id, arguments).value {
-        case .nil: return []
-        case .array(let rows): return try rows.map { try $0.decode(T.self) }
-        case let value: return [try value.decode(T.self)]
-        }
+    static func message(_ id: Int64, read: Bool) -> Message {
+        let i = Int(id - 1)
+        return Message(msgId: id, conversation: "c\(i % 3)", sender: ["ann", "bob"][i % 2],
+                       time: Date(timeIntervalSince1970: 1_767_225_600 + Double(i) * 60), content: "message \(i)",
+                       read: read, starred: false, missing: nil)
     }
 
-    @Test func readsWhatTheValuePathReadsOnEveryWay() throws {
+    @Test func aKeptReadAndADynamicListDecodeTheRowsAsDeclared() throws {
         let folder = TemporaryFolder()
         let dao = try Self.messages(folder)
-        // getMessage: a kept read after the first call; listMessages: one dynamic statement.
-        for id in [1, 2, 5, 12, 99] as [Int64] {
-            for _ in 0..<2 {
-                #expect(try dao.fetch("getMessage", [.integer(id)], as: Message.self)
-                    == Self.decodedValue(dao, "getMessage", [.integer(id)], as: Message.self))
-            }
+        // getMessage is a kept read from its second call: both calls read the same.
+        for _ in 0..<2 {
+            #expect(try dao.fetch("getMessage", [1], as: Message.self) == [Self.message(1, read: true)], "decrypted, mapped")
+            #expect(try dao.fetch("getMessage", [2], as: Message.self) == [Self.message(2, read: false)])
+            #expect(try dao.fetch("getMessage", [99], as: Message.self).isEmpty)
         }
-        let lists: [[DAOValue]] = [[nil, [], false, 0], ["c1", ["ann", "bob"], false, 3], ["c0", [], true, 0]]
-        for arguments in lists {
-            let typed = try dao.fetch("listMessages", arguments, as: Message.self)
-            #expect(typed == (try Self.decodedValue(dao, "listMessages", arguments, as: Message.self)))
-            #expect(!typed.isEmpty || arguments[2] == true)
-        }
-        #expect(try dao.fetch("getMessage", [1], as: Message.self).first?.content == "message 0", "decrypted")
-        #expect(try dao.fetch("getMessage", [2], as: Message.self).first?.content == "message 1")
+        #expect(try dao.fetch("listMessages", ["c1", ["ann", "bob"], false, 3], as: Message.self).map(\.msgId) == [11, 8, 5])
+        #expect(try dao.fetch("listMessages", [nil, [], true, 0], as: Message.self).count == 10, "unread only")
     }
 
-    @Test func transactionsPoolsAndMapsReadTheSame() throws {
+    @Test func stepsAPoolAndAMapDecodeAsDeclared() throws {
         let folder = TemporaryFolder()
         let dao = try DAOObject(config: try DAOConfig(xml: """
             <module name="T" initializer="create" tableName="t" version="1.0">
@@ -81,7 +68,6 @@ import Testing
                 <step>select id, name, score, flag from ${T} order by id</step>
               </select>
               <select id="pooled" result="[{}]" parallel="true">select id, name, score, flag from ${T} order by id</select>
-              <select id="one" arguments="id" result="{}">select id, name, score, flag from ${T} where id = #{id}</select>
             </module>
             """, file: "t.xml"), path: folder.file("t.sqlite"))
         try dao.call("add", ["a", 1.5, 1])
@@ -89,29 +75,29 @@ import Testing
         try dao.call("add", ["42", nil, nil])
         struct Labelled: Decodable, Equatable { var id: Int; var label: String?; var score: Double?; var flag: Bool? }
         struct Named: Decodable, Equatable { var id: Int64; var name: String?; var score: Float?; var flag: Int? }
-        #expect(try dao.fetch("stepped", as: Labelled.self) == Self.decodedValue(dao, "stepped", [], as: Labelled.self))
-        #expect(try dao.fetch("stepped", as: Labelled.self).map(\.label) == ["a", nil, "42"])
-        #expect(try dao.fetch("pooled", as: Named.self) == Self.decodedValue(dao, "pooled", [], as: Named.self))
-        #expect(try dao.fetch("one", [3], as: Named.self) == Self.decodedValue(dao, "one", [3], as: Named.self))
-        #expect(try dao.fetch("one", [7], as: Named.self).isEmpty)
+        #expect(try dao.fetch("stepped", as: Labelled.self) == [
+            Labelled(id: 1, label: "a", score: 1.5, flag: true), Labelled(id: 2, label: nil, score: 2, flag: false),
+            Labelled(id: 3, label: "42", score: nil, flag: nil),
+        ])
+        #expect(try dao.fetch("pooled", as: Named.self) == [
+            Named(id: 1, name: "a", score: 1.5, flag: 1), Named(id: 2, name: nil, score: 2, flag: 0),
+            Named(id: 3, name: "42", score: nil, flag: nil),
+        ])
     }
 
-    @Test func aRowThatDoesNotFitFailsAsOnTheValuePath() throws {
+    @Test func aRowThatDoesNotFitOrDecryptIsADAOError() throws {
+        struct Strict: Decodable { var msgId: Int64; var title: String }
         let folder = TemporaryFolder()
         let dao = try Self.messages(folder)
-        var typedError = "", valueError = ""
-        do { _ = try dao.fetch("listMessages", [nil, [], false, 0], as: Strict.self) } catch { typedError = "\(error)" }
-        do {
-            _ = try Self.decodedValue(dao, "listMessages", [nil, [], false, 0], as: Strict.self)
-        } catch {
-            valueError = "\(DAOError.resultMapping("\(error)"))"
+        #expect {
+            _ = try dao.fetch("listMessages", [nil, [], false, 0], as: Strict.self)
+        } throws: { error in
+            guard case DAOError.resultMapping(let reason) = error else { return false }
+            return reason.contains("title")
         }
-        #expect(!typedError.isEmpty && typedError == valueError)
-
-        // A message whose content another key encrypted: the row does not decrypt either way.
+        // A message whose content another key encrypted does not decrypt.
         let other = try DAOObject(config: try DAOConfig(xml: DAOExamples.messages, file: "messages.xml"), path: folder.file("m.sqlite"),
                                   crypt: KeyRing([try EncryptionKey(parsing: String(repeating: "cd", count: 32))]))
         #expect(throws: DAOError.self) { try other.fetch("getMessage", [1], as: Message.self) }
-        #expect(throws: DAOError.self) { try other.call("getMessage", [1]) }
     }
 }

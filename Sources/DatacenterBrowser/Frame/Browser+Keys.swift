@@ -110,7 +110,7 @@ extension Browser {
         // `?` is the grid's backward search; `H` opens the help everywhere keys navigate.
         case .character("?") where (navigating && focus != .grid) || focus == .inspector: openHelp()
         case .character("H") where navigating || focus == .inspector: openHelp()
-        case .enter where focus == .grid && filterByFrequencyValue(): break
+        case .enter where focus == .grid && showsFrequencyTable: filterByFrequencyValue()
         case .character("d") where focus == .tree || focus == .grid: openDAOPanel()
         case .character(":") where focus == .tree || focus == .grid: openConsole()
         case .character("R") where focus == .tree: refreshTree(reason: nil)
@@ -118,7 +118,7 @@ extension Browser {
         case .character("w") where (focus == .tree || focus == .grid) && !review.staged.isEmpty:
             focus = .review
             review.cursor = 0
-        case .character("\u{10}") where focus != .console && !(focus == .dao && daoPanel?.stage == .form && daoPanel?.resultsFocused != true):
+        case .character("\u{10}") where navigating || focus == .inspector:
             // Ctrl-P: the last message in full, in the inspector.
             guard let text = lastMessage else { message = ("no message yet: Ctrl-P shows the last one in full", false); break }
             apply([.inspect(Inspector(title: "last message",

@@ -168,18 +168,20 @@ extension Browser {
     /// loop like any grid).
     func openFrequency(_ table: FrequencyTable) {
         guard let path = table.origin.storePath else { return }
-        let node = TreeNode(id: path + "#frequency#" + table.origin.id + "#" + table.column, label: "frequency of \(table.column)",
+        let node = TreeNode(id: path + "#frequency#" + table.origin.id + "#" + table.column, label: "frequency of \(table.column) in \(table.origin.label)",
                             detail: "", kind: .query(store: path, sql: table.select), children: [])
         frequencyTables[node.id] = table
         startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
     }
 
+    /// True when the grid shown is a frequency table (`F`): Enter there filters its origin.
+    var showsFrequencyTable: Bool { grid.map { frequencyTables[$0.node.id] != nil } ?? false }
+
     /// Enter in a frequency table: the grid it was made from, filtered to the rows holding
-    /// the value under the cursor. False when the grid shown is no frequency table.
-    func filterByFrequencyValue() -> Bool {
-        guard let shown = grid, let table = frequencyTables[shown.node.id], shown.rows.indices.contains(shown.cursor) else { return false }
-        guard case .database(let value) = shown.rows[shown.cursor].cells.first?.content else { return false }
+    /// the value under the cursor.
+    func filterByFrequencyValue() {
+        guard let shown = grid, let table = frequencyTables[shown.node.id], shown.rows.indices.contains(shown.cursor),
+              case .database(let value) = shown.rows[shown.cursor].cells.first?.content else { return }
         startOpening(table.origin, page: .first(limit: visibleRowCount * 2), isReload: false, view: table.filter(for: value))
-        return true
     }
 }

@@ -118,7 +118,7 @@ struct GridPane {
                 effects.append(.message("I describes the columns of a table, view or query: \(source.title) is not one", isError: true))
                 break
             }
-            effects.append(.open(TreeNode(id: path + "#statistics#" + node.id, label: "statistics of \(source.title)", detail: "",
+            effects.append(.open(TreeNode(id: path + "#statistics#" + node.id, label: "statistics of the columns of \(source.title)", detail: "",
                                           kind: .query(store: path, sql: select), children: [])))
         case .character("F"):
             guard let table = source.frequencyTable(column: column, node: node) else {

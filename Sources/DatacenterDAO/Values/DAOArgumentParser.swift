@@ -39,26 +39,6 @@ public enum DAOArgumentParser {
         return fields
     }
 
-    /// Replaces the `$blob`, `$date` and `$model` objects in `value` by what they stand for.
-    /// `path` names `value` in errors (`$m`, `[0]`); nested places are appended to it.
-    /// - throws: `DAOArgumentError.badBlob`, `.badDate` or `.badModelType`.
-    public static func resolveMarkers(_ value: DAOValue, path: String = "") throws(DAOArgumentError) -> DAOValue {
-        switch value {
-        case .array(let elements):
-            var resolved: [DAOValue] = []
-            for (index, element) in elements.enumerated() { resolved.append(try resolveMarkers(element, path: path + "[\(index)]")) }
-            return .array(resolved)
-        case .dictionary(let fields):
-            var resolved: [String: DAOValue] = [:]
-            for (name, field) in fields {
-                resolved[name] = try resolveMarkers(field, path: path.isEmpty ? name : path + "." + name)
-            }
-            return try object(resolved) { path }
-        default:
-            return value
-        }
-    }
-
     /// What a JSON object whose values are resolved stands for: data for `{"$blob": …}`, a
     /// date for `{"$date": …}`, a model for an object with `"$model"`, else a dictionary.
     /// `path` names the object in errors.

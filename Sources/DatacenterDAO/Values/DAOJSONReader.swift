@@ -229,8 +229,8 @@ struct DAOJSONReader {
             if peek(UInt8(ascii: "0")) {
                 offset += 1
                 if digitsAhead() > 0 { throw error("a number with a leading zero") }
-            } else if try digits(after: "a '-'") == 0 {
-                throw error("a number needs digits")
+            } else {
+                try digits(after: "a '-'")
             }
             if peek(UInt8(ascii: ".")) {
                 offset += 1
