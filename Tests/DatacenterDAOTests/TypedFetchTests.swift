@@ -100,4 +100,75 @@ import Testing
                                   crypt: KeyRing([try EncryptionKey(parsing: String(repeating: "cd", count: 32))]))
         #expect(throws: DAOError.self) { try other.fetch("getMessage", [1], as: Message.self) }
     }
+
+    // MARK: Held to the value path
+
+    /// Decodes its fields in an order that depends on the row: a later row asks for other
+    /// fields than the first, so the learnt order misses and the lookup must answer.
+    struct Wavering: Decodable, Equatable {
+        var msgId: Int64
+        var first: String
+        var second: String?
+        enum CodingKeys: String, CodingKey { case msgId, sender, conversation, content }
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            msgId = try c.decode(Int64.self, forKey: .msgId)
+            if msgId % 2 == 0 {
+                first = try c.decode(String.self, forKey: .sender)
+                second = try c.decodeIfPresent(String.self, forKey: .content)
+            } else {
+                first = try c.decode(String.self, forKey: .conversation)
+                second = nil
+            }
+        }
+    }
+
+    /// Reads the row as one value, through a single-value container.
+    struct Whole: Decodable, Equatable {
+        var message: Message
+        init(from decoder: any Decoder) throws { message = try decoder.singleValueContainer().decode(Message.self) }
+    }
+
+    /// Every type, on every message, reads through the columns what it reads through the
+    /// call's value (`fetchValue`, the path the typed read skips): same rows, same errors.
+    @Test func theTypedReadGivesWhatTheValuePathGives() throws {
+        let folder = TemporaryFolder()
+        let dao = try Self.messages(folder)
+        func same<T: Decodable & Equatable>(_ id: String, _ arguments: [DAOValue], _ type: T.Type,
+                                            sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+            let typed = try dao.fetch(id, arguments, as: type)
+            #expect(typed == (try dao.fetchValue(id, arguments, as: type)), sourceLocation: sourceLocation)
+            #expect(!typed.isEmpty, sourceLocation: sourceLocation)
+        }
+        let all: [DAOValue] = [nil, [], false, 0]
+        for _ in 0..<2 { // the second round reads with the orders the first learnt
+            try same("listMessages", all, Message.self)
+            try same("listMessages", all, Wavering.self)
+            try same("listMessages", all, Whole.self)
+            try same("listMessages", all, [String: String?].self)
+            for id: DAOValue in [1, 2, 3] {
+                try same("getMessage", [id], Message.self)
+                try same("getMessage", [id], Wavering.self)
+                try same("getMessage", [id], Whole.self)
+            }
+        }
+    }
+
+    @Test func aCryptColumnTheTypeDoesNotReadStillFailsTheRow() throws {
+        struct Header: Decodable { var msgId: Int64; var sender: String }
+        let folder = TemporaryFolder()
+        _ = try Self.messages(folder)
+        let other = try DAOObject(config: try DAOConfig(xml: DAOExamples.messages, file: "messages.xml"), path: folder.file("m.sqlite"),
+                                  crypt: KeyRing([try EncryptionKey(parsing: String(repeating: "cd", count: 32))]))
+        for read in [{ try other.fetch("getMessage", [1], as: Header.self) }, { try other.fetchValue("getMessage", [1], as: Header.self) }] {
+            #expect {
+                _ = try read()
+            } throws: { error in
+                guard case DAOError.crypt = error else { return false }
+                return true
+            }
+        }
+        #expect(try other.fetch("getMessage", [2], as: Header.self).map(\.msgId) == [2], "a plaintext row reads")
+    }
 }
+

@@ -77,19 +77,33 @@ indirect enum DAOCallPlan: Sendable {
         return nil
     }
 
-    /// Runs a call of `method` with `arguments` on `object` this way.
+    /// True when a call runs one statement and maps only its rows, so a typed read can
+    /// decode them as they are stepped (`TypedRows`): not for steps or `<try>`, whose
+    /// result is the rows of one statement among several, nor for a foreach.
+    var mapsOneStatement: Bool {
+        switch self {
+        case .keptRead, .oneStatement: return true
+        case .staticForEach, .transaction: return false
+        case .poolRead(let otherwise): return otherwise.mapsOneStatement
+        }
+    }
+
+    /// Runs a call of `method` with `arguments` on `object` this way; with `typedRows`
+    /// (only when `mapsOneStatement`), its rows are decoded there and its value is `.nil`.
     /// - throws: `DAOError`; on a throw nothing of the call is kept.
-    func run(_ method: DAOMethod, _ arguments: [DAOValue], on object: DAOObject) throws -> DAOCallResult {
+    func run(_ method: DAOMethod, _ arguments: [DAOValue], on object: DAOObject,
+             typedRows: (any TypedRowSink)? = nil) throws -> DAOCallResult {
         // A kept read needs only its statement and the decryptor: no snapshot of the rest.
         if case .keptRead = self, let (read, mapper) = object.keptRead(of: method) {
             try method.checkArguments(arguments)
+            let mapper = typedRows.map { ResultMapper(mapper, typedRows: $0) } ?? mapper
             return try object.writing { db in
                 let (value, objects) = try read.run(arguments, mapper: mapper)
                 return DAOCallResult(value: value, objects: objects, changes: 0, lastInsertRowID: db.lastInsertRowID,
                                      skipped: false, history: .keptRead(method, arguments, table: read.table))
             }
         }
-        return try run(try object.makeCall(method, arguments), on: object)
+        return try run(try object.makeCall(method, arguments, typedRows: typedRows), on: object)
     }
 
     /// Runs `call` on `object` this way.

@@ -214,12 +214,14 @@ public final class DAOObject: Sendable {
     /// A call of `method` with the object's state as it is now.
     /// - throws: `DAOError.noTableName` when a select that leaves tables as they are would
     ///   need a table name to set one up.
-    func makeCall(_ method: DAOMethod, _ arguments: [DAOValue]) throws -> DAOCall {
+    /// With `typedRows`, the call's rows are decoded there (`TypedRows`).
+    func makeCall(_ method: DAOMethod, _ arguments: [DAOValue], typedRows: (any TypedRowSink)? = nil) throws -> DAOCall {
         let call = withState { state in
             // A select leaves the table as it is when selects are not to prepare it: the read writes nothing.
             let skipsPreparation = method.kind == .select && !state.selectsPrepareTables
             return (DAOCall(method: method, arguments: arguments, table: state.tableName, globals: state.globals,
-                            cryptRules: config.cryptRules, encryptor: state.encryptor, mapper: state.mapper,
+                            cryptRules: config.cryptRules, encryptor: state.encryptor,
+                            mapper: typedRows.map { ResultMapper(state.mapper, typedRows: $0) } ?? state.mapper,
                             isPrepared: skipsPreparation || state.preparedTables.contains(state.tableName)),
                     skipsPreparation)
         }
@@ -285,7 +287,28 @@ public final class DAOObject: Sendable {
     }
 
     /// Calls a select and decodes its result as `T` (each row for an array result).
+    ///
+    /// A call that runs one statement decodes each row straight from the statement's
+    /// columns as it is stepped (`TypedRows`), with no `DAOValue` dictionary per row; other
+    /// calls (steps, `<try>`, a foreach) decode their result value. Both give what
+    /// `call(id, arguments).value` decoded with `DAOValue.decode` gives.
     public func fetch<T: Decodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
+        let method = try method(id, arity: arguments.count)
+        guard method.plan.mapsOneStatement else { return try fetchValue(id, arguments, as: type) }
+        let rows = TypedRows<T>()
+        do {
+            let result = try method.plan.run(method, arguments, on: self, typedRows: rows)
+            recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
+            return rows.rows
+        } catch let error as DAOError {
+            throw error
+        } catch {
+            throw DAOError.resultMapping("\(error)")
+        }
+    }
+
+    /// `fetch` through the call's value: the value path, which typed reads are held to.
+    func fetchValue<T: Decodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
         let value = try call(id, arguments).value
         do {
             switch value {

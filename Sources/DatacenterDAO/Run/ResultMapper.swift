@@ -15,6 +15,8 @@ final class ResultMapper: Sendable {
     let cryptRules: Set<DAOCryptRule>
     let decryptor: any DataCrypt
     let registry: DAOModelRegistry
+    /// Where a typed read decodes the rows (`TypedRows`); nil for the value path.
+    let typedRows: (any TypedRowSink)?
 
     /// A mapper for `config`'s maps and crypt rules (only those are kept, not the whole config).
     init(config: DAOConfig, decryptor: any DataCrypt, registry: DAOModelRegistry) {
@@ -22,6 +24,7 @@ final class ResultMapper: Sendable {
         self.cryptRules = config.cryptRules
         self.decryptor = decryptor
         self.registry = registry
+        self.typedRows = nil
     }
 
     /// `mapper`'s maps and crypt rules with another decryptor.
@@ -30,6 +33,17 @@ final class ResultMapper: Sendable {
         self.cryptRules = mapper.cryptRules
         self.decryptor = decryptor
         self.registry = mapper.registry
+        self.typedRows = mapper.typedRows
+    }
+
+    /// `mapper` decoding its rows into `typedRows` instead of making values of them: each
+    /// row's value is then `.nil`.
+    init(_ mapper: ResultMapper, typedRows: any TypedRowSink) {
+        self.maps = mapper.maps
+        self.cryptRules = mapper.cryptRules
+        self.decryptor = mapper.decryptor
+        self.registry = mapper.registry
+        self.typedRows = typedRows
     }
 
     /// The mapped value of `rows`, and decoded objects when the type is registered: every
@@ -113,9 +127,18 @@ final class ResultMapper: Sendable {
         case .dictionary, .model, .map:
             let names = row.columnNames
             if layout == nil || layout!.columnNames != names { layout = try RowLayout(element, columnNames: names, mapper: self) }
+            if let typedRows {
+                try typedRows.add(row, layout: layout!, decryptor: decryptor)
+                return .nil
+            }
             return try layout!.value(of: row, decryptor: decryptor)
         default:
-            return ResultMapper.scalar(row.columnCount > 0 ? row.value(at: 0) : .null, as: element) ?? .nil
+            let value = ResultMapper.scalar(row.columnCount > 0 ? row.value(at: 0) : .null, as: element) ?? .nil
+            if let typedRows {
+                try typedRows.add(scalar: value)
+                return .nil
+            }
+            return value
         }
     }
 
@@ -162,7 +185,13 @@ final class RowLayout {
     /// Per column: decrypted before it becomes a value.
     private let decrypted: [Bool]
     /// The decrypted columns, in order.
-    private let decryptedColumns: [Int]
+    let decryptedColumns: [Int]
+    /// The order the last type read with `TypedRows` asked for its fields in, learnt from
+    /// its first row: a `Decodable` type asks in the same order row after row, so each
+    /// request is checked against the next one by name before `fieldColumns` is consulted
+    /// (a guess that misses costs a lookup, never a wrong column). Used by the thread
+    /// reading the rows, as the layout is.
+    var fieldOrder: (type: ObjectIdentifier, fields: [FieldRequest])?
     /// The decrypted columns whose field a later column fills: read only so that a value
     /// that does not decrypt fails the row, as mapping column by column does.
     private let shadowedDecrypted: [Int]
@@ -198,13 +227,28 @@ final class RowLayout {
         return .model(className, fields)
     }
 
+    /// The fields the rows have.
+    var fieldNames: [String] { Array(fieldColumns.keys) }
+
+    /// The column that fills `field`; nil when no column does.
+    func column(forField field: String) -> Int? { fieldColumns[field] }
+
+    /// True when column `column` is decrypted before it becomes a value.
+    func isDecrypted(_ column: Int) -> Bool { decrypted[column] }
+
     /// The value of column `column` of the row, decrypted when the layout says so.
     @inline(__always)
-    private func cell(_ column: Int, of row: some ResultRow, decryptor: any DataCrypt) throws -> DAOValue {
+    func cell(_ column: Int, of row: some ResultRow, decryptor: any DataCrypt) throws -> DAOValue {
         let value = row.value(at: column)
         if decrypted[column], case .blob(let ciphertext) = value { return try CryptColumn.decrypt(ciphertext, with: decryptor) }
         return DAOValue(value)
     }
+}
+
+/// A field a `Decodable` type asked a row for, and the column that fills it (nil: none).
+struct FieldRequest {
+    let field: String
+    let column: Int?
 }
 
 /// Maps a result's rows one at a time, as they are read: every row for an array type, the

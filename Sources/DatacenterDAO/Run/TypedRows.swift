@@ -1,0 +1,170 @@
+import DatacenterKit
+import Foundation
+
+/// Where a typed read (`DAOObject.fetch(_:_:as:)`) sends its rows: each row of a `{}`,
+/// model or map result is decoded straight from the statement's columns, through the same
+/// `RowLayout` (field → column, crypt columns decrypted) the value path builds its
+/// dictionaries with, so no dictionary is made per row.
+///
+/// Held by the call's `ResultMapper` and used only on the thread running the call.
+protocol TypedRowSink: AnyObject, Sendable {
+    /// Decodes the row `row` is on, laid out by `layout`.
+    func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws
+    /// Decodes a scalar result's value (a `.nil` one is no row, as `fetch` has always read it).
+    func add(scalar value: DAOValue) throws
+}
+
+/// The rows of one typed read, decoded as `T`.
+final class TypedRows<T: Decodable>: TypedRowSink, @unchecked Sendable {
+    // @unchecked: used by the one thread running the call (see `TypedRowSink`).
+
+    /// The decoded rows, in order.
+    private(set) var rows: [T] = []
+
+    func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
+        guard TypedRows.readsColumns else {
+            rows.append(try DAOValueDecoding.decode(T.self, from: layout.value(of: row, decryptor: decryptor), codingPath: []))
+            return
+        }
+        let type = ObjectIdentifier(T.self)
+        let learnt = layout.fieldOrder.flatMap { $0.type == type ? $0.fields : nil }
+        let decoder = ColumnDecoder(row: row, layout: layout, decryptor: decryptor, order: learnt)
+        do {
+            rows.append(try T(from: decoder))
+            if learnt == nil { layout.fieldOrder = (type, decoder.asked) }
+            // The value path decrypts every crypt column of a row: one the type does not read
+            // fails the row just the same.
+            for column in layout.decryptedColumns where !decoder.hasRead(column) {
+                _ = try layout.cell(column, of: row, decryptor: decryptor)
+            }
+        } catch {
+            // As the value path: a crypt column that does not decrypt is the row's error,
+            // the first such in column order.
+            for column in layout.decryptedColumns { _ = try layout.cell(column, of: row, decryptor: decryptor) }
+            throw error
+        }
+    }
+
+    /// False for the types `DAOValue.decode` reads from a row's whole value (`Date`, `Data`,
+    /// `URL`): those take the value path.
+    private static var readsColumns: Bool { T.self != Date.self && T.self != Data.self && T.self != URL.self }
+
+    func add(scalar value: DAOValue) throws {
+        guard !value.isNil else { return }
+        rows.append(try value.decode(T.self))
+    }
+}
+
+/// A `Decoder` over the row a statement is on, for `TypedRows`.
+private final class ColumnDecoder: Decoder {
+    let row: any ResultRow
+    let layout: RowLayout
+    let decryptor: any DataCrypt
+    /// The order an earlier row asked for its fields in (see `RowLayout.fieldOrder`); nil
+    /// while it is being learnt.
+    let order: [FieldRequest]?
+    /// How many fields have been asked for (the position in `order`).
+    @exclusivity(unchecked) var position = 0
+    /// While learning: the fields asked for, with their columns.
+    @exclusivity(unchecked) var asked: [FieldRequest] = []
+    /// The crypt columns read among the first 64 (the others are never taken as read).
+    @exclusivity(unchecked) var readMask: UInt64 = 0
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(row: any ResultRow, layout: RowLayout, decryptor: any DataCrypt, order: [FieldRequest]?) {
+        self.row = row
+        self.layout = layout
+        self.decryptor = decryptor
+        self.order = order
+    }
+
+    /// The column that fills `field`, nil when none does.
+    func column(_ field: String) -> Int? {
+        let position = self.position
+        self.position = position + 1
+        guard let order else {
+            let column = layout.column(forField: field)
+            asked.append(FieldRequest(field: field, column: column))
+            return column
+        }
+        if position < order.count, order[position].field == field { return order[position].column }
+        return layout.column(forField: field)
+    }
+
+    /// The value of `column`, decrypted when it is a crypt column.
+    func cell(_ column: Int) throws -> DAOValue {
+        if column < 64, layout.isDecrypted(column) { readMask |= 1 << UInt64(column) }
+        return try layout.cell(column, of: row, decryptor: decryptor)
+    }
+
+    /// True when crypt column `column` was read (so it decrypted).
+    func hasRead(_ column: Int) -> Bool { column < 64 && readMask & (1 << UInt64(column)) != 0 }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(Keyed<Key>(decoder: self))
+    }
+
+    // A type that reads the row as a whole reads the value the value path builds.
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try wholeRow().unkeyedContainer()
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        try wholeRow().singleValueContainer()
+    }
+
+    /// A decoder of the row's value as the value path builds it (every column read).
+    private func wholeRow() throws -> DAOValueDecoding.Decoder {
+        readMask = ~0
+        return DAOValueDecoding.Decoder(value: try layout.value(of: row, decryptor: decryptor), codingPath: [])
+    }
+    struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let decoder: ColumnDecoder
+        var codingPath: [any CodingKey] { [] }
+        var allKeys: [Key] { decoder.layout.fieldNames.compactMap { Key(stringValue: $0) } }
+
+        func contains(_ key: Key) -> Bool { decoder.column(key.stringValue) != nil }
+
+        private func value(_ key: Key) throws -> DAOValue {
+            guard let column = decoder.column(key.stringValue) else {
+                throw DecodingError.keyNotFound(key, .init(codingPath: [], debugDescription: "no column or key \"\(key.stringValue)\""))
+            }
+            return try decoder.cell(column)
+        }
+
+        func decodeNil(forKey key: Key) throws -> Bool {
+            guard let column = decoder.column(key.stringValue) else { return true }
+            return try decoder.cell(column).isNil
+        }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try DAOValueDecoding.bool(try value(key), [key]) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try DAOValueDecoding.string(try value(key), [key]) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try DAOValueDecoding.double(try value(key), [key]) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try DAOValueDecoding.double(try value(key), [key])) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try DAOValueDecoding.integer(type, try value(key), [key]) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try DAOValueDecoding.integer(type, try value(key), [key]) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try DAOValueDecoding.integer(type, try value(key), [key]) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try DAOValueDecoding.integer(type, try value(key), [key]) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try DAOValueDecoding.integer(type, try value(key), [key]) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try DAOValueDecoding.integer(type, try value(key), [key]) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try DAOValueDecoding.integer(type, try value(key), [key]) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try DAOValueDecoding.integer(type, try value(key), [key]) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try DAOValueDecoding.integer(type, try value(key), [key]) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try DAOValueDecoding.integer(type, try value(key), [key]) }
+        func decode<V: Decodable>(_ type: V.Type, forKey key: Key) throws -> V {
+            try DAOValueDecoding.decode(type, from: try value(key), codingPath: [key])
+        }
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+            try DAOValueDecoding.Decoder(value: DAOValueDecoding.structured(try value(key)), codingPath: [key]).container(keyedBy: type)
+        }
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            try DAOValueDecoding.Decoder(value: DAOValueDecoding.structured(try value(key)), codingPath: [key]).unkeyedContainer()
+        }
+        func superDecoder() throws -> any Swift.Decoder { decoder }
+        func superDecoder(forKey key: Key) throws -> any Swift.Decoder {
+            DAOValueDecoding.Decoder(value: try decoder.column(key.stringValue).map { try decoder.cell($0) } ?? .nil,
+                                     codingPath: [key])
+        }
+    }
+}
