@@ -35,6 +35,13 @@ static inline int dc_terminal_size(int *rows, int *cols) {
 
 #include <langinfo.h>
 #include <string.h>
+/* True when the terminal's description says its mouse reports are SGR (xterm's mode 1006),
+   which curses then decodes itself; false for the older byte encoding (tmux, screen). */
+static inline int dc_terminfo_mouse_is_sgr(void) {
+    const char *kmous = tigetstr("kmous");
+    return kmous != NULL && kmous != (char *)-1 && strcmp(kmous, "\033[<") == 0;
+}
+
 /* True when the current LC_CTYPE encodes characters as UTF-8. */
 static inline int dc_locale_is_utf8(void) {
     const char *codeset = nl_langinfo(CODESET);

@@ -8,6 +8,13 @@ final class CursesTerminal {
     private var pairs: [String: Int16] = [:]
     private var colorCount: Int32 = 0
     private var started = false
+    /// True when this edge turned SGR mouse reports on itself and reads them
+    /// (`SGRMouseReport`): the terminal's description has the older encoding, in which
+    /// clicks beyond column 223 cannot be sent.
+    private var readsSGRMouse = false
+    /// Characters read past an `ESC` that turned out not to be a mouse report, given back
+    /// one at a time before curses is read again.
+    private var pending: [wint_t] = []
 
     /// Starts curses: raw keys, no echo, keypad and mouse, colours if the terminal has them.
     ///
@@ -33,12 +40,29 @@ final class CursesTerminal {
         }
         mousemask(dc_mouse_all(), nil)
         mouseinterval(0)
+        if dc_terminfo_mouse_is_sgr() == 0 {
+            readsSGRMouse = true
+            writeToTerminal("\u{1B}[?1006h")
+        }
+    }
+
+    /// Writes a control sequence straight to the terminal, past curses (which draws only
+    /// what its screen holds).
+    private func writeToTerminal(_ text: String) {
+        let sequence = Array(text.utf8)
+        var written = 0
+        while written < sequence.count {
+            let result = sequence[written...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            if result < 0 { if errno == EINTR { continue } else { return } }
+            written += result
+        }
     }
 
     /// Restores the terminal; safe to call twice.
     func stop() {
         guard started else { return }
         started = false
+        if readsSGRMouse { writeToTerminal("\u{1B}[?1006l") }
         endwin()
     }
 
@@ -80,13 +104,7 @@ final class CursesTerminal {
     /// Puts `text` on the terminal's clipboard with OSC 52 (`CellCopy.osc52`), written
     /// straight to the terminal after curses has drawn, so it lands between two frames.
     func copyToClipboard(_ text: String) {
-        let sequence = Array(CellCopy.osc52(text).utf8)
-        var written = 0
-        while written < sequence.count {
-            let result = sequence[written...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            if result < 0 { if errno == EINTR { continue } else { return } }
-            written += result
-        }
+        writeToTerminal(CellCopy.osc52(text))
     }
 
     private func attributes(_ style: CellStyle) -> attr_t {
@@ -158,11 +176,13 @@ final class CursesTerminal {
 
     /// The next event, or nil when none came within `timeout` milliseconds.
     func nextEvent(timeout milliseconds: Int32) -> BrowserEvent? {
+        if !pending.isEmpty { return event(forCharacter: pending.removeFirst()) }
         if let resize = pollResize() { return resize }
         timeout(milliseconds)
         var character: wint_t = 0
         let status = get_wch(&character)
         if status == ERR { return nil }
+        if status != KEY_CODE_YES, character == 27, readsSGRMouse { return eventAfterEscape() }
         if status == KEY_CODE_YES {
             switch Int32(character) {
             case KEY_UP: return .key(.up)
@@ -191,6 +211,34 @@ final class CursesTerminal {
             default: return nil
             }
         }
+        return event(forCharacter: character)
+    }
+
+    /// What follows an `ESC`: a mouse report's event, or the Escape key (the characters
+    /// read after it given back through `pending`). A report arrives in one write, so what
+    /// is not there at once is not part of one.
+    private func eventAfterEscape() -> BrowserEvent? {
+        var read: [wint_t] = []
+        var characters: [Character] = []
+        timeout(0)
+        while case .incomplete = SGRMouseReport.read(characters) {
+            var character: wint_t = 0
+            let status = get_wch(&character)
+            guard status == OK, let scalar = Unicode.Scalar(UInt32(character)) else {
+                if status == KEY_CODE_YES { ungetch(Int32(character)) } // a function key: curses reads it again
+                pending += read
+                return .key(.escape)
+            }
+            read.append(character)
+            characters.append(Character(scalar))
+        }
+        if case .report(let report, _) = SGRMouseReport.read(characters) { return report.event }
+        pending += read
+        return .key(.escape)
+    }
+
+    /// The event of a character curses read (not a function key).
+    private func event(forCharacter character: wint_t) -> BrowserEvent? {
         switch character {
         case 10, 13: return .key(.enter)
         case 27: return .key(.escape)

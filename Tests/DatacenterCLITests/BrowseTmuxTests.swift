@@ -1,3 +1,4 @@
+import DatacenterKit
 import Foundation
 import Testing
 
@@ -141,6 +142,32 @@ import Testing
         try session.send("I")
         let stats = try session.waitFor("distinct")
         #expect(stats.contains("title") && stats.contains("nulls"))
+        try session.send("q")
+    }
+
+    /// A terminal described with the older mouse encoding (tmux's own `tmux-256color`),
+    /// wider than 223 columns: the browser asks for SGR reports, so a click far right
+    /// reaches its cell, and a lone Esc is still Esc.
+    @Test func aClickBeyondColumn223ReachesItsCell() throws {
+        let scratch = TemporaryFolder()
+        let path = scratch.file("wide.db")
+        let columns = (0..<40).map { String(format: "c%02d", $0) }
+        let values = (0..<5).map { row in "(\(row), " + columns.map { "'r\(row)\($0)'" }.joined(separator: ", ") + ")" }
+        try Database(path: path).execute("create table wide (id integer primary key, "
+                                          + columns.map { "\($0) text" }.joined(separator: ", ") + "); insert into wide values "
+                                          + values.joined(separator: ", "))
+        let session = try Session(command: "TERM=tmux-256color \(CLI.binaryPath) browse \(path) --table wide", width: 250, height: 20)
+        let screen = try session.waitFor("r4c33")
+        // The cell of row 2 and column c32 on screen, as the terminal reports a click on it (from 1).
+        let lines = screen.components(separatedBy: "\n")
+        let line = try #require(lines.firstIndex { $0.contains("r2c32") })
+        let column = try #require(lines[line].range(of: "r2c32")).lowerBound.utf16Offset(in: lines[line])
+        #expect(column > 223)
+        try session.send("-l", "\u{1B}[<0;\(column + 3);\(line + 1)M\u{1B}[<0;\(column + 3);\(line + 1)m")
+        try session.send("Enter")
+        try session.waitFor("c32 · text")
+        try session.send("Escape")
+        try session.waitFor("r4c33")
         try session.send("q")
     }
 
