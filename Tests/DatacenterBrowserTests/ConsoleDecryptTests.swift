@@ -42,6 +42,19 @@ import Testing
         #expect(cell.text == "Lunch tomorrow? | Sure — 12:00 at the usual place")
     }
 
+    /// `REGEXP` works in the console (and in a filter: the same connections), on decrypted
+    /// text too; a pattern that is not one fails the query, naming it.
+    @Test func regexpMatchesInTheConsoleAndABadPatternSaysSo() throws {
+        let folder = TemporaryFolder()
+        let b = try Self.console(folder)
+        Self.run("select count(*) as n from messages where datacenter_decrypt(content) regexp '^(Lunch|Sure) '", in: b)
+        #expect(b.grid?.rows.first?.cells.first?.text == "2")
+        b.press(.character(":"))
+        Self.run("select 'x' regexp 'a('", in: b)
+        let output = (b.console?.output ?? []).joined(separator: "\n")
+        #expect(output.contains("not a regular expression (ICU syntax): a("), "\(output)")
+    }
+
     @Test func aValueNoKeyOpensSaysSo() throws {
         let folder = TemporaryFolder()
         let wrong = KeyRing([try EncryptionKey(bytes: Array(repeating: 7, count: 32))])

@@ -10,14 +10,21 @@ import Testing
     /// The key of the row under the grid's cursor.
     func cursorKey(_ b: Browser) -> Int64? { b.grid.flatMap { $0.rows.indices.contains($0.cursor) ? $0.rows[$0.cursor].cells[0].text : nil }.flatMap { Int64($0) } }
 
-    @Test(arguments: ["numbers", "numbers_view"])
-    func searchesGoBothWaysAndWrapRoundTheEnds(table: String) throws {
-        let folder = TemporaryFolder()
+    /// A browser on `table` (`numbers`, or the view `numbers_view` over it) of 3,000 rows
+    /// labelled `row N`.
+    func numbers(_ table: String, in folder: TemporaryFolder) throws -> Browser {
         let db = folder.file("rows.db")
         try makeNumbersTable(at: db, rows: 3_000)
         try Database(path: db).execute("CREATE VIEW numbers_view AS SELECT * FROM numbers")
         let b = try browser(db, keys: .empty, width: 100, height: 20)
         b.openTreeNode(table)
+        return b
+    }
+
+    @Test(arguments: ["numbers", "numbers_view"])
+    func searchesGoBothWaysAndWrapRoundTheEnds(table: String) throws {
+        let folder = TemporaryFolder()
+        let b = try numbers(table, in: folder)
         func status() -> String { b.render().lines().last ?? "" }
 
         // Backward from the first row: nothing before it, so round the end to the bottom.
@@ -149,7 +156,7 @@ import Testing
                 let upper = start ?? all.count
                 let lower = stop ?? 0                   // the stop row itself is included
                 let expected = lower < upper ? (lower..<upper).last { index in texts[index].contains { $0.contains(needle) } } : nil
-                let found = try source.match(of: needle, from: start.map { all[$0] }, to: stop.map { all[$0] }, backward: true,
+                let found = try source.match(of: try SearchNeedle(needle), from: start.map { all[$0] }, to: stop.map { all[$0] }, backward: true,
                                              limit: 3, cancel: CancellationFlag())
                 let context = "seed \(seed) \(view.summary) \(needle) before \(String(describing: start)) after \(String(describing: stop))"
                 #expect(found?.first?.key == expected.map { all[$0].key }, "\(context)")
@@ -186,7 +193,7 @@ import Testing
                 let range = backward ? (bounded ?? 0)..<(start ?? all.count) : ((start ?? -1) + 1)..<((bounded ?? all.count - 1) + 1)
                 let hits = range.filter { index in texts[index].contains { $0.contains(needle) } }
                 let expected = backward ? hits.last : hits.first
-                let found = try source.match(of: needle, from: start.map { all[$0] }, to: bounded.map { all[$0] }, backward: backward,
+                let found = try source.match(of: try SearchNeedle(needle), from: start.map { all[$0] }, to: bounded.map { all[$0] }, backward: backward,
                                              limit: 3, cancel: CancellationFlag())
                 let context = "seed \(seed) \(view.summary) \(needle) \(backward ? "before" : "after") \(String(describing: start)) to \(String(describing: bounded))"
                 #expect(found?.first?.key == expected.map { all[$0].key }, "\(context)")
@@ -210,4 +217,39 @@ import Testing
         let status = b.render().lines().last ?? ""
         #expect(status.contains("no match: locked"), "\(status)")
     }
+
+    /// Ctrl-R at the search prompt: a regular expression, named so in the prompt and the
+    /// messages, kept for `n` and the next `/`; a pattern that is not one is refused there.
+    @Test(arguments: ["numbers", "numbers_view"])
+    func ctrlRSearchesForARegularExpression(table: String) throws {
+        let folder = TemporaryFolder()
+        let b = try numbers(table, in: folder)
+        func status() -> String { b.render().lines().last ?? "" }
+
+        b.press(.character("/"), .character("\u{12}"))
+        #expect(b.render().lines().last?.hasPrefix("regex /") == true)
+        answer("^row 2[0-9]5$", in: b)
+        #expect(cursorKey(b) == 205)
+        #expect(status().contains("found /^row 2[0-9]5$/"))
+        b.press(.character("n"))
+        #expect(cursorKey(b) == 215)
+        b.press(.character("N"), .character("N"))                 // before 205: round to the bottom
+        #expect(cursorKey(b) == 295)
+
+        b.press(.character("/"))                                   // the next search starts as the last one
+        #expect(b.prompt?.isRegex == true && b.prompt?.text == "^row 2[0-9]5$")
+        b.press(.character("\u{15}"))                             // Ctrl-U: clear the line
+        answer("ROW 7$", in: b)                                   // an uppercase letter: case as written
+        #expect(status().contains("no match: /ROW 7$/"))
+        b.press(.character("/"), .character("\u{15}"))
+        answer("row (", in: b)
+        #expect(status().contains("not a regular expression"))
+        #expect(b.grid?.search == nil, "nothing runs")
+
+        b.press(.character("/"), .character("\u{12}"), .character("\u{15}"))  // back to text: a ( is a (
+        #expect(b.prompt?.isRegex == false && b.render().lines().last?.hasPrefix("/") == true)
+        answer("row 7", in: b)
+        #expect(status().contains("found row 7"))
+    }
 }
+

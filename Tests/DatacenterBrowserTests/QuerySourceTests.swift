@@ -63,18 +63,18 @@ import Testing
         // `%` and `_` in the needle are themselves, not LIKE's wildcards; case does not matter.
         for needle in ["50%_off1", "bravo10", "CHARLIE"] {
             let lowered = needle.lowercased()
-            let first = try #require(try view.firstMatch(of: lowered, after: nil, limit: 5, cancel: CancellationFlag()))
+            let first = try #require(try view.firstMatch(of: try SearchNeedle(lowered), after: nil, limit: 5, cancel: CancellationFlag()))
             let index = try #require(expected.firstIndex { $0.lowercased().contains(lowered) })
             #expect(first.first?.cells[0].text == expected[index])
             #expect(view.position(of: try #require(first.first)) == "row \(index + 1)")
             // From the row after the match on, the next one.
-            let next = try #require(try view.firstMatch(of: lowered, after: first[0], limit: 5, cancel: CancellationFlag()))
+            let next = try #require(try view.firstMatch(of: try SearchNeedle(lowered), after: first[0], limit: 5, cancel: CancellationFlag()))
             let nextIndex = expected[(index + 1)...].firstIndex { $0.lowercased().contains(lowered) }
             #expect(next.first?.cells[0].text == nextIndex.map { expected[$0] })
         }
-        #expect(try view.firstMatch(of: "zulu", after: nil, limit: 5, cancel: CancellationFlag())?.isEmpty == true)
+        #expect(try view.firstMatch(of: try SearchNeedle("zulu"), after: nil, limit: 5, cancel: CancellationFlag())?.isEmpty == true)
         // Non-ASCII needles are left to the browser's page scan.
-        #expect(try view.firstMatch(of: "é", after: nil, limit: 5, cancel: CancellationFlag()).map(\.count) == nil)
+        #expect(try view.firstMatch(of: try SearchNeedle("é"), after: nil, limit: 5, cancel: CancellationFlag()).map(\.count) == nil)
     }
 
     @Test func aCancelledFirstPageStops() throws {

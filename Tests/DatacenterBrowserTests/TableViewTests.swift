@@ -157,7 +157,7 @@ import Testing
                 let start = Bool.random(using: &rng) ? nil : Int.random(in: 0..<all.count, using: &rng)
                 let from = (start ?? -1) + 1
                 let expected = all.indices.dropFirst(from).first { index in texts[index].contains { $0.contains(needle) } }
-                let found = try source.firstMatch(of: needle, after: start.map { all[$0] }, limit: 5, cancel: CancellationFlag())
+                let found = try source.firstMatch(of: try SearchNeedle(needle), after: start.map { all[$0] }, limit: 5, cancel: CancellationFlag())
                 #expect(found?.first?.key == expected.map { all[$0].key }, "seed \(seed) \(view.summary) \(needle) after \(String(describing: start))")
                 if let expected { #expect(found?.count == min(5, all.count - expected)) }
             }
@@ -193,9 +193,38 @@ import Testing
         }
         for needle in ["abc", "key1", "bravo", "x1", "inf", "e+20", "-inf", "2.5", "33", "row 1", "zz"] {
             let expected = all.indices.first { texts[$0].contains { $0.contains(needle) } }
-            let found = try source.firstMatch(of: needle, after: nil, limit: 1, cancel: CancellationFlag())
+            let found = try source.firstMatch(of: try SearchNeedle(needle), after: nil, limit: 1, cancel: CancellationFlag())
             #expect(found?.first?.key == expected.map { all[$0].key }, "\(schema): \(needle)")
         }
+    }
+
+    /// A regular expression finds, in SQLite, the first row a scan of every column's text
+    /// with the same expression finds, sorted and filtered, with smart case (a pattern with
+    /// an uppercase letter respects case).
+    @Test func aRegexFindsWhatTheScanFinds() throws {
+        let folder = TemporaryFolder()
+        let store = try TableViewTests().makeMixed(at: folder.file("s.db"), seed: 5)
+        let base = try TableSource(store: store, table: "t", crypt: KeyRing.empty)
+        for view in [TableView(), TableView(sort: .init(column: "s", descending: true), filter: "n > 1")] {
+            let source = try base.viewing(view)
+            let all = try allRows(of: source, limit: 100)
+            // NULL has no text: it matches nothing, not even ^$.
+            let texts: [[String]] = try all.map { row in
+                try store.queue.read { db in
+                    try db.query("SELECT CAST(s AS TEXT), CAST(n AS TEXT), CAST(b AS TEXT) FROM t WHERE rowid = ?", StatementArguments(row.key))
+                        .first!.values.compactMap(\.stringValue)
+                }
+            }
+            for pattern in ["^r1", "r[0-9]{2}$", "2\\.5", "^-?\\d+$", "R1", "(?-i)r", "zz", "^$"] {
+                let needle = try SearchNeedle(pattern, regex: true)
+                let expected = all.indices.first { texts[$0].contains { needle.matches($0) } }
+                let found = try source.firstMatch(of: needle, after: nil, limit: 1, cancel: CancellationFlag())
+                #expect(found?.first?.key == expected.map { all[$0].key }, "\(view.summary) /\(pattern)/")
+            }
+        }
+        #expect(try SearchNeedle("r1", regex: true).matches("R1 x"), "no uppercase: any case")
+        #expect(try !SearchNeedle("R1", regex: true).matches("r1 x"), "an uppercase letter: case as written")
+        #expect(throws: SearchNeedleError.self) { try SearchNeedle("row (", regex: true) }
     }
 
     @Test func encryptedColumnsAreSearchedDecryptedAndACancelStops() throws {
@@ -204,14 +233,17 @@ import Testing
         let b = try browser(root)
         b.openNodeAndLoad(named: "messages")
         let source = try #require(b.grid?.source)
-        let found = try source.firstMatch(of: "slides", after: nil, limit: 1, cancel: CancellationFlag())
+        let found = try source.firstMatch(of: try SearchNeedle("slides"), after: nil, limit: 1, cancel: CancellationFlag())
         #expect(found?.first?.cells.contains { $0.text.contains("I'll bring the slides") } == true)
+        let matched = try source.firstMatch(of: try SearchNeedle("bring the sl[a-z]+es", regex: true), after: nil, limit: 1,
+                                            cancel: CancellationFlag())
+        #expect(matched?.first?.key == found?.first?.key, "a regular expression matches the decrypted text")
 
         let store = try TableViewTests().makeMixed(at: folder.file("c.db"), seed: 3)
         let cancel = CancellationFlag()
         cancel.cancel()
         let table = try TableSource(store: store, table: "t", crypt: KeyRing.empty)
-        #expect { _ = try table.firstMatch(of: "zz", after: nil, limit: 1, cancel: cancel) } throws: { error in
+        #expect { _ = try table.firstMatch(of: try SearchNeedle("zz"), after: nil, limit: 1, cancel: cancel) } throws: { error in
             (error as? DatabaseError)?.isInterrupted == true
         }
     }

@@ -145,6 +145,21 @@ import Testing
         try session.send("q")
     }
 
+    /// Ctrl-R at the search prompt in a real terminal: a regular expression.
+    @Test func ctrlRAtTheSearchPromptSearchesForARegularExpression() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        try session.waitFor("Welcome")
+        try session.send("/", "C-r")
+        try session.waitFor("regex /")
+        try session.send("-l", "^Welc.me")
+        try session.send("Enter")
+        try session.waitFor("found /^Welc.me/")
+        try session.send("q")
+    }
+
     /// A terminal described with the older mouse encoding (tmux's own `tmux-256color`),
     /// wider than 223 columns: the browser asks for SGR reports, so a click far right
     /// reaches its cell, and a lone Esc is still Esc.

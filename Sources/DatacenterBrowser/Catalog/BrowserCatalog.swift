@@ -202,7 +202,7 @@ package final class BrowserCatalog: Sendable {
             if let store = state.stores[path] { return store }
             let store = try center?.store(atPath: path) ?? Store(path: path, crypt: keys, readOnly: true, databaseKeys: databaseKeys)
             // The console's SQL reads through this connection too (its SELECTs page here).
-            try store.queue.write { db in try CryptSQL.register(on: db, crypt: keys) }
+            try store.queue.write { db in try BrowserSQLFunctions.register(on: db, crypt: keys) }
             state.stores[path] = store
             return store
         }

@@ -26,7 +26,7 @@ package enum BrowserCommand: Sendable {
     /// case-insensitively: one query in SQLite for a table, a page at a time otherwise. When
     /// none is found before the end (the start, `backward`), the search wraps: it goes on
     /// from the other end up to `start`.
-    case search(searchID: Int, source: GridSource, start: GridRow?, query: String, backward: Bool = false, cancel: CancellationFlag)
+    case search(searchID: Int, source: GridSource, start: GridRow?, needle: SearchNeedle, backward: Bool = false, cancel: CancellationFlag)
     /// Reads the schema of the table or view `node` shows (`TableSchema`, `S`).
     case schema(node: TreeNode, catalog: BrowserCatalog)
     /// Runs SQL typed in the console (`ConsoleQuery`).
@@ -104,8 +104,8 @@ package enum BrowserCommand: Sendable {
             do { return .pageLoaded(gridID: id, requestID: request, rows: try page.read(from: source), error: nil) } catch {
                 return .pageLoaded(gridID: id, requestID: request, rows: [], error: "\(error)")
             }
-        case let .search(id, source, start, query, backward, cancel):
-            let search = GridSearch(id: id, source: source, needle: query.lowercased(), backward: backward, cancel: cancel)
+        case let .search(id, source, start, needle, backward, cancel):
+            let search = GridSearch(id: id, source: source, needle: needle, backward: backward, cancel: cancel)
             return search.run(from: start, post: post)
         case let .schema(node, catalog):
             do {

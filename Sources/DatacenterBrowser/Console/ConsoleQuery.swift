@@ -68,7 +68,7 @@ package final class ConsoleQuery: Sendable {
         var lines: [String] = []
         do {
             let db = try catalog.databaseKeys.open(path: storePath, mode: .readOnly, busyTimeout: catalog.busyTimeout).database
-            try CryptSQL.register(on: db, crypt: catalog.keys)
+            try BrowserSQLFunctions.register(on: db, crypt: catalog.keys)
             let started: Bool = state.withLock { state in
                 if !state.cancelled { state.running = db }
                 return !state.cancelled

@@ -169,7 +169,7 @@ extension Browser {
                 return
             }
             guard var pane = grid else { return }
-            let effects = pane.submit(line.purpose, text: text, context: context)
+            let effects = pane.submit(line.purpose, text: text, regex: line.isRegex, context: context)
             grid = pane
             apply(effects)
         }

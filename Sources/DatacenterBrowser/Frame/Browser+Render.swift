@@ -137,7 +137,7 @@ extension Browser {
             screen.fill(x: 0, y: y, count: width, role: .status)
             // A table is searched by one query in SQLite, which reports no rows scanned.
             let progress = search.scanned == 0 ? "" : " \(Browser.grouped(search.scanned))\(total) rows scanned ·"
-            screen.write(" searching \"\(search.query)\"\(search.backward ? " backward" : "")…\(progress) Esc cancels",
+            screen.write(" searching \"\(search.needle.described)\"\(search.backward ? " backward" : "")…\(progress) Esc cancels",
                          x: 0, y: y, maxWidth: width, role: .status)
             return
         }

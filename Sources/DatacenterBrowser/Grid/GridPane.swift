@@ -10,8 +10,8 @@ struct GridPane {
     struct Search {
         /// The search's id: progress and results of an older search are dropped.
         let id: Int
-        /// The text searched for, as typed.
-        let query: String
+        /// What is searched for (its `described` text names it in messages).
+        let needle: SearchNeedle
         /// True when it looks towards the first row (`?`, or `N` after `/`).
         let backward: Bool
         /// Rows scanned so far, for the status line.
@@ -52,8 +52,8 @@ struct GridPane {
     var search: Search?
     /// The move waiting for a page, if any.
     var pending: PendingMove?
-    /// The last text searched for (`/` and `?` start from it, `n` and `N` repeat it).
-    var lastQuery: String?
+    /// The last search (`/` and `?` start from it, in its mode; `n` and `N` repeat it).
+    var lastQuery: SearchNeedle?
     /// True when the last search typed was backward (`?`): `n` goes on that way, `N` the other.
     var lastSearchBackward = false
     /// The store's data version when last looked at (`Browser.pollForChanges`).
@@ -107,8 +107,8 @@ struct GridPane {
                 effects.append(.inspect(Inspector(title: name, cell: rows[cursor].cells[column])))
             }
         case .tab, .escape, .backTab: effects.append(.focus(.tree))
-        case .character("/"): effects.append(.prompt(PromptLine(label: "/", text: lastQuery ?? "", purpose: .search)))
-        case .character("?"): effects.append(.prompt(PromptLine(label: "?", text: lastQuery ?? "", purpose: .searchBackward)))
+        case .character("/"): effects.append(.prompt(PromptLine(searching: lastQuery, backward: false)))
+        case .character("?"): effects.append(.prompt(PromptLine(searching: lastQuery, backward: true)))
         case .character("["): effects.append(sortEffect(descending: false))
         case .character("]"): effects.append(sortEffect(descending: true))
         case .character("f"):
@@ -178,14 +178,21 @@ struct GridPane {
     /// The text typed at the prompt the grid asked for: a search, a new value for the cell
     /// under the cursor, a row to insert, or a row to go to (read off the input loop, a
     /// `fetchPage` of `PageRequest.at`, the row first in the window).
-    mutating func submit(_ purpose: PromptLine.Purpose, text: String, context: PaneContext) -> [PaneEffect] {
+    /// `regex`: the search prompt was in its regular-expression mode (`Ctrl-R`).
+    mutating func submit(_ purpose: PromptLine.Purpose, text: String, regex: Bool = false, context: PaneContext) -> [PaneEffect] {
         let keys = context.catalog.keys
         switch purpose {
         case .search, .searchBackward:
             guard !text.isEmpty else { return [] }
-            lastQuery = text
+            let needle: SearchNeedle
+            do {
+                needle = try SearchNeedle(text, regex: regex)
+            } catch {
+                return [.message("\(error)", isError: true)]
+            }
+            lastQuery = needle
             lastSearchBackward = purpose == .searchBackward
-            return startSearch(text, backward: lastSearchBackward, context: context)
+            return startSearch(needle, backward: lastSearchBackward, context: context)
         case .filter:
             var view = source.view
             let filter = text.trimmingCharacters(in: .whitespaces)
@@ -433,26 +440,25 @@ struct GridPane {
 
     // MARK: Search
 
-    /// Looks for `query` after the cursor (before it when `backward`): in the rows on hand
+    /// Looks for `needle` after the cursor (before it when `backward`): in the rows on hand
     /// first, else in the background (`BrowserCommand.search`, which wraps round the end),
     /// its progress in the status line and Esc cancelling it.
-    mutating func startSearch(_ query: String, backward: Bool = false, context: PaneContext) -> [PaneEffect] {
+    mutating func startSearch(_ needle: SearchNeedle, backward: Bool = false, context: PaneContext) -> [PaneEffect] {
         pending = nil               // the search decides where the cursor goes
-        let needle = query.lowercased()
-        func holds(_ row: GridRow) -> Bool { row.cells.contains { $0.text.lowercased().contains(needle) } }
+        func holds(_ row: GridRow) -> Bool { row.cells.contains { GridSearch.holds($0, needle) } }
         let near = backward ? rows[..<min(cursor, rows.count)].lastIndex(where: holds)
             : (cursor + 1 < rows.count ? rows[(cursor + 1)...].firstIndex(where: holds) : nil)
         if let index = near {
             let page = context.visibleRowCount
             cursor = index
             if index >= top + page || index < top { top = max(0, index - page / 2) }
-            return [.message(GridPane.foundMessage(query, backward: backward, wrapped: false), isError: false)]
+            return [.message(GridPane.foundMessage(needle.described, backward: backward, wrapped: false), isError: false)]
         }
         let cancel = CancellationFlag()
         let id = context.ids.next()
-        search = Search(id: id, query: query, backward: backward, scanned: 0, cancel: cancel)
+        search = Search(id: id, needle: needle, backward: backward, scanned: 0, cancel: cancel)
         let start = backward ? rows.first : rows.last
-        return [.command(.search(searchID: id, source: source, start: start, query: query, backward: backward, cancel: cancel))]
+        return [.command(.search(searchID: id, source: source, start: start, needle: needle, backward: backward, cancel: cancel))]
     }
 
     /// What the status line says of a match: found, and whether the search wrapped round
@@ -476,13 +482,13 @@ struct GridPane {
         }
         guard let match else {
             let scanned = current.scanned == 0 ? "" : " (\(Browser.grouped(current.scanned)) rows scanned)"
-            return [.message("no match: \(current.query)\(scanned)", isError: true)]
+            return [.message("no match: \(current.needle.described)\(scanned)", isError: true)]
         }
         rows = match
         pending = nil               // a page asked for meanwhile followed the rows replaced here
         cursor = 0
         top = 0
-        return [.message(GridPane.foundMessage(current.query, backward: current.backward, wrapped: wrapped), isError: false)]
+        return [.message(GridPane.foundMessage(current.needle.described, backward: current.backward, wrapped: wrapped), isError: false)]
     }
 
     // MARK: Mouse
@@ -591,7 +597,7 @@ extension GridPane: Pane {
         "  c              go to a column by name (or part of it)",
         "  Enter          open / inspect  Tab Esc    switch pane",
         "  /  ?  n  N     search forward / backward, next, previous",
-        "                 (streams, wraps round the end, Esc cancels)",
+        "                 (wraps; Esc cancels; Ctrl-R at the prompt: regex)",
         "  [  ]           sort by the column ↑ / ↓ (again: off)",
         "  f              filter rows (SQL WHERE; an empty one clears it)",
         "  F              frequency of the column: value, count, %, bar;",

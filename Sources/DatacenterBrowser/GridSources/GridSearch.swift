@@ -13,8 +13,8 @@ struct GridSearch {
     let id: Int
     /// What the grid shows.
     let source: GridSource
-    /// The text looked for, lowercased.
-    let needle: String
+    /// What is looked for.
+    let needle: SearchNeedle
     /// True to look against the grid's order (towards its first row).
     let backward: Bool
     /// Set by Esc: the search stops at its next page (a query is interrupted).
@@ -67,12 +67,12 @@ struct GridSearch {
         return nil
     }
 
-    /// True when `cell`'s text holds `needle` (lowercase). A locked value's text is a
-    /// placeholder the browser wrote (`[locked: no key]`), not the value: it matches nothing,
-    /// as the search in SQLite finds nothing in a value no key opens.
-    static func holds(_ cell: GridCell, _ needle: String) -> Bool {
+    /// True when `cell`'s text holds `needle`. A locked value's text is a placeholder the
+    /// browser wrote (`[locked: no key]`), not the value: it matches nothing, as the search
+    /// in SQLite finds nothing in a value no key opens.
+    static func holds(_ cell: GridCell, _ needle: SearchNeedle) -> Bool {
         if case .locked = cell.encryption { return false }
-        return cell.text.lowercased().contains(needle)
+        return needle.matches(cell.text)
     }
 
     /// The first page the scan reads: the rows past `start`, or the rows at the end it starts from.

@@ -105,12 +105,12 @@ package protocol GridSource: AnyObject, Sendable {
     /// How the status line names `row`: `key 42` (its paging key), or `row 7` (1-based) for
     /// rows paged by offset, whose key is an offset from 0 that means nothing to the user.
     func position(of row: GridRow) -> String
-    /// The first row after `row` (from the first row when nil) holding `needle` (lowercase),
+    /// The first row after `row` (from the first row when nil) holding `needle`,
     /// and up to `limit` rows from it, found by one query run in SQLite; nil when this source
     /// cannot search so (the browser then scans its pages). `[]` when no row matches.
     /// - throws: `DatabaseError` (`isInterrupted` once `cancel` is set).
-    func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]?
-    /// The nearest row holding `needle` (lowercase) past `start` in the search's direction
+    func firstMatch(of needle: SearchNeedle, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]?
+    /// The nearest row holding `needle` past `start` in the search's direction
     /// (the grid's order, or against it when `backward`) and up to `stop`, `stop` included:
     /// forward, the first row after `start` (from the first row when nil) and not after
     /// `stop`; backward, the last row before `start` (from the last row when nil) and not
@@ -119,7 +119,7 @@ package protocol GridSource: AnyObject, Sendable {
     /// pages). `[]` when no row matches. `stop` bounds a search that wrapped round the end: it is
     /// the row the search started from, which the wrapped pass reaches last.
     /// - throws: `DatabaseError` (`isInterrupted` once `cancel` is set).
-    func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+    func match(of needle: SearchNeedle, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
                cancel: CancellationFlag) throws -> [GridRow]?
     /// The row at 1-based position `number` in the grid's order (sort and filter kept), or
     /// nil when there are fewer rows (`Ctrl-G`).
@@ -165,10 +165,10 @@ extension GridSource {
     package func dataVersion() throws -> Int64? { nil }
 
     /// Sources other than tables are searched page by page.
-    package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? { nil }
+    package func firstMatch(of needle: SearchNeedle, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? { nil }
 
     /// Sources other than tables are searched page by page, either way.
-    package func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+    package func match(of needle: SearchNeedle, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
                        cancel: CancellationFlag) throws -> [GridRow]? { nil }
 
     /// Walks the pages from the first row (a source paged by key has no quicker way to

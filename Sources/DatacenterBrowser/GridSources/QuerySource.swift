@@ -94,7 +94,7 @@ package final class QuerySource: GridSource, Sendable {
     package func position(of row: GridRow) -> String { "row \(Self.offset(of: row) + 1)" }
 
     /// The search forward from `row` (`match(of:from:to:backward:limit:cancel:)`).
-    package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
+    package func firstMatch(of needle: SearchNeedle, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
         try match(of: needle, from: row, to: nil, backward: false, limit: limit, cancel: cancel)
     }
 
@@ -103,7 +103,7 @@ package final class QuerySource: GridSource, Sendable {
     /// the rows from the nearest match are read as a page. Backward, the pass still reads
     /// forwards, from `stop` (or the first row) up to the row before `start`, and keeps the
     /// last match. nil for a needle `SearchPredicate` leaves to the browser's page scan.
-    package func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+    package func match(of needle: SearchNeedle, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
                        cancel: CancellationFlag) throws -> [GridRow]? {
         guard let predicate = SearchPredicate(needle: needle, columns: columns, encryptedColumns: encryptedColumns) else { return nil }
         let first = backward ? stop.map(Self.offset) ?? 0 : start.map { Self.offset(of: $0) + 1 } ?? 0

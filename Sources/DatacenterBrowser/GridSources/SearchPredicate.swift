@@ -9,6 +9,10 @@ import DatacenterKit
 /// Only for needles of ASCII characters: SQLite folds the case of ASCII letters alone, so
 /// a needle with other letters is matched by the browser, page by page.
 ///
+/// A regular expression (`SearchNeedle.isRegex`) is tested with `regexp(pattern,
+/// CAST(column AS TEXT))` on every column (encrypted ones by `datacenter_crypt_matches`),
+/// whatever its letters: ICU folds case itself.
+///
 /// A needle that no number's text can hold (a letter other than those of `1.0e+20` and
 /// `Inf`, a space…) skips the columns that hold only numbers, and in the others tests only
 /// text and blob values, before `LIKE` turns a number into text: on the 2,000,000-row
@@ -21,11 +25,27 @@ struct SearchPredicate {
     let arguments: [DatabaseValue]
     /// Whether an encrypted column is tested, so the decrypting function must be registered.
     private let decrypts: Bool
+    /// The needle's regular expression, when it is one.
+    private let regex: SearchNeedle?
 
-    /// The predicate for `needle` (lowercase) over `columns`, decrypting `encryptedColumns`
-    /// and skipping `numericOnly` (columns that cannot hold text) when no number holds the
-    /// needle; nil for an empty needle or one with non-ASCII characters.
-    init?(needle: String, columns: [String], encryptedColumns: Set<String>, numericOnly: Set<String> = []) {
+    /// The predicate for `needle` over `columns`, decrypting `encryptedColumns` and skipping
+    /// `numericOnly` (columns that cannot hold text) when no number holds the needle; nil
+    /// for an empty needle or a substring with non-ASCII characters.
+    init?(needle search: SearchNeedle, columns: [String], encryptedColumns: Set<String>, numericOnly: Set<String> = []) {
+        decrypts = columns.contains { encryptedColumns.contains($0) }
+        if search.isRegex {
+            guard !search.text.isEmpty else { return nil }
+            regex = search
+            sql = "(" + columns.map { column in
+                let name = Database.quoteIdentifier(column)
+                return encryptedColumns.contains(column) ? "datacenter_crypt_matches(\(name), ?)" : "regexp(?, CAST(\(name) AS TEXT))"
+            }.joined(separator: " OR ") + ")"
+            arguments = Array(repeating: .text(search.pattern), count: columns.count)
+            if columns.isEmpty { return nil }
+            return
+        }
+        regex = nil
+        let needle = search.lowercased
         guard !needle.isEmpty, needle.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         // LIKE folds ASCII case without copying each value, as lower() would.
         let pattern = "%" + needle.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
@@ -48,17 +68,27 @@ struct SearchPredicate {
         }
         sql = tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
         self.arguments = arguments
-        decrypts = columns.contains { encryptedColumns.contains($0) }
     }
 
     /// The characters of the text SQLite gives a number (`-12`, `1.5`, `1.0e+20`, `Inf`),
     /// lowercase as the needle is.
     static let numberCharacters = Set("0123456789.-+einf")
 
-    /// Adds `datacenter_crypt_holds(ciphertext, needle)` to `db` when the predicate needs it:
-    /// 1 when `crypt` opens the value and its text holds the needle in any case, else 0 (a
-    /// value no key opens never matches).
+    /// Adds the functions the predicate calls to `db`: `regexp` for a regular expression, and
+    /// for encrypted columns `datacenter_crypt_holds(ciphertext, needle)` or
+    /// `datacenter_crypt_matches(ciphertext, pattern)`: 1 when `crypt` opens the value and
+    /// its text holds the needle in any case (matches the pattern), else 0 (a value no key
+    /// opens never matches).
     func register(on db: Database, crypt: any DataCrypt) throws {
+        if let regex {
+            try SQLRegexp.register(on: db)
+            guard decrypts else { return }
+            try db.createFunction("datacenter_crypt_matches", argumentCount: 2) { values in
+                guard case .blob(let ciphertext) = values[0], let plain = try? crypt.decrypt(ciphertext) else { return .integer(0) }
+                return .integer(regex.matches(String(decoding: plain, as: UTF8.self)) ? 1 : 0)
+            }
+            return
+        }
         guard decrypts else { return }
         try db.createFunction("datacenter_crypt_holds", argumentCount: 2) { values in
             guard case .blob(let ciphertext) = values[0], let needle = values[1].stringValue,

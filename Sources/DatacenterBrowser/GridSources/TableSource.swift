@@ -253,7 +253,7 @@ package final class TableSource: GridSource, Sendable {
     }
 
     /// The search in SQLite, forward from `row` (`match(of:from:to:backward:limit:cancel:)`).
-    package func firstMatch(of needle: String, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
+    package func firstMatch(of needle: SearchNeedle, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? {
         try match(of: needle, from: row, to: nil, backward: false, limit: limit, cancel: cancel)
     }
 
@@ -261,7 +261,7 @@ package final class TableSource: GridSource, Sendable {
     /// rows between `start` and `stop` (`keyset`; `stop` included) ordered in the grid's
     /// order or against it (`backward`), `LIMIT 1`. Rows paged by position are searched by
     /// `QuerySource`; nil for a needle the predicate leaves to the browser's page scan.
-    package func match(of needle: String, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
+    package func match(of needle: SearchNeedle, from start: GridRow?, to stop: GridRow?, backward: Bool, limit: Int,
                        cancel: CancellationFlag) throws -> [GridRow]? {
         if let offsetRows { return try offsetRows.match(of: needle, from: start, to: stop, backward: backward, limit: limit, cancel: cancel) }
         // Sorted in memory, no query reads the rows in the grid's order: the browser scans.

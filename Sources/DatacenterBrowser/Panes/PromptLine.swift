@@ -35,11 +35,13 @@ struct PromptLine {
     }
 
     /// The text before the input: `/`, or what is edited or inserted.
-    let label: String
+    private(set) var label: String
     /// The text being typed, with its cursor and history.
     var editor: LineEditor
     /// What Enter does with the text.
     let purpose: Purpose
+    /// A search prompt's mode: a regular expression rather than text (`Ctrl-R` switches).
+    private(set) var isRegex = false
 
     /// A prompt showing `label`, starting with `text` and the cursor at its end.
     init(label: String, text: String, purpose: Purpose) {
@@ -48,12 +50,31 @@ struct PromptLine {
         self.purpose = purpose
     }
 
+    /// The search prompt (`/`, or `?` when `backward`), starting from the last search's
+    /// text in its mode.
+    init(searching last: SearchNeedle?, backward: Bool) {
+        self.init(label: "", text: last?.text ?? "", purpose: backward ? .searchBackward : .search)
+        isRegex = last?.isRegex ?? false
+        label = searchLabel
+    }
+
+    /// A search prompt's label: `/` or `?`, `regex /` or `regex ?` in the regex mode.
+    private var searchLabel: String {
+        (isRegex ? "regex " : "") + (purpose == .searchBackward ? "?" : "/")
+    }
+
     /// The text typed so far.
     var text: String { editor.text }
 
     /// One key, edited in a line `screenWidth` columns wide: Enter submits, Esc cancels,
     /// the rest edit the text (keys the editor does not take are ignored).
     mutating func handle(_ key: Key, screenWidth: Int) -> Outcome {
+        if purpose.isSearch, key == .character("\u{12}") { // Ctrl-R: text or regular expression
+            isRegex.toggle()
+            label = searchLabel
+            editor.followCursor(width: fieldWidth(screenWidth: screenWidth))
+            return .editing
+        }
         let outcome = editor.handle(key)
         switch outcome {
         case .cancelled: return .cancelled
