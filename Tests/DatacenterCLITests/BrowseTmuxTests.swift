@@ -160,6 +160,24 @@ import Testing
         try session.send("q")
     }
 
+    /// - hides a column, } moves one right, + shows the hidden ones again.
+    @Test func minusHidesBraceMovesAndPlusShowsColumns() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        try session.waitFor("Welcome")
+        try session.send("-")
+        let hidden = try session.waitFor("hid id")
+        #expect(hidden.contains("│title   body"))
+        try session.send("}")
+        try session.waitFor("│body")
+        try session.send("+")
+        let shown = try session.waitFor("showing 1 hidden column again")
+        #expect(shown.contains("│id  body"), "id back in its place, body moved past title")
+        try session.send("q")
+    }
+
     /// A terminal described with the older mouse encoding (tmux's own `tmux-256color`),
     /// wider than 223 columns: the browser asks for SGR reports, so a click far right
     /// reaches its cell, and a lone Esc is still Esc.

@@ -42,10 +42,15 @@ struct GridPane {
     var rows: [GridRow]
     var cursor = 0          // index into rows
     var top = 0             // first visible index into rows
-    /// The column under the cursor.
+    /// The column under the cursor (an index into the source's columns).
     var column = 0
-    /// The first column on screen (the grid scrolls sideways).
+    /// The position, among the columns shown, of the first column on screen (the grid
+    /// scrolls sideways).
     var firstColumn = 0
+    /// The order the columns are drawn in, when `{` `}` moved some (`GridPane+Columns`).
+    var columnOrder: [Int]?
+    /// The columns `-` hid.
+    var hiddenColumns: Set<Int> = []
     /// The row count, once the background count came back.
     var total: Int?
     /// The search running, if any; keys wait while it runs, but Esc cancels it.
@@ -90,12 +95,15 @@ struct GridPane {
         case .pageUp, .character("b"): effects += moveUp(by: page, context: context)
         case .home, .character("g"): effects += request(.first(limit: page * 2), for: .first, context: context)
         case .end, .character("G"): effects += request(.last(limit: page * 2), for: .last, context: context)
-        case .left, .character("h"): column = max(0, column - 1)
-        case .right, .character("l"): column = min(max(0, source.columns.count - 1), column + 1)
+        case .left, .character("h"): stepColumn(-1)
+        case .right, .character("l"): stepColumn(1)
+        case .character("-"): effects += hideColumn()
+        case .character("+"): effects += showHiddenColumns()
+        case .character("{"), .character("}"): effects += moveColumn(right: key == .character("}"))
         case .character("c"):
             effects.append(.prompt(PromptLine(label: "column: ", text: "", purpose: .column)))
-        case .character("0"): column = 0
-        case .character("$"): column = max(0, source.columns.count - 1)
+        case .character("0"): jumpColumn(toLast: false)
+        case .character("$"): jumpColumn(toLast: true)
         case .character("<"), .character(">"):
             let widths = columnWidths(rowCount: page)
             let now = widths.indices.contains(column) ? widths[column] : 3
@@ -163,7 +171,7 @@ struct GridPane {
         case .character("q"): effects.append(.quit)
         default: effects += PaneEffect.unknownKey(key, in: "grid")
         }
-        if column < firstColumn { firstColumn = column }
+        firstColumn = min(firstColumn, columnPosition)
         return effects
     }
 
@@ -214,8 +222,7 @@ struct GridPane {
             guard let index = GridPane.column(named: wanted, in: source.columns) else {
                 return [.message("no column named \(wanted) (columns: \(source.columns.joined(separator: ", ")))", isError: true)]
             }
-            column = index
-            if column < firstColumn { firstColumn = column }
+            goToColumn(index)
             return []
         case .goTo:
             guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
@@ -420,12 +427,10 @@ struct GridPane {
     /// it, else at the same index; the cursor stays on the same line of the screen when
     /// there are rows enough above it.
     mutating func keepPlace(of old: GridPane, page: Int) {
-        column = min(old.column, max(0, source.columns.count - 1))
-        firstColumn = min(old.firstColumn, column)
+        keepColumns(of: old)
         lastQuery = old.lastQuery
         lastSearchBackward = old.lastSearchBackward
         dataVersion = old.dataVersion
-        widthOverrides = old.widthOverrides
         guard !rows.isEmpty else { return }
         func index(ofOld oldIndex: Int) -> Int? {
             guard old.rows.indices.contains(oldIndex) else { return nil }
@@ -502,7 +507,7 @@ struct GridPane {
         cursor = index
         let widths = columnWidths(rowCount: area.height - 1)
         var left = area.x
-        for column in firstColumn..<widths.count {
+        for column in shownColumns.dropFirst(firstColumn) {
             if x < left + widths[column] + 1 { self.column = column; break }
             left += widths[column] + 1
         }
@@ -546,17 +551,20 @@ struct GridPane {
     func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
         let rowCount = max(1, area.height - 1)
         let right = area.x + area.width
-        let widths = columnWidths(rowCount: rowCount)
+        let sourceWidths = columnWidths(rowCount: rowCount)
+        let shown = shownColumns
+        let widths = shown.map { sourceWidths[$0] }
         // Make the cursor column visible: shift the first column right until the cursor
         // column starts on screen with at least six characters of it shown.
-        var first = min(firstColumn, column)
-        while first < column,
-              widths[first..<column].reduce(0, +) + (column - first) + min(widths[column], 6) > area.width { first += 1 }
+        let cursorPosition = columnPosition
+        var first = min(firstColumn, cursorPosition)
+        while first < cursorPosition,
+              widths[first..<cursorPosition].reduce(0, +) + (cursorPosition - first) + min(widths[cursorPosition], 6) > area.width { first += 1 }
         var x = area.x
         var columns: [(index: Int, x: Int, width: Int)] = []
-        for index in first..<widths.count where x < right {
-            columns.append((index, x, min(widths[index], right - x)))
-            x += widths[index] + 1
+        for position in first..<widths.count where x < right {
+            columns.append((shown[position], x, min(widths[position], right - x)))
+            x += widths[position] + 1
         }
         screen.fill(x: area.x, y: area.y, count: area.width, role: .gridHeader)
         for column in columns {
@@ -594,10 +602,10 @@ extension GridPane: Pane {
         "  g G Home End   first / last    ← → h l    column",
         "  Ctrl-G         go to row N, or key VALUE (key 42, key 1, x)",
         "  0 $            first / last column   < > _  narrow, widen, fit",
-        "  c              go to a column by name (or part of it)",
+        "  c - + { }      column by name; hide it, show all; move it ← →",
         "  Enter          open / inspect  Tab Esc    switch pane",
         "  /  ?  n  N     search forward / backward, next, previous",
-        "                 (wraps; Esc cancels; Ctrl-R at the prompt: regex)",
+        "                 (wraps round; Esc cancels; Ctrl-R: regex)",
         "  [  ]           sort by the column ↑ / ↓ (again: off)",
         "  f              filter rows (SQL WHERE; an empty one clears it)",
         "  F              frequency of the column: value, count, %, bar;",
@@ -619,8 +627,10 @@ extension GridPane {
     /// Keeps the column under the cursor, the columns scrolled past and the widths set by
     /// hand of `old`, the same table's grid before a new sort or filter.
     mutating func keepColumns(of old: GridPane) {
+        keepColumnLayout(of: old)
         column = min(old.column, max(0, source.columns.count - 1))
-        firstColumn = min(old.firstColumn, column)
+        if hiddenColumns.contains(column) { column = shownColumns.first ?? 0 }
+        firstColumn = min(old.firstColumn, columnPosition)
         widthOverrides = old.widthOverrides
     }
 
@@ -630,8 +640,7 @@ extension GridPane {
         guard let index = rows.firstIndex(where: { $0.key == row.key }) else { return }
         cursor = index
         top = max(0, index - visibleRows / 2)
-        self.column = min(column, max(0, source.columns.count - 1))
-        firstColumn = min(firstColumn, self.column)
+        goToColumn(min(column, max(0, source.columns.count - 1)))
     }
 }
 

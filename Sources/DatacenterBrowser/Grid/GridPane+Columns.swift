@@ -1,0 +1,85 @@
+/// The columns a grid shows, and in what order: `-` hides the column under the cursor, `+`
+/// shows every hidden column again, `{` and `}` move the cursor's column left and right.
+///
+/// A view of the screen only: the source's columns stay as they are, so editing, the
+/// inspector, `F`, `I`, sorting, filtering, `y`/`Y` and `E` work on the table's columns
+/// whatever is hidden or moved. `column` and `widthOverrides` are by source column;
+/// `firstColumn` is a position among the columns shown.
+extension GridPane {
+    /// The source's columns in the order they are drawn, hidden ones left out.
+    var shownColumns: [Int] {
+        let order = columnOrder ?? Array(source.columns.indices)
+        return hiddenColumns.isEmpty ? order : order.filter { !hiddenColumns.contains($0) }
+    }
+
+    /// The position of the cursor's column among the columns shown (0 when it is hidden,
+    /// which the keys never leave it).
+    var columnPosition: Int { shownColumns.firstIndex(of: column) ?? 0 }
+
+    /// `-`: hides the cursor's column, the cursor going to the next one shown (the one
+    /// before, at the end); the last column shown stays.
+    mutating func hideColumn() -> [PaneEffect] {
+        let shown = shownColumns
+        guard shown.count > 1, let position = shown.firstIndex(of: column) else {
+            return [.message("- hides a column: \(source.title) has one column shown, which stays", isError: true)]
+        }
+        let name = source.columns[column]
+        hiddenColumns.insert(column)
+        column = position + 1 < shown.count ? shown[position + 1] : shown[position - 1]
+        firstColumn = min(firstColumn, columnPosition)
+        return [.message("hid \(name): \(hiddenColumns.count) hidden · + shows them again", isError: false)]
+    }
+
+    /// `+`: shows every hidden column again, where it was.
+    mutating func showHiddenColumns() -> [PaneEffect] {
+        guard !hiddenColumns.isEmpty else { return [.message("no column is hidden (- hides the cursor's column)", isError: false)] }
+        let count = hiddenColumns.count
+        hiddenColumns = []
+        firstColumn = min(firstColumn, columnPosition)
+        return [.message("showing \(count) hidden column\(count == 1 ? "" : "s") again", isError: false)]
+    }
+
+    /// `{` (`right` false) and `}`: moves the cursor's column past the column shown before
+    /// (after) it; the cursor stays on the column moved.
+    mutating func moveColumn(right: Bool) -> [PaneEffect] {
+        let shown = shownColumns
+        guard let position = shown.firstIndex(of: column) else { return [] }
+        let neighbour = position + (right ? 1 : -1)
+        guard shown.indices.contains(neighbour) else { return [] }
+        var order = columnOrder ?? Array(source.columns.indices)
+        guard let from = order.firstIndex(of: column), let to = order.firstIndex(of: shown[neighbour]) else { return [] }
+        order.remove(at: from)
+        order.insert(column, at: to)
+        columnOrder = order
+        firstColumn = min(firstColumn, columnPosition)
+        return []
+    }
+
+    /// ← (`step` -1), → (+1): the column shown before or after the cursor's.
+    mutating func stepColumn(_ step: Int) {
+        let shown = shownColumns
+        guard !shown.isEmpty else { return }
+        column = shown[min(max(0, columnPosition + step), shown.count - 1)]
+    }
+
+    /// `0` and `$`: the first or last column shown.
+    mutating func jumpColumn(toLast: Bool) {
+        if let edge = toLast ? shownColumns.last : shownColumns.first { column = edge }
+    }
+
+    /// Shows `index` (hidden, it is shown again) and puts the cursor on it (`c`, going back
+    /// to where `J` left).
+    mutating func goToColumn(_ index: Int) {
+        guard source.columns.indices.contains(index) else { return }
+        hiddenColumns.remove(index)
+        column = index
+        firstColumn = min(firstColumn, columnPosition)
+    }
+
+    /// Keeps `old`'s hidden and moved columns when the source has the same columns.
+    mutating func keepColumnLayout(of old: GridPane) {
+        guard old.source.columns == source.columns else { return }
+        columnOrder = old.columnOrder
+        hiddenColumns = old.hiddenColumns
+    }
+}
