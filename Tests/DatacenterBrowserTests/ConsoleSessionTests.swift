@@ -90,13 +90,44 @@ import Testing
                                       "CREATE INDEX items_name ON items (name);"])
         run(".schema nothing", in: b)
         #expect(b.console?.output.last == "(nothing matches nothing)")
-        run(".dump", in: b)
+        run(".nosuch", in: b)
         #expect(b.console?.outputIsError == true)
-        #expect(b.console?.output.last?.contains("unknown command .dump") == true)
+        #expect(b.console?.output.last?.contains("unknown command .nosuch") == true)
         run(".tables a b", in: b)
         #expect(b.console?.output.last == ".tables takes at most one argument: .tables ?PATTERN?")
         run(".help", in: b)
         #expect(b.console?.output.dropFirst().elementsEqual(ConsoleDotCommand.helpLines) == true)
+    }
+
+    /// `.dump` shows the start of the store as SQL; `.dump FILE` writes all of it to a new
+    /// file the sqlite3 shell loads into the same database, and never over a file.
+    @Test func dotDumpShowsTheStartAndWritesANewFile() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.db")
+        let db = try Database(path: path)
+        try db.executeScript("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT); CREATE INDEX items_name ON items (name);")
+        try db.inTransaction {
+            for i in 0..<300 { try db.execute("INSERT INTO items(name) VALUES (?)", [.text("item \(i)")]) }
+        }
+        let b = try browser(path)
+        run(".dump", in: b)
+        let preview = b.console?.output ?? []
+        #expect(preview.prefix(4) == ["> .dump", "PRAGMA foreign_keys=OFF;", "BEGIN TRANSACTION;",
+                                      "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);"])
+        #expect(preview.count == ConsoleDotCommand.dumpPreviewLines + 2)
+        #expect(preview.last?.contains(".dump FILE writes it all") == true)
+
+        let file = folder.file("out.sql")
+        run(".dump \(file)", in: b)
+        #expect(b.console?.outputIsError == false)
+        #expect(b.console?.output.dropFirst().first == "dumped 1 table, 300 rows to \(file)")
+        let copy = folder.file("copy.db")
+        #expect(try runProcess("/usr/bin/env", ["sqlite3", copy, ".read \(file)"]).status == 0)
+        #expect(try sqlite3ShellBytes([copy, ".dump"]) == sqlite3ShellBytes([path, ".dump"]))
+
+        run(".dump \(file)", in: b)
+        #expect(b.console?.outputIsError == true)
+        #expect(b.console?.output.last?.contains("exists") == true)
     }
 
     @Test func tabCompletesNamesAndKeywords() throws {

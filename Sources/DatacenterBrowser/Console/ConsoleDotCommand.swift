@@ -1,9 +1,13 @@
 import DatacenterKit
+import Foundation
 
-/// The sqlite3 shell's dot-commands a console user reaches for first, those that need no
-/// output mode: `.tables`, `.schema`, `.indexes` and `.help`. Each reads the schema and
-/// answers in lines of text, as the shell does; a pattern is matched with `LIKE`, as the
-/// shell matches it.
+/// The sqlite3 shell's dot-commands a console user reaches for first: `.tables`, `.schema`,
+/// `.indexes`, `.dump` and `.help`. Each reads the store and answers in lines of text, as
+/// the shell does; a pattern is matched with `LIKE`, as the shell matches it.
+///
+/// `.dump FILE` writes a file, which the console's rule (its SQL writes nothing) is not
+/// about: it is the user's own file, written whole or not at all (`0600`), never one that
+/// exists, and the store is only read.
 enum ConsoleDotCommand: Equatable {
     /// `.tables ?PATTERN?`: the tables and views.
     case tables(pattern: String?)
@@ -12,14 +16,21 @@ enum ConsoleDotCommand: Equatable {
     case schema(pattern: String?)
     /// `.indexes ?TABLE?`: the indexes, of the tables matching.
     case indexes(table: String?)
+    /// `.dump ?FILE?`: the whole store as SQL (`DatabaseDump`), into FILE; without one,
+    /// its first `dumpPreviewLines` lines.
+    case dump(file: String?)
     /// `.help`: the dot-commands.
     case help
+
+    /// How many lines `.dump` without a file shows.
+    static let dumpPreviewLines = 200
 
     /// What `.help` says, one line per command.
     static let helpLines = [
         ".tables ?PATTERN?    tables and views (LIKE pattern)",
         ".schema ?PATTERN?    CREATE statements of the tables matching",
         ".indexes ?TABLE?     indexes, of the tables matching",
+        ".dump ?FILE?         the whole store as SQL, into FILE (a new file)",
         ".help                this list",
     ]
 
@@ -42,9 +53,10 @@ enum ConsoleDotCommand: Equatable {
         case ".tables": try atMostOne(); self = .tables(pattern: pattern)
         case ".schema": try atMostOne(); self = .schema(pattern: pattern)
         case ".indexes", ".indices": try atMostOne(); self = .indexes(table: pattern)
+        case ".dump": try atMostOne(); self = .dump(file: pattern)
         case ".help": self = .help
         default:
-            throw ParseError(description: "unknown command \(name): the console knows .tables, .schema, .indexes and .help")
+            throw ParseError(description: "unknown command \(name): the console knows .tables, .schema, .indexes, .dump and .help")
         }
     }
 
@@ -61,11 +73,38 @@ enum ConsoleDotCommand: Equatable {
         return word
     }
 
-    /// The command's answer, read from `db`.
-    func lines(on db: Database) throws -> [String] {
+    /// The command's answer, read from `db`; `progress` is called with the rows a `.dump`
+    /// has written so far, and returning false stops it.
+    /// - throws: `DatabaseError`, `ParseError` (a `.dump` file that exists), what writing
+    ///   the file throws, `TableExportError.cancelled`.
+    func lines(on db: Database, progress: (Int) -> Bool = { _ in true }) throws -> [String] {
         let visible = "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
         switch self {
         case .help: return Self.helpLines
+        case .dump(let file?):
+            let path = NSString(string: file).expandingTildeInPath
+            guard !FileManager.default.fileExists(atPath: path) else {
+                throw ParseError(description: "\(path) exists: .dump writes a new file (remove it, or name another)")
+            }
+            var report = DatabaseDump.Report()
+            try PrivateFile.writeAtomically(to: path) { handle in
+                report = try DatabaseDump().run(on: db, to: { try handle.write(contentsOf: $0) }, progress: progress)
+            }
+            return ["dumped \(report.tables) table\(report.tables == 1 ? "" : "s"), \(report.rows) row\(report.rows == 1 ? "" : "s") to \(path)",
+                    "(plain SQL, values as stored: encrypted columns stay ciphertext; the file itself is not encrypted)"]
+        case .dump(nil):
+            var text: [UInt8] = []
+            let limit = Self.dumpPreviewLines
+            do {
+                try DatabaseDump().run(on: db, to: { bytes in
+                    text += bytes
+                    if text.lazy.filter({ $0 == UInt8(ascii: "\n") }).count > limit { throw DumpPreviewFull() }
+                }, progress: progress)
+            } catch is DumpPreviewFull {}
+            var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if lines.last == "" { lines.removeLast() }
+            guard lines.count > limit else { return lines }
+            return Array(lines.prefix(limit)) + ["… (the first \(limit) lines: .dump FILE writes it all)"]
         case .tables(let pattern):
             let rows = try db.query("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND \(visible)"
                                         + (pattern == nil ? "" : " AND name LIKE ?") + " ORDER BY name",
@@ -90,3 +129,6 @@ enum ConsoleDotCommand: Equatable {
         }
     }
 }
+
+/// Stops a `.dump` preview once it has its lines.
+private struct DumpPreviewFull: Error {}

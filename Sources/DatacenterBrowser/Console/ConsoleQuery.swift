@@ -77,7 +77,14 @@ package final class ConsoleQuery: Sendable {
             defer { state.withLock { $0.running = nil } }
             if sql.hasPrefix(".") {
                 let command = try ConsoleDotCommand(parsing: sql)
-                return .consoleFinished(queryID: id, output: ["> " + sql] + (try command.lines(on: db)), isError: false)
+                let lines = try db.withInterruptCheck({ [unowned self] in self.isCancelled }) {
+                    try command.lines(on: db) { [unowned self] rows in
+                        post(.consoleProgress(queryID: id, rows: rows))
+                        return !isCancelled
+                    }
+                }
+                if isCancelled { return cancelledEvent }
+                return .consoleFinished(queryID: id, output: ["> " + sql] + lines, isError: false)
             }
             if let select = Self.singleSelect(in: sql, on: db) { return try grid(of: select) }
             var seen = 0
