@@ -55,6 +55,18 @@ import Testing
         #expect(output.contains("not a regular expression (ICU syntax): a("), "\(output)")
     }
 
+    /// Rows printed as text (several statements, or a text `.mode`) decrypt crypt columns as
+    /// the grid does.
+    @Test func rowsPrintedAsTextAreDecryptedToo() throws {
+        let folder = TemporaryFolder()
+        let b = try Self.console(folder)
+        Self.run("select content from messages where id = 4; select 1 as one", in: b)
+        #expect(b.console?.output.contains { $0.hasPrefix("Lunch tomorrow?") } == true, "\(b.console?.output ?? [])")
+        Self.run(".mode list", in: b)
+        Self.run("select id, content from messages where id = 4", in: b)
+        #expect(b.console?.output.last == "4|Lunch tomorrow?")
+    }
+
     @Test func aValueNoKeyOpensSaysSo() throws {
         let folder = TemporaryFolder()
         let wrong = KeyRing([try EncryptionKey(bytes: Array(repeating: 7, count: 32))])

@@ -130,6 +130,39 @@ import Testing
         #expect(b.console?.output.last?.contains("exists") == true)
     }
 
+    /// `.mode` and `.headers`: each text mode prints a SELECT's rows as the sqlite3 shell's
+    /// mode of that name does (quotes, commas, line breaks, NULL, numbers in JSON); `grid`
+    /// opens it in the grid again.
+    @Test(arguments: ["list", "csv", "tabs", "json", "line"])
+    func dotModePrintsRowsAsTheShellDoes(mode: String) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("m.db")
+        try Database(path: path).executeScript("""
+            CREATE TABLE t (a, b, c);
+            INSERT INTO t VALUES (1, 'x, "q"', NULL), (2.5, ' lead', 'multi
+            line'), (-3, 'AB', 'plain');
+            """)
+        let b = try browser(path)
+        for headers in ["on", "off"] {
+            run(".mode \(mode)", in: b)
+            #expect(b.console?.output.last == "mode: \(mode)")
+            run(".headers \(headers)", in: b)
+            run("SELECT * FROM t", in: b)
+            let shell = String(decoding: try sqlite3ShellBytes(["-cmd", ".mode \(mode)", "-cmd", ".headers \(headers)", path, "SELECT * FROM t"]),
+                               as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+            var expected = shell.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            while expected.last == "" { expected.removeLast() }
+            #expect(Array(b.console?.output.dropFirst() ?? []) == expected, "\(mode), headers \(headers)")
+        }
+        run(".mode grid", in: b)
+        run("SELECT * FROM t", in: b)
+        #expect(b.console?.output.last?.hasPrefix("the rows are in the grid") == true)
+        #expect(b.grid?.rows.count == 3)
+        run(".mode nope", in: b)
+        #expect(b.console?.outputIsError == true)
+        #expect(b.console?.output.last?.contains("modes: grid column list csv tabs json line") == true)
+    }
+
     @Test func tabCompletesNamesAndKeywords() throws {
         let folder = TemporaryFolder()
         let path = folder.file("c.db")

@@ -31,6 +31,8 @@ enum ConsoleDotCommand: Equatable {
         ".schema ?PATTERN?    CREATE statements of the tables matching",
         ".indexes ?TABLE?     indexes, of the tables matching",
         ".dump ?FILE?         the whole store as SQL, into FILE (a new file)",
+        ".mode ?MODE?         how rows show: grid column list csv tabs json line",
+        ".headers on|off      column names first in list, csv and tabs",
         ".help                this list",
     ]
 

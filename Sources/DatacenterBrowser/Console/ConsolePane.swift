@@ -33,6 +33,10 @@ struct ConsolePane {
     var running: Running?
     /// What Tab completes from: the store's names once read (`BrowserCommand.consoleNames`).
     var completion = SQLCompletion(names: [])
+    /// How rows show (`.mode`).
+    var mode = ConsoleOutputMode.grid
+    /// Whether the `list`, `csv` and `tabs` modes start with the column names (`.headers`).
+    var headers = false
 
     /// A console on the store at `storePath`, with the commands run before in `history`.
     init(storePath: String, storeName: String, history: LineHistory = LineHistory()) {
@@ -84,12 +88,40 @@ struct ConsolePane {
         _ = input.handle(.enter)
         input.text = ""
         scroll = 0
+        if let answer = setting(sql) {
+            output = ["> " + sql] + answer.lines
+            outputIsError = answer.isError
+            return []
+        }
         let query = ConsoleQuery(id: context.ids.next(), storePath: storePath, sql: sql, catalog: context.catalog,
-                                 pageLimit: context.visibleRowCount * 2)
+                                 pageLimit: context.visibleRowCount * 2, mode: mode, headers: headers)
         running = Running(query: query)
         output = ["> " + sql, "running…"]
         outputIsError = false
         return [.command(.consoleQuery(query))]
+    }
+
+    /// `.mode ?MODE?` and `.headers on|off`, which set how the next queries' rows show and
+    /// read nothing: their answer; nil for any other input.
+    private mutating func setting(_ line: String) -> (lines: [String], isError: Bool)? {
+        let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
+        switch words.first?.lowercased() {
+        case ".mode":
+            guard words.count > 1 else { return (["mode: \(mode.rawValue) (\(ConsoleOutputMode.summary))"], false) }
+            guard words.count == 2, let chosen = ConsoleOutputMode(rawValue: words[1].lowercased()) else {
+                return (["unknown mode \(words.dropFirst().joined(separator: " ")): \(ConsoleOutputMode.summary)"], true)
+            }
+            mode = chosen
+            return (["mode: \(chosen.rawValue)" + (chosen == .grid ? " (a single SELECT opens in the grid)" : "")], false)
+        case ".headers":
+            guard words.count == 2, ["on", "off"].contains(words[1].lowercased()) else {
+                return ([".headers takes on or off: .headers on|off (now \(headers ? "on" : "off"))"], true)
+            }
+            headers = words[1].lowercased() == "on"
+            return (["headers: \(headers ? "on" : "off")"], false)
+        default:
+            return nil
+        }
     }
 
     /// A running query read more rows.

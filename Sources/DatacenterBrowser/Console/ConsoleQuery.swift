@@ -27,6 +27,10 @@ package final class ConsoleQuery: Sendable {
     let catalog: BrowserCatalog
     /// How many rows the first page of a SELECT's grid holds.
     let pageLimit: Int
+    /// How the rows show (`.mode`): in `grid` mode a single SELECT opens in the grid.
+    let mode: ConsoleOutputMode
+    /// Whether `list`, `csv` and `tabs` start with the column names (`.headers`).
+    let headers: Bool
     /// Set by `cancel()`: stops the first page of a SELECT's grid, read on the store's
     /// connection, which `interrupt()` cannot reach.
     private let cancelFlag = CancellationFlag()
@@ -40,12 +44,15 @@ package final class ConsoleQuery: Sendable {
 
     /// A query not yet run on the store at `storePath` of `catalog`; `run` runs it, and a
     /// SELECT's grid starts with `pageLimit` rows.
-    init(id: Int, storePath: String, sql: String, catalog: BrowserCatalog, pageLimit: Int) {
+    init(id: Int, storePath: String, sql: String, catalog: BrowserCatalog, pageLimit: Int,
+         mode: ConsoleOutputMode = .grid, headers: Bool = false) {
         self.id = id
         self.storePath = storePath
         self.sql = sql
         self.catalog = catalog
         self.pageLimit = pageLimit
+        self.mode = mode
+        self.headers = headers
     }
 
     /// True once `cancel()` was called.
@@ -86,7 +93,8 @@ package final class ConsoleQuery: Sendable {
                 if isCancelled { return cancelledEvent }
                 return .consoleFinished(queryID: id, output: ["> " + sql] + lines, isError: false)
             }
-            if let select = Self.singleSelect(in: sql, on: db) { return try grid(of: select) }
+            if mode == .grid, let select = Self.singleSelect(in: sql, on: db) { return try grid(of: select) }
+            let cryptColumns = catalog.cryptColumns(inStore: storePath)
             var seen = 0
             try db.withInterruptCheck({ [unowned self] in self.isCancelled }) {
                 try db.forEachStatement(in: sql) { statement in
@@ -102,8 +110,10 @@ package final class ConsoleQuery: Sendable {
                         }
                         return true
                     }
+                    // Result columns read straight from a crypt column show decrypted, as in the grid.
+                    let encrypted = CryptSQL.encryptedResultColumns(of: statement.sql, on: db, cryptColumns: cryptColumns)
                     lines += kept.isEmpty && statement.columnCount == 0 ? ["ok"]
-                        : RowsLayout.lines(kept, total: count, crypt: catalog.keys)
+                        : mode.lines(kept, total: count, headers: headers, encryptedColumns: encrypted, crypt: catalog.keys)
                 }
             }
             if isCancelled { return cancelledEvent }

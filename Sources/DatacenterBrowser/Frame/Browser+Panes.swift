@@ -35,10 +35,16 @@ extension Browser {
     }
 
     /// Gives the keys to the console on the store at `path`: the one open, or a new one
-    /// that keeps the history when the store is another.
+    /// that keeps the history when the store is another (and the session's `.mode` and
+    /// `.headers`).
     func showConsole(on path: String) {
         if console?.storePath != path {
-            console = ConsolePane(storePath: path, storeName: catalog.storeName(for: path), history: consoleHistory(of: path))
+            var fresh = ConsolePane(storePath: path, storeName: catalog.storeName(for: path), history: consoleHistory(of: path))
+            if let old = console {
+                fresh.mode = old.mode
+                fresh.headers = old.headers
+            }
+            console = fresh
             commands.append(.consoleNames(storePath: path, catalog: catalog))
         }
         focus = .console
