@@ -408,8 +408,9 @@ extension DAOCommandTests {
     }
 
     /// The reported attack: a `@{}` inside a quoted identifier let a value close the quotes
-    /// and stack a DROP, and `dao call` exited 0. The config no longer loads.
-    @Test func callRefusesAValueInsideAQuotedIdentifier() throws {
+    /// and stack a DROP, and `dao call` exited 0. The form loads again, as the references
+    /// document it, and the value stays one identifier: its `"` is doubled.
+    @Test func aValueInsideAQuotedIdentifierStaysOneIdentifier() throws {
         let scratch = TemporaryFolder()
         let db = try databaseWithVictim(scratch)
         let config = try writeConfig(scratch, """
@@ -418,13 +419,15 @@ extension DAOCommandTests {
             </module>
             """)
         let payload = #"["x\" from items; drop table victim; --"]"#
+        let render = try CLI.run(["dao", "render", config, "pick", "--args", payload])
+        #expect(render.status == 0, "\(render.stderr)")
+        #expect(render.stdout.contains(#"select "x"" from items; drop table victim; --" from items"#), "\(render.stdout)")
         let result = try CLI.run(["dao", "call", config, "pick", "--args", payload, "--db", db])
-        #expect(result.status != 0, "\(result.stdout)")
-        #expect(result.stderr.contains("\(config):2:") && result.stderr.contains("@{col} inside a quoted identifier"), "\(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)")
         #expect(try victimExists(db))
         let lint = try CLI.run(["dao", "lint", config])
-        #expect(lint.status == 1)
-        #expect(lint.stdout.contains("\(config):2:") && lint.stdout.contains("error: @{col} inside a quoted identifier"), "\(lint.stdout)")
+        #expect(lint.status == 0)
+        #expect(lint.stdout.contains("\(config):2:") && lint.stdout.contains("warning: @{col} inside a quoted identifier"), "\(lint.stdout)")
     }
 
     /// A raw `@{x no ""}` value that stacks a statement is refused when prepared, naming the

@@ -251,21 +251,21 @@ import Testing
     }
 
     @Test func aRepeatedReferenceIsLocatedWhereItStands() throws {
-        // The second @{x} (inside quotes) is at fault, not the first, though they read alike.
+        // The second #{x} (inside quotes) is at fault, not the first, though they read alike.
         let xml = """
         <module name="m" tableName="t">
-          <select id="s" arguments="x">select @{x},
-            '@{x}' from ${T}</select>
+          <select id="s" arguments="x">select #{x},
+            '#{x}' from ${T}</select>
         </module>
         """
         #expect { try DAOConfig(xml: xml) } throws: { error in
             guard let error = error as? DAOConfigError, case .valueInQuotedText = error.kind else { return false }
             return error.location.line == 3 && error.location.column == 6
         }
-        let oneLine = "<module name=\"m\" tableName=\"t\"><select id=\"s\" arguments=\"x\">select @{x}, '@{x}' from ${T}</select></module>"
+        let oneLine = "<module name=\"m\" tableName=\"t\"><select id=\"s\" arguments=\"x\">select #{x}, '#{x}' from ${T}</select></module>"
         #expect { try DAOConfig(xml: oneLine) } throws: { error in
             guard let error = error as? DAOConfigError else { return false }
-            return error.location.column == oneLine.distance(from: oneLine.startIndex, to: oneLine.range(of: "'@{x}'")!.lowerBound) + 2
+            return error.location.column == oneLine.distance(from: oneLine.startIndex, to: oneLine.range(of: "'#{x}'")!.lowerBound) + 2
         }
     }
 

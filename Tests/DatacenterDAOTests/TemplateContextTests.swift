@@ -3,20 +3,17 @@ import Foundation
 import Testing
 @testable import DatacenterDAO
 
-// MARK: Values only in plain SQL
+// MARK: Values only in plain SQL, except @{} inside quotes
 
-@Test func atReferenceInsideQuotesOrCommentsIsALoadErrorWithItsLocation() throws {
+@Test func aReferenceInsideACommentOrABoundOneInsideQuotesIsALoadErrorWithItsLocation() throws {
     let cases: [(String, String, Int, Int)] = [
-        (#"<select id="a" arguments="col">select "@{col}" from ${T}</select>"#, "quoted identifier", 3, 40),
-        (#"<select id="a" arguments="v">select * from ${T} where name = '@{v}'</select>"#, "string literal", 3, 63),
         ("<select id=\"a\" arguments=\"v\">select 1 -- @{v}\n from ${T}</select>", "-- comment", 3, 42),
         (#"<select id="a" arguments="v">select 1 /* @{v} */</select>"#, "/* */ comment", 3, 42),
-        (#"<select id="a" arguments="v">select `@{v}` from ${T}</select>"#, "quoted identifier", 3, 38),
-        (#"<select id="a" arguments="v">select [@{v}] from ${T}</select>"#, "quoted identifier", 3, 38),
         (#"<select id="a" arguments="v">select * from ${T} where name = '#{v}'</select>"#, "string literal", 3, 63),
+        (##"<select id="a" arguments="v">select "#{v}" from ${T}</select>"##, "quoted identifier", 3, 38),
         (#"<select id="a">select '${T}'</select>"#, "string literal", 3, 24),
-        // Across nodes: the quote opens before an <if>, the reference stands inside it.
-        (#"<select id="a" arguments="v">select 'x <if true="v">@{v}</if>'</select>"#, "string literal", 3, 53),
+        // Across nodes: the comment opens before an <if>, the reference stands inside it.
+        (#"<select id="a" arguments="v">select 1 /* x <if true="v">@{v}</if> */</select>"#, "/* */ comment", 3, 57),
     ]
     for (body, context, line, column) in cases {
         let error = try #require(contextLoadError("\n" + body), "loaded: \(body)")
@@ -31,31 +28,82 @@ import Testing
     }
 }
 
-@Test func quotesAndCommentsMustCloseInsideTheElementThatOpensThem() throws {
-    for body in [#"<select id="a" arguments="v">select 1 <if true="v">, 'x</if> from t</select>"#,
-                 #"<select id="a" arguments="v">select <foreach item="i" collection="v" open="'" close="">x</foreach></select>"#,
-                 #"<select id="a" arguments="v">select 1 <choose><when true="v">/*</when><otherwise>x</otherwise></choose></select>"#] {
-        let error = try #require(contextLoadError(body), "loaded: \(body)")
-        #expect(error.description.contains("must close within the element"), "\(error)")
+/// As the references say: "if the user has added quotes in the configuration file, the
+/// underlying layer will not add the quotes again", and `@{x no ""}` adds none. The value's
+/// text goes inside the template's quotes with the closing quote doubled.
+@Test func anAtReferenceInsideQuotesWritesItsTextWithTheQuoteDoubled() throws {
+    let config = try makeConfig(#"""
+        <select id="name" arguments="v">select * from ${T} where name = '@{v}'</select>
+        <select id="ident" arguments="v">select "@{v}" from ${T}</select>
+        <select id="tick" arguments="v">select `@{v}` from ${T}</select>
+        <select id="bracket" arguments="v">select [@{v}] from ${T}</select>
+        <select id="across" arguments="v">select 'x <if true="v">@{v}</if>'</select>
+        <select id="empty" arguments="v">select '@{v or ""}'</select>
+        <select id="plain" arguments="v">select '@{v}'</select>
+        """#)
+    #expect(try renderOne(config, "name", ["O'Brien"]).sql == "select * from t where name = 'O''Brien'")
+    #expect(try renderOne(config, "ident", [#"a" from t; drop table t; --"#]).sql == #"select "a"" from t; drop table t; --" from t"#)
+    #expect(try renderOne(config, "tick", ["a`b"]).sql == "select `a``b` from t")
+    #expect(try renderOne(config, "bracket", ["a b"]).sql == "select [a b] from t")
+    #expect(try renderOne(config, "across", ["it's"]).sql == "select 'x it''s'")
+    #expect(try renderOne(config, "empty", [nil]).sql == "select ''")
+    #expect(try renderOne(config, "plain", [42]).sql == "select '42'")
+    #expect(try renderOne(config, "plain", [1.5]).sql == "select '1.5'")
+    #expect(try renderOne(config, "plain", [true]).sql == "select '1'")
+    #expect(try renderOne(config, "plain", [.array(["a'b"])]).sql == #"select '["a''b"]'"#)
+    #expect(try renderOne(config, "name", ["O'Brien"]).preview.contains("O''Brien"))
+    for (id, value, reason) in [("bracket", DAOValue.string("a]b"), "]"), ("plain", .nil, "is nil inside a string literal"),
+                                ("plain", .string("a\u{0}b"), "NUL")] {
+        #expect(throws: DAOError.self, "\(id) \(value)") { _ = try renderOne(config, id, [value]) }
+        do { _ = try renderOne(config, id, [value]) } catch { #expect("\(error)".contains(reason), "\(error)") }
     }
-    #expect(contextLoadError(#"<select id="a" arguments="v">select <if true="v">'x', </if> 1</select>"#) == nil)
 }
 
-@Test func lintReportsAValueInsideQuotes() {
-    let findings = DAOLinter.lint(xml: """
-        <module name="m" tableName="t">
-          <select id="a" arguments="col">select "@{col}" from ${T}</select>
-        </module>
-        """, file: "ctx.xml")
-    #expect(findings.count == 1)
-    #expect(findings.first?.severity == .error)
-    #expect(findings.first?.description.hasPrefix("ctx.xml:2:42: error: @{col} inside a quoted identifier") == true, "\(findings)")
+/// The references' own example (seed 000/001): `'@{prefix no ""}@{it no ""}'` in a foreach.
+@Test func theReferencesQuotedForEachExampleRendersAsDocumented() throws {
+    let config = try makeConfig("""
+        <update id="proc" arguments="list, prefix">
+          select 1 where 'x' in
+          <foreach item="it" collection="list" open="(" separator="," close=")">'@{prefix no ""}@{it no ""}'</foreach>
+        </update>
+        """)
+    let sql = try renderOne(config, "proc", [["1", "2", "3"], "abc"]).sql
+    #expect(sql.hasSuffix("('abc1','abc2','abc3')"), "\(sql)")
+    // A quote in a value stays inside the literal even with no "".
+    let hostile = try renderOne(config, "proc", [["1') or 1=1; drop table t; --"], "abc"]).sql
+    #expect(hostile.hasSuffix("('abc1'') or 1=1; drop table t; --')"), "\(hostile)")
 }
 
-@Test func theReportedQuotedIdentifierAttackNoLongerLoads() throws {
-    #expect(throws: DAOConfigError.self) {
-        _ = try daoWithVictim(#"<select id="pick" arguments="col" result="[{}]">select "@{col}" from ${T}</select>"#)
+@Test func lintWarnsOfAValueInsideQuotesAndRefusesABoundOne() {
+    func lint(_ method: String) -> [DAOLintDiagnostic] {
+        DAOLinter.lint(xml: "<module name=\"m\" tableName=\"t\">\n  \(method)\n</module>\n", file: "ctx.xml")
     }
+    let atInQuotes = lint(#"<select id="a" arguments="col">select "@{col}" from ${T}</select>"#)
+    #expect(atInQuotes.contains { $0.severity == .warning
+        && $0.description.hasPrefix("ctx.xml:2:42: warning: @{col} inside a quoted identifier (\"…\") writes the value's text") }, "\(atInQuotes)")
+    #expect(!atInQuotes.contains { $0.severity == .error }, "\(atInQuotes)")
+    let hashInQuotes = lint(##"<select id="b" arguments="col">select "#{col}" from ${T}</select>"##)
+    #expect(hashInQuotes.contains { $0.severity == .error && $0.description.contains("#{col} inside a quoted identifier") }, "\(hashInQuotes)")
+}
+
+/// The attacks the refusal stopped stay harmless now that the forms load: a stacked DROP
+/// through a quoted identifier or a string literal is one identifier or one literal.
+@Test func theReportedQuotedIdentifierAttackStaysOneIdentifier() throws {
+    let (dao, queue) = try daoWithVictim("""
+        <select id="pick" arguments="col" result="[{}]">select "@{col}" from ${T}</select>
+        <select id="named" arguments="v" result="[{}]">select * from ${T} where name = '@{v}'</select>
+        <select id="ticked" arguments="col" result="[{}]">select `@{col}` from ${T}</select>
+        """)
+    // SQLite reads a double-quoted name that is no column as a string: the whole payload
+    // comes back as one value, nothing after it ran.
+    let payload = #"name" from items; drop table victim; --"#
+    #expect(try dao.call("pick", [.string(payload)]).value.elements?.first?.fields?.values.first == .string(payload))
+    #expect(try victimExists(queue))
+    #expect(try dao.call("pick", ["name"]).value == .array([["name": "a"], ["name": "b"]]))
+    #expect(try dao.call("named", ["a'; drop table victim; --"]).value == .array([]))
+    #expect(try victimExists(queue))
+    #expect(throws: DAOError.self) { try dao.call("ticked", ["name` from items; drop table victim; --"]) }
+    #expect(try victimExists(queue))
 }
 
 // MARK: Inlined values

@@ -206,9 +206,11 @@ private struct ReferenceWalker {
             read(n.path.first, at: n.location)
             if n.mode == .inline {
                 let path = Excerpt.of(n.path.joined(separator: "."))
-                findings.append(DAOLintDiagnostic(
-                    .warning, "@{\(path)} writes the value into the SQL text; prefer #{\(path)}, which binds it",
-                    at: n.location))
+                let message = n.quotedIn.isQuoted
+                    ? "@{\(path)} inside \(n.quotedIn.phrase) writes the value's text into it (its quotes doubled); "
+                        + "prefer #{\(path)} in place of the whole quoted text, which binds it"
+                    : "@{\(path)} writes the value into the SQL text; prefer #{\(path)}, which binds it"
+                findings.append(DAOLintDiagnostic(.warning, message, at: n.location))
             }
         case let n as IfNode:
             read(n.condition)

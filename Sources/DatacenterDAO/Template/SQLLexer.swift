@@ -18,6 +18,14 @@ struct SQLLexer: Equatable, Sendable {
         case lineComment
         case blockComment
 
+        /// True inside a string literal or a quoted identifier.
+        var isQuoted: Bool {
+            switch self {
+            case .singleQuoted, .doubleQuoted, .backtickQuoted, .bracketQuoted: return true
+            case .normal, .lineComment, .blockComment: return false
+            }
+        }
+
         /// How an error names it: "a string literal", "a -- comment", ….
         var phrase: String {
             switch self {

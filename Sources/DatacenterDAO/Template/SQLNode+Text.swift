@@ -58,6 +58,10 @@ package final class ReferenceNode: SQLNode {
     /// `no ""`: an inlined string is written raw, without quotes or escaping.
     package let raw: Bool
     package let location: SourceLocation
+    /// For a `@{}`: the quotes of the template it stands inside (`'…'`, `"…"`, `` `…` ``,
+    /// `[…]`), `.normal` in plain SQL. Set by `TemplateContextCheck` while the config loads,
+    /// before the node is reachable from any other thread, and only read after.
+    nonisolated(unsafe) var quotedIn: SQLLexer.State = .normal
 
     /// A `#{}` (`.bind`) or `@{}` (`.inline`) reference to the value at `path`.
     package init(mode: Mode, path: [String], nilAsEmpty: Bool, raw: Bool, location: SourceLocation) {
@@ -97,8 +101,17 @@ package final class ReferenceNode: SQLNode {
         }
         let value = value(in: context.scope)
         if context.isEncrypted(path) {
-            // A crypt property is always bound: ciphertext is never inlined.
+            // A crypt property is always bound: ciphertext is never inlined. Inside quotes a
+            // `?` would be text, not a parameter.
+            guard quotedIn == .normal else {
+                throw DAOError.render("@{\(path.joined(separator: "."))} is a <crypt> property inside \(quotedIn.phrase): "
+                                      + "its value is bound encrypted, which only #{} in plain SQL can do", at: location)
+            }
             context.buffer.append(bound: value, encrypted: !value.isNil)
+            return
+        }
+        if quotedIn != .normal {
+            context.buffer.append(inlined: try quotedText(of: value))
             return
         }
         guard let text = ReferenceNode.inline(value, raw: raw) else {
@@ -106,6 +119,43 @@ package final class ReferenceNode: SQLNode {
                                   + "hold (SQLite would stop reading there); bind it with #{}", at: location)
         }
         context.buffer.append(inlined: text)
+    }
+
+    /// How a `@{}` inside the template's quotes writes `value`: its text, with no quotes
+    /// added (the template has them: "the underlying layer will not add the quotes again")
+    /// and the quote that would end the template's doubled, so no value can end the quoting.
+    /// Numbers, bools and dates as `inline` writes them, data as hex digits, collections as
+    /// JSON.
+    /// - throws: `DAOError.render` for nil (unless `or ""`), a NUL character, and a `]`
+    ///   inside `[…]` (SQLite has no way to write one there).
+    func quotedText(of value: DAOValue) throws -> String {
+        let name = "@{" + path.joined(separator: ".") + "}"
+        let text: String
+        switch value {
+        case .nil:
+            throw DAOError.render("\(name) is nil inside \(quotedIn.phrase): write @{\(path.joined(separator: ".")) or \"\"} "
+                                  + "for an empty text, or #{} in place of the whole literal", at: location)
+        case .string(let s): text = s
+        case .array, .dictionary, .model: text = value.jsonText
+        default: text = ReferenceNode.inline(value, raw: true) ?? ""
+        }
+        if text.utf8.contains(0) {
+            throw DAOError.render("\(name): the value holds a NUL character, which SQL text cannot hold (SQLite would stop "
+                                  + "reading there); bind it with #{}", at: location)
+        }
+        switch quotedIn {
+        case .singleQuoted: return text.replacingOccurrences(of: "'", with: "''")
+        case .doubleQuoted: return text.replacingOccurrences(of: "\"", with: "\"\"")
+        case .backtickQuoted: return text.replacingOccurrences(of: "`", with: "``")
+        case .bracketQuoted:
+            guard !text.contains("]") else {
+                throw DAOError.render("\(name): the value holds ], which cannot stand inside [\u{2026}] (SQLite has no escape "
+                                      + "there); quote the name with \"\u{2026}\" in the template instead", at: location)
+            }
+            return text
+        case .normal, .lineComment, .blockComment:
+            return text // not reached: the check at load allows quotes only
+        }
     }
 
     /// How `@{}` writes a value into SQL, where the template has an expression (a `@{}`

@@ -1,11 +1,14 @@
 /// Load-time check that every value a template writes stands where SQL expects one.
 ///
-/// A `@{}` inlines a value formatted as a whole SQL literal, a `#{}` becomes a `?`
-/// parameter, `${T}` writes the table's name and `<format>` writes `key = ?` pairs: each
-/// is only meaningful in plain SQL. Inside a string literal, a quoted identifier or a
-/// comment of the template, a `@{}` value's own quotes would end the template's quotes (or
-/// a newline in it would end a `--` comment) and let the value write SQL; a `?` would be
-/// text, not a parameter. So each of them there is a load error naming its location.
+/// A `#{}` becomes a `?` parameter, `${T}` writes the table's name and `<format>` writes
+/// `key = ?` pairs: each is only meaningful in plain SQL. Inside a string literal or a
+/// quoted identifier a `?` would be text, not a parameter, so each of them there is a load
+/// error naming its location. A `@{}` in plain SQL inlines its value as a whole literal;
+/// inside the template's quotes (`'…'`, `"…"`, `` `…` ``, `[…]`), as the references allow,
+/// it writes the value's text with the closing quote doubled (`ReferenceNode.quotedText`),
+/// and the check records which quotes it stands in (`ReferenceNode.quotedIn`). Inside a
+/// comment any reference is a load error: a newline in a value would end a `--` comment
+/// and let the value write SQL.
 ///
 /// The template's text is lexed in order across node boundaries (`SQLLexer`). A dynamic
 /// element (`<if>`, each `<when>`/`<otherwise>`, `<foreach>` with its `open`, `separator`
@@ -36,7 +39,11 @@ enum TemplateContextCheck {
             for child in sequence.children { try walk(child, &lexer) }
         case let reference as ReferenceNode:
             let marker = reference.mode == .bind ? "#" : "@"
-            try requirePlainSQL(lexer, what: marker + "{" + reference.path.joined(separator: ".") + "}", at: reference.location)
+            if reference.mode == .inline, lexer.state.isQuoted {
+                reference.quotedIn = lexer.state
+            } else {
+                try requirePlainSQL(lexer, what: marker + "{" + reference.path.joined(separator: ".") + "}", at: reference.location)
+            }
             lexer.wroteValue()
         case let table as TableNameNode:
             try requirePlainSQL(lexer, what: "${T}", at: table.location)
