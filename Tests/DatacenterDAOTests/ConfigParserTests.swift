@@ -85,9 +85,9 @@ func resultTypesParse(_ text: String, _ element: DAOResultType.Element, _ isArra
     // unknown attribute
     ("<module name=\"m\">\n<select id=\"a\"><if ture=\"1\">x</if></select>\n</module>",
      "demo.xml:2:20: error: unknown attribute 'ture' on <if> (did you mean 'true'?)"),
-    // unknown ${name}: a method argument, or a near const
-    ("<module name=\"m\">\n<select id=\"a\" arguments=\"name\">\n  select * from t where n = ${name}</select>\n</module>",
-     "demo.xml:3:29: error: unknown name ${name} (did you mean #{name}?)"),
+    // unknown ${name}: neither a const, a fragment nor an argument (an argument's loads: ReferenceExamplesTests)
+    ("<module name=\"m\">\n<select id=\"a\" arguments=\"name\">\n  select * from t where n = ${nmae}</select>\n</module>",
+     "demo.xml:3:29: error: unknown name ${nmae} (did you mean ${name}?)"),
     ("<module name=\"m\">\n<const cols=\"a\"/>\n<select id=\"a\">\n  select ${col}\n from t</select>\n</module>",
      "demo.xml:4:10: error: unknown name ${col} (did you mean ${cols}?)"),
     // bad expression, with its position

@@ -242,12 +242,8 @@ struct ConfigParser {
             } else if let replacement = try lookup(name, at) {
                 try append(replacement)
             } else {
-                let suggestion: String?
-                if names.contains(name) {
-                    suggestion = "#{\(name)}"
-                } else {
-                    suggestion = DidYouMean.suggest(name, among: Array(definitions.keys) + ["T"]).map { "${\($0)}" }
-                }
+                // Arguments are among the candidates: `${name}` reads one (`compileText`).
+                let suggestion = DidYouMean.suggest(name, among: Array(definitions.keys) + ["T"] + names.sorted()).map { "${\($0)}" }
                 throw DAOConfigError(.unknownName(name, suggestion: suggestion), at: at())
             }
             rest = rest[rest.index(after: close)...]
@@ -526,8 +522,18 @@ struct ConfigParser {
     // MARK: Text and references
 
     /// Splices `${}`, expands `%{}`, and splits text into text, table and reference nodes.
+    ///
+    /// A `${name}` that names no const or fragment but an argument or foreach item of the
+    /// method (`${content}`, `${model.msgId}`, as the references' own examples write them)
+    /// reads that argument: it is bound, as `#{name}` is (`dao lint` names the usual
+    /// spelling). A const or fragment of the same name wins, as it always has.
     private func compileText(_ t: XMLText, names: Set<String>) throws -> [any SQLNode] {
-        let spliced = try splice(t.text, start: t.location, names: names, owner: "") { name, _ in definitions[name] }
+        let spliced = try splice(t.text, start: t.location, names: names, owner: "") { name, _ in
+            if let definition = definitions[name] { return definition }
+            guard let first = name.split(separator: ".", omittingEmptySubsequences: false).first, names.contains(String(first)),
+                  name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy({ Self.isIdentifier(String($0)) }) else { return nil }
+            return "#{" + name + "}"
+        }
         let expanded = try expandTemplates(spliced, original: t)
         var nodes: [any SQLNode] = []
         var rest = Substring(expanded)

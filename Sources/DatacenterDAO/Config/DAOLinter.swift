@@ -38,8 +38,9 @@ public struct DAOLintDiagnostic: Sendable, Equatable, CustomStringConvertible {
 /// - method arguments that nothing in the method reads;
 /// - references to names that are neither an argument nor a foreach item (they read the
 ///   DAO object's global arguments, else nil);
-/// - a `${name}` inside a method where `name` is one of its arguments (`${}` splices a const
-///   or fragment at load time; `#{name}` was probably meant);
+/// - a `${name}` inside a method where `name` is one of its arguments: when a const or
+///   fragment has that name, `${}` splices it at load time (`#{name}` was probably meant);
+///   else it reads the argument, bound as `#{name}` is, and `#{name}` is the usual spelling;
 /// - a `result` naming a model type that is not registered (not in `registeredModels`, and
 ///   not the class of a `<map>` or `<crypt>` of the config): rows come back as dictionaries.
 ///
@@ -133,13 +134,19 @@ public enum DAOLinter {
                 var rest = Substring(text.text)
                 while let open = rest.range(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {
                     let name = rest[open.upperBound..<close].trimmingCharacters(in: .whitespaces)
-                    if name != "T", name != "t", names.contains(name) {
+                    let first = name.split(separator: ".").first.map(String.init) ?? name
+                    if name != "T", name != "t", names.contains(first) {
                         let snippet = String(rest[open.lowerBound...close])
                         let offset = text.text.distance(from: text.text.startIndex, to: open.lowerBound)
-                        let kind = config.consts[name] != nil ? "const" : "sql fragment"
+                        let message: String
+                        if config.consts[name] != nil || config.fragments[name] != nil {
+                            let kind = config.consts[name] != nil ? "const" : "sql fragment"
+                            message = "${\(name)} splices the \(kind) '\(name)' at load time, not the argument '\(name)' of method '\(Excerpt.of(method.id))' (did you mean #{\(name)}?)"
+                        } else {
+                            message = "${\(name)} reads the argument '\(first)' of method '\(Excerpt.of(method.id))', bound as #{\(name)} is; #{\(name)} is the usual spelling"
+                        }
                         findings.append(DAOLintDiagnostic(
-                            .warning,
-                            "${\(name)} splices the \(kind) '\(name)' at load time, not the argument '\(name)' of method '\(Excerpt.of(method.id))' (did you mean #{\(name)}?)",
+                            .warning, message,
                             at: source.location(in: text.text, offset: offset, start: text.location, snippet: snippet)))
                     }
                     rest = rest[rest.index(after: close)...]
