@@ -87,6 +87,26 @@ import Testing
         #expect(center.users() == ["alice"], "no other user store was made")
     }
 
+    /// With only the app key given to the data center, a `<crypt>` column is encrypted with
+    /// the default key derived from it, and reads back.
+    @Test func anAppKeyIsTheDefaultKeyOfCryptColumns() throws {
+        let path = folder.file("secret.xml")
+        try """
+            <module name="Secrets" initializer="createTable" tableName="secrets" version="1.0">
+              <crypt class="Secret" property="content"/>
+              <update id="createTable">create table if not exists ${T} (id integer primary key, content text)</update>
+              <insert id="add" arguments="model">insert into ${T} (content) values(#{model.content})</insert>
+              <select id="get" arguments="id" result="Secret">select * from ${T} where id = #{id}</select>
+            </module>
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let center = try DataCenter(rootPath: folder.file("root"), appKey: "com.example.app-key")
+        let dao = try center.makeDAO(configPath: path, userDependent: false)
+        try dao.call("add", [.model("Secret", ["content": "shh"])])
+        let stored = try center.commonStore().queue.read { db in try db.scalar("SELECT content FROM secrets") }
+        guard case .blob? = stored else { Issue.record("stored as \(String(describing: stored))"); return }
+        #expect(try dao.call("get", [1]).value.fields?["content"] == "shh")
+    }
+
     @Test func aCommonDAOStaysOnTheCommonStore() throws {
         let center = try DataCenter(rootPath: folder.file("root"))
         let dao = try center.makeDAO(configPath: try configPath(), userDependent: false)

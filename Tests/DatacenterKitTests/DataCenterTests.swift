@@ -281,6 +281,35 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: root))
     }
 
+    /// mPaaS always has a default value key: given the app key, `.default` values and
+    /// crypt columns work with no key of the app's own, the key derived as the CLI's
+    /// `--app-key` derives it; another app key does not open them.
+    @Test func anAppKeyGivesTheDefaultValueKey() throws {
+        let folder = TemporaryFolder()
+        let root = folder.file("root")
+        do {
+            let plain = try DataCenter(rootPath: root)
+            #expect(throws: KVError.self) { try plain.commonPreferences.setString("x", forKey: "k", business: "b", encryption: .default) }
+        }
+        do {
+            let center = try DataCenter(rootPath: root, appKey: "com.example.app-key")
+            try center.commonPreferences.setString("secret", forKey: "k", business: "b", encryption: .default)
+        }
+        let stored = try Database(path: root + "/common.sqlite", mode: .readOnly)
+            .scalar("SELECT value FROM datacenter_kv WHERE key = 'k'")
+        #expect(stored.map { "\($0)" }?.contains("secret") != true, "stored encrypted")
+        #expect(try DataCenter(rootPath: root, appKey: "com.example.app-key").commonPreferences.string(forKey: "k", business: "b") == "secret")
+        #expect(try DataCenter(rootPath: root, crypt: KeyRing([EncryptionKey.derived(fromAppKey: "com.example.app-key")]))
+            .commonPreferences.string(forKey: "k", business: "b") == "secret", "the same derivation as --app-key")
+        #expect(throws: KVError.self) { try DataCenter(rootPath: root, appKey: "another").commonPreferences.string(forKey: "k", business: "b") }
+        // The app's own keys come first: new values are written with them, old ones still read.
+        let own = EncryptionKey.random()
+        let both = try DataCenter(rootPath: root, crypt: KeyRing([own]), appKey: "com.example.app-key")
+        #expect(try both.commonPreferences.string(forKey: "k", business: "b") == "secret")
+        try both.commonPreferences.setString("newer", forKey: "k2", business: "b", encryption: .default)
+        #expect(try DataCenter(rootPath: root, crypt: KeyRing([own])).commonPreferences.string(forKey: "k2", business: "b") == "newer")
+    }
+
     @Test func aReadOnlyDataCenterReadsButDoesNotWrite() throws {
         let folder = TemporaryFolder()
         let root = folder.file("root")

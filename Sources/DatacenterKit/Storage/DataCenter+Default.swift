@@ -23,10 +23,10 @@ extension DataCenter {
     ///   the default stays unconfigured.
     @discardableResult
     public static func configureDefault(rootPath: String = DataCenter.defaultRootPath, crypt: any DataCrypt = KeyRing.empty,
-                                        appVersion: String? = nil, readOnly: Bool = false, busyTimeout: TimeInterval = 5,
-                                        databaseKeys: DatabaseKeyList = .empty) throws -> DataCenter {
+                                        appKey: String? = nil, appVersion: String? = nil, readOnly: Bool = false,
+                                        busyTimeout: TimeInterval = 5, databaseKeys: DatabaseKeyList = .empty) throws -> DataCenter {
         try defaultSlot.configure(rootPath: rootPath) {
-            try DataCenter(rootPath: rootPath, crypt: crypt, appVersion: appVersion, readOnly: readOnly,
+            try DataCenter(rootPath: rootPath, crypt: crypt, appKey: appKey, appVersion: appVersion, readOnly: readOnly,
                            busyTimeout: busyTimeout, databaseKeys: databaseKeys)
         }
     }

@@ -72,6 +72,12 @@ public final class DataCenter: Sendable {
         return DataFolder.resolve("Preferences").path
     }
 
+    /// `crypt` with the key derived from `appKey` tried after its own keys (see `init`).
+    static func defaultCrypt(_ crypt: any DataCrypt, appKey: String?) -> any DataCrypt {
+        guard let appKey, !appKey.isEmpty, let ring = crypt as? KeyRing else { return crypt }
+        return KeyRing(ring.keys + [EncryptionKey.derived(fromAppKey: appKey)])
+    }
+
     var stateFilePath: String { rootPath + "/datacenter.json" }
     var versionFolder: String { rootPath + "/version" }
     /// The folder of the named storages (`customStorage(named:)`), one subfolder each.
@@ -94,9 +100,17 @@ public final class DataCenter: Sendable {
     ///   keys (it is left as it is: converting one is a whole-root rekey, not an open).
     /// - parameter purgeCheck: whether the open purges the purgeable folders in the background
     ///   (see `PurgeCheck`); off by default.
-    public init(rootPath: String, crypt: any DataCrypt = KeyRing.empty, appVersion: String? = nil,
+    /// - parameter appKey: the app's key string, from which the default value key is derived
+    ///   (`EncryptionKey.derived(fromAppKey:)`), as mPaaS derives its default key from the
+    ///   app key: it joins `crypt`'s keys, tried after them (so with no key of its own the
+    ///   app's `.default` values and `<crypt>` columns use it, and never throw "no key").
+    ///   The derivation is ours, documented as ours: the reference does not publish
+    ///   mPaaS's. Ignored when `crypt` is the app's own `DataCrypt` (not a `KeyRing`): the
+    ///   app supplied its default key. Only the derived key is kept, never the string.
+    public init(rootPath: String, crypt: any DataCrypt = KeyRing.empty, appKey: String? = nil, appVersion: String? = nil,
                 readOnly: Bool = false, busyTimeout: TimeInterval = 5, databaseKeys: DatabaseKeyList = .empty,
                 purgeCheck: PurgeCheck = .off) throws {
+        let crypt = DataCenter.defaultCrypt(crypt, appKey: appKey)
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if readOnly {
