@@ -20,6 +20,8 @@ struct SQLCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
         do { try RegularFile.refuseIfNotRegular(path) } catch let error as FileAccessError { throw CLIError(error.description) }
         let db = try global.openDatabase(path: path, mode: readOnly ? .readOnly : .readWriteExisting)
+        // The write lock up front: a script that reads first never fails half-way on an upgrade.
+        db.sqlSequences.lock = .immediate
         // Each statement that returns rows: its own header and rows (statements differ in
         // their columns).
         var results: [(header: [String], rows: [Row])] = []

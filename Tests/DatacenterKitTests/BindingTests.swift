@@ -141,9 +141,16 @@ import Testing
         #expect(rows.map(\.values) == [[.text("ex"), .integer(1)], [.text("ex"), .integer(2)]])
     }
 
+    /// A failing statement stops the sequence: by default (DBConnect's) what ran before it
+    /// is undone too; with `rollsBackOnError` off it is kept. The rest never runs.
     @Test func multiStatementExecuteStopsAtTheFailingStatement() throws {
         let db = try Database.inMemory()
         try db.execute("CREATE TABLE t(a UNIQUE)")
+        #expect(throws: DatabaseError.self) {
+            try db.execute("INSERT INTO t VALUES (1); INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)")
+        }
+        #expect(try db.query("SELECT a FROM t").isEmpty)
+        db.sqlSequences.rollsBackOnError = false
         #expect(throws: DatabaseError.self) {
             try db.execute("INSERT INTO t VALUES (1); INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)")
         }

@@ -66,6 +66,9 @@ public final class Database {
     private var savepointDepth = 0
     /// The trace SQLite reports statements to (`startTracing`), kept alive while it does.
     var tracer: SQLTrace?
+    /// How a sequence of statements runs (`execute` with several, `executeScript`,
+    /// `runScript`): DBConnect's switches, its defaults by default (`SQLSequenceOptions`).
+    public var sqlSequences = SQLSequenceOptions()
 
     /// Opens the database at `path`.
     ///
@@ -73,8 +76,21 @@ public final class Database {
     /// `DatabaseError` whose `isNotADatabase` is true, rather than on first use.
     /// - parameter busyTimeout: how long a statement waits for another connection's lock
     ///   before failing with `SQLITE_BUSY` (DBConnect's `busyRetryCount`).
-    public convenience init(path: String, mode: OpenMode = .readWrite, busyTimeout: TimeInterval = 5) throws {
-        try self.init(path: path, key: nil, mode: mode, busyTimeout: busyTimeout)
+    /// - parameter defaultEncoding: the text encoding of a new database (DBConnect's
+    ///   `defaultEncoding`); an existing one keeps its own, and any opens and reads and
+    ///   writes text whatever it is (SQLite converts).
+    public convenience init(path: String, mode: OpenMode = .readWrite, busyTimeout: TimeInterval = 5,
+                            defaultEncoding: TextEncoding = .utf8) throws {
+        try self.init(path: path, key: nil, mode: mode, busyTimeout: busyTimeout, defaultEncoding: defaultEncoding)
+    }
+
+    /// The encoding of a database's text, chosen when it is created (`PRAGMA encoding`).
+    public enum TextEncoding: String, Sendable {
+        case utf8 = "UTF-8"
+        /// UTF-16 in the machine's byte order.
+        case utf16 = "UTF-16"
+        case utf16le = "UTF-16le"
+        case utf16be = "UTF-16be"
     }
 
     /// Opens the database at `path`, encrypted page by page in SQLCipher's format with `key`
@@ -85,7 +101,8 @@ public final class Database {
     /// Later, a page that does not authenticate fails the statement that read it with an
     /// error naming the page (`failedPage`), never with altered data.
     /// Encryption needs a file: an in-memory or temporary database with a key is refused.
-    public init(path: String, key: DatabaseKey?, mode: OpenMode = .readWrite, busyTimeout: TimeInterval = 5) throws {
+    public init(path: String, key: DatabaseKey?, mode: OpenMode = .readWrite, busyTimeout: TimeInterval = 5,
+                defaultEncoding: TextEncoding = .utf8) throws {
         if key != nil, path.isEmpty || path == ":memory:" {
             throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "an encrypted database needs a file",
                                 path: Database.displayPath(path))
@@ -135,6 +152,10 @@ public final class Database {
         // Read-only means no file written: not this one, and none other (VACUUM INTO, ATTACH).
         if mode == .readOnly { ReadOnlyAuthorizer.install(on: db) }
         try validate()
+        // Only a database with nothing in it yet takes an encoding (SQLite ignores it later).
+        if defaultEncoding != .utf8, mode != .readOnly, try scalar("PRAGMA page_count", cached: false) == .integer(0) {
+            try execute("PRAGMA encoding = '\(defaultEncoding.rawValue)'")
+        }
     }
 
     /// Opens a private in-memory database.
@@ -329,30 +350,34 @@ public final class Database {
             try first.execute(arguments)
             return
         }
-        // Several statements: run each once, uncached.
-        var offset = 0
-        var statement: Statement? = first
-        while let current = statement {
-            let used = current.parameterCount
-            var args = arguments
-            if !arguments.positional.isEmpty {
-                let end = min(arguments.positional.count, offset + used)
-                args.positional = offset < end ? Array(arguments.positional[offset..<end]) : []
-                offset = end
+        // Several statements: a sequence (`sqlSequences`), each run once, uncached. The first
+        // was prepared before the sequence's transaction began, which changes nothing it reads.
+        try runSequence(SQLScript.statements(in: sql)) {
+            var offset = 0
+            var statement: Statement? = first
+            while let current = statement {
+                let used = current.parameterCount
+                var args = arguments
+                if !arguments.positional.isEmpty {
+                    let end = min(arguments.positional.count, offset + used)
+                    args.positional = offset < end ? Array(arguments.positional[offset..<end]) : []
+                    offset = end
+                }
+                try current.execute(args)
+                let sqlRest = remaining
+                statement = try prepare(sqlRest, persistent: false, tail: &remaining)
             }
-            try current.execute(args)
-            let sqlRest = remaining
-            statement = try prepare(sqlRest, persistent: false, tail: &remaining)
-        }
-        if offset < arguments.positional.count {
-            throw DatabaseError(extendedCode: SQLITE_RANGE,
-                                message: "the statements take \(offset) value(s), \(arguments.positional.count) given", sql: sql, path: path)
+            if offset < arguments.positional.count {
+                throw DatabaseError(extendedCode: SQLITE_RANGE,
+                                    message: "the statements take \(offset) value(s), \(arguments.positional.count) given", sql: sql, path: path)
+            }
         }
     }
 
-    /// Runs a script of statements with no parameters (schema, dumps).
+    /// Runs a script of statements with no parameters (schema, dumps), as a sequence
+    /// (`sqlSequences`: by default in one transaction, undone whole when one fails).
     public func executeScript(_ sql: String) throws {
-        try forEachStatement(in: sql) { try $0.execute() }
+        try runSequence(SQLScript.statements(in: sql)) { try forEachStatement(in: sql) { try $0.execute() } }
     }
 
     /// Prepares the first statement of `sql` (uncached); `tail` receives the rest.

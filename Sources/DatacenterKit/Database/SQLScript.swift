@@ -28,6 +28,21 @@ enum SQLScript {
         ["begin", "commit", "end", "rollback", "savepoint", "release"].contains(firstWord(statement))
     }
 
+    /// True for a statement a sequence's own transaction must not wrap: transaction control,
+    /// and what SQLite runs only outside a transaction (`VACUUM`, `ATTACH`, `DETACH`, a
+    /// change of `journal_mode`).
+    static func runsOutsideTransactions(_ statement: String) -> Bool {
+        if isTransactionControl(statement) { return true }
+        switch firstWord(statement) {
+        case "vacuum", "attach", "detach": return true
+        case "pragma":
+            // A change of journal mode fails inside a transaction; foreign_keys does nothing there.
+            let text = statement.lowercased()
+            return text.contains("journal_mode") || text.contains("foreign_keys")
+        default: return false
+        }
+    }
+
     /// The statement's first keyword, lower-cased.
     static func firstWord(_ statement: String) -> String {
         String(statement.prefix { $0.isLetter }).lowercased()
@@ -53,16 +68,11 @@ enum SQLScript {
 
 extension Database {
     /// Runs the statements of `sql` in order, handing each prepared statement to `body`
-    /// (which runs it). Several statements run in one transaction, undone whole when one
-    /// fails — DBConnect's default for a statement sequence — unless the script manages its
-    /// own transactions (it has `BEGIN`, `COMMIT`, `ROLLBACK`, `SAVEPOINT`…), a transaction is
-    /// already open, or the connection is read-only; then they run as written.
+    /// (which runs it), as a sequence (`sqlSequences`): by default several statements run in
+    /// one transaction, undone whole when one fails — DBConnect's default — unless the script
+    /// manages its own transactions (it has `BEGIN`, `COMMIT`, `ROLLBACK`, `SAVEPOINT`…), a
+    /// transaction is already open, or the connection is read-only; then they run as written.
     public func runScript(_ sql: String, _ body: (Statement) throws -> Void) throws {
-        let statements = SQLScript.statements(in: sql)
-        if statements.count > 1, !isReadOnly, !isInTransaction, !statements.contains(where: SQLScript.isTransactionControl) {
-            try inTransaction(.immediate) { try forEachStatement(in: sql, body) }
-        } else {
-            try forEachStatement(in: sql, body)
-        }
+        try runSequence(SQLScript.statements(in: sql)) { try forEachStatement(in: sql, body) }
     }
 }
