@@ -36,6 +36,11 @@ struct OverviewCommand: ParsableCommand {
         if FileManager.default.fileExists(atPath: versionPath) {
             stores.append(StoreSummary(name: "version storage", kind: "version", user: nil, current: false, path: versionPath))
         }
+        // DAO databases kept in files of their own under the root (`makeDAO(configPath:databasePath:)`).
+        for path in center.daoDatabasePaths {
+            let relative = String(path.dropFirst(center.rootPath.count + 1))
+            stores.append(StoreSummary(name: "DAO database " + relative, kind: "dao database", user: nil, current: false, path: path))
+        }
         stores = stores.filter { FileManager.default.fileExists(atPath: $0.path) }
         var damaged = 0
         for index in stores.indices {

@@ -88,3 +88,25 @@ import Testing
         #expect(dao.children.map(\.detail).map { $0.components(separatedBy: " ").first } == ["Messages", "MessagesAudit"])
     }
 }
+
+/// A DAO database kept in a file of its own under the root (`daoWithPath:databasePath:`)
+/// is in the tree with the stores, its tables browsable.
+@Suite struct DAODatabaseTreeTests {
+    @Test func theTreeListsASandboxRelativeDAODatabase() throws {
+        let folder = TemporaryFolder()
+        let root = folder.file("root")
+        let config = folder.file("notes.xml")
+        try """
+            <module name="Notes" initializer="createTable" tableName="notes" version="1.0">
+              <update id="createTable">create table if not exists ${T} (idx integer primary key, content text)</update>
+              <insert id="add" arguments="content">insert into ${T} (content) values(#{content})</insert>
+            </module>
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let center = try DataCenter(rootPath: root)
+        try center.makeDAO(configPath: config, databasePath: "Library/Movie/x.db").call("add", ["kept apart"])
+        let b = try browser(root, keys: .empty)
+        #expect(b.screenText.contains("DAO database Library/Movie/x.db"), "\(b.screenText)")
+        b.openNodeAndLoad(named: "notes")
+        #expect(b.screenText.contains("kept apart"))
+    }
+}

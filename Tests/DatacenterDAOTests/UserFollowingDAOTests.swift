@@ -107,6 +107,29 @@ import Testing
         #expect(try dao.call("get", [1]).value.fields?["content"] == "shh")
     }
 
+    /// `daoWithPath:databasePath:` with a sandbox-relative path: resolved against the root,
+    /// folders made, the file recorded so the root's walkers list it; several DAOs share it.
+    @Test func aSandboxRelativeDAODatabaseLivesUnderTheRootAndIsListed() throws {
+        let root = folder.file("root")
+        let key = EncryptionKey.random()
+        let center = try DataCenter(rootPath: root, crypt: KeyRing([key]))
+        let dao = try center.makeDAO(configPath: try configPath(), databasePath: "Documents/notes/x.db")
+        try dao.call("add", ["first"])
+        let file = root + "/Documents/notes/x.db"
+        #expect(FileManager.default.fileExists(atPath: file))
+        let other = try center.makeDAO(configPath: try configPath(), databasePath: "./Documents/notes/../notes/x.db")
+        #expect(try other.call("all").value == ["first"], "the same file")
+        #expect(center.databaseFilePaths().contains(file))
+        let reopened = try DataCenter(rootPath: root, crypt: KeyRing([key]), readOnly: true)
+        #expect(reopened.daoDatabasePaths == [file])
+        #expect(DataCenter.rekeyTargets(rootPath: root).contains { $0.path == file && $0.name == "DAO database Documents/notes/x.db" })
+        #expect(throws: StorageError.self) { try center.makeDAO(configPath: try configPath(), databasePath: "../outside.db") }
+        let absolute = folder.file("elsewhere/y.db")
+        _ = try center.makeDAO(configPath: try configPath(), databasePath: absolute)
+        #expect(FileManager.default.fileExists(atPath: folder.file("elsewhere")))
+        #expect(center.daoDatabasePaths == [file], "an absolute path is the app's own, not recorded")
+    }
+
     @Test func aCommonDAOStaysOnTheCommonStore() throws {
         let center = try DataCenter(rootPath: folder.file("root"))
         let dao = try center.makeDAO(configPath: try configPath(), userDependent: false)

@@ -173,6 +173,11 @@ package final class BrowserCatalog: Sendable {
             if FileManager.default.fileExists(atPath: version) {
                 nodes.append(try builder.storeNodeOrDamaged(path: version, label: "version storage", name: "version storage") { [] })
             }
+            // DAO databases kept in files of their own under the root (`daoWithPath:databasePath:`).
+            for file in center.daoDatabasePaths {
+                let name = "DAO database " + String(file.dropFirst(center.rootPath.count + 1))
+                nodes.append(try builder.storeNodeOrDamaged(path: file, label: name, name: name) { [] })
+            }
             roots = nodes
             storeNames = builder.storeNames
         } else {

@@ -207,6 +207,20 @@ extension DataCenter {
     }
 }
 
+extension DataCenter {
+    /// A DAO over a database file of its own (`daoWithPath:databasePath:`), not the
+    /// data center's stores: `databasePath` is absolute, or relative to the app's sandbox
+    /// (`Documents/x.db`), which here is the root (`daoDatabaseFile`: folders created, the
+    /// file recorded so the root's walkers list it). The file is a store of its own, with
+    /// the data center's crypt and database keys; several DAOs may share one file.
+    /// - throws: `DAOConfigError` when the config does not load; what opening the file throws.
+    public func makeDAO(configPath: String, databasePath: String, models: DAOModelRegistry = DAOModelRegistry()) throws -> DAOObject {
+        let config = try DAOConfig(contentsOfFile: configPath)
+        let store = try Store(path: try daoDatabaseFile(databasePath), crypt: crypt, readOnly: isReadOnly, databaseKeys: databaseKeys)
+        return DAOObject(config: config, store: store, models: models)
+    }
+}
+
 extension CustomStorage {
     /// A DAO for the config at `configPath` over this storage's stores
     /// (`APCustomStorage daoWithPath:userDependent:`), following its current user as

@@ -34,6 +34,7 @@ extension DataCenter {
     /// The SQLite files under (and for) the root itself, those that exist.
     static func rootDatabaseFilePaths(rootPath: String, space: StorageSpace) -> [String] {
         var paths = space.existingStorePaths()
+        paths += recordedDAODatabasePaths(rootPath: rootPath)
         paths += StorageSpace(root: rootPath + "/version", crypt: KeyRing.empty, readOnly: true).existingStorePaths()
         // The named storages (`customStorage(named:)`), whether handed out in this run or not.
         let named = rootPath + "/storages"

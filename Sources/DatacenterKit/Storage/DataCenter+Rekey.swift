@@ -50,6 +50,9 @@ extension DataCenter {
             guard let file = try? LRUDiskCache.storePath(location: .temporary, root: spelling, user: nil, space: space) else { continue }
             addSpace((file as NSString).deletingLastPathComponent, "temporary caches", common: "lru.sqlite", userFile: "lru.sqlite")
         }
+        for path in recordedDAODatabasePaths(rootPath: rootPath) {
+            add("DAO database " + String(path.dropFirst(rootPath.count + 1)), path, laidOut: true)
+        }
         for relative in sqliteFiles(under: rootPath) {
             add(relative, rootPath + "/" + relative, laidOut: false)
         }

@@ -11,6 +11,9 @@ struct RootState: Codable, Equatable {
     /// Set when every SQLite file of the root is encrypted, with their format; nil (or
     /// absent, in files written before encryption existed) for a plain root.
     var databaseEncryption: RootDatabaseEncryption?
+    /// The DAO databases kept in files of their own under the root
+    /// (`DataCenter.daoDatabaseFile`), by path relative to it; nil (absent) when none.
+    var daoDatabases: [String]?
 
     static func load(from path: String) throws -> RootState {
         let read: Data?
