@@ -22,8 +22,14 @@ package final class Browser {
     package private(set) var width: Int
     /// The screen's height in lines.
     package private(set) var height: Int
-    /// The pane that takes the keys.
-    package internal(set) var focus: Focus = .tree
+    /// The pane that takes the keys (the tree, hidden, shows again when it takes them).
+    package internal(set) var focus: Focus = .tree {
+        didSet { if focus == .tree { treeHidden = false } }
+    }
+    /// The tree's width set with `<` `>` in the tree; nil: a third of the screen.
+    var treeWidthChosen: Int?
+    /// True while `\` hides the tree (the panes on its right take the whole width).
+    var treeHidden = false
     /// True once the user quit: the terminal loop ends.
     package internal(set) var isFinished = false
     /// The themes `t` cycles through.
@@ -157,12 +163,21 @@ package final class Browser {
     var bodyHeight: Int { max(0, height - 2) }
     /// Rows of data the grid shows (below its column header).
     var visibleRowCount: Int { max(1, bodyHeight - 1) }
-    /// Columns of the tree: a third of the screen, kept between 14 and 40.
-    var treeWidth: Int { min(40, max(14, width / 3)) }
+    /// Columns of the tree: a third of the screen, kept between 14 and 40, or what `<` `>`
+    /// chose (at least 10, leaving the pane 20); 0 while hidden.
+    var treeWidth: Int {
+        if treeHidden { return 0 }
+        guard let chosen = treeWidthChosen else { return min(40, max(14, width / 3)) }
+        return max(0, min(max(10, chosen), width - 20))
+    }
     /// The tree's place: the left column, between the header and the status line.
     var treeArea: PaneArea { PaneArea(x: 0, y: 1, width: treeWidth, height: bodyHeight) }
-    /// The right-hand pane's place, right of the tree and its border.
-    var paneArea: PaneArea { PaneArea(x: treeWidth + 1, y: 1, width: width - treeWidth - 1, height: bodyHeight) }
+    /// The right-hand pane's place, right of the tree and its border (the whole width while
+    /// the tree is hidden).
+    var paneArea: PaneArea {
+        let left = treeWidth == 0 ? 0 : treeWidth + 1
+        return PaneArea(x: left, y: 1, width: width - left, height: bodyHeight)
+    }
     /// What the panes may read while they handle a key.
     var context: PaneContext {
         PaneContext(catalog: catalog, bodyHeight: bodyHeight, paneWidth: paneArea.width, ids: ids, hasGrid: grid != nil)

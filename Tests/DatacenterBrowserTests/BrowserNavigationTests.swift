@@ -307,3 +307,33 @@ import Testing
         #expect(b.message == nil, "a key that does something clears it")
     }
 }
+
+/// `\` hides the tree and shows it again (Tab shows it too), `<` `>` in the tree narrow and
+/// widen it; the grid takes the room.
+@Suite struct TreeLayoutTests {
+    @Test func backslashHidesTheTreeAndTheGridTakesTheWidth() throws {
+        let folder = TemporaryFolder()
+        let db = folder.file("rows.db")
+        try makeNumbersTable(at: db, rows: 5)
+        let b = try browser(db, keys: .empty, width: 100, height: 20)
+        b.press(.character("\\"))
+        #expect(b.treeWidth > 0, "no grid yet: the tree stays")
+        b.openTreeNode("numbers")
+        let header = { b.render().lines().first { $0.contains("label") } ?? "" }
+        #expect(header().contains("│n"))
+        b.press(.character("\\"))
+        #expect(b.treeWidth == 0 && b.paneArea.x == 0 && b.paneArea.width == 100)
+        #expect(header().hasPrefix("n "), "\(header())")
+        #expect(!b.render().lines().dropFirst().contains { $0.contains("│") }, "no border")
+        b.press(.tab)                                             // the tree takes the keys: shown again
+        #expect(b.focus == .tree && b.treeWidth > 0)
+        let before = b.treeWidth
+        b.press(.character(">"), .character(">"))
+        #expect(b.treeWidth == before + 8)
+        #expect(b.paneArea.x == b.treeWidth + 1)
+        for _ in 0..<20 { b.press(.character("<")) }
+        #expect(b.treeWidth == 10, "at least 10 columns")
+        for _ in 0..<40 { b.press(.character(">")) }
+        #expect(b.treeWidth == 80, "the pane keeps 20")
+    }
+}

@@ -178,6 +178,22 @@ import Testing
         try session.send("q")
     }
 
+    /// \ hides the tree (the grid starts at the left edge), Tab shows it again.
+    @Test func backslashHidesTheTreeAndTabShowsIt() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        try session.waitFor("Welcome")
+        try session.send("\\")
+        let hidden = try session.waitFor("tree hidden")
+        #expect(hidden.components(separatedBy: "\n").contains { $0.hasPrefix("id  title") }, "\(hidden)")
+        try session.send("Tab")
+        let shown = try session.waitFor("│id")
+        #expect(shown.contains("KV businesses"))
+        try session.send("q")
+    }
+
     /// A terminal described with the older mouse encoding (tmux's own `tmux-256color`),
     /// wider than 223 columns: the browser asks for SGR reports, so a click far right
     /// reaches its cell, and a lone Esc is still Esc.

@@ -126,6 +126,19 @@ extension Browser {
         case .character("t") where navigating:
             themeIndex = (themeIndex + 1) % themes.count
             message = ("theme: \(theme.name)", false)
+        case .character("\\") where navigating:
+            // Hide the tree (the panes take the whole width), or show it again.
+            if !treeHidden, grid == nil {
+                message = ("\\ hides the tree once a grid is open (Enter on a table, business or cache)", false)
+                break
+            }
+            treeHidden.toggle()
+            if treeHidden, focus == .tree { focus = .grid }
+            message = (treeHidden ? "tree hidden: \\ or Tab shows it" : "tree shown", false)
+        case .character("<") where focus == .tree, .character(">") where focus == .tree:
+            treeWidthChosen = treeWidth + (key == .character(">") ? 4 : -4)
+            treeWidthChosen = treeWidth  // kept within the screen
+            message = ("tree \(treeWidth) columns wide: < > in the tree", false)
         default: return false
         }
         return true

@@ -17,8 +17,10 @@ extension Browser {
             return screen
         }
         renderHeader(&screen)
-        tree.draw(into: &screen, area: treeArea, focused: focus == .tree)
-        for y in 1..<(height - 1) { screen.write("│", x: treeWidth, y: y, maxWidth: 1, role: .tree) }
+        if treeWidth > 0 {
+            tree.draw(into: &screen, area: treeArea, focused: focus == .tree)
+            for y in 1..<(height - 1) { screen.write("│", x: treeWidth, y: y, maxWidth: 1, role: .tree) }
+        }
         let pane = paneArea
         if prompt?.purpose == .open { renderRecentFiles(&screen) }
         else if showHelp { renderHelp(&screen) }
@@ -31,8 +33,8 @@ extension Browser {
             grid.stagedMarks = Set(review.staged.compactMap(\.mark))
             grid.draw(into: &screen, area: pane, focused: focus == .grid)
         }
-        else if let opening { screen.write("Opening \(opening.node.label)…", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
-        else { screen.write("Select a business, table or cache on the left (Enter).", x: treeWidth + 2, y: 2, maxWidth: width - treeWidth - 3, role: .null) }
+        else if let opening { screen.write("Opening \(opening.node.label)…", x: pane.x + 1, y: 2, maxWidth: pane.width - 2, role: .null) }
+        else { screen.write("Select a business, table or cache on the left (Enter).", x: pane.x + 1, y: 2, maxWidth: pane.width - 2, role: .null) }
         renderStatus(&screen)
         return screen
     }
@@ -83,7 +85,7 @@ extension Browser {
         "  t              next theme      H, or ? off the grid: help",
         "  Ctrl-P         the last message in full (an error stays until Esc)",
         "  q  Ctrl-C      quit: asks first if edits are staged",
-        "  mouse          click, wheel",
+        "  mouse          click, wheel   \\ hide tree, < > (tree) width",
         "  typing         ← → Home End, ^A ^E start/end, ^U ^K cut to",
         "                 start/end, ^W word, Del; ↑ ↓ earlier / and :",
     ]
