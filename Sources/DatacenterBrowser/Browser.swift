@@ -212,8 +212,8 @@ package final class Browser {
         case let .searchFinished(id, match, error, wrapped):
             apply(grid?.searchFinished(id: id, match: match, error: error, wrapped: wrapped) ?? [])
         case let .consoleProgress(id, rows): console?.progressed(id: id, rows: rows)
-        case let .consoleNames(path, names):
-            if console?.storePath == path { console?.completion = SQLCompletion(names: names) }
+        case let .consoleNames(path, tables):
+            if console?.storePath == path { console?.completion = SQLCompletion(tables: tables) }
         case let .consoleGrid(id, node, source, rows):
             guard console?.showedGrid(id: id) == true else { return }
             showConsoleGrid(node: node, source: source, rows: rows)

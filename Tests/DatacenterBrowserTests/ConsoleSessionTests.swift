@@ -199,7 +199,7 @@ import Testing
     }
 
     @Test func completionCasesKeywordsAsTyped() {
-        let completion = SQLCompletion(names: ["Orders"])
+        let completion = SQLCompletion(tables: ["Orders": []])
         #expect(completion.complete(Array("SEL"), cursor: 3)?.replacement == "SELECT")
         #expect(completion.complete(Array("sel"), cursor: 3)?.replacement == "select")
         // A name and a keyword: completed as far as they agree, both listed.
@@ -209,4 +209,20 @@ import Testing
         #expect(completion.complete(Array("select "), cursor: 7) == nil)
         #expect(completion.complete(Array("zzz"), cursor: 3) == nil)
     }
+
+    /// After `m.`, the columns of the table `m` stands for: a table's own name or an alias
+    /// the text gives it; the aliases are offered with the names.
+    @Test func completionKnowsAliases() {
+        let completion = SQLCompletion(tables: ["messages": ["id", "sender", "sent_at"], "users": ["id", "name", "nickname"]])
+        func complete(_ text: String) -> SQLCompletion.Result? { completion.complete(Array(text), cursor: text.count) }
+        let joined = "select * from messages m join users as u on u.n"
+        #expect(complete(joined) == SQLCompletion.Result(start: joined.count - 1, replacement: "n", candidates: ["name", "nickname"]))
+        #expect(complete("select * from messages m, users u where m.send")?.replacement == "sender")
+        #expect(complete("select * from messages m, users u where u.ni")?.replacement == "nickname")
+        #expect(complete("select * from \"messages\" AS mm where mm.s")?.candidates == ["sender", "sent_at"])
+        #expect(complete("select * from messages where messages.i")?.replacement == "id")
+        #expect(complete("select * from messages where nope.i") == nil, "no such table or alias")
+        #expect(complete("select * from messages m where m")?.candidates.contains("m") == true, "the alias is offered")
+    }
 }
+

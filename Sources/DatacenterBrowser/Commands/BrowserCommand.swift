@@ -121,13 +121,18 @@ package enum BrowserCommand: Sendable {
             }
         case .consoleQuery(let query): return query.run(post: post)
         case let .consoleNames(path, catalog):
-            let names = try? catalog.store(at: path).queue.read { db in
-                try db.query("""
-                    SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')
-                    UNION SELECT p.name FROM sqlite_schema AS s, pragma_table_info(s.name) AS p WHERE s.type IN ('table', 'view')
-                    """).compactMap { $0[0].stringValue }
+            let tables = try? catalog.store(at: path).queue.read { db -> [String: [String]] in
+                var tables: [String: [String]] = [:]
+                for row in try db.query("""
+                    SELECT s.name, p.name FROM sqlite_schema AS s LEFT JOIN pragma_table_info(s.name) AS p
+                    WHERE s.type IN ('table', 'view') ORDER BY s.name, p.cid
+                    """) {
+                    guard let table = row[0].stringValue else { continue }
+                    tables[table, default: []] += row[1].stringValue.map { [$0] } ?? []
+                }
+                return tables
             }
-            return .consoleNames(storePath: path, names: names ?? [])
+            return .consoleNames(storePath: path, tables: tables ?? [:])
         case .cancelConsoleQuery(let query):
             query.cancel()
             return nil

@@ -47,7 +47,7 @@ package enum BrowserEvent: Sendable {
     /// A console query has read `rows` rows so far (posted now and then while it runs).
     case consoleProgress(queryID: Int, rows: Int)
     /// The names of the store's tables, views and columns, for the console's completion.
-    case consoleNames(storePath: String, names: [String])
+    case consoleNames(storePath: String, tables: [String: [String]])
     /// A console SELECT's first page is in: the grid shows it (`node` is its `.query` leaf),
     /// and pages the rest.
     case consoleGrid(queryID: Int, node: TreeNode, source: GridSource, rows: [GridRow])

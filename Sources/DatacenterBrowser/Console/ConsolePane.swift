@@ -32,7 +32,7 @@ struct ConsolePane {
     /// The query running in the background, if any.
     var running: Running?
     /// What Tab completes from: the store's names once read (`BrowserCommand.consoleNames`).
-    var completion = SQLCompletion(names: [])
+    var completion = SQLCompletion(tables: [:])
     /// How rows show (`.mode`).
     var mode = ConsoleOutputMode.grid
     /// Whether the `list`, `csv` and `tabs` modes start with the column names (`.headers`).
