@@ -57,6 +57,8 @@ package final class Browser {
     /// The console's history of each store it was opened on this session, by file path:
     /// a store's lines come back when the console returns to it.
     var consoleHistories: [String: LineHistory] = [:]
+    /// The favourite queries once read or changed this session (`consoleFavourites()`).
+    var favourites: ConsoleFavourites?
     /// The staged edits and their review; always there, shown when it has focus.
     var review = ReviewPane()
     /// The line being typed at the bottom (`/` search, `e` edit, `o` insert), if any.

@@ -41,6 +41,35 @@ import Testing
         #expect(third.console?.input.text == "")
     }
 
+    /// litecli's favourites: `\\fs` saves a query by name, `\\f NAME` runs it, `\\f` lists,
+    /// `\\fd` deletes; kept for the next session (0600), shared by every store's console.
+    @Test func favouritesAreSavedRunListedDeletedAndKept() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let state = URL(fileURLWithPath: folder.file("state"))
+        let first = try browser(root, stateFolder: state)
+        run("\\fs notes select count(*) as n from notes", in: first)
+        #expect(first.console?.output.last == "saved notes: select count(*) as n from notes")
+        run("\\f", in: first)
+        #expect(first.console?.output.last == "notes: select count(*) as n from notes")
+        run("\\f nope", in: first)
+        #expect(first.console?.outputIsError == true && first.console?.output.last?.contains("no favourite named nope") == true)
+        run("\\fs b@d select 1", in: first)
+        #expect(first.console?.outputIsError == true)
+        let file = state.appendingPathComponent("console-favourites.json").path
+        #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
+
+        let second = try browser(root, stateFolder: state)
+        run("\\f notes", in: second)
+        second.runCommands()
+        #expect(second.console?.output.first == "> select count(*) as n from notes", "the saved query runs")
+        #expect(second.grid?.rows.first?.cells.first?.text == "3")
+        second.press(.character(":"))
+        run("\\fd notes", in: second)
+        #expect(second.console?.output.last == "deleted notes")
+        #expect(try ConsoleFavourites.load(from: state).queries.isEmpty)
+    }
+
     @Test func aDamagedHistoryFileIsReportedAndReplaced() throws {
         let folder = TemporaryFolder()
         let root = try makeDemo(folder)

@@ -35,6 +35,8 @@ struct ConsolePane {
     var completion = SQLCompletion(tables: [:])
     /// How rows show (`.mode`).
     var mode = ConsoleOutputMode.grid
+    /// The favourite queries (`\\fs`, `\\f`): the user's, shared by every console.
+    var favourites = ConsoleFavourites()
     /// Whether the `list`, `csv` and `tabs` modes start with the column names (`.headers`).
     var headers = false
 
@@ -82,7 +84,7 @@ struct ConsolePane {
 
     /// Starts the input as a query: every statement in turn, the rows of each shown.
     private mutating func run(context: PaneContext) -> [PaneEffect] {
-        let sql = input.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var sql = input.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !sql.isEmpty else { return [] }
         // Enter through the editor records the line in the history and ends any walk in it.
         _ = input.handle(.enter)
@@ -92,6 +94,15 @@ struct ConsolePane {
             output = ["> " + sql] + answer.lines
             outputIsError = answer.isError
             return []
+        }
+        if let favourite = favourites.handle(sql) {
+            switch favourite {
+            case .answer(let lines, let isError):
+                output = ["> " + sql] + lines
+                outputIsError = isError
+                return []
+            case .run(let query): sql = query
+            }
         }
         let query = ConsoleQuery(id: context.ids.next(), storePath: storePath, sql: sql, catalog: context.catalog,
                                  pageLimit: context.visibleRowCount * 2, mode: mode, headers: headers)

@@ -50,8 +50,10 @@ extension Browser {
         case .dao: send(key, to: \.daoPanel, orElse: .tree)
         case .console:
             let before = console?.history.entries
+            let favouritesBefore = console?.favourites
             send(key, to: \.console, orElse: .tree)
             if let pane = console, pane.history.entries != before { keepConsoleHistory(pane) }
+            if let pane = console, pane.favourites != favouritesBefore { keepConsoleFavourites(pane.favourites) }
         case .review: send(key, to: \.review)
         }
     }

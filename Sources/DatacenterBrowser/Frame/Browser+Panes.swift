@@ -44,6 +44,7 @@ extension Browser {
                 fresh.mode = old.mode
                 fresh.headers = old.headers
             }
+            fresh.favourites = consoleFavourites()
             console = fresh
             commands.append(.consoleNames(storePath: path, catalog: catalog))
         }
@@ -74,6 +75,28 @@ extension Browser {
         } catch {
             message = ("console history not saved: \(error)", true)
         }
+    }
+
+    /// The favourite queries: this session's, else those kept in the state folder; a file
+    /// that cannot be used is reported and left for the next save to replace.
+    func consoleFavourites() -> ConsoleFavourites {
+        if let kept = favourites { return kept }
+        guard let stateFolder else { return ConsoleFavourites() }
+        do {
+            let loaded = try ConsoleFavourites.load(from: stateFolder)
+            favourites = loaded
+            return loaded
+        } catch {
+            message = ("\(error)", true)
+            return ConsoleFavourites()
+        }
+    }
+
+    /// Keeps the favourites after a save or delete: for this session, and in the state folder.
+    func keepConsoleFavourites(_ kept: ConsoleFavourites) {
+        favourites = kept
+        guard let stateFolder else { return }
+        do { try kept.save(to: stateFolder) } catch { message = ("console favourites not saved: \(error)", true) }
     }
 
     /// Quits, or first asks what to do with staged edits (they are never dropped unasked).
