@@ -70,6 +70,23 @@ import Testing
         #expect(try ConsoleFavourites.load(from: state).queries.isEmpty)
     }
 
+    /// The output of earlier commands is kept above the latest: PgUp scrolls back to it.
+    @Test func earlierOutputIsKeptAndScrolledBackTo() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.db")
+        try Database(path: path).execute("CREATE TABLE t (x)")
+        let b = try browser(path, width: 100, height: 20)
+        run("SELECT 'first answer' AS a; SELECT 1", in: b)
+        b.runCommands()
+        run("SELECT 'second answer' AS b; SELECT 2", in: b)
+        b.runCommands()
+        #expect(b.screenText.contains("second answer") && !b.screenText.contains("first answer"))
+        b.press(.pageUp)
+        #expect(b.screenText.contains("first answer"), "\(b.screenText)")
+        b.press(.pageDown)                                  // back at the top of the latest output
+        #expect(b.screenText.contains("second answer") && !b.screenText.contains("first answer"))
+    }
+
     @Test func aDamagedHistoryFileIsReportedAndReplaced() throws {
         let folder = TemporaryFolder()
         let root = try makeDemo(folder)

@@ -33,6 +33,11 @@ struct ConsolePane {
     var running: Running?
     /// What Tab completes from: the store's names once read (`BrowserCommand.consoleNames`).
     var completion = SQLCompletion(tables: [:])
+    /// The output of earlier commands, oldest first, each line with whether it is an error
+    /// line: scrolled back to with PgUp, at most `scrollbackLimit` lines.
+    private(set) var earlier: [(text: String, isError: Bool)] = []
+    /// The most lines of earlier output kept.
+    static let scrollbackLimit = 2_000
     /// How rows show (`.mode`).
     var mode = ConsoleOutputMode.grid
     /// The favourite queries (`\\fs`, `\\f`): the user's, shared by every console.
@@ -62,8 +67,10 @@ struct ConsolePane {
             if running != nil { return [.message("a query is running: wait for it, or Esc cancels it", isError: true)] }
             return run(context: context)
         case .tab: return complete(width: context.paneWidth)
-        case .pageUp: scroll = max(0, scroll - (height - 3))
-        case .pageDown: scroll = min(max(0, output.count - 1), scroll + (height - 3))
+        case .pageUp: scroll = max(-earlier.count, scroll - (height - 3))
+        case .pageDown:
+            // Down from the scrollback stops first at the top of the latest output.
+            scroll = scroll < 0 ? min(0, scroll + (height - 3)) : min(max(0, output.count - 1), scroll + (height - 3))
         default:
             _ = input.handle(key)
             input.followCursor(width: Self.inputWidth(paneWidth: context.paneWidth))
@@ -90,6 +97,7 @@ struct ConsolePane {
         _ = input.handle(.enter)
         input.text = ""
         scroll = 0
+        keepEarlierOutput()
         if let answer = setting(sql) {
             output = ["> " + sql] + answer.lines
             outputIsError = answer.isError
@@ -133,6 +141,13 @@ struct ConsolePane {
         default:
             return nil
         }
+    }
+
+    /// Moves the output shown to the scrollback, before a new command replaces it.
+    private mutating func keepEarlierOutput() {
+        guard output.first?.hasPrefix("> ") == true else { return }  // the welcome line is not kept
+        earlier += output.enumerated().map { ($0.element, outputIsError && $0.offset > 0) } + [("", false)]
+        if earlier.count > Self.scrollbackLimit { earlier.removeFirst(earlier.count - Self.scrollbackLimit) }
     }
 
     /// A running query read more rows.
@@ -179,10 +194,12 @@ struct ConsolePane {
         if let running { title += " · running… \(Browser.grouped(running.rows)) row(s) read · Esc cancels" }
         screen.write(title, x: area.x, y: area.y, maxWidth: area.width, role: .gridHeader)
         let inputLine = area.y + area.height - 1
-        let outputLines = output.dropFirst(scroll).flatMap { Inspector.wrap($0, width: area.width) }
-        for (offset, text) in outputLines.prefix(max(0, area.height - 2)).enumerated() {
-            let role: StyleRole = outputIsError && offset > 0 ? .error : .grid
-            screen.write(text, x: area.x, y: area.y + 1 + offset, maxWidth: area.width, role: role)
+        // The earlier output above the latest, which starts at the top until PgUp scrolls back.
+        let document = earlier + output.enumerated().map { ($0.element, outputIsError && $0.offset > 0) }
+        let start = max(0, earlier.count + scroll)
+        let outputLines = document.dropFirst(start).flatMap { line in Inspector.wrap(line.text, width: area.width).map { ($0, line.isError) } }
+        for (offset, line) in outputLines.prefix(max(0, area.height - 2)).enumerated() {
+            screen.write(line.0, x: area.x, y: area.y + 1 + offset, maxWidth: area.width, role: line.1 ? .error : .grid)
         }
         screen.fill(x: area.x, y: inputLine, count: area.width, role: .dialog)
         let labelWidth = screen.write(Self.promptLabel, x: area.x, y: inputLine, maxWidth: area.width, role: .dialog)
