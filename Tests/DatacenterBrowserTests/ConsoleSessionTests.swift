@@ -87,6 +87,34 @@ import Testing
         #expect(b.screenText.contains("second answer") && !b.screenText.contains("first answer"))
     }
 
+    /// Ctrl-R: the history filtered by what is typed, newest first; ↑ goes to an older
+    /// match, Enter takes it into the input, Esc leaves the input as it was.
+    @Test func ctrlRSearchesTheHistory() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.db")
+        try Database(path: path).execute("CREATE TABLE items (x); CREATE TABLE logs (y)")
+        let b = try browser(path, width: 100, height: 20)
+        for sql in ["SELECT count(*) FROM items", "SELECT 1", "SELECT count(*) FROM logs", "SELECT 2"] {
+            run(sql, in: b)
+            b.runCommands()
+            if b.focus != .console { b.press(.character(":")) }
+        }
+        type("draft", into: b)
+        b.press(.character("\u{12}"))
+        type("COUNT", into: b)
+        let shown = b.screenText
+        #expect(shown.contains("history search: COUNT"))
+        #expect(shown.contains("SELECT count(*) FROM logs") && shown.contains("SELECT count(*) FROM items") && !shown.contains("SELECT 2"))
+        b.press(.escape)
+        #expect(b.console?.input.text == "draft", "Esc leaves the input as it was")
+        b.press(.character("\u{12}"))
+        type("count", into: b)
+        b.press(.up)                                        // the older match
+        b.press(.enter)
+        #expect(b.console?.input.text == "SELECT count(*) FROM items")
+        #expect(b.console?.historySearch == nil)
+    }
+
     @Test func aDamagedHistoryFileIsReportedAndReplaced() throws {
         let folder = TemporaryFolder()
         let root = try makeDemo(folder)

@@ -29,4 +29,28 @@ extension BrowseTmuxTests {
         Self.waitForExit(session)
         #expect(!session.isRunning, "the browser did not quit on q")
     }
+
+    /// Ctrl-R in the console: the history filtered by what is typed; Enter takes a line.
+    @Test func ctrlRInTheConsoleSearchesTheHistory() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        try session.waitFor("Welcome")
+        try session.send(":")
+        try session.waitFor("sql>")
+        try session.send("-l", ".mode list")
+        try session.send("Enter")
+        try session.waitFor("mode: list")
+        try session.send("-l", "select 'remember me' as x")
+        try session.send("Enter")
+        try session.waitFor("remember me")
+        try session.send("C-r")
+        try session.waitFor("history search:")
+        try session.send("-l", "remem")
+        try session.send("Enter")
+        try session.waitFor("sql> select 'remember me' as x")
+        try session.send("Escape", "q")
+    }
 }
+

@@ -38,6 +38,8 @@ struct ConsolePane {
     private(set) var earlier: [(text: String, isError: Bool)] = []
     /// The most lines of earlier output kept.
     static let scrollbackLimit = 2_000
+    /// The history being searched (`Ctrl-R`), if it is.
+    private(set) var historySearch: HistorySearch?
     /// How rows show (`.mode`).
     var mode = ConsoleOutputMode.grid
     /// The favourite queries (`\\fs`, `\\f`): the user's, shared by every console.
@@ -55,7 +57,21 @@ struct ConsolePane {
     /// One key, in a pane `context.bodyHeight` lines tall.
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
         let height = context.bodyHeight
+        if var search = historySearch {
+            switch search.handle(key) {
+            case .searching: historySearch = search
+            case .cancelled: historySearch = nil
+            case .chosen(let line):
+                historySearch = nil
+                input.text = line
+                input.followCursor(width: Self.inputWidth(paneWidth: context.paneWidth))
+            }
+            return []
+        }
         switch key {
+        case .character("\u{12}"):                           // Ctrl-R: search the history
+            historySearch = HistorySearch(entries: history.entries)
+            return []
         case .escape:
             guard let current = running else { return [.focus(.grid)] }
             running = nil
@@ -183,7 +199,8 @@ struct ConsolePane {
 
     /// The status line's key hints.
     var hints: String {
-        running == nil ? " Enter run  Tab complete  ↑↓ history  PgUp PgDn scroll  .help  Esc close"
+        if historySearch != nil { return " type to filter  ↑↓ Ctrl-R choose  Enter take  Esc cancel" }
+        return running == nil ? " Enter run  Tab complete  ↑↓ history  ^R search  PgUp PgDn scroll  .help  Esc close"
             : " running… Esc cancels  ↑↓ history  PgUp PgDn scroll"
     }
 
@@ -194,6 +211,10 @@ struct ConsolePane {
         if let running { title += " · running… \(Browser.grouped(running.rows)) row(s) read · Esc cancels" }
         screen.write(title, x: area.x, y: area.y, maxWidth: area.width, role: .gridHeader)
         let inputLine = area.y + area.height - 1
+        if let search = historySearch {
+            drawHistorySearch(search, into: &screen, area: area)
+            return
+        }
         // The earlier output above the latest, which starts at the top until PgUp scrolls back.
         let document = earlier + output.enumerated().map { ($0.element, outputIsError && $0.offset > 0) }
         let start = max(0, earlier.count + scroll)
@@ -208,9 +229,29 @@ struct ConsolePane {
     }
 }
 
+extension ConsolePane {
+    /// The history search: the lines that match, newest first, the chosen one highlighted,
+    /// and what is typed on the input line.
+    func drawHistorySearch(_ search: HistorySearch, into screen: inout ScreenGrid, area: PaneArea) {
+        let matches = search.matches
+        let room = max(0, area.height - 2)
+        let first = max(0, search.selected - room + 1)
+        for (offset, line) in matches.dropFirst(first).prefix(room).enumerated() {
+            let role: StyleRole = first + offset == search.selected ? .gridSelected : .grid
+            screen.fill(x: area.x, y: area.y + 1 + offset, count: area.width, role: role)
+            screen.write(line, x: area.x, y: area.y + 1 + offset, maxWidth: area.width, role: role)
+        }
+        if matches.isEmpty { screen.write("(no earlier command holds that)", x: area.x, y: area.y + 1, maxWidth: area.width, role: .null) }
+        let inputLine = area.y + area.height - 1
+        screen.fill(x: area.x, y: inputLine, count: area.width, role: .dialog)
+        screen.write("history search: " + search.query, x: area.x, y: inputLine, maxWidth: area.width, role: .dialog)
+    }
+}
+
 extension ConsolePane: Pane {
     static let keyHelp = [
         "  :              SQL console on the current store (read-only)",
-        "                 a SELECT's rows open in the grid; Tab completes",
+        "                 a SELECT's rows open in the grid; Tab completes;",
+        "                 Ctrl-R searches the history; \\fs NAME SQL, \\f NAME",
     ]
 }
