@@ -24,29 +24,8 @@ enum Output {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// A string as a JSON string literal, escaped as `JSONSerialization` escapes it with
-    /// `.withoutEscapingSlashes`: `"` and `\\` with a backslash, `\b \f \n \r \t` by name, other
-    /// control characters as `\u00xx`; everything else as it is.
-    static func jsonString(_ string: String) -> String {
-        var out = "\""
-        out.reserveCapacity(string.utf8.count + 2)
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{00}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A string as a JSON string literal (`JSONText.quoted`).
+    static func jsonString(_ string: String) -> String { JSONText.quoted(string) }
 
     /// A database value as JSON: blobs as `{"$blob": base64}`.
     static func jsonValue(_ value: DatabaseValue) -> Any {

@@ -54,8 +54,8 @@ enum ConsoleOutputMode: String, CaseIterable, Sendable {
         case .json:
             lines = texts.enumerated().map { index, values in
                 let fields: [String] = values.indices.map { column in
-                    let value: String = values[column].map { numeric[index][column] ? $0 : Self.jsonString($0) } ?? "null"
-                    return Self.jsonString(names[column]) + ":" + value
+                    let value: String = values[column].map { numeric[index][column] ? $0 : JSONText.quoted($0) } ?? "null"
+                    return JSONText.quoted(names[column]) + ":" + value
                 }
                 let open = index == 0 ? "[" : ""
                 let close = index == texts.count - 1 ? "]" : ","
@@ -98,22 +98,5 @@ enum ConsoleOutputMode: String, CaseIterable, Sendable {
         let needsQuotes = text.isEmpty ? false : text.contains { $0 == "\"" || $0 == "," || $0 == "\n" || $0 == "\r" }
             || text.first == " " || text.last == " "
         return needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-    }
-
-    /// `text` as a JSON string.
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
