@@ -214,6 +214,11 @@ package final class Browser {
         case let .searchFinished(id, match, error, wrapped):
             apply(grid?.searchFinished(id: id, match: match, error: error, wrapped: wrapped) ?? [])
         case let .consoleProgress(id, rows): console?.progressed(id: id, rows: rows)
+        case let .rowsSelected(gridID, requestID, keys, error):
+            guard var pane = grid, pane.id == gridID else { break }
+            let effects = pane.rowsSelected(requestID: requestID, keys: keys, error: error)
+            grid = pane
+            apply(effects)
         case let .consoleNames(path, tables):
             if console?.storePath == path { console?.completion = SQLCompletion(tables: tables) }
         case let .consoleGrid(id, node, source, rows):

@@ -194,6 +194,22 @@ import Testing
         try session.send("q")
     }
 
+    /// s selects the cursor's row (the status line counts it), * the rows shown, U none.
+    @Test func sSelectsRowsAndUUnselects() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root]).status == 0)
+        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        try session.waitFor("Welcome")
+        try session.send("s")
+        try session.waitFor("1 selected")
+        try session.send("*")
+        try session.waitFor("3 selected")
+        try session.send("U")
+        try session.waitFor("unselected 3 rows")
+        try session.send("q")
+    }
+
     /// A terminal described with the older mouse encoding (tmux's own `tmux-256color`),
     /// wider than 223 columns: the browser asks for SGR reports, so a click far right
     /// reaches its cell, and a lone Esc is still Esc.

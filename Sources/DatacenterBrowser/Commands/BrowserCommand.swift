@@ -27,6 +27,8 @@ package enum BrowserCommand: Sendable {
     /// none is found before the end (the start, `backward`), the search wraps: it goes on
     /// from the other end up to `start`.
     case search(searchID: Int, source: GridSource, start: GridRow?, needle: SearchNeedle, backward: Bool = false, cancel: CancellationFlag)
+    /// Reads the keys of the rows of a table's grid to select (`*`, `|`: `GridPane+Selection`).
+    case selectRows(gridID: Int, requestID: Int, source: TableSource, needle: SearchNeedle?, limit: Int)
     /// Reads the schema of the table or view `node` shows (`TableSchema`, `S`).
     case schema(node: TreeNode, catalog: BrowserCatalog)
     /// Runs SQL typed in the console (`ConsoleQuery`).
@@ -118,6 +120,13 @@ package enum BrowserCommand: Sendable {
                 return .schemaRead(nodeID: node.id, lines: try TableSchema.read(table, in: catalog.store(at: path)).lines, error: nil)
             } catch {
                 return .schemaRead(nodeID: node.id, lines: [], error: "\(error)")
+            }
+        case let .selectRows(gridID, requestID, source, needle, limit):
+            do {
+                let keys = try source.keys(matching: needle, limit: limit, cancel: CancellationFlag())
+                return .rowsSelected(gridID: gridID, requestID: requestID, keys: keys, error: nil)
+            } catch {
+                return .rowsSelected(gridID: gridID, requestID: requestID, keys: [], error: "\(error)")
             }
         case .consoleQuery(let query): return query.run(post: post)
         case let .consoleNames(path, catalog):

@@ -48,6 +48,8 @@ package enum BrowserEvent: Sendable {
     case consoleProgress(queryID: Int, rows: Int)
     /// The names of the store's tables, views and columns, for the console's completion.
     case consoleNames(storePath: String, tables: [String: [String]])
+    /// The keys of the rows `*` or `|` select (nil: more than the limit), or why not.
+    case rowsSelected(gridID: Int, requestID: Int, keys: [[DatabaseValue]]?, error: String?)
     /// A console SELECT's first page is in: the grid shows it (`node` is its `.query` leaf),
     /// and pages the rest.
     case consoleGrid(queryID: Int, node: TreeNode, source: GridSource, rows: [GridRow])

@@ -10,8 +10,9 @@ struct GridExportSubject: Sendable, Equatable {
     let table: String
     /// A SELECT in parentheses to read instead of `table` (a console query's rows), or nil.
     let relation: String?
-    /// The grid's filter (`WHERE`), if any.
-    let filter: String?
+    /// The grid's filter (`WHERE`), if any (with the selection's condition when only the
+    /// selected rows are exported).
+    private(set) var filter: String?
     /// The grid's order (`ORDER BY`), if any.
     let order: String?
     /// The columns stored encrypted, written decrypted.
@@ -38,4 +39,13 @@ struct GridExportSubject: Sendable, Equatable {
             return nil
         }
     }
+
+    /// The same rows kept to those `condition` holds for (the selected rows: `E` with rows
+    /// selected).
+    func keeping(_ condition: String) -> GridExportSubject {
+        var kept = self
+        kept.filter = filter.map { "(\($0)) AND \(condition)" } ?? condition
+        return kept
+    }
 }
+

@@ -29,15 +29,20 @@ extension Browser {
             export = GridExport(id: ids.next(), subject: replacing.subject, destination: name, format: format, keys: replacing.keys,
                                 databaseKeys: replacing.databaseKeys, replace: name == replacing.destination, busyTimeout: replacing.busyTimeout)
         } else {
-            guard let subject = grid.flatMap({ GridExportSubject($0.source) }) else {
+            guard var subject = grid.flatMap({ GridExportSubject($0.source) }) else {
                 message = ("E exports tables, views and console results", true)
                 return
             }
+            // Rows selected: only those.
+            if let only = grid?.selectionCondition() { subject = subject.keeping(only) }
             export = GridExport(id: ids.next(), subject: subject, destination: name, format: format, keys: catalog.keys,
                                 databaseKeys: catalog.databaseKeys, replace: false,
                                 busyTimeout: catalog.busyTimeout)
         }
-        let total = grid.flatMap { GridExportSubject($0.source) == export.subject ? $0.total : nil }
+        let total = grid.flatMap { shown -> Int? in
+            if GridExportSubject(shown.source) == export.subject { return shown.total }
+            return shown.selectionCondition().map { _ in shown.selectedKeys.count }
+        }
         exportRun = ExportRun(export: export, rows: 0, total: total)
         message = nil
         commands.append(.exportGrid(export))

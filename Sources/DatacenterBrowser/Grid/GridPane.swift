@@ -51,6 +51,10 @@ struct GridPane {
     var columnOrder: [Int]?
     /// The columns `-` hid.
     var hiddenColumns: Set<Int> = []
+    /// The keys of the rows selected (`GridPane+Selection`).
+    var selectedKeys: Set<[DatabaseValue]> = []
+    /// The `*` or `|` selection being read, by request id.
+    var selecting: Int?
     /// The row count, once the background count came back.
     var total: Int?
     /// The search running, if any; keys wait while it runs, but Esc cancels it.
@@ -97,6 +101,9 @@ struct GridPane {
         case .end, .character("G"): effects += request(.last(limit: page * 2), for: .last, context: context)
         case .left, .character("h"): stepColumn(-1)
         case .right, .character("l"): stepColumn(1)
+        case .character("s"): effects += toggleSelection(context: context)
+        case .character("U"): effects += clearSelection()
+        case .character("*"), .character("|"): effects += selectRows(bySearch: key == .character("|"), context: context)
         case .character("-"): effects += hideColumn()
         case .character("+"): effects += showHiddenColumns()
         case .character("{"), .character("}"): effects += moveColumn(right: key == .character("}"))
@@ -147,6 +154,9 @@ struct GridPane {
             guard let editable = editableSource(context, &effects) else { break }
             if let refusal = editable.insertRefusal { effects.append(.message(refusal, isError: true)); break }
             effects.append(.prompt(PromptLine(label: "insert (JSON object of columns): ", text: "{}", purpose: .insert)))
+        case .character("x") where !selectedKeys.isEmpty:
+            guard let editable = editableSource(context, &effects) else { break }
+            effects += deleteSelected(editable)
         case .character("x"):
             guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
             if let refusal = editable.deleteRefusal(row: rows[cursor]) { effects.append(.message(refusal, isError: true)); break }
@@ -309,7 +319,7 @@ struct GridPane {
 
     /// Moves the cursor down; when it would leave the window, asks for the next page first
     /// (a move asked for while that page is on its way is added to it).
-    private mutating func moveDown(by count: Int, context: PaneContext) -> [PaneEffect] {
+    mutating func moveDown(by count: Int, context: PaneContext) -> [PaneEffect] {
         if let waiting = pending, case .down(let before) = waiting.move {
             pending?.move = .down(before + count)
             return []
@@ -523,7 +533,8 @@ struct GridPane {
         let count = total.map { " of " + Browser.grouped($0) } ?? " of …"
         let row = rows.indices.contains(cursor) ? source.position(of: rows[cursor]) : "key -"
         let view = source.view.summary
-        return (view.isEmpty ? "" : view + " · ") + "\(row)\(count) rows "
+        let selected = selectedKeys.isEmpty ? "" : "\(Browser.grouped(selectedKeys.count)) selected · "
+        return selected + (view.isEmpty ? "" : view + " · ") + "\(row)\(count) rows "
     }
 
     /// The widest a column is drawn (a cell keeps at most 256 characters of its value).
@@ -576,6 +587,7 @@ struct GridPane {
             guard rows.indices.contains(index) else { screen.fill(x: area.x, y: y, count: area.width, role: .grid); continue }
             let isCursorRow = index == cursor
             let isChanged = !changedKeys.isEmpty && changedKeys.contains(rows[index].key)
+            let isSelected = !selectedKeys.isEmpty && selectedKeys.contains(rows[index].key)
             let rowStaged = !stagedMarks.isEmpty && stagedMarks.contains(StagedMark(nodeID: node.id, rowKey: rows[index].key, column: nil))
             screen.fill(x: area.x, y: y, count: area.width, role: isCursorRow ? .gridSelected : (isChanged ? .changed : .grid))
             for column in columns where rows[index].cells.indices.contains(column.index) {
@@ -583,7 +595,7 @@ struct GridPane {
                 let staged = rowStaged || (!stagedMarks.isEmpty
                     && stagedMarks.contains(StagedMark(nodeID: node.id, rowKey: rows[index].key, column: column.index)))
                 let role: StyleRole = isCursorRow && (column.index != self.column || !focused) ? .gridSelected
-                    : (isCursorRow ? .treeSelected : (staged ? .staged : (isChanged ? .changed : cell.role)))
+                    : (isCursorRow ? .treeSelected : (staged ? .staged : (isChanged ? .changed : (isSelected ? .marker : cell.role))))
                 GridPane.drawCell(cell.text, x: column.x, y: y, width: column.width, role: role, &screen)
             }
         }
@@ -612,9 +624,9 @@ extension GridPane: Pane {
         "                 Enter on a value filters the grid to it",
         "  I              statistics of every column: types, nulls,",
         "                 distinct, min, max, mean (Esc stops a long one)",
-        "  r              read again (by itself when the file changes;",
-        "                 rows changed since the last key are marked)",
-        "  E              export the rows shown: .csv .jsonl .sql",
+        "  r              read again (itself when the file changes)",
+        "  E              export rows shown/selected: csv jsonl sql",
+        "  s * | U        select: row, filtered, search matches, none",
         "  y  Y           copy the cell / the row as JSON (OSC 52)",
         "  S              schema: columns, indexes, foreign keys, triggers",
         "  J  Backspace   follow the cell's foreign key; come back",
@@ -628,6 +640,7 @@ extension GridPane {
     /// hand of `old`, the same table's grid before a new sort or filter.
     mutating func keepColumns(of old: GridPane) {
         keepColumnLayout(of: old)
+        selectedKeys = old.selectedKeys
         column = min(old.column, max(0, source.columns.count - 1))
         if hiddenColumns.contains(column) { column = shownColumns.first ?? 0 }
         firstColumn = min(old.firstColumn, columnPosition)

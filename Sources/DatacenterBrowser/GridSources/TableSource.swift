@@ -287,6 +287,36 @@ package final class TableSource: GridSource, Sendable {
         return [match] + (try page(after: match, limit: max(0, limit - 1)))
     }
 
+    /// The keys of the rows the grid shows (its filter) that hold `needle` (every row when
+    /// nil), in the table's order, by one query in SQLite; nil when there are more than
+    /// `limit` (selecting them would be a mistake more often than not).
+    /// - throws: `DatabaseError` (`isInterrupted` once `cancel` is set).
+    func keys(matching needle: SearchNeedle?, limit: Int, cancel: CancellationFlag) throws -> [[DatabaseValue]]? {
+        let predicate = needle.flatMap { SearchPredicate(needle: $0, columns: columns, encryptedColumns: encryptedColumns, numericOnly: numericOnly) }
+        if needle != nil, predicate == nil {
+            // A needle SQLite cannot test (non-ASCII text): the rows are scanned here.
+            var found: [[DatabaseValue]] = []
+            var page = try firstPage(limit: 500)
+            while !page.isEmpty {
+                if cancel.isCancelled { return [] }
+                for row in page where row.cells.contains(where: { GridSearch.holds($0, needle!) }) {
+                    found.append(row.key)
+                    if found.count > limit { return nil }
+                }
+                page = try self.page(after: page[page.count - 1], limit: 500)
+            }
+            return found
+        }
+        let list = keyColumns.map(Database.quoteIdentifier).joined(separator: ", ")
+        let sql = "SELECT \(list) FROM \(quoted)\(view.whereClause(and: predicate?.sql)) LIMIT \(limit + 1)"
+        let crypt = self.crypt
+        let rows: [Row] = try store.queue.read { db in
+            try predicate?.register(on: db, crypt: crypt)
+            return try db.withInterruptCheck({ cancel.isCancelled }) { try db.query(sql, StatementArguments(predicate?.arguments ?? [])) }
+        }
+        return rows.count > limit ? nil : rows.map(\.values)
+    }
+
     /// The first row, in the grid's order, whose `columns` hold `values` (the row a foreign
     /// key references: `J`), or nil; no columns named means the primary key (or the rowid).
     /// - throws: `DatabaseError`.
