@@ -58,7 +58,7 @@ enum ConsoleDotCommand: Equatable {
         case ".dump": try atMostOne(); self = .dump(file: pattern)
         case ".help": self = .help
         default:
-            throw ParseError(description: "unknown command \(name): the console knows .tables, .schema, .indexes, .dump and .help")
+            throw ParseError(description: "unknown command \(name): the console knows .tables, .schema, .indexes, .dump, .mode, .headers and .help")
         }
     }
 

@@ -26,22 +26,12 @@ enum ConsoleOutputMode: String, CaseIterable, Sendable {
         }
         guard let names = rows.first?.columnNames else { return [] }
         let kept = rows.prefix(RowsLayout.rowLimit)
-        // Numbers are written bare in JSON, as the shell writes them.
-        let numeric: [[Bool]] = kept.map { row in
-            row.values.enumerated().map { index, value in
-                guard !encryptedColumns.contains(names[index]) else { return false }
-                switch value {
-                case .integer, .real: return true
-                default: return false
-                }
-            }
-        }
         let texts: [[String?]] = kept.map { row in
             row.values.enumerated().map { index, value in
                 if encryptedColumns.contains(names[index]) {
                     return value == .null ? nil : ValueFormatter.encryptedCell(value, crypt: crypt).text
                 }
-                return Self.text(of: value)
+                return value.sqliteText
             }
         }
         var lines: [String]
@@ -54,8 +44,8 @@ enum ConsoleOutputMode: String, CaseIterable, Sendable {
         case .json:
             lines = texts.enumerated().map { index, values in
                 let fields: [String] = values.indices.map { column in
-                    let value: String = values[column].map { numeric[index][column] ? $0 : JSONText.quoted($0) } ?? "null"
-                    return JSONText.quoted(names[column]) + ":" + value
+                    JSONText.quoted(names[column]) + ":" + Self.json(kept[kept.startIndex + index].values[column], text: values[column],
+                                                                     decrypted: encryptedColumns.contains(names[column]))
                 }
                 let open = index == 0 ? "[" : ""
                 let close = index == texts.count - 1 ? "]" : ","
@@ -79,24 +69,22 @@ enum ConsoleOutputMode: String, CaseIterable, Sendable {
         return lines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
     }
 
-    /// A value's text as the shell prints it in these modes; nil for NULL (an empty field,
-    /// `null` in JSON).
-    static func text(of value: DatabaseValue) -> String? {
+    /// A value in `.mode json`, as the shell writes it: numbers bare (reals with 20
+    /// significant digits, infinities as ±9.0e+999), NULL `null`, anything else (`text`, a
+    /// decrypted value's) a JSON string.
+    static func json(_ value: DatabaseValue, text: String?, decrypted: Bool) -> String {
+        guard let text else { return "null" }
+        guard !decrypted else { return JSONText.quoted(text) }
         switch value {
-        case .null: return nil
         case .integer(let i): return String(i)
-        case .real(let d): return String(d)
-        case .text(let s): return s
-        case .blob(let d): return String(decoding: d, as: UTF8.self)
+        case .real(let d) where d.isInfinite: return d < 0 ? "-9.0e+999" : "9.0e+999"
+        case .real(let d): return Database.realText(d, significantDigits: 20)
+        default: return JSONText.quoted(text)
         }
     }
 
-    /// A CSV field as the sqlite3 shell writes it: quoted when it holds a quote, comma,
-    /// line break or leading/trailing space; NULL empty.
+    /// A CSV field as the sqlite3 shell writes it (the CSV export's rule); NULL empty.
     static func csvField(_ text: String?) -> String {
-        guard let text else { return "" }
-        let needsQuotes = text.isEmpty ? false : text.contains { $0 == "\"" || $0 == "," || $0 == "\n" || $0 == "\r" }
-            || text.first == " " || text.last == " "
-        return needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+        text.map(ExportRowWriter.csvField) ?? ""
     }
 }

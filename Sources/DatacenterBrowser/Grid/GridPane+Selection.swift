@@ -9,17 +9,15 @@ extension GridPane {
     /// The most rows `*` and `|` select (and `x` stages) at once.
     static let selectionLimit = 10_000
 
-    /// The table whose rows can be selected, or why this grid's cannot.
-    private var selectableTable: Result<TableSource, SelectionRefusal> {
-        guard let table = source as? TableSource, !table.usesOffset, !table.keyColumns.isEmpty else {
-            return .failure(SelectionRefusal(description: "rows are selected in a table with a rowid or primary key: \(source.title) is not one"))
-        }
-        return .success(table)
+    /// The table whose rows can be selected: one paged by key (a rowid or primary key).
+    private var selectableTable: TableSource? {
+        guard let table = source as? TableSource, !table.usesOffset, !table.keyColumns.isEmpty else { return nil }
+        return table
     }
 
     /// `s`: selects the cursor's row, or unselects it; the cursor moves down.
     mutating func toggleSelection(context: PaneContext) -> [PaneEffect] {
-        guard case .success = selectableTable else { return refusal() }
+        guard selectableTable != nil else { return refusal() }
         guard rows.indices.contains(cursor) else { return [] }
         let key = rows[cursor].key
         if selectedKeys.remove(key) == nil {
@@ -41,7 +39,7 @@ extension GridPane {
     /// `*` (`bySearch` false): every row the grid shows; `|`: every row the last search
     /// matches. Read off the input loop (`BrowserCommand.selectRows`).
     mutating func selectRows(bySearch: Bool, context: PaneContext) -> [PaneEffect] {
-        guard case .success(let table) = selectableTable else { return refusal() }
+        guard let table = selectableTable else { return refusal() }
         if bySearch, lastQuery == nil { return [.message("no search yet: / searches, then | selects the rows it matches", isError: false)] }
         let id = context.ids.next()
         selecting = id
@@ -60,10 +58,13 @@ extension GridPane {
             return [.message("more than \(Browser.grouped(Self.selectionLimit)) rows: narrow them with a filter (f) first", isError: true)]
         }
         let before = selectedKeys.count
-        selectedKeys.formUnion(keys)
-        if selectedKeys.count > Self.selectionLimit {
-            selectedKeys = Set(Array(selectedKeys).prefix(Self.selectionLimit))
+        let joined = selectedKeys.union(keys)
+        // Over the limit, the selection stays as it was: none of what was selected is dropped.
+        guard joined.count <= Self.selectionLimit else {
+            return [.message("\(Browser.grouped(joined.count)) rows would be selected, more than \(Browser.grouped(Self.selectionLimit)): "
+                             + "U unselects, or narrow them with a filter (f)", isError: true)]
         }
+        selectedKeys = joined
         return [.message("selected \(Browser.grouped(selectedKeys.count - before)) more: \(Browser.grouped(selectedKeys.count)) selected · x deletes, E exports them, U unselects",
                          isError: false)]
     }
@@ -71,7 +72,8 @@ extension GridPane {
     /// `x` with rows selected: stages the deletion of each.
     func deleteSelected(_ editable: EditableSource) -> [PaneEffect] {
         var effects: [PaneEffect] = []
-        for key in selectedKeys.sorted(by: { $0.description < $1.description }) {
+        // In key order, as SQLite orders the keys: the review lists them as the grid does.
+        for key in selectedKeys.sorted(by: { $0.lexicographicallyPrecedes($1) { SQLiteOrder.compare($0, $1) < 0 } }) {
             let row = GridRow(key: key, cells: [])
             do {
                 var edit = try editable.stageDelete(row: row)
@@ -88,19 +90,14 @@ extension GridPane {
     /// The SQL condition that keeps only the selected rows of `table` (key values written as
     /// literals), for an export of them; nil with none selected.
     func selectionCondition() -> String? {
-        guard !selectedKeys.isEmpty, case .success(let table) = selectableTable else { return nil }
+        guard !selectedKeys.isEmpty, let table = selectableTable else { return nil }
         let tuple = "(" + table.keyColumns.map(Database.quoteIdentifier).joined(separator: ", ") + ")"
         let values = selectedKeys.map { "(" + $0.map(\.description).joined(separator: ", ") + ")" }.sorted()
         return "\(tuple) IN (VALUES \(values.joined(separator: ", ")))"
     }
 
+    /// Why this grid's rows cannot be selected.
     private func refusal() -> [PaneEffect] {
-        guard case .failure(let why) = selectableTable else { return [] }
-        return [.message(why.description, isError: true)]
+        [.message("rows are selected in a table with a rowid or primary key: \(source.title) is not one", isError: true)]
     }
-}
-
-/// Why a grid's rows cannot be selected.
-struct SelectionRefusal: Error, CustomStringConvertible {
-    let description: String
 }

@@ -65,20 +65,8 @@ package enum SQLRegexp {
     package static func register(on db: Database) throws {
         let cache = RegexCache()
         try db.createFunction("regexp", argumentCount: 2, deterministic: true) { values in
-            guard let pattern = values[0].stringValue, let text = text(of: values[1]) else { return .null }
+            guard let pattern = values[0].stringValue, let text = values[1].sqliteText else { return .null }
             return .integer(try cache.regex(pattern).firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil ? 1 : 0)
-        }
-    }
-
-    /// The text SQLite gives `value` (numbers as `CAST(… AS TEXT)` writes them, blobs as
-    /// their bytes); nil for NULL.
-    static func text(of value: DatabaseValue) -> String? {
-        switch value {
-        case .null: return nil
-        case .text(let s): return s
-        case .integer(let i): return String(i)
-        case .real(let d): return String(d)
-        case .blob(let d): return String(decoding: d, as: UTF8.self)
         }
     }
 

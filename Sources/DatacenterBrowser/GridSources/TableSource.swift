@@ -293,13 +293,13 @@ package final class TableSource: GridSource, Sendable {
     /// - throws: `DatabaseError` (`isInterrupted` once `cancel` is set).
     func keys(matching needle: SearchNeedle?, limit: Int, cancel: CancellationFlag) throws -> [[DatabaseValue]]? {
         let predicate = needle.flatMap { SearchPredicate(needle: $0, columns: columns, encryptedColumns: encryptedColumns, numericOnly: numericOnly) }
-        if needle != nil, predicate == nil {
+        if let needle, predicate == nil {
             // A needle SQLite cannot test (non-ASCII text): the rows are scanned here.
             var found: [[DatabaseValue]] = []
             var page = try firstPage(limit: 500)
             while !page.isEmpty {
                 if cancel.isCancelled { return [] }
-                for row in page where row.cells.contains(where: { GridSearch.holds($0, needle!) }) {
+                for row in page where row.cells.contains(where: { GridSearch.holds($0, needle) }) {
                     found.append(row.key)
                     if found.count > limit { return nil }
                 }

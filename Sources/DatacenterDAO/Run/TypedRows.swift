@@ -103,7 +103,7 @@ private final class ColumnDecoder: Decoder {
     func hasRead(_ column: Int) -> Bool { column < 64 && readMask & (1 << UInt64(column)) != 0 }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Keyed<Key>(decoder: self))
+        KeyedDecodingContainer(DAOValueDecoding.Keyed<Key, ColumnDecoder>(fields: self, codingPath: []))
     }
 
     // A type that reads the row as a whole reads the value the value path builds.
@@ -120,51 +120,11 @@ private final class ColumnDecoder: Decoder {
         readMask = ~0
         return DAOValueDecoding.Decoder(value: try layout.value(of: row, decryptor: decryptor), codingPath: [])
     }
-    struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let decoder: ColumnDecoder
-        var codingPath: [any CodingKey] { [] }
-        var allKeys: [Key] { decoder.layout.fieldNames.compactMap { Key(stringValue: $0) } }
+}
 
-        func contains(_ key: Key) -> Bool { decoder.column(key.stringValue) != nil }
-
-        private func value(_ key: Key) throws -> DAOValue {
-            guard let column = decoder.column(key.stringValue) else {
-                throw DecodingError.keyNotFound(key, .init(codingPath: [], debugDescription: "no column or key \"\(key.stringValue)\""))
-            }
-            return try decoder.cell(column)
-        }
-
-        func decodeNil(forKey key: Key) throws -> Bool {
-            guard let column = decoder.column(key.stringValue) else { return true }
-            return try decoder.cell(column).isNil
-        }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try DAOValueDecoding.bool(try value(key), [key]) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try DAOValueDecoding.string(try value(key), [key]) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try DAOValueDecoding.double(try value(key), [key]) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try DAOValueDecoding.double(try value(key), [key])) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try DAOValueDecoding.integer(type, try value(key), [key]) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try DAOValueDecoding.integer(type, try value(key), [key]) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try DAOValueDecoding.integer(type, try value(key), [key]) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try DAOValueDecoding.integer(type, try value(key), [key]) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try DAOValueDecoding.integer(type, try value(key), [key]) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try DAOValueDecoding.integer(type, try value(key), [key]) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try DAOValueDecoding.integer(type, try value(key), [key]) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try DAOValueDecoding.integer(type, try value(key), [key]) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try DAOValueDecoding.integer(type, try value(key), [key]) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try DAOValueDecoding.integer(type, try value(key), [key]) }
-        func decode<V: Decodable>(_ type: V.Type, forKey key: Key) throws -> V {
-            try DAOValueDecoding.decode(type, from: try value(key), codingPath: [key])
-        }
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-            try DAOValueDecoding.Decoder(value: DAOValueDecoding.structured(try value(key)), codingPath: [key]).container(keyedBy: type)
-        }
-        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-            try DAOValueDecoding.Decoder(value: DAOValueDecoding.structured(try value(key)), codingPath: [key]).unkeyedContainer()
-        }
-        func superDecoder() throws -> any Swift.Decoder { decoder }
-        func superDecoder(forKey key: Key) throws -> any Swift.Decoder {
-            DAOValueDecoding.Decoder(value: try decoder.column(key.stringValue).map { try decoder.cell($0) } ?? .nil,
-                                     codingPath: [key])
-        }
-    }
+extension ColumnDecoder: DAOValueDecoding.Fields {
+    var fieldNames: [String] { layout.fieldNames }
+    func hasField(_ name: String) -> Bool { column(name) != nil }
+    func value(ofField name: String) throws -> DAOValue? { try column(name).map(cell) }
+    func wholeDecoder() -> any Swift.Decoder { self }
 }

@@ -85,7 +85,7 @@ enum DAOValueDecoding {
         }
         func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
             guard let fields = value.fields else { throw mismatch([String: Any].self, value, codingPath) }
-            return KeyedDecodingContainer(Keyed<Key>(fields: fields, codingPath: codingPath))
+            return KeyedDecodingContainer(Keyed<Key, DictionaryFields>(fields: DictionaryFields(fields: fields), codingPath: codingPath))
         }
         func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
             guard let elements = value.elements else { throw mismatch([Any].self, value, codingPath) }
@@ -143,19 +143,43 @@ enum DAOValueDecoding {
         throw mismatch(String.self, v, path())
     }
 
-    struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let fields: [String: DAOValue]
-        let codingPath: [any CodingKey]
-        var allKeys: [Key] { fields.keys.compactMap { Key(stringValue: $0) } }
+    /// Where a keyed container reads a model's fields: a row's dictionary here, or the
+    /// columns of the row a statement is on (`TypedRows`).
+    protocol Fields {
+        /// The fields there are, for `allKeys`.
+        var fieldNames: [String] { get }
+        /// True when the model has field `name`.
+        func hasField(_ name: String) -> Bool
+        /// The value of field `name`, nil when there is none.
+        func value(ofField name: String) throws -> DAOValue?
+        /// A decoder of the whole model (`superDecoder()`).
+        func wholeDecoder() throws -> any Swift.Decoder
+    }
 
-        func contains(_ key: Key) -> Bool { fields[key.stringValue] != nil }
+    /// The fields of a row's value: a dictionary.
+    struct DictionaryFields: Fields {
+        let fields: [String: DAOValue]
+        var fieldNames: [String] { Array(fields.keys) }
+        func hasField(_ name: String) -> Bool { fields[name] != nil }
+        func value(ofField name: String) -> DAOValue? { fields[name] }
+        func wholeDecoder() -> any Swift.Decoder { Decoder(value: .dictionary(fields), codingPath: []) }
+    }
+
+    /// A keyed container over `Fields`: one reading of each Swift type, whatever holds the
+    /// fields.
+    struct Keyed<Key: CodingKey, Source: Fields>: KeyedDecodingContainerProtocol {
+        let fields: Source
+        let codingPath: [any CodingKey]
+        var allKeys: [Key] { fields.fieldNames.compactMap { Key(stringValue: $0) } }
+
+        func contains(_ key: Key) -> Bool { fields.hasField(key.stringValue) }
         private func value(_ key: Key) throws -> DAOValue {
-            guard let v = fields[key.stringValue] else {
+            guard let v = try fields.value(ofField: key.stringValue) else {
                 throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no column or key \"\(key.stringValue)\""))
             }
             return v
         }
-        func decodeNil(forKey key: Key) throws -> Bool { (fields[key.stringValue] ?? .nil).isNil }
+        func decodeNil(forKey key: Key) throws -> Bool { (try fields.value(ofField: key.stringValue) ?? .nil).isNil }
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try bool(try value(key), codingPath + [key]) }
         func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(try value(key), codingPath + [key]) }
         func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(try value(key), codingPath + [key]) }
@@ -179,9 +203,9 @@ enum DAOValueDecoding {
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
             try Decoder(value: structured(try value(key)), codingPath: codingPath + [key]).unkeyedContainer()
         }
-        func superDecoder() throws -> any Swift.Decoder { Decoder(value: .dictionary(fields), codingPath: codingPath) }
+        func superDecoder() throws -> any Swift.Decoder { try fields.wholeDecoder() }
         func superDecoder(forKey key: Key) throws -> any Swift.Decoder {
-            Decoder(value: fields[key.stringValue] ?? .nil, codingPath: codingPath + [key])
+            Decoder(value: try fields.value(ofField: key.stringValue) ?? .nil, codingPath: codingPath + [key])
         }
     }
 

@@ -64,7 +64,7 @@ enum FormatBinding {
             switch conversion {
             case "d", "D", "i", "u", "U", "x", "X", "o", "O", "c", "C":
                 guard case .integer = value else {
-                    throw fail(SQLITE_MISMATCH, "\(spec) (specifier \(arguments.count + 1)) takes an integer, given \(FormatBinding.kind(of: value))")
+                    throw fail(SQLITE_MISMATCH, "\(spec) (specifier \(arguments.count + 1)) takes an integer, given \(value.storageClassName)")
                 }
                 arguments.append(value)
             case "f", "F", "e", "E", "g", "G", "a", "A":
@@ -72,7 +72,7 @@ enum FormatBinding {
                 case .real: arguments.append(value)
                 case .integer(let i): arguments.append(.real(Double(i)))
                 default:
-                    throw fail(SQLITE_MISMATCH, "\(spec) (specifier \(arguments.count + 1)) takes a number, given \(FormatBinding.kind(of: value))")
+                    throw fail(SQLITE_MISMATCH, "\(spec) (specifier \(arguments.count + 1)) takes a number, given \(value.storageClassName)")
                 }
             case "@", "s", "S":
                 arguments.append(value)
@@ -85,16 +85,5 @@ enum FormatBinding {
             throw fail(SQLITE_RANGE, "\(values.count) value(s) given for \(arguments.count) format specifier(s)")
         }
         return (sql, arguments)
-    }
-
-    /// How an error names a value's kind.
-    static func kind(of value: DatabaseValue) -> String {
-        switch value {
-        case .null: return "NULL"
-        case .integer: return "an integer"
-        case .real: return "a real"
-        case .text: return "text"
-        case .blob: return "a blob"
-        }
     }
 }

@@ -41,11 +41,8 @@ extension Database {
         do {
             try body()
         } catch {
-            if options.rollsBackOnError || !isInTransaction {
-                if isInTransaction { try? rollback() }
-            } else {
-                try? commit()
-            }
+            // SQLite may have ended the transaction itself (a full disk): nothing to end then.
+            if isInTransaction { if options.rollsBackOnError { try? rollback() } else { try? commit() } }
             throw error
         }
         do {

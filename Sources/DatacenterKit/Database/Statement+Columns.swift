@@ -35,11 +35,27 @@ extension Statement {
     }
 }
 
+extension DatabaseValue {
+    /// The text SQLite gives the value (`CAST(x AS TEXT)`, what the sqlite3 shell prints):
+    /// numbers as SQLite writes them (`Database.realText`), a blob's bytes as UTF-8; nil
+    /// for NULL.
+    package var sqliteText: String? {
+        switch self {
+        case .null: return nil
+        case .integer(let i): return String(i)
+        case .real(let d): return Database.realText(d)
+        case .text(let s): return s
+        case .blob(let d): return String(decoding: d, as: UTF8.self)
+        }
+    }
+}
+
 extension Database {
     /// `value` as SQLite writes a real as text (`%!.15g`: `0.1`, `1.0e+20`, `Inf`), which
-    /// is what the sqlite3 shell prints.
-    package static func realText(_ value: Double) -> String {
-        guard let text = withVaList([value], { sqlite3_vmprintf("%!.15g", $0) }) else { return String(value) }
+    /// is what the sqlite3 shell prints; with `significantDigits` other than 15, as the
+    /// shell's JSON mode writes one (20).
+    package static func realText(_ value: Double, significantDigits: Int = 15) -> String {
+        guard let text = withVaList([value], { sqlite3_vmprintf("%!.\(significantDigits)g", $0) }) else { return String(value) }
         defer { sqlite3_free(text) }
         return String(cString: text)
     }

@@ -6,7 +6,7 @@ import Foundation
 /// Values are written from the bytes SQLite holds (`Statement.withBytes`), with no Swift
 /// value per cell, except the columns given a transform (decrypted columns), which are
 /// read as values, transformed, then written by the same rules.
-struct ExportRowWriter {
+package struct ExportRowWriter {
     let format: ExportFormat
     /// Per column, what to do to its value first (nil: write it as stored).
     let transforms: [(@Sendable (DatabaseValue) throws -> DatabaseValue)?]
@@ -176,6 +176,14 @@ struct ExportRowWriter {
             out.append(byte)
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// `text` as one CSV field, quoted as the sqlite3 shell quotes it (`appendCSVField`).
+    package static func csvField(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var text = text
+        text.withUTF8 { appendCSVField($0, to: &bytes) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `X'0A1B'`.

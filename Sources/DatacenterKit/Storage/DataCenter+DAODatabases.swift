@@ -11,10 +11,11 @@ import Foundation
 /// is outside the root's care, as a custom storage elsewhere is).
 extension DataCenter {
     /// The file a DAO database path names, its folders created, recorded in the root when
-    /// it lies under it (see above).
-    /// - throws: `StorageError.readOnly`-like errors of the root: a read-only data center
-    ///   resolves the path but creates and records nothing; `FileAccessError` when a folder
-    ///   cannot be made; `StorageError.badRootState` when the record cannot be written.
+    /// it lies under it (see above). A read-only data center resolves the path but creates
+    /// and records nothing.
+    /// - throws: `StorageError.badDAODatabasePath` for a relative path that climbs out of the
+    ///   root or names no file; `FileAccessError` when a folder cannot be made;
+    ///   `StorageError.badRootState` when the record cannot be written.
     public func daoDatabaseFile(_ databasePath: String) throws -> String {
         let expanded = (databasePath as NSString).expandingTildeInPath
         guard !expanded.hasPrefix("/") else {
@@ -26,7 +27,7 @@ extension DataCenter {
         for part in expanded.split(separator: "/") where part != "." {
             if part == ".." {
                 guard !parts.isEmpty else {
-                    throw StorageError.badRootState(path: stateFilePath, reason: "the DAO database path \(databasePath) leaves the root")
+                    throw StorageError.badDAODatabasePath(path: databasePath, root: rootPath, reason: "it climbs out of the root")
                 }
                 parts.removeLast()
             } else {
@@ -34,7 +35,7 @@ extension DataCenter {
             }
         }
         guard !parts.isEmpty else {
-            throw StorageError.badRootState(path: stateFilePath, reason: "the DAO database path \(databasePath) names no file")
+            throw StorageError.badDAODatabasePath(path: databasePath, root: rootPath, reason: "it names no file")
         }
         let relative = parts.joined(separator: "/")
         let path = rootPath + "/" + relative

@@ -20,6 +20,9 @@ public enum StorageError: Error, Sendable, Equatable {
     /// A purgeable folder that does not resolve inside its root (or is the root, or holds the
     /// root's stores): a purge there could delete what is not the app's cache.
     case unsafePurgeablePath(path: String, root: String, reason: String)
+    /// A sandbox-relative DAO database path that names no file under the root (it climbs
+    /// out with `..`, or names nothing).
+    case badDAODatabasePath(path: String, root: String, reason: String)
     /// A root whose `datacenter.json` says its files are encrypted, opened without a database key.
     case encryptedRootNeedsKey(root: String, format: DatabaseCipherFormat)
     /// An encrypted root opened with database keys none of which is in the root's format.
@@ -45,6 +48,8 @@ extension StorageError: CustomStringConvertible, LocalizedError {
         case let .unsafePurgeablePath(p, root, why):
             return "purgeable folder \(p) refused: \(why) (a purgeable folder must be a folder inside \(root), "
                 + "outside its stores)"
+        case let .badDAODatabasePath(p, root, why):
+            return "DAO database path \(p) refused: \(why) (a relative path names a file under the root \(root))"
         case let .encryptedRootNeedsKey(root, format):
             return "root \(root) is encrypted (\(format.displayName)): it needs its database key"
         case let .encryptedRootFormatMismatch(root, format):
