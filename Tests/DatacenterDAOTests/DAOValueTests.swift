@@ -67,3 +67,60 @@ struct Book: Codable, Equatable {
     #expect(DAOValue.dictionary(["b": 1, "a": [true]]).databaseValue == .text(#"{"a":[true],"b":1}"#))
     #expect(DAOValue(.blob(Data([9]))) == .data(Data([9])))
 }
+
+/// The keyed container reads an optional field with one lookup (`decodeIfPresent`): held to
+/// what the standard library's default (`contains`, then `decodeNil`, then `decode`) reads,
+/// on a field that is missing, nil, present, or of the wrong kind.
+@Test func anOptionalFieldReadsAsTheDefaultDecodeIfPresentReads() throws {
+    /// A type that would read a nil value as something (a present one says whether it was nil).
+    struct Marker: Decodable, Equatable {
+        var wasNil: Bool
+        init(from decoder: any Decoder) throws { wasNil = try decoder.singleValueContainer().decodeNil() }
+    }
+    struct Optionals: Decodable, Equatable {
+        var text: String?; var whole: Int64?; var int: Int?; var real: Double?; var flag: Bool?; var list: [Int]?
+        var raw: Marker?
+    }
+    /// The same fields, read through the protocol's default implementation.
+    struct Defaults: Decodable, Equatable {
+        var text: String?; var whole: Int64?; var int: Int?; var real: Double?; var flag: Bool?; var list: [Int]?
+        var raw: Marker?
+        enum CodingKeys: String, CodingKey { case text, whole, int, real, flag, list, raw }
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            func read<T: Decodable>(_ key: CodingKeys) throws -> T? {
+                guard c.contains(key), try !c.decodeNil(forKey: key) else { return nil }
+                return try c.decode(T.self, forKey: key)
+            }
+            text = try read(.text); whole = try read(.whole); int = try read(.int); real = try read(.real)
+            flag = try read(.flag); list = try read(.list); raw = try read(.raw)
+        }
+    }
+    func same(_ row: [String: DAOValue]) throws -> Optionals? {
+        let value = DAOValue.dictionary(row)
+        let fast = Result { try value.decode(Optionals.self) }
+        let slow = Result { try value.decode(Defaults.self) }
+        switch (fast, slow) {
+        case (.success(let f), .success(let s)):
+            #expect([f.text == s.text, f.whole == s.whole, f.int == s.int, f.real == s.real, f.flag == s.flag,
+                      f.list == s.list, f.raw == s.raw].allSatisfy { $0 }, "\(row)")
+            return f
+        case (.failure(let f), .failure(let s)):
+            #expect("\(f)" == "\(s)", "the same error, the same coding path")
+            return nil
+        default:
+            Issue.record("\(row): one read succeeded, the other failed")
+            return nil
+        }
+    }
+    let missing = try same([:])
+    #expect(missing?.text == nil && missing?.raw == nil)
+    let nils = try same(["text": .nil, "whole": .nil, "int": .nil, "real": .nil, "flag": .nil, "list": .nil, "raw": .nil])
+    #expect(nils?.whole == nil && nils?.raw == nil, "a nil value is an absent one, even for a type that reads nil")
+    let present = try same(["text": 5, "whole": "42", "int": .double(3), "real": "2.5", "flag": "yes",
+                            "list": .string("[1,2]"), "raw": .data(Data([1]))])
+    #expect(present?.raw?.wasNil == false)
+    #expect(present?.text == "5" && present?.whole == 42 && present?.flag == true && present?.list == [1, 2])
+    #expect(try same(["whole": "many"]) == nil, "a value of the wrong kind is an error, not nil")
+    #expect(try same(["flag": .double(0.5), "int": .double(0.5)]) == nil)
+}

@@ -180,6 +180,20 @@ enum DAOValueDecoding {
             return v
         }
         func decodeNil(forKey key: Key) throws -> Bool { (try fields.value(ofField: key.stringValue) ?? .nil).isNil }
+        /// The value of `key` when it is there and not nil: an optional field is read with
+        /// one lookup, not the three (`contains`, `decodeNil`, `decode`) of the default.
+        private func present(_ key: Key) throws -> DAOValue? {
+            guard let v = try fields.value(ofField: key.stringValue), !v.isNil else { return nil }
+            return v
+        }
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try bool($0, codingPath + [key]) } }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key).map { try string($0, codingPath + [key]) } }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key).map { try double($0, codingPath + [key]) } }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try integer(type, $0, codingPath + [key]) } }
+        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(key).map { try integer(type, $0, codingPath + [key]) } }
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+            try present(key).map { try DAOValueDecoding.decode(type, from: $0, codingPath: codingPath + [key]) }
+        }
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try bool(try value(key), codingPath + [key]) }
         func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(try value(key), codingPath + [key]) }
         func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(try value(key), codingPath + [key]) }
