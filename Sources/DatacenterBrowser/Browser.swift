@@ -280,6 +280,7 @@ package final class Browser {
             case let .copy(text, what):
                 pendingClipboard = text
                 message = ("copied \(Browser.grouped(text.utf8.count)) bytes: \(what)", false)
+            case .copySelectedRows: copySelectedRows()
             case let .follow(table, columns, values): follow(table: table, columns: columns, values: values)
             case .jumpBack: jumpBack()
             case .frequency(let table): openFrequency(table)

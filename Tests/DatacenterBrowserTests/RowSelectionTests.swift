@@ -89,6 +89,43 @@ import Testing
         #expect(left == Array(2...30).filter { $0 != 4 }.map(Int64.init))
     }
 
+    @Test func yCopiesTheSelectedRowsEvenOffScreenAndOnlyThem() throws {
+        let folder = TemporaryFolder()
+        let (b, _) = try numbers(folder, rows: 3_000)
+        b.press(.character("Y"))
+        #expect(b.takeClipboard() == #"{"n":1,"label":"row 1"}"#, "no selection: the cursor's row, as before")
+        b.press(.character("f"))
+        answer("n % 700 = 0", in: b)                     // 700 … 2800: none of them on the first page
+        b.runCommands()
+        b.press(.character("*"))
+        b.runCommands()
+        b.press(.character("f"), .character("\u{15}"))
+        answer("", in: b)                                // the filter cleared: the selection stays
+        b.runCommands()
+        b.press(.character("Y"))
+        b.runCommands()
+        #expect(b.takeClipboard() == (1...4).map { #"{"n":\#($0 * 700),"label":"row \#($0 * 700)"}"# + "\n" }.joined())
+        #expect(b.message?.text.contains("copied 4 selected rows") == true)
+    }
+
+    @Test func tooManyBytesForTheClipboardAreRefusedWhole() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("wide.db")
+        let db = try Database(path: path)
+        try db.execute("CREATE TABLE wide(id INTEGER PRIMARY KEY, body TEXT)")
+        try db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
+                       + "INSERT INTO wide SELECT i, printf('%.1000c', 'x') FROM n")
+        let b = try browser(path, keys: .empty, width: 100, height: 20)
+        b.openNodeAndLoad(named: "wide")
+        b.press(.character("*"))
+        b.runCommands()
+        #expect(b.grid?.selectedKeys.count == 5_000)
+        b.press(.character("Y"))
+        b.runCommands()
+        #expect(b.takeClipboard() == nil, "5 MB of text: nothing copied")
+        #expect(b.message?.isError == true && b.message?.text.contains("too much for the clipboard") == true)
+    }
+
     @Test func aViewIsNotSelectable() throws {
         let folder = TemporaryFolder()
         let path = folder.file("rows.db")

@@ -31,6 +31,9 @@ package final class GridExport: Sendable {
     let databaseKeys: DatabaseKeyList
     /// True when the user confirmed replacing an existing file.
     package let replace: Bool
+    /// True when the rows go to the terminal's clipboard (`Y` with rows selected), not to a
+    /// file: `destination` only names them then.
+    package let toClipboard: Bool
     /// How long the read waits for another connection's lock, in seconds.
     let busyTimeout: Double
     /// Whether `cancel()` was called, and the connection while `run` has it open.
@@ -40,6 +43,8 @@ package final class GridExport: Sendable {
     package enum Outcome: Sendable, Equatable {
         /// Written: this many rows, to this file (the path used).
         case written(rows: Int, path: String)
+        /// Read for the clipboard: this many rows, as this text (`toClipboard`).
+        case copied(rows: Int, text: String)
         /// The file exists and replacing it was not confirmed: nothing was written.
         case exists(path: String)
         /// Cancelled with Esc: nothing was written (no file left behind).
@@ -50,8 +55,9 @@ package final class GridExport: Sendable {
 
     /// An export not yet run; `BrowserCommand.exportGrid` runs it.
     init(id: Int, subject: GridExportSubject, destination: String, format: ExportFormat, keys: KeyRing,
-         databaseKeys: DatabaseKeyList = .empty, replace: Bool, busyTimeout: Double) {
+         databaseKeys: DatabaseKeyList = .empty, replace: Bool, toClipboard: Bool = false, busyTimeout: Double) {
         self.id = id
+        self.toClipboard = toClipboard
         self.databaseKeys = databaseKeys
         self.subject = subject
         self.destination = destination
@@ -60,6 +66,10 @@ package final class GridExport: Sendable {
         self.replace = replace
         self.busyTimeout = busyTimeout
     }
+
+    /// The most bytes of text `toClipboard` copies: more is refused, as terminals and tmux
+    /// drop or cut a clipboard sequence much larger than that.
+    static let clipboardLimit = 4 << 20
 
     /// The formats a file name may name, for the messages that list them.
     package static let extensions = ".csv, .jsonl (or .ndjson), .sql"
@@ -90,7 +100,7 @@ package final class GridExport: Sendable {
 
     private func outcome(post: (BrowserEvent) -> Void) -> Outcome {
         let path = self.path
-        if !replace, FileManager.default.fileExists(atPath: path) { return .exists(path: path) }
+        if !toClipboard, !replace, FileManager.default.fileExists(atPath: path) { return .exists(path: path) }
         var export = TableExport(table: subject.table, format: format)
         export.relation = subject.relation
         export.filter = subject.filter
@@ -112,25 +122,40 @@ package final class GridExport: Sendable {
             guard started else { return .cancelled }
             defer { state.withLock { $0.running = nil } }
             var rows = 0
+            var copied: [UInt8] = []
             try withoutActuallyEscaping(post) { post in
+                let progress = { [unowned self] (written: Int) -> Bool in
+                    if self.isCancelled { return false }
+                    post(.exportProgress(exportID: self.id, rows: written))
+                    return true
+                }
                 try db.withInterruptCheck({ [unowned self] in self.isCancelled }) {
+                    guard !toClipboard else {
+                        rows = try export.run(on: db, writing: { chunk in
+                            guard copied.count + chunk.count <= Self.clipboardLimit else {
+                                throw GridExportError("the rows are more than \(Self.clipboardLimit >> 20) MB as text, too much for the "
+                                                      + "clipboard: nothing copied (E exports them to a file)")
+                            }
+                            copied += chunk
+                        }, progress: progress)
+                        if self.isCancelled { throw TableExportError.cancelled(afterRows: rows) }
+                        return
+                    }
                     try PrivateFile.writeAtomically(to: path) { handle in
-                        rows = try export.run(on: db, to: handle) { written in
-                            if self.isCancelled { return false }
-                            post(.exportProgress(exportID: self.id, rows: written))
-                            return true
-                        }
+                        rows = try export.run(on: db, to: handle, progress: progress)
                         // A cancel after the last row still leaves no file behind.
                         if self.isCancelled { throw TableExportError.cancelled(afterRows: rows) }
                     }
                 }
             }
+            if toClipboard { return .copied(rows: rows, text: String(decoding: copied, as: UTF8.self)) }
             return .written(rows: rows, path: path)
         } catch TableExportError.cancelled {
             return .cancelled
         } catch let error as DatabaseError where error.isInterrupted {
             return .cancelled
         } catch {
+            if toClipboard { return .failed("cannot copy the rows of \(subject.table): \(error)") }
             return .failed("cannot export \(subject.table) to \(path): \(error)")
         }
     }

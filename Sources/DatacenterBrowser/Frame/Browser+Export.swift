@@ -29,16 +29,37 @@ extension Browser {
             export = GridExport(id: ids.next(), subject: replacing.subject, destination: name, format: format, keys: replacing.keys,
                                 databaseKeys: replacing.databaseKeys, replace: name == replacing.destination, busyTimeout: replacing.busyTimeout)
         } else {
-            guard var subject = grid.flatMap({ GridExportSubject($0.source) }) else {
+            guard let subject = shownSubject() else {
                 message = ("E exports tables, views and console results", true)
                 return
             }
-            // Rows selected: only those.
-            if let only = grid?.selectionCondition() { subject = subject.keeping(only) }
             export = GridExport(id: ids.next(), subject: subject, destination: name, format: format, keys: catalog.keys,
                                 databaseKeys: catalog.databaseKeys, replace: false,
                                 busyTimeout: catalog.busyTimeout)
         }
+        start(export)
+    }
+
+    /// `Y` with rows selected (`PaneEffect.copySelectedRows`): reads them as JSON lines,
+    /// decrypted, for the clipboard, off the input loop as an export is.
+    func copySelectedRows() {
+        guard exportRun == nil else { message = ("an export is running: Esc cancels it", true); return }
+        guard let subject = shownSubject(), grid?.selectionCondition() != nil else {
+            message = ("no row is selected (s selects the cursor's row)", true)
+            return
+        }
+        start(GridExport(id: ids.next(), subject: subject, destination: "the clipboard", format: .jsonl, keys: catalog.keys,
+                         databaseKeys: catalog.databaseKeys, replace: false, toClipboard: true, busyTimeout: catalog.busyTimeout))
+    }
+
+    /// What the grid shown exports: its rows, only the selected ones when rows are selected.
+    private func shownSubject() -> GridExportSubject? {
+        guard let subject = grid.flatMap({ GridExportSubject($0.source) }) else { return nil }
+        return grid?.selectionCondition().map { subject.keeping($0) } ?? subject
+    }
+
+    /// Runs `export` in the background, with its progress in the status line.
+    private func start(_ export: GridExport) {
         let total = grid.flatMap { shown -> Int? in
             if GridExportSubject(shown.source) == export.subject { return shown.total }
             return shown.selectionCondition().map { _ in shown.selectedKeys.count }
@@ -68,7 +89,11 @@ extension Browser {
             }
             exportToReplace = run.export
             prompt = PromptLine(label: "\(path) exists: Enter replaces it, or edit the name: ", text: run.export.destination, purpose: .exportReplace)
-        case .cancelled: message = ("export cancelled: no file written", false)
+        case let .copied(rows, text):
+            pendingClipboard = text
+            message = ("copied \(Browser.grouped(rows)) selected row\(rows == 1 ? "" : "s") of \(run.export.subject.table) "
+                       + "as JSON lines (\(Browser.grouped(text.utf8.count)) bytes)", false)
+        case .cancelled: message = (run.export.toClipboard ? "copy cancelled: nothing copied" : "export cancelled: no file written", false)
         case .failed(let reason): message = (reason, true)
         }
     }
@@ -77,14 +102,15 @@ extension Browser {
     /// written, and how to cancel.
     func exportStatus(_ run: ExportRun, width: Int) -> String {
         let written = Browser.grouped(run.rows)
-        var text = " exporting \(run.export.subject.table) to \(run.export.destination)"
+        let verb = run.export.toClipboard ? "read" : "written"
+        var text = (run.export.toClipboard ? " copying " : " exporting ") + "\(run.export.subject.table) to \(run.export.destination)"
         if let total = run.total, total > 0 {
             let cells = 10
             let done = min(cells, run.rows * cells / total)
             text += " [" + String(repeating: "#", count: done) + String(repeating: "·", count: cells - done) + "]"
-            text += " \(written) of \(Browser.grouped(total)) rows written"
+            text += " \(written) of \(Browser.grouped(total)) rows \(verb)"
         } else {
-            text += ": \(written) rows written"
+            text += ": \(written) rows \(verb)"
         }
         return text + " · Esc cancels"
     }

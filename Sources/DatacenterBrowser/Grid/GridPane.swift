@@ -177,6 +177,7 @@ struct GridPane {
             }
         case .character("J"): effects.append(followEffect())
         case .backspace: effects.append(.jumpBack)
+        case .character("Y") where !selectedKeys.isEmpty: effects.append(copySelectedEffect(context: context))
         case .character("y"), .character("Y"): effects.append(copyEffect(row: key == .character("Y")))
         case .character("q"): effects.append(.quit)
         default: effects += PaneEffect.unknownKey(key, in: "grid")
@@ -627,7 +628,7 @@ extension GridPane: Pane {
         "  r              read again (itself when the file changes)",
         "  E              export rows shown/selected: csv jsonl sql",
         "  s * | U        select: row, filtered, search matches, none",
-        "  y  Y           copy the cell / the row as JSON (OSC 52)",
+        "  y  Y           copy cell / row or selected rows as JSON",
         "  S              schema: columns, indexes, foreign keys, triggers",
         "  J  Backspace   follow the cell's foreign key; come back",
         "  e  x  o        edit cell, delete row, insert row (staged)",

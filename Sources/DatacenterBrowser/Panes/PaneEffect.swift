@@ -29,6 +29,9 @@ enum PaneEffect {
     /// Put `text` on the terminal's clipboard (`Browser.takeClipboard`); `what` names it in
     /// the status line ("copied 12 bytes: the cell").
     case copy(String, what: String)
+    /// Put the grid's selected rows on the clipboard as JSON lines, decrypted: read off the
+    /// input loop (`Browser.copySelectedRows`), as they need not all be on screen.
+    case copySelectedRows
     /// Open the table `table` of the grid's store at the row whose `columns` hold `values`
     /// (a foreign key followed with `J`), remembering where the grid was for `Backspace`.
     case follow(table: String, columns: [String], values: [DatabaseValue])

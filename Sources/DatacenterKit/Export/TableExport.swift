@@ -52,6 +52,13 @@ public struct TableExport: Sendable {
     ///   what writing to `output` throws.
     @discardableResult
     public func run(on db: Database, to output: FileHandle, progress: ((Int) -> Bool)? = nil) throws -> Int {
+        try run(on: db, writing: { try output.write(contentsOf: $0) }, progress: progress)
+    }
+
+    /// Writes the export in chunks of bytes to `write` (a file, or a buffer kept in memory)
+    /// and returns how many rows it wrote; otherwise as `run(on:to:progress:)`.
+    @discardableResult
+    public func run(on db: Database, writing write: ([UInt8]) throws -> Void, progress: ((Int) -> Bool)? = nil) throws -> Int {
         let statement: Statement
         do {
             statement = try db.makeStatement(sql)
@@ -75,14 +82,14 @@ public struct TableExport: Sendable {
             }
             rows += 1
             if buffer.count >= Self.chunk {
-                try output.write(contentsOf: buffer)
+                try write(buffer)
                 buffer.removeAll(keepingCapacity: true)
             }
             if rows % 4096 == 0, let progress, !progress(rows) { throw TableExportError.cancelled(afterRows: rows) }
             return true
         }
         writer.epilogue(into: &buffer)
-        try output.write(contentsOf: buffer)
+        try write(buffer)
         return rows
     }
 
