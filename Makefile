@@ -3,7 +3,7 @@
 
 SHELL        := /bin/bash
 SWIFT        ?= swift
-APT_PACKAGES := pkg-config libsqlite3-dev libxml2-dev libncursesw5-dev libssl-dev tmux sqlite3 python3-venv binutils
+APT_PACKAGES := pkg-config libsqlite3-dev libxml2-dev libncursesw5-dev libssl-dev tmux sqlite3 python3-venv binutils sqlite3-tools
 DEMO_ROOT    ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/datacenter/demo
 # The demo's published key (docs/CLI.md): it decrypts the demo's encrypted values.
 DEMO_KEY     := 64336d305a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a

@@ -43,6 +43,9 @@ let package = Package(
         // The DAO engine: XML configs of dynamic SQL, rendered and run on DatacenterKit's stores.
         .target(name: "DatacenterDAO", dependencies: ["DatacenterKit", "CLibXML2"]),
 
+        // What changed: snapshots of stores, and diffs of them by value (decrypted) or as SQL.
+        .target(name: "DatacenterChanges", dependencies: ["DatacenterKit", "DatacenterDAO", "CSQLite"]),
+
         // The browser as pure logic: state, events, rendering into a cell grid. No curses.
         .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO", "DatacenterText"]),
 
@@ -55,7 +58,8 @@ let package = Package(
 
         // The command-line tool (and the curses edge of the browser).
         .executableTarget(name: "datacenter", dependencies: [
-            "DatacenterKit", "DatacenterDAO", "DatacenterBrowser", "DatacenterDemo", "DatacenterBench", "DatacenterText", "CNcursesW",
+            "DatacenterKit", "DatacenterDAO", "DatacenterBrowser", "DatacenterDemo", "DatacenterBench", "DatacenterText", "DatacenterChanges",
+            "CNcursesW",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -70,6 +74,8 @@ let package = Package(
         // A writer the kill -9 tests kill at random moments (test support, not a product).
         .executableTarget(name: "crash-writer", dependencies: ["DatacenterKit", "DatacenterDAO"], path: "Tests/CrashWriter"),
 
+        .testTarget(name: "DatacenterChangesTests", dependencies: ["DatacenterChanges", "DatacenterKit", "DatacenterDAO",
+                                                                   "DatacenterTestSupport"]),
         .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "crash-writer", "DatacenterKit", "DatacenterDAO", "DatacenterText",
                                                                "DatacenterDemo", "DatacenterTestSupport"]),
     ],

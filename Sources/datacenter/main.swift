@@ -16,7 +16,7 @@ struct DatacenterCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [BrowseCommand.self, UsersCommand.self, KVCommand.self, SQLCommand.self, ImportCommand.self, ExportCommand.self, DemoCommand.self,
                       OverviewCommand.self, RekeyCommand.self, CacheCommand.self, CleanCommand.self, PurgeCommand.self,
-                      FileCommand.self, DBCommand.self, BenchCommand.self, DAOCommand.self])
+                      FileCommand.self, DBCommand.self, BenchCommand.self, DAOCommand.self, SnapshotCommand.self, DiffCommand.self])
 
     /// Declared here too so that the global options may precede the subcommand: the parser
     /// hands what it reads here to the subcommand's own `GlobalOptions`.

@@ -82,15 +82,24 @@ public enum CacheCatalog {
     /// The entry's value: decrypted when the cache is encrypted, decoded when archived
     /// (a property list), else the raw bytes as `.data`.
     public static func decode(_ entry: CacheEntry, of cache: CacheInfo, crypt: any DataCrypt) throws -> PropertyListValue {
-        var bytes = entry.stored
-        if cache.isEncrypted {
+        try decode(stored: entry.stored, encoding: entry.encoding, encrypted: cache.isEncrypted, cache: cache.name, key: entry.key,
+                   crypt: crypt)
+    }
+
+    /// A value as a cache's table stores it (`stored`, `encoding`), decrypted when the cache
+    /// is `encrypted`, decoded as `decode(_:of:crypt:)` decodes an entry: for a reader of the
+    /// table without the store (a diff).
+    package static func decode(stored: Data, encoding: String, encrypted: Bool, cache: String, key: String,
+                               crypt: any DataCrypt) throws -> PropertyListValue {
+        var bytes = stored
+        if encrypted {
             do { bytes = try crypt.decrypt(bytes) } catch let error as CryptError {
-                throw CacheError.cannotDecrypt(cache: cache.name, key: entry.key, reason: error)
+                throw CacheError.cannotDecrypt(cache: cache, key: key, reason: error)
             }
         }
-        guard entry.encoding == "archive" else { return .data(bytes) }
+        guard encoding == "archive" else { return .data(bytes) }
         do { return try ArchiveCodec.propertyList(from: bytes) } catch {
-            throw CacheError.decoding(cache: cache.name, key: entry.key, reason: String(describing: error))
+            throw CacheError.decoding(cache: cache, key: key, reason: String(describing: error))
         }
     }
 

@@ -506,6 +506,23 @@ public final class Database {
     }
 
     /// Attaches the database file at `path` under `name`.
+    /// Attaches the existing database file at `path` as `schema` to this read-only
+    /// connection, read-only, with the database key that opens it (nil: plain): the one
+    /// `ATTACH` its authorizer lets through, for reading two files in one transaction (a
+    /// diff). Nothing is written to either file.
+    package func attachReadOnly(path: String, as schema: String, key: DatabaseKey?) throws {
+        guard isReadOnly else {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "attachReadOnly is for read-only connections", path: self.path)
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "no such file", path: path)
+        }
+        try checkOpen()
+        sqlite3_set_authorizer(handle, nil, nil)
+        defer { ReadOnlyAuthorizer.install(on: handle) }
+        try DatabaseFileConversion.attach(self, path: path, key: key, as: schema)
+    }
+
     public func attach(path: String, as name: String) throws {
         try makeStatement("ATTACH DATABASE ? AS \(Database.quoteIdentifier(name))").execute([.text(path)])
     }
@@ -546,6 +563,17 @@ public final class Database {
     /// encrypted database is encrypted with the same key and format.
     /// - throws: when `destination` exists and `overwrite` is false.
     public func backup(to destination: String, overwrite: Bool = false) throws {
+        try backup(to: destination, overwrite: overwrite, key: key)
+    }
+
+    /// Copies the whole database as `backup(to:overwrite:)` does, the copy encrypted with
+    /// `key` (a snapshot pins the source's salt in it, so the copy's key is derived once).
+    /// - throws: `SQLITE_MISUSE` when this database is encrypted and `key` is nil: a copy of
+    ///   it is never written in plaintext.
+    package func backup(to destination: String, overwrite: Bool = false, key: DatabaseKey?) throws {
+        guard key != nil || self.key == nil else {
+            throw DatabaseError(extendedCode: SQLITE_MISUSE, message: "an encrypted database is not copied in plaintext", path: destination)
+        }
         let fm = FileManager.default
         if fm.fileExists(atPath: destination) {
             guard overwrite else {

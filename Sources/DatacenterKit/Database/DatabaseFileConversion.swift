@@ -333,8 +333,9 @@ public enum DatabaseFileConversion {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
     }
 
-    /// Attaches the file at `path` as `schema`, encrypted with `key` or plain.
-    static func attach(_ db: Database, path: String, key: DatabaseKey?) throws {
+    /// Attaches the file at `path` as `schema` (the conversion's own by default), encrypted
+    /// with `key` or plain. A new plain file gets 4096-byte pages.
+    package static func attach(_ db: Database, path: String, key: DatabaseKey?, as schema: String = schema) throws {
         if let key {
             let (secret, isRaw) = key.material
             var settings = key.settings.cValue
@@ -349,8 +350,9 @@ public enum DatabaseFileConversion {
             if let vfs = sqlite3_vfs_find(nil)?.pointee.zName {
                 uri += "?vfs=" + (String(cString: vfs).addingPercentEncoding(withAllowedCharacters: allowed) ?? "unix")
             }
+            if db.isReadOnly { uri += (uri.contains("?") ? "&" : "?") + "mode=ro" }
             try db.attach(path: uri, as: schema)
-            try db.execute("PRAGMA \(schema).page_size=4096")
+            if !db.isReadOnly { try db.execute("PRAGMA \(schema).page_size=4096") }
         }
     }
 

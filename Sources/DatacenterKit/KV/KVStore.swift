@@ -324,14 +324,21 @@ public final class KVStore: Sendable {
 
     /// Decodes a stored entry, decrypting it when it is encrypted.
     public func decode(_ entry: KVEntry, crypt: (any DataCrypt)? = nil) throws -> KVValue {
+        try KVStore.decode(entry, defaultCrypt: crypt ?? defaultCrypt, customCrypt: crypt)
+    }
+
+    /// Decodes a stored entry read without a store (a diff, a tool): a value encrypted with
+    /// the default crypt is decrypted with `defaultCrypt`, one with the app's own crypt with
+    /// `customCrypt` (none: `KVError.needsCustomCrypt`).
+    public static func decode(_ entry: KVEntry, defaultCrypt: any DataCrypt, customCrypt: (any DataCrypt)? = nil) throws -> KVValue {
         do {
             if entry.options.isEncrypted {
                 let decrypter: any DataCrypt
                 if entry.options.contains(.customEncrypted) {
-                    guard let crypt else { throw KVError.needsCustomCrypt(business: entry.business, key: entry.key) }
-                    decrypter = crypt
+                    guard let customCrypt else { throw KVError.needsCustomCrypt(business: entry.business, key: entry.key) }
+                    decrypter = customCrypt
                 } else {
-                    decrypter = crypt ?? defaultCrypt
+                    decrypter = defaultCrypt
                 }
                 guard case .blob(let ciphertext) = entry.stored else {
                     throw KVError.corruptValue("\(entry.business)/\(entry.key) is marked encrypted but is not a blob")
@@ -407,8 +414,10 @@ public final class KVStore: Sendable {
 
     // MARK: Helpers
 
-    static func entry(business: String, key: String, value: DatabaseValue, encoding: DatabaseValue,
-                              options: DatabaseValue, modified: DatabaseValue) throws -> KVEntry {
+    /// The entry a `datacenter_kv` row holds (its columns as stored).
+    /// - throws: `KVError.corruptValue` when the recorded encoding is not one this engine writes.
+    public static func entry(business: String, key: String, value: DatabaseValue, encoding: DatabaseValue,
+                             options: DatabaseValue, modified: DatabaseValue) throws -> KVEntry {
         guard let name = encoding.stringValue, let kind = KVEncoding(rawValue: name) else {
             throw KVError.corruptValue("\(business)/\(key) has unknown encoding \(encoding)")
         }

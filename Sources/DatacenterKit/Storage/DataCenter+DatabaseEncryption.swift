@@ -31,6 +31,21 @@ extension DataCenter {
         return paths.filter { seen.insert($0).inserted }
     }
 
+    /// `databaseFilePaths()`, each with a name that every copy of the root gives it (a
+    /// snapshot's files, a diff's pairs): the path below the root (`common.sqlite`,
+    /// `users/<folder>/user.sqlite`, `Caches/lru.sqlite`), `TMP/…` for the `TMP.` disk caches
+    /// kept in the system's temporary folder, and the whole path without its leading `/` for a
+    /// custom storage outside the root.
+    public func namedDatabaseFiles() -> [(name: String, path: String)] {
+        let temporary = (try? LRUDiskCache.storePath(location: .temporary, root: rootPath, user: nil, space: space))
+            .map { PrivateFile.folder(of: $0) + "/" }
+        return databaseFilePaths().map { path in
+            if path.hasPrefix(rootPath + "/") { return (String(path.dropFirst(rootPath.count + 1)), path) }
+            if let temporary, path.hasPrefix(temporary) { return ("TMP/" + path.dropFirst(temporary.count), path) }
+            return (String(path.drop(while: { $0 == "/" })), path)
+        }
+    }
+
     /// The SQLite files under (and for) the root itself, those that exist.
     static func rootDatabaseFilePaths(rootPath: String, space: StorageSpace) -> [String] {
         var paths = space.existingStorePaths()

@@ -30,8 +30,8 @@ public enum PartialFiles {
     /// lock: what it guards is C memory the handler must reach, not Swift state to enclose.
     private static let lock = NSLock()
 
-    /// The name of a fresh partial file for `target`, in `target`'s folder.
-    static func partialPath(for target: String) -> String {
+    /// The name of a fresh partial file (or folder) for `target`, in `target`'s folder.
+    package static func partialPath(for target: String) -> String {
         let folder = PrivateFile.folder(of: target)
         let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let partial = "." + PrivateFile.name(of: target) + marker + "\(getpid())-" + random
@@ -40,7 +40,7 @@ public enum PartialFiles {
 
     /// Remembers `path` for removal on a termination signal; returns its slot (nil when
     /// every slot is taken: the file is then only cleaned by a later run).
-    static func register(_ path: String) -> Int? {
+    package static func register(_ path: String) -> Int? {
         lock.withLock {
             for index in 0..<capacity where slots[index] == nil {
                 slots[index] = strdup(path)
@@ -51,7 +51,7 @@ public enum PartialFiles {
     }
 
     /// Forgets the path in `slot` (it was renamed into place or removed).
-    static func unregister(_ slot: Int?) {
+    package static func unregister(_ slot: Int?) {
         guard let slot else { return }
         lock.withLock {
             let pointer = slots[slot]
@@ -87,8 +87,9 @@ public enum PartialFiles {
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
     }
 
-    /// Removes, in `folder`, the partial files left by processes that no longer run (killed
-    /// with `SIGKILL`, or by a power cut). Files of running processes are left alone.
+    /// Removes, in `folder`, the partial files (and partial folders, with what they hold)
+    /// left by processes that no longer run (killed with `SIGKILL`, or by a power cut).
+    /// Those of running processes are left alone.
     /// Returns how many were removed.
     @discardableResult
     public static func removeStale(inFolder folder: String) -> Int {
@@ -98,7 +99,15 @@ public enum PartialFiles {
             guard let range = name.range(of: marker, options: .backwards) else { continue }
             let rest = name[range.upperBound...]
             guard let pid = rest.split(separator: "-").first.flatMap({ pid_t($0) }), pid > 0 else { continue }
-            if pid != getpid(), kill(pid, 0) == -1, errno == ESRCH, unlink(folder + "/" + name) == 0 { removed += 1 }
+            guard pid != getpid(), kill(pid, 0) == -1, errno == ESRCH else { continue }
+            let path = folder + "/" + name
+            var status = stat()
+            // A partial folder (a snapshot being written) goes whole; a link is only unlinked.
+            if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+                if (try? FileManager.default.removeItem(atPath: path)) != nil { removed += 1 }
+            } else if unlink(path) == 0 {
+                removed += 1
+            }
         }
         return removed
     }

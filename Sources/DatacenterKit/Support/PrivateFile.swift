@@ -92,7 +92,7 @@ package enum PrivateFile {
 
     /// The folder part of `path` (`.` for a bare name, `/` for a file at the top), without
     /// Foundation's path methods, which trap on some short relative paths.
-    static func folder(of path: String) -> String {
+    package static func folder(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard let slash = trimmed.lastIndex(of: "/") else { return "." }
@@ -101,7 +101,7 @@ package enum PrivateFile {
     }
 
     /// The last component of `path` (its file or folder name).
-    static func name(of path: String) -> String {
+    package static func name(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
@@ -109,7 +109,7 @@ package enum PrivateFile {
     }
 
     /// Syncs a folder's entry list, so a rename into it survives a power cut.
-    static func syncFolder(_ folder: String) {
+    package static func syncFolder(_ folder: String) {
         let fd = open(folder, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         _ = fsync(fd)
