@@ -33,7 +33,7 @@ test: deps sqlcipher-reference
 
 # The inner loop: every test but the slow tiers (kill -9, fuzz, tmux), which `make test` (and
 # CI) still run. Under a minute here after a one-line change.
-QUICK_SKIP := CrashTests|PartialFileKillTests|DBRekeyKillTests|RekeyCrashTests|Tmux|Fuzz|BenchDatabaseCommandTests
+QUICK_SKIP := CrashTests|PartialFileKillTests|SnapshotKillTests|DBRekeyKillTests|RekeyCrashTests|Tmux|Fuzz|BenchDatabaseCommandTests
 quick: deps sqlcipher-reference
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(QUICK_SKIP)'
@@ -77,6 +77,7 @@ bench: build sqlcipher-reference
 	$(RELEASE_BIN) bench dao
 	$(RELEASE_BIN) bench browse
 	$(RELEASE_BIN) bench db
+	$(RELEASE_BIN) bench changes
 
 deps:
 	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "error: the Swift toolchain (swift 6.1 or newer) is not on PATH; install it from swift.org first" >&2; exit 1; }

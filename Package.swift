@@ -74,7 +74,7 @@ let package = Package(
         // A writer the kill -9 tests kill at random moments (test support, not a product).
         .executableTarget(name: "crash-writer", dependencies: ["DatacenterKit", "DatacenterDAO"], path: "Tests/CrashWriter"),
 
-        .testTarget(name: "DatacenterChangesTests", dependencies: ["DatacenterChanges", "DatacenterKit", "DatacenterDAO",
+        .testTarget(name: "DatacenterChangesTests", dependencies: ["DatacenterChanges", "DatacenterKit", "DatacenterDAO", "DatacenterDemo",
                                                                    "DatacenterTestSupport"]),
         .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "crash-writer", "DatacenterKit", "DatacenterDAO", "DatacenterText",
                                                                "DatacenterDemo", "DatacenterTestSupport"]),

@@ -14,8 +14,17 @@ enum BenchChildProcess {
     /// Runs `datacenter ARGUMENTS` (output thrown away); nil when this process is not the
     /// `datacenter` binary (a test runner), which has no binary to run.
     /// - throws: `DatabaseBenchmark.Failure` when the command fails.
-    static func run(_ arguments: [String]) throws -> Measurement? {
+    static func run(_ arguments: [String], exitCodes: Set<Int32> = [0]) throws -> Measurement? {
         guard let binary = Bundle.main.executableURL?.resolvingSymlinksInPath().path, binary.hasSuffix("/datacenter") else { return nil }
+        return try spawn(binary, arguments, exitCodes: exitCodes)
+    }
+
+    /// Runs the program at `executable` with `arguments` (output thrown away), as `run` runs
+    /// `datacenter`: a baseline tool (`sqldiff`, the sqlite3 shell) measured the same way.
+    /// Exiting with a code outside `exitCodes` is a failure.
+    /// - throws: `DatabaseBenchmark.Failure` when it cannot start or fails.
+    static func spawn(_ executable: String, _ arguments: [String], exitCodes: Set<Int32> = [0]) throws -> Measurement {
+        let binary = executable
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -25,13 +34,16 @@ enum BenchChildProcess {
         defer { argv.forEach { free($0) } }
         let start = Stopwatch.now()
         var pid: pid_t = 0
-        guard posix_spawn(&pid, binary, &actions, nil, argv, environ) == 0 else { return nil }
+        guard posix_spawn(&pid, binary, &actions, nil, argv, environ) == 0 else {
+            throw DatabaseBenchmark.Failure(description: "cannot start \(binary)")
+        }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
         let elapsed = Double(Stopwatch.now() - start)
-        guard status == 0 else {
-            throw DatabaseBenchmark.Failure(description: "datacenter \(arguments.prefix(2).joined(separator: " ")) failed (status \(status))")
+        // Exited (no signal), with one of the codes expected.
+        guard status & 0x7F == 0, exitCodes.contains((status >> 8) & 0xFF) else {
+            throw DatabaseBenchmark.Failure(description: "\((binary as NSString).lastPathComponent) \(arguments.prefix(2).joined(separator: " ")) failed (status \(status))")
         }
         return Measurement(nanoseconds: elapsed, peakBytes: Int(usage.ru_maxrss) * 1024)  // kilobytes on Linux
     }

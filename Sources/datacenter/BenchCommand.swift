@@ -44,7 +44,7 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Measure the engine against a raw-SQLite baseline doing the same work.",
             discussion: ExitStatusHelp.discussion(),
-        subcommands: [KV.self, LRU.self, DAO.self, Browse.self, DB.self])
+        subcommands: [KV.self, LRU.self, DAO.self, Browse.self, DB.self, Changes.self])
 
     struct KV: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -90,6 +90,22 @@ struct BenchCommand: ParsableCommand {
         func run() throws {
             try options.measure(DAOBenchmark.scenarios) { selection, report in
                 try DAOBenchmark.run(in: options.scratch, scale: options.quick ? .quick : .standard, selection: selection, report: report)
+            }
+        }
+    }
+
+    struct Changes: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "changes",
+            abstract: "Snapshot and diff scenarios: \(ChangesBenchmark.scenarios.joined(separator: ", ")).",
+            discussion: ExitStatusHelp.discussion("Same output as `bench kv`, in nanoseconds per run: each side is a whole process (start-up included). Baselines: sqldiff (Debian sqlite3-tools), the sqlite3 shell's .backup."))
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: BenchOptions
+
+        func run() throws {
+            try options.measure(ChangesBenchmark.scenarios) { selection, report in
+                try ChangesBenchmark.run(in: options.scratch, scale: options.quick ? .quick : .standard, selection: selection, report: report)
             }
         }
     }

@@ -197,7 +197,7 @@ final class DiffJSONPrinter: ChangeSink {
     }
 
     private func append(_ object: [String: Any]) {
-        out.write((items == 0 ? "" : ",") + ((try? Output.jsonFragment(object)) ?? "null"))
+        out.write((items == 0 ? "" : ",") + Output.jsonText(object))
         items += 1
     }
 
