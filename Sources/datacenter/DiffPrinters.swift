@@ -135,14 +135,16 @@ final class DiffTextPrinter: ChangeSink {
     }
 }
 
-/// `diff --json`: one object, written as the diff goes (see docs/CLI.md):
-/// `{"a", "b", "stores": [{"store", "presence", "schema": […], "rows": […]}], "changes"}`.
+/// `diff --json`: one object, written as the diff goes, keys sorted (see docs/CLI.md):
+/// `{"a", "b", "stores": [{"presence", "rows": […], "schema": […], "store"}], "total"}`.
+/// Rows stream; a store's schema changes (a few) are held until its rows are written.
 final class DiffJSONPrinter: ChangeSink {
     private let out: BufferedOutput
     private let verbose: Bool
     private var stores = 0
-    private var items = 0
-    private var inRows = false
+    private var rows = 0
+    private var store = ""
+    private var schema: [String] = []
 
     init(a: String, b: String, out: BufferedOutput, verbose: Bool) {
         self.out = out
@@ -151,21 +153,21 @@ final class DiffJSONPrinter: ChangeSink {
     }
 
     func beginStore(_ name: String, presence: StorePresence) {
-        out.write((stores == 0 ? "" : ",") + "{\"store\":\(Output.jsonString(name)),\"presence\":\"\(presence.rawValue)\",\"schema\":[")
+        out.write((stores == 0 ? "" : ",") + "{\"presence\":\"\(presence.rawValue)\",\"rows\":[")
         stores += 1
-        items = 0
-        inRows = false
+        rows = 0
+        store = name
+        schema = []
     }
 
     func schemaChange(_ change: SchemaChange) {
         let object: [String: Any] = ["change": change.kind.rawValue, "type": change.type, "name": change.name,
                                      "note": change.note ?? NSNull()]
-        append(object)
+        schema.append(Output.jsonText(object))
     }
 
     func rowChange(_ change: RowChange) {
         guard change.kind.changesValue || verbose else { return }
-        startRows()
         var object: [String: Any] = ["change": change.kind.rawValue]
         switch change.section {
         case .kv(let business): object["section"] = "kv"; object["business"] = business
@@ -176,29 +178,17 @@ final class DiffJSONPrinter: ChangeSink {
         object["key"] = Dictionary(change.key.map { ($0.column, Output.jsonValue($0.value)) }, uniquingKeysWith: { first, _ in first })
         object["old"] = change.kind == .added ? NSNull() : Self.values(change.old)
         object["new"] = change.kind == .removed ? NSNull() : Self.values(change.new)
-        append(object)
+        out.write((rows == 0 ? "" : ",") + Output.jsonText(object))
+        rows += 1
     }
 
     func endStore() {
-        startRows()
-        out.write("]}")
+        out.write("],\"schema\":[" + schema.joined(separator: ",") + "],\"store\":\(Output.jsonString(store))}")
     }
 
     /// Closes the document with the count of changes of value.
     func finish(changes: Int) {
-        out.write("],\"changes\":\(changes)}\n")
-    }
-
-    private func startRows() {
-        guard !inRows else { return }
-        inRows = true
-        items = 0
-        out.write("],\"rows\":[")
-    }
-
-    private func append(_ object: [String: Any]) {
-        out.write((items == 0 ? "" : ",") + Output.jsonText(object))
-        items += 1
+        out.write("],\"total\":\(changes)}\n")
     }
 
     private static func values(_ values: [(column: String, value: ShownValue)]) -> [String: Any] {

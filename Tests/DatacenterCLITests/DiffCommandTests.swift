@@ -53,7 +53,9 @@ import Testing
         #expect(decrypted.status == 1, "\(decrypted.stderr)")
         let document = try #require(try CLI.json(decrypted.stdout) as? [String: Any])
         #expect(document["a"] as? String == snapshot && document["b"] as? String == root)
-        #expect(document["changes"] as? Int == 2)
+        #expect(document["total"] as? Int == 2)
+        #expect(decrypted.stdout.hasPrefix("{\"a\":") && decrypted.stdout.contains("\"stores\":[{\"presence\":\"both\",\"rows\":["),
+                "keys in sorted order, as every --json document")
         let stores = try #require(document["stores"] as? [[String: Any]])
         #expect(stores.map { $0["store"] as? String } == ["common.sqlite"])
         #expect(stores[0]["presence"] as? String == "both")
