@@ -427,17 +427,60 @@ int dc_no_checkpoint_on_close(sqlite3 *db) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
 }
 
+int dc_read_file_head(const char *filename, void *buffer, int count) {
+    if (!filename || !buffer || count < 0 || sqlite3_initialize() != SQLITE_OK) return -1;
+    /* The default VFS (unix; the cipher's is never made the default): the bytes as stored. */
+    sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
+    if (!vfs) return -1;
+    /* The full path as SQLite makes it for its own open (relative names and links resolved),
+       then a main-database name as SQLite makes them, so that the VFS may look up URI
+       parameters. */
+    char *full = sqlite3_malloc(vfs->mxPathname + 1);
+    /* SQLITE_OK_SYMLINK (a link resolved) is success too. */
+    if (!full || (vfs->xFullPathname(vfs, filename, vfs->mxPathname + 1, full) & 0xff) != SQLITE_OK) {
+        sqlite3_free(full);
+        return -1;
+    }
+    sqlite3_filename name = sqlite3_create_filename(full, "", "", 0, NULL);
+    sqlite3_free(full);
+    sqlite3_file *file = sqlite3_malloc(vfs->szOsFile);
+    if (!name || !file) {
+        sqlite3_free_filename(name);
+        sqlite3_free(file);
+        return -1;
+    }
+    memset(file, 0, (size_t)vfs->szOsFile);
+    int out_flags = 0;
+    int rc = vfs->xOpen(vfs, name, file, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB, &out_flags);
+    int have = -1;
+    if (rc == SQLITE_OK) {
+        sqlite3_int64 size = 0;
+        if (file->pMethods->xFileSize(file, &size) == SQLITE_OK) {
+            int want = size < count ? (int)size : count;
+            if (want == 0 || file->pMethods->xRead(file, buffer, want, 0) == SQLITE_OK) have = want;
+        }
+    }
+    if (file->pMethods) file->pMethods->xClose(file);
+    sqlite3_free(file);
+    sqlite3_free_filename(name);
+    return have;
+}
+
 int dc_cipher_detect(const char *filename, const void *secret, int secret_len, int is_raw_key,
                      const dc_cipher_settings *candidates, int count) {
     if (!filename || !secret || secret_len <= 0 || !candidates || count < 0) return -2;
     if (is_raw_key && secret_len != DC_KEY_LEN) return -2;
-    FILE *file = fopen(filename, "rb");
-    if (!file) return -2;
     unsigned char *head = malloc(65536);
     unsigned char *scratch = malloc(65536);
     unsigned char *plain = malloc(65536);
-    size_t have = head ? fread(head, 1, 65536, file) : 0;
-    fclose(file);
+    int read = head ? dc_read_file_head(filename, head, 65536) : -1;
+    if (read < 0) {
+        free(head);
+        free(scratch);
+        free(plain);
+        return -2;
+    }
+    size_t have = (size_t)read;
     int found = -1;
     Codec *c = calloc(1, sizeof *c);
     if (c && head && scratch && plain) {

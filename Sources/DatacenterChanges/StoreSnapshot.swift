@@ -36,7 +36,7 @@ public enum StoreSnapshot {
     @discardableResult
     public static func take(of source: ChangeSource, to destination: String, databaseKeys: DatabaseKeyList,
                             busyTimeout: TimeInterval = 5, now: Date = Date(),
-                            progress: ((Step) -> Void)? = nil) throws -> SnapshotManifest {
+                            progress: (Step) -> Void = { _ in }) throws -> SnapshotManifest {
         var status = stat()
         guard lstat(destination, &status) != 0 else {
             throw ChangeError(path: destination, reason: "exists: a snapshot is written to a new folder (choose another, or remove it)")
@@ -55,10 +55,10 @@ public enum StoreSnapshot {
         do {
             var stores: [SnapshotManifest.Store] = []
             for (index, store) in source.stores.enumerated() {
-                progress?(.copying(name: store.name, index: index + 1, count: source.stores.count))
+                progress(.copying(name: store.name, index: index + 1, count: source.stores.count))
                 stores.append(try copy(store, into: partial, databaseKeys: databaseKeys, busyTimeout: busyTimeout))
             }
-            progress?(.finishing)
+            progress(.finishing)
             let manifest = SnapshotManifest(format: SnapshotManifest.currentFormat, created: now, source: source.path,
                                             kind: source.kind.rawValue, stores: stores)
             let manifestPath = partial + "/" + SnapshotManifest.fileName
@@ -107,10 +107,9 @@ public enum StoreSnapshot {
     /// the same salt, and the key derived for the source serves it too. A key whose settings
     /// give the salt already (a plaintext header) is kept as it is.
     static func pinningSalt(of key: DatabaseKey, readFrom path: String) throws -> DatabaseKey {
+        // Read as SQLite reads the file, keeping this process's locks on it (`DatabaseFileHead`).
         guard key.settings.salt == nil, key.settings.plaintextHeaderSize == 0,
-              let handle = FileHandle(forReadingAtPath: path) else { return key }
-        defer { try? handle.close() }
-        guard let salt = try handle.read(upToCount: 16), salt.count == 16 else { return key }
+              let salt = DatabaseFileHead.read(path, count: 16), salt.count == 16 else { return key }
         var settings = key.settings
         settings.salt = Array(salt)
         return try key.with(settings: settings)

@@ -139,6 +139,15 @@ int dc_cipher_attach(sqlite3 *db, const char *filename, const char *schema,
 int dc_no_checkpoint_on_close(sqlite3 *db);
 
 /**
+ * Reads up to `count` bytes from the start of `filename` into `buffer`, through SQLite's
+ * default VFS as SQLite reads its own files: closing the file then never drops the POSIX
+ * locks this process's connections hold on it (closing any other descriptor of the file
+ * would, and a writer elsewhere could then take the file as unused and delete its WAL).
+ * Returns the bytes read (fewer at the end of the file), or -1 when it cannot be read.
+ */
+int dc_read_file_head(const char *filename, void *buffer, int count);
+
+/**
  * Keeps secrets out of core dumps: makes the process not dumpable (PR_SET_DUMPABLE 0) and sets
  * its core size limit to 0. Returns 0 on success. dc_process_is_dumpable answers
  * PR_GET_DUMPABLE; dc_core_size_limit the soft core limit (-2: unlimited, -1: unknown).

@@ -22,11 +22,11 @@ public enum DatabaseFileKind: Sendable, Equatable {
     public static func of(path: String) throws -> DatabaseFileKind {
         guard FileManager.default.fileExists(atPath: path) else { return .missing }
         try RegularFile.refuseIfNotRegular(path)
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        // Read as SQLite reads it: a descriptor closed here would drop the locks of this
+        // process's connections to the file (`DatabaseFileHead`).
+        guard let head = DatabaseFileHead.read(path, count: 16) else {
             throw FileAccessError(path: path, reason: "cannot be read")
         }
-        defer { try? handle.close() }
-        let head = try handle.read(upToCount: 16) ?? Data()
         if head.isEmpty { return .empty }
         return Array(head) == sqliteHeader ? .plain : .encryptedOrNotADatabase
     }
@@ -39,9 +39,7 @@ public enum DatabaseFileKind: Sendable, Equatable {
     /// first free block and a cell-content start inside the page, at most 60 fragmented bytes.
     /// Random bytes pass all of these about once in 5,000 files.
     public static func looksEncryptedWithPlaintextHeader(path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 108), head.count == 108 else { return false }
+        guard let head = DatabaseFileHead.read(path, count: 108), head.count == 108 else { return false }
         let bytes = Array(head)
         guard Array(bytes[0..<16]) == sqliteHeader, bytes[20] >= 16 else { return false }
         func word(_ at: Int) -> Int { Int(bytes[at]) << 8 | Int(bytes[at + 1]) }
