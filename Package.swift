@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "DatacenterChanges", dependencies: ["DatacenterKit", "DatacenterDAO", "CSQLite"]),
 
         // The browser as pure logic: state, events, rendering into a cell grid. No curses.
-        .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO", "DatacenterText"]),
+        .target(name: "DatacenterBrowser", dependencies: ["DatacenterKit", "DatacenterDAO", "DatacenterText", "DatacenterChanges"]),
 
         // The demo root and the example DAO configs the tool builds and the tests share.
         .target(name: "DatacenterDemo", dependencies: ["DatacenterKit", "DatacenterDAO"]),

@@ -102,6 +102,10 @@ package final class Browser {
     /// The frequency tables shown (`F`), by the node of their grid: Enter on a value filters
     /// the grid each was made from.
     var frequencyTables: [String: FrequencyTable] = [:]
+    /// The mark (`m`): what `M` compares the root with now; removed on quit.
+    var changeMark: ChangeMark?
+    /// The id of the mark being taken, if one is.
+    var marking: Int?
     /// Text `y` or `Y` copied, until the terminal edge takes it (`takeClipboard()`) and
     /// writes it to the terminal's clipboard.
     var pendingClipboard: String?
@@ -131,6 +135,7 @@ package final class Browser {
             let (list, warning) = RecentFiles.load(from: stateFolder)
             recentFiles = list
             if let warning { message = (warning, true) }
+            ChangeMark.removeStale(in: ChangeMark.marksFolder(in: stateFolder))
         }
         if let first = themeErrors.first {
             let more = themeErrors.count > 1 ? " (and \(themeErrors.count - 1) more: H lists them)" : " (H lists it)"
@@ -240,6 +245,8 @@ package final class Browser {
         case let .catalogOpened(id, path, catalog, error): catalogOpened(id: id, path: path, catalog: catalog, error: error)
         case .recentFilesSaved(let error):
             if let error { message = ("recent files not saved: \(error)", true) }
+        case let .markProgress(id, store, index, count): markProgressed(id: id, store: store, index: index, count: count)
+        case let .marked(id, mark, error): markTaken(id: id, mark: mark, error: error)
         case let .click(x, y): click(x: x, y: y)
         case let .wheel(x, _, delta):
             let key: Key = delta < 0 ? .up : .down

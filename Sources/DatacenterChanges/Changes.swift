@@ -76,6 +76,8 @@ public struct RowChange: Sendable {
 
     /// Where the row is.
     public let section: ChangeSection
+    /// The table it is in (`datacenter_kv` for a KV entry, the cache's table for a cache's).
+    public let table: String
     /// What became of it.
     public let kind: Kind
     /// The row's key: its key columns and their values (a KV entry's and a cache entry's
@@ -85,6 +87,22 @@ public struct RowChange: Sendable {
     public let old: [(column: String, value: ShownValue)]
     /// The values in B: every column of a row added, the changed columns of a row changed.
     public let new: [(column: String, value: ShownValue)]
+    /// The other columns of a row changed, the same on both sides: filled only when the diff
+    /// is asked for whole rows (`StoreDiff.wholeRows`, the browser's grid), else empty.
+    public var unchanged: [(column: String, value: ShownValue)] = []
+
+    /// A change of `kind` in `section`.
+    public init(section: ChangeSection, table: String, kind: Kind, key: [(column: String, value: DatabaseValue)],
+                old: [(column: String, value: ShownValue)], new: [(column: String, value: ShownValue)],
+                unchanged: [(column: String, value: ShownValue)] = []) {
+        self.section = section
+        self.table = table
+        self.kind = kind
+        self.key = key
+        self.old = old
+        self.new = new
+        self.unchanged = unchanged
+    }
 }
 
 /// Where a diff sends what it finds, store by store, as it finds it (so a diff of big

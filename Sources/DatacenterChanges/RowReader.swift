@@ -6,6 +6,8 @@ import Foundation
 /// read the table: a KV entry decoded and decrypted, a DAO row's crypt columns decrypted, a
 /// cache entry's value decrypted and decoded, any other row as stored.
 struct RowReader {
+    /// The table read.
+    let table: String
     let layout: TableLayout
     let keys: KeyRing
     /// Where the table's rows are (`.kv` with an empty business: each row says its own).
@@ -14,6 +16,8 @@ struct RowReader {
     let cryptColumns: Set<String>
     /// True for a disk cache whose values are encrypted.
     let cacheEncrypted: Bool
+    /// True to fill a changed row's `unchanged` columns (`StoreDiff.wholeRows`).
+    var wholeRows = false
 
     /// The change `raw` is, or nil when it changes nothing a reader of values sees and is no
     /// re-encryption or touch either.
@@ -31,9 +35,14 @@ struct RowReader {
         let key = Array(zip(layout.keyColumns, raw.key)).map { (column: $0.0, value: $0.1) }
         var old: [(column: String, value: ShownValue)] = []
         var new: [(column: String, value: ShownValue)] = []
+        var unchanged: [(column: String, value: ShownValue)] = []
         var reencrypted = false
-        for (index, column) in layout.dataColumns.enumerated() where raw.changed[index] {
+        for (index, column) in layout.dataColumns.enumerated() {
             let isCrypt = cryptColumns.contains(column)
+            guard raw.changed[index] else {
+                if wholeRows, raw.kind == .updated { unchanged.append((column, shown(raw.new[index], crypt: isCrypt))) }
+                continue
+            }
             switch raw.kind {
             case .inserted:
                 new.append((column, shown(raw.new[index], crypt: isCrypt)))
@@ -43,6 +52,7 @@ struct RowReader {
                 let before = shown(raw.old[index], crypt: isCrypt), after = shown(raw.new[index], crypt: isCrypt)
                 if isCrypt, before == after, !isLocked(before) {
                     reencrypted = true
+                    if wholeRows { unchanged.append((column, after)) }
                     continue
                 }
                 old.append((column, before))
@@ -61,7 +71,7 @@ struct RowReader {
                 kind = .changed
             }
         }
-        return RowChange(section: section, kind: kind, key: key, old: old, new: new)
+        return RowChange(section: section, table: table, kind: kind, key: key, old: old, new: new, unchanged: unchanged)
     }
 
     /// A column's value as shown: a crypt column's decrypted (or locked).
@@ -110,8 +120,8 @@ struct RowReader {
         let section = ChangeSection.kv(business: business)
         let key = [(column: "key", value: keyText)]
         switch raw.kind {
-        case .inserted: return RowChange(section: section, kind: .added, key: key, old: [], new: [("value", shown(entry(raw.new)))])
-        case .deleted: return RowChange(section: section, kind: .removed, key: key, old: [("value", shown(entry(raw.old))), ], new: [])
+        case .inserted: return RowChange(section: section, table: table, kind: .added, key: key, old: [], new: [("value", shown(entry(raw.new)))])
+        case .deleted: return RowChange(section: section, table: table, kind: .removed, key: key, old: [("value", shown(entry(raw.old))), ], new: [])
         case .updated:
             let before = entry(raw.old), after = entry(raw.new)
             var old: [(column: String, value: ShownValue)] = []
@@ -129,9 +139,9 @@ struct RowReader {
                 old.append(("options", .database(raw.old[options])))
                 new.append(("options", .database(raw.new[options])))
             }
-            if !old.isEmpty { return RowChange(section: section, kind: .changed, key: key, old: old, new: new) }
+            if !old.isEmpty { return RowChange(section: section, table: table, kind: .changed, key: key, old: old, new: new) }
             let kind: RowChange.Kind = raw.changed[value] ? .reencrypted : .touched
-            return RowChange(section: section, kind: kind, key: key, old: [], new: [])
+            return RowChange(section: section, table: table, kind: kind, key: key, old: [], new: [])
         }
     }
 
@@ -160,8 +170,8 @@ struct RowReader {
         let section = ChangeSection.cache(name: name)
         let key = [(column: "key", value: keyText)]
         switch raw.kind {
-        case .inserted: return RowChange(section: section, kind: .added, key: key, old: [], new: [("value", decoded(raw.new))])
-        case .deleted: return RowChange(section: section, kind: .removed, key: key, old: [("value", decoded(raw.old))], new: [])
+        case .inserted: return RowChange(section: section, table: table, kind: .added, key: key, old: [], new: [("value", decoded(raw.new))])
+        case .deleted: return RowChange(section: section, table: table, kind: .removed, key: key, old: [("value", decoded(raw.old))], new: [])
         case .updated:
             var old: [(column: String, value: ShownValue)] = []
             var new: [(column: String, value: ShownValue)] = []
@@ -176,8 +186,8 @@ struct RowReader {
                 old.append(("expires", .database(raw.old[expires])))
                 new.append(("expires", .database(raw.new[expires])))
             }
-            if !old.isEmpty { return RowChange(section: section, kind: .changed, key: key, old: old, new: new) }
-            return RowChange(section: section, kind: raw.changed[value] ? .reencrypted : .touched, key: key, old: [], new: [])
+            if !old.isEmpty { return RowChange(section: section, table: table, kind: .changed, key: key, old: old, new: new) }
+            return RowChange(section: section, table: table, kind: raw.changed[value] ? .reencrypted : .touched, key: key, old: [], new: [])
         }
     }
 }

@@ -18,12 +18,30 @@ public struct StoreDiff: Sendable {
     public let databaseKeys: DatabaseKeyList
     /// How long to wait for another connection's lock, in seconds.
     public let busyTimeout: Double
+    /// True to fill each changed row's `unchanged` columns too (a grid shows whole rows).
+    public var wholeRows = false
 
     /// A diff opening stores with `databaseKeys` and decrypting values with `keys`.
     public init(keys: KeyRing = .empty, databaseKeys: DatabaseKeyList = .empty, busyTimeout: Double = 5) {
         self.keys = keys
         self.databaseKeys = databaseKeys
         self.busyTimeout = busyTimeout
+    }
+
+    /// The rows of one table of one store that differ between `a` and `b` (the table's KV
+    /// entries, cache entries or rows, read as `run` reads them), sent to `sink` without
+    /// the store's other changes: what a grid of one business, table or cache shows.
+    /// - throws: `ChangeError` when neither side has the store; what opening it throws.
+    public func run(_ a: ChangeSource, _ b: ChangeSource, store name: String, table: String, into sink: ChangeSink) throws {
+        guard let pair = ChangeSource.pairs(a, b).first(where: { $0.name == name }) else {
+            throw ChangeError(path: name, reason: "no such store on either side")
+        }
+        guard let storeA = pair.a, let storeB = pair.b else { return }
+        let stores = try StorePair(a: storeA.path, b: storeB.path, databaseKeys: databaseKeys, busyTimeout: busyTimeout)
+        defer { stores.close() }
+        sink.beginStore(name, presence: .both)
+        _ = try rows(of: table, in: stores, catalog: try catalog(stores), into: sink)
+        sink.endStore()
     }
 
     /// Sends every difference between `a` and `b` to `sink`, store by store in name order;
@@ -143,16 +161,25 @@ public struct StoreDiff: Sendable {
         }
         let catalog = try catalog(pair)
         for name in compared {
-            guard let layout = try TableLayout.of(name, schema: "aux", in: pair.db) else { continue }
-            let reader = RowReader(layout: layout, keys: keys, section: section(of: name, catalog: catalog),
-                                   cryptColumns: catalog.daoCryptColumns[name] ?? [], cacheEncrypted: catalog.caches[name]?.encrypted ?? false)
-            try TableRowDiff(table: name, layout: layout).forEachChange(in: pair.db) { raw in
-                if let change = reader.change(raw) {
-                    sink.rowChange(change)
-                    if change.kind.changesValue { count += 1 }
-                }
-                return true
+            count += try rows(of: name, in: pair, catalog: catalog, into: sink)
+        }
+        return count
+    }
+
+    /// The rows of table `name` that differ, sent to `sink`; returns the changes of value.
+    private func rows(of name: String, in pair: StorePair, catalog: Catalog, into sink: ChangeSink) throws -> Int {
+        guard let layout = try TableLayout.of(name, schema: "aux", in: pair.db),
+              try TableLayout.of(name, schema: "main", in: pair.db) == layout else { return 0 }
+        let reader = RowReader(table: name, layout: layout, keys: keys, section: section(of: name, catalog: catalog),
+                               cryptColumns: catalog.daoCryptColumns[name] ?? [], cacheEncrypted: catalog.caches[name]?.encrypted ?? false,
+                               wholeRows: wholeRows)
+        var count = 0
+        try TableRowDiff(table: name, layout: layout).forEachChange(in: pair.db) { raw in
+            if let change = reader.change(raw) {
+                sink.rowChange(change)
+                if change.kind.changesValue { count += 1 }
             }
+            return true
         }
         return count
     }

@@ -15,8 +15,9 @@ struct TableLayout: Equatable {
     /// Every column: the key's first.
     var columns: [String] { keyColumns + dataColumns }
 
-    /// The layout of `table` in `schema` (`main` or `aux`); nil when its rows have no key a
-    /// query can name (a rowid table whose columns take all three rowid names).
+    /// The layout of `table` in `schema` (`main` or `aux`); nil when there is no such table,
+    /// or when its rows have no key a query can name (a rowid table whose columns take all
+    /// three rowid names).
     static func of(_ table: String, schema: String, in db: Database) throws -> TableLayout? {
         let quotedTable = Database.quoteLiteral(table)
         // The primary-key index, if any: a WITHOUT ROWID table's, or a rowid table's
@@ -42,7 +43,9 @@ struct TableLayout: Equatable {
         }
         var key = [String?](repeating: nil, count: keyCount)
         var data: [String] = []
-        for row in try db.query("PRAGMA \(schema).table_info(\(quotedTable))") {
+        let columns = try db.query("PRAGMA \(schema).table_info(\(quotedTable))")
+        guard !columns.isEmpty else { return nil }     // no such table
+        for row in columns {
             let name = row[1].stringValue ?? ""
             let position = Int(row[5].int64Value ?? 0)
             if usesDeclaredKey, position > 0, position <= keyCount {

@@ -90,6 +90,7 @@ struct BrowseCommand: ParsableCommand {
         let (width, height) = terminal.size
         let browser = Browser(catalog: catalog, width: width, height: height, themes: themes, themeName: theme,
                               themeErrors: themeErrors, stateFolder: StateFolder.url())
+        defer { browser.discardMark() }                             // a mark (`m`) lives as long as the browser
         browser.recordOpened(BrowserCommand.absolutePath(target))   // among the recent files (`o`)
         if let table { browser.openNode(named: table) }       // read by the loop's runner
         try BrowseCommand.loop(browser, terminal)

@@ -1,3 +1,4 @@
+import DatacenterChanges
 import DatacenterDAO
 import DatacenterKit
 import Foundation
@@ -23,6 +24,14 @@ package struct TreeNode: Sendable, Equatable {
         /// The rows of a SELECT run in the SQL console: not in the tree, but shown in the grid
         /// (and read again, sorted and filtered) as a leaf is.
         case query(store: String, sql: String)
+        /// What changed since the mark (`m`, then `M`): each store, business, table and cache
+        /// with changes, counted; `mark` is the snapshot's folder, `live` the root or file
+        /// compared with it. Not in the tree.
+        case changes(mark: String, live: String)
+        /// The changes since the mark of one table of store `store` (its name in the
+        /// snapshot): a business's KV entries, a cache's entries or a table's rows, in
+        /// `section`. Not in the tree.
+        case changesOf(mark: String, live: String, store: String, table: String, section: ChangeSection)
     }
 
     /// Identifies the node in the tree (which nodes are open, which one the grid shows): its
@@ -41,7 +50,7 @@ package struct TreeNode: Sendable, Equatable {
     package var storePath: String? {
         switch kind {
         case .store(let path): return path
-        case .group: return nil
+        case .group, .changes, .changesOf: return nil
         case .kvBusiness(let path, _), .daoTable(let path, _, _, _, _), .cache(let path, _), .table(let path, _), .query(let path, _):
             return path
         }
@@ -286,7 +295,25 @@ package final class BrowserCatalog: Sendable {
             return try CacheSource(store: store, info: try CacheCatalog.cache(named: name, in: store))
         case let .table(path, name): return try TableSource(store: try store(at: path), table: name, crypt: keys)
         case let .query(path, sql): return try querySource(store: path, select: sql)
+        case let .changes(mark, live): return try ChangesSummarySource(mark: mark, live: live, catalog: self)
+        case let .changesOf(mark, live, store, table, section):
+            return try ChangedRowsSource(mark: mark, live: live, store: store, table: table, section: section, catalog: self)
         }
+    }
+
+    /// The data version (`PRAGMA data_version`) of the stores at `paths`, each read on its
+    /// store's connection (opened read-only when not yet), added up: it changes when another
+    /// connection commits to any of them (a grid of changes follows the app's writes by
+    /// it). A store that does not open is left out; nil when none does.
+    package func dataVersion(ofStoresAt paths: [String]) throws -> Int64? {
+        var total: Int64?
+        for path in paths {
+            guard let store = try? store(at: path) else { continue }
+            // Not a cached statement: its answer would stay the one it first gave.
+            let version = try store.queue.read { try $0.scalar("PRAGMA data_version", cached: false)?.int64Value } ?? 0
+            total = (total ?? 0) &+ version
+        }
+        return total
     }
 
     /// The store file at `path` in words, for every place that shows or writes its data:

@@ -51,6 +51,8 @@ package enum BrowserCommand: Sendable {
     case openCatalog(requestID: Int, path: String, settingsOf: BrowserCatalog)
     /// Writes the recent files into the state folder (`RecentFiles.save`).
     case saveRecentFiles(RecentFiles, folder: URL)
+    /// Takes a snapshot of the root or file `live` into the state folder (`ChangeMark`, `m`).
+    case mark(requestID: Int, live: String, catalog: BrowserCatalog, state: URL)
 
     /// Does the work now, on the calling thread, handing each event to `post` (a search and
     /// a console query post progress as they go), and returns the final event, if any.
@@ -73,6 +75,8 @@ package enum BrowserCommand: Sendable {
     /// - `daoQueryPlan` reads plans on the catalog's store queue, as paging does.
     /// - `exportGrid` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `GridExport.cancel()` only interrupts it, as a console query's.
+    /// - `mark` opens each store read-only on a connection of its own, to copy it, and closes
+    ///   it (`StoreSnapshot`).
     /// - `openCatalog` opens the new catalog's stores read-only, as `browse` opens its own;
     ///   nothing of the catalog browsed now is touched. `saveRecentFiles` uses no connection.
     /// - `daoRun` opens its own connection too: read-only for a select, read-write (journal
@@ -158,6 +162,15 @@ package enum BrowserCommand: Sendable {
                 return .catalogOpened(requestID: request, path: path, catalog: catalog, error: nil)
             } catch {
                 return .catalogOpened(requestID: request, path: path, catalog: nil, error: "\(error)")
+            }
+        case let .mark(request, live, catalog, state):
+            do {
+                let mark = try ChangeMark.take(of: live, catalog: catalog, state: state) { step in
+                    if case let .copying(name, index, count) = step { post(.markProgress(requestID: request, store: name, index: index, count: count)) }
+                }
+                return .marked(requestID: request, mark: mark, error: nil)
+            } catch {
+                return .marked(requestID: request, mark: nil, error: "\(error)")
             }
         case let .saveRecentFiles(list, folder):
             do { try list.save(to: folder) } catch { return .recentFilesSaved(error: "\(error)") }

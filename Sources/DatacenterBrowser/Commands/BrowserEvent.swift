@@ -73,6 +73,10 @@ package enum BrowserEvent: Sendable {
     case catalogOpened(requestID: Int, path: String, catalog: BrowserCatalog?, error: String?)
     /// The recent files were written to the state folder, or could not be (`error`).
     case recentFilesSaved(error: String?)
+    /// A mark is being taken: store `store`, the `index`th of `count`, is copied.
+    case markProgress(requestID: Int, store: String, index: Int, count: Int)
+    /// A mark was taken (`mark`), or could not be (`error`).
+    case marked(requestID: Int, mark: ChangeMark?, error: String?)
 }
 
 /// A flag a background task checks to stop early.

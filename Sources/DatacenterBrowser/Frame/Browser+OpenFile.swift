@@ -93,6 +93,7 @@ extension Browser {
         }
         grid?.search?.cancel.cancel()
         console?.running?.query.cancel()
+        discardMark()                   // a mark of the root left: nothing to compare with now
         catalog = opened
         tree = TreePane(roots: opened.roots)
         grid = nil

@@ -85,6 +85,7 @@ extension Browser {
         "  t              next theme      H, or ? off the grid: help",
         "  Ctrl-P         the last message in full (an error stays until Esc)",
         "  q  Ctrl-C      quit: asks first if edits are staged",
+        "  m  M           mark the state now / what changed since (Enter)",
         "  mouse          click, wheel   \\ hide tree, < > (tree) width",
         "  typing         ← → Home End, ^A ^E start/end, ^U ^K cut to",
         "                 start/end, ^W word, Del; ↑ ↓ earlier / and :",

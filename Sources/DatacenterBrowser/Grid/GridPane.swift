@@ -79,7 +79,8 @@ struct GridPane {
     /// The grid of `node` over `source`, showing `rows` (read off the input loop by
     /// `BrowserCommand.openGrid`), and the row count to ask for in the background.
     static func opened(_ node: TreeNode, source: GridSource, rows: [GridRow], context: PaneContext) -> (GridPane, BrowserCommand) {
-        let pane = GridPane(id: context.ids.next(), source: source, node: node, rows: rows, column: source.initialColumn)
+        var pane = GridPane(id: context.ids.next(), source: source, node: node, rows: rows, column: source.initialColumn)
+        pane.dataVersion = source.dataVersionAtOpen
         return (pane, .countRows(gridID: pane.id, source: source))
     }
 
@@ -441,7 +442,7 @@ struct GridPane {
         keepColumns(of: old)
         lastQuery = old.lastQuery
         lastSearchBackward = old.lastSearchBackward
-        dataVersion = old.dataVersion
+        dataVersion = source.dataVersionAtOpen ?? old.dataVersion
         guard !rows.isEmpty else { return }
         func index(ofOld oldIndex: Int) -> Int? {
             guard old.rows.indices.contains(oldIndex) else { return nil }

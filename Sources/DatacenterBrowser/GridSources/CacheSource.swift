@@ -93,10 +93,7 @@ package final class CacheSource: TextKeyedSource, Sendable {
         do {
             let decoded = try CacheCatalog.decode(entry, of: info, crypt: store.kv.defaultCrypt)
             let role: StyleRole = info.isEncrypted ? .decrypted : (entry.encoding == "data" ? .blob : .grid)
-            let text: String
-            if case .data(let d) = decoded { text = String(data: d, encoding: .utf8).map(ValueFormatter.cut) ?? ValueFormatter.blobPreview(d) }
-            else { text = ValueFormatter.cut(KVValue.plist(decoded).displayString) }
-            value = GridCell(text: text, role: role, typeName: entry.encoding, encryption: info.isEncrypted ? .decrypted : .plain,
+            value = GridCell(text: ValueFormatter.propertyListText(decoded), role: role, typeName: entry.encoding, encryption: info.isEncrypted ? .decrypted : .plain,
                              content: .propertyList(decoded), storedBytes: archivedBytes(entry, info: info, store: store))
         } catch {
             let reason = ValueFormatter.lockReason(error)

@@ -136,6 +136,10 @@ package protocol GridSource: AnyObject, Sendable {
     /// Stops what still runs for a grid no longer shown (its row count, which for a console
     /// query may never end); the source is not read again after.
     func retire()
+    /// The data version its rows were read at, when the source read them all as it was made
+    /// (a grid of changes): the grid starts from it, so a write between then and the first
+    /// look (`pollForChanges`) is seen. Nil for sources read page by page.
+    var dataVersionAtOpen: Int64? { get }
 }
 
 extension GridSource {
@@ -163,6 +167,9 @@ extension GridSource {
 
     /// Sources other than tables are not watched for changes.
     package func dataVersion() throws -> Int64? { nil }
+
+    /// Sources read page by page start from the first look.
+    package var dataVersionAtOpen: Int64? { nil }
 
     /// Sources other than tables are searched page by page.
     package func firstMatch(of needle: SearchNeedle, after row: GridRow?, limit: Int, cancel: CancellationFlag) throws -> [GridRow]? { nil }
@@ -271,6 +278,13 @@ package enum ValueFormatter {
         case KVError.needsCustomCrypt: return "custom crypt"
         default: return "unreadable"
         }
+    }
+
+    /// A cache's value in one line: bytes as their UTF-8 text, or their size and first bytes;
+    /// anything else as compact JSON.
+    package static func propertyListText(_ value: PropertyListValue) -> String {
+        if case .data(let d) = value { return String(data: d, encoding: .utf8).map(cut) ?? blobPreview(d) }
+        return cut(KVValue.plist(value).displayString)
     }
 
     /// Text cut to `cellTextLimit` characters with `…`.
