@@ -267,6 +267,9 @@ package final class Browser {
             case .open(let node):
                 // Off the input loop: the grid shows when its first rows are in.
                 startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
+            case let .openAt(node, column):
+                startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
+                opening?.column = column
             case .inspect(var value):
                 value.layOut(width: paneArea.width)         // once, not on every key and frame
                 inspector = value

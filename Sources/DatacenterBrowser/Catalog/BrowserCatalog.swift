@@ -24,6 +24,9 @@ package struct TreeNode: Sendable, Equatable {
         /// The rows of a SELECT run in the SQL console: not in the tree, but shown in the grid
         /// (and read again, sorted and filtered) as a leaf is.
         case query(store: String, sql: String)
+        /// A column of a table, view or DAO table, under it in the tree: Enter opens the
+        /// table's grid on that column.
+        case column(store: String, table: String, name: String)
         /// What changed since the mark (`m`, then `M`): each store, business, table and cache
         /// with changes, counted; `mark` is the snapshot's folder, `live` the root or file
         /// compared with it. Not in the tree.
@@ -51,15 +54,16 @@ package struct TreeNode: Sendable, Equatable {
         switch kind {
         case .store(let path): return path
         case .group, .changes, .changesOf: return nil
-        case .kvBusiness(let path, _), .daoTable(let path, _, _, _, _), .cache(let path, _), .table(let path, _), .query(let path, _):
+        case .kvBusiness(let path, _), .daoTable(let path, _, _, _, _), .cache(let path, _), .table(let path, _), .query(let path, _),
+             .column(let path, _, _):
             return path
         }
     }
 
-    /// True for nodes that open a grid.
+    /// True for nodes that open a grid (a table's may have its columns under it too).
     package var isLeaf: Bool {
         switch kind {
-        case .store, .group: return false
+        case .store, .group, .column: return false
         default: return true
         }
     }
@@ -286,7 +290,7 @@ package final class BrowserCatalog: Sendable {
     /// The grid source a leaf node shows.
     package func source(for kind: TreeNode.Kind) throws -> GridSource? {
         switch kind {
-        case .store, .group: return nil
+        case .store, .group, .column: return nil
         case let .kvBusiness(path, business): return try KVBusinessSource(store: try store(at: path), business: business)
         case let .daoTable(path, table, encrypted, _, _):
             return try TableSource(store: try store(at: path), table: table, encryptedColumns: Set(encrypted), crypt: keys)
@@ -391,18 +395,23 @@ private struct TreeBuilder {
         }
         if !daoTables.isEmpty || !attached.isEmpty {
             func crypt(_ columns: [String]) -> String { columns.isEmpty ? "" : " [crypt: " + columns.joined(separator: ", ") + "]" }
-            let recordedNodes = daoTables.map { e in
-                TreeNode(id: path + "#dao#" + e.tableName, label: e.tableName,
-                         detail: e.module + (e.version.map { " v" + $0 } ?? "") + crypt(e.encryptedColumns),
-                         kind: .daoTable(store: path, table: e.tableName, encryptedColumns: e.encryptedColumns,
-                                         module: e.module, configPath: e.configPath), children: [])
+            let recordedNodes = try daoTables.map { e in
+                let id = path + "#dao#" + e.tableName
+                return TreeNode(id: id, label: e.tableName,
+                                detail: e.module + (e.version.map { " v" + $0 } ?? "") + crypt(e.encryptedColumns),
+                                kind: .daoTable(store: path, table: e.tableName, encryptedColumns: e.encryptedColumns,
+                                                module: e.module, configPath: e.configPath),
+                                children: try columnNodes(of: e.tableName, in: store, path: path, parent: id, crypt: Set(e.encryptedColumns)))
             }
-            let attachedNodes = attached.map { a in
+            let attachedNodes = try attached.map { a in
                 // Two configs may name one table: both are listed, each under its module.
-                TreeNode(id: path + "#dao#" + a.table + "#" + a.file.path, label: a.table,
-                         detail: a.file.config.module.name + " (--config)" + crypt(a.file.config.encryptedColumns),
-                         kind: .daoTable(store: path, table: a.table, encryptedColumns: a.file.config.encryptedColumns,
-                                         module: a.file.config.module.name, configPath: a.file.path), children: [])
+                let id = path + "#dao#" + a.table + "#" + a.file.path
+                return TreeNode(id: id, label: a.table,
+                                detail: a.file.config.module.name + " (--config)" + crypt(a.file.config.encryptedColumns),
+                                kind: .daoTable(store: path, table: a.table, encryptedColumns: a.file.config.encryptedColumns,
+                                                module: a.file.config.module.name, configPath: a.file.path),
+                                children: try columnNodes(of: a.table, in: store, path: path, parent: id,
+                                                          crypt: Set(a.file.config.encryptedColumns)))
             }
             let nodes = recordedNodes + attachedNodes
             groups.append(TreeNode(id: path + "#dao", label: "DAO tables", detail: "\(nodes.count)", kind: .group, children: nodes))
@@ -425,11 +434,27 @@ private struct TreeBuilder {
             .union(daoTables.map(\.tableName)).union(attached.map(\.table)).union(cacheTables)
         let others = allTables.filter { !hidden.contains($0) }
         if !others.isEmpty {
-            groups.append(TreeNode(id: path + "#tables", label: "Tables", detail: "\(others.count)", kind: .group, children: others.map { name in
-                TreeNode(id: path + "#table#" + name, label: name, detail: "", kind: .table(store: path, name: name), children: [])
+            groups.append(TreeNode(id: path + "#tables", label: "Tables", detail: "\(others.count)", kind: .group, children: try others.map { name in
+                let id = path + "#table#" + name
+                return TreeNode(id: id, label: name, detail: "", kind: .table(store: path, name: name),
+                                children: try columnNodes(of: name, in: store, path: path, parent: id, crypt: []))
             }))
         }
         let fileName = (path as NSString).lastPathComponent
         return TreeNode(id: path, label: label, detail: fileName == label ? "" : fileName, kind: .store(path: path), children: groups)
+    }
+
+    /// The columns of `table` as nodes under it: the name, then the declared type, `pk` for a
+    /// primary-key column and `crypt` for one stored encrypted.
+    private func columnNodes(of table: String, in store: Store, path: String, parent: String, crypt: Set<String>) throws -> [TreeNode] {
+        let rows = try store.queue.read { try $0.query("PRAGMA table_info(\(Database.quoteLiteral(table)))") }
+        return rows.compactMap { row in
+            guard let name = row[1].stringValue else { return nil }
+            let type = row[2].stringValue ?? ""
+            let detail = [type, (row[5].int64Value ?? 0) > 0 ? "pk" : "", crypt.contains(name) ? "crypt" : ""]
+                .filter { !$0.isEmpty }.joined(separator: " ")
+            return TreeNode(id: parent + "#column#" + name, label: name, detail: detail,
+                            kind: .column(store: path, table: table, name: name), children: [])
+        }
     }
 }

@@ -54,6 +54,7 @@ extension Browser {
         }
         if let leaving = request.leaving { lifecycle.jumpStack.append(leaving) }
         if let place = request.place { fresh.move(to: place.row, column: place.column, visibleRows: visibleRowCount) }
+        if let name = request.column, let index = source.columns.firstIndex(of: name) { fresh.goToColumn(index) }
         grid = fresh
         commands.append(count)
         if rows.count >= request.page.limit { refillGrid() }

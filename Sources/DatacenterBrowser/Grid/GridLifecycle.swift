@@ -46,6 +46,8 @@ struct GridLifecycle {
         var leaving: JumpPlace? = nil
         /// Where the cursor goes in the grid opened (`Backspace` back to a grid `J` left).
         var place: JumpPlace? = nil
+        /// The column the cursor goes to in the grid opened (Enter on a column in the tree).
+        var column: String? = nil
         /// Set to stop the reading (a sort in memory) when its answer is no longer wanted.
         let cancel: CancellationFlag
     }

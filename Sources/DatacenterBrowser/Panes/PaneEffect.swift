@@ -12,6 +12,9 @@ enum PaneEffect {
     case command(BrowserCommand)
     /// Show a leaf of the tree in the grid.
     case open(TreeNode)
+    /// Show a leaf of the tree in the grid, the cursor on its column `column` (Enter on a
+    /// column in the tree).
+    case openAt(TreeNode, column: String)
     /// Show one value in full in the inspector.
     case inspect(Inspector)
     /// Ask for a line of text at the bottom of the screen.

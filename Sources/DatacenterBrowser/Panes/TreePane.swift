@@ -84,14 +84,19 @@ struct TreePane {
         case .pageDown: cursor = min(nodes.count - 1, cursor + height)
         case .home, .character("g"): cursor = 0
         case .end, .character("G"): cursor = nodes.count - 1
-        case .right, .character("l"), .enter:
-            if node.isLeaf { effects.append(.open(node)) } else if expanded.contains(node.id), key == .right || key == .character("l") {
-                if cursor + 1 < nodes.count { cursor += 1 }
-            } else {
-                expanded.insert(node.id)
-            }
+        case .enter:
+            // A table opens (its columns stay as they are); a column opens its table on it.
+            if node.isLeaf { effects.append(.open(node)) } else if case .column = node.kind { effects += openTable(of: cursor, in: nodes) }
+            else { expanded.insert(node.id) }
+        case .right, .character("l"):
+            // Into the tree first: a node with children (a table's are its columns) opens,
+            // then → goes to its first child; a leaf without children opens its grid.
+            if !node.children.isEmpty, !expanded.contains(node.id) { expanded.insert(node.id) }
+            else if !node.children.isEmpty { if cursor + 1 < nodes.count { cursor += 1 } }
+            else if node.isLeaf { effects.append(.open(node)) }
+            else if case .column = node.kind { effects += openTable(of: cursor, in: nodes) }
         case .left, .character("h"):
-            if !node.isLeaf, expanded.contains(node.id) { expanded.remove(node.id) }
+            if !node.children.isEmpty, expanded.contains(node.id) { expanded.remove(node.id) }
             else if let parent = nodes[..<cursor].lastIndex(where: { $0.depth < nodes[cursor].depth }) { cursor = parent }
         case .tab, .escape: if hasGrid { effects.append(.focus(.grid)) }
         case .character("q"): effects.append(.quit)
@@ -101,8 +106,15 @@ struct TreePane {
         return effects
     }
 
+    /// The grid of the table column `index` of `nodes` belongs to, on that column.
+    private func openTable(of index: Int, in nodes: [(node: TreeNode, depth: Int)]) -> [PaneEffect] {
+        guard case let .column(_, _, name) = nodes[index].node.kind,
+              let parent = nodes[..<index].last(where: { $0.depth < nodes[index].depth })?.node else { return [] }
+        return [.openAt(parent, column: name)]
+    }
+
     /// A click on line `line` of the tree (0: its first line): selects the node there, opens
-    /// a leaf, and opens or closes a node with children.
+    /// a leaf (a column: its table, on it), and opens or closes a node with children.
     mutating func click(line: Int) -> [PaneEffect] {
         let index = top + line
         let nodes = visibleTree
@@ -110,6 +122,7 @@ struct TreePane {
         cursor = index
         let node = nodes[index].node
         if node.isLeaf { return [.focus(.tree), .open(node)] }
+        if case .column = node.kind { return [.focus(.tree)] + openTable(of: index, in: nodes) }
         if expanded.contains(node.id) { expanded.remove(node.id) } else { expanded.insert(node.id) }
         return [.focus(.tree)]
     }
@@ -151,6 +164,12 @@ struct TreePane {
         return nil
     }
 
+    /// True for a column under its table.
+    private func isColumn(_ node: TreeNode) -> Bool {
+        if case .column = node.kind { return true }
+        return false
+    }
+
     /// Draws the tree in `area`; the selected node stands out more when the tree has focus.
     func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
         let nodes = visibleTree
@@ -162,7 +181,7 @@ struct TreePane {
             let selected = index == cursor
             let role: StyleRole = selected ? (focused ? .treeSelected : .gridSelected) : .tree
             screen.fill(x: area.x, y: y, count: area.width, role: role)
-            let marker = node.isLeaf ? "  " : (expanded.contains(node.id) ? "▾ " : "▸ ")
+            let marker = node.children.isEmpty && node.isLeaf || isColumn(node) ? "  " : (expanded.contains(node.id) ? "▾ " : "▸ ")
             let indent = String(repeating: " ", count: depth * 2)
             let used = screen.write(indent + marker + node.label, x: area.x, y: y, maxWidth: area.width, role: role)
             if !node.detail.isEmpty, used + 2 < area.width {
@@ -174,8 +193,8 @@ struct TreePane {
 
 extension TreePane: Pane {
     static let keyHelp = [
+        "  → ← (tree)     a table's columns; Enter on one: its table on it",
         "  o (tree)  O    open another root or file; ↑↓ recent ones",
-        "  R (tree)       read the root again (users, tables); done by",
-        "                 itself when the current user changes",
+        "  R (tree)       read again; done when the current user changes",
     ]
 }
