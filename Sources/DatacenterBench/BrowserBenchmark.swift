@@ -32,6 +32,7 @@ package enum BrowserBenchmark {
 
     /// The scenarios, in the order they are reported.
     package static let scenarios = ["browse-first-screen", "browse-last-page", "browse-keypress"] + BrowserWorkflowBenchmark.scenarios
+        + BrowserTerminalBenchmark.scenarios
 
     /// Hands `event` to the browser and does the reads it asks for (pages) at once, on this
     /// thread, as the terminal's command runner would between two keys: what a key costs
@@ -59,13 +60,18 @@ package enum BrowserBenchmark {
     /// end, move), so all of them are measured.
     /// The slow paths follow (`BrowserWorkflowBenchmark`), against the sqlite3 shell; their
     /// exports are written in `scratch`.
+    /// The terminal scenarios (`BrowserTerminalBenchmark`) run when `rows` says how many rows
+    /// the table has (one the benchmark built: its last row's text is known).
     package static func run(path: String, table: String, scratch: String, width: Int = 120, height: Int = 40, rounds: Int = 7,
-                           selection: BenchmarkSelection = .all, report: (BenchmarkResult) throws -> Void) throws {
+                           rows: Int? = nil, selection: BenchmarkSelection = .all, report: (BenchmarkResult) throws -> Void) throws {
         func reportSelected(_ result: BenchmarkResult) throws { if selection.includes(result.scenario) { try report(result) } }
         if selection.includesAny("browse-first-screen", "browse-last-page", "browse-keypress") {
             try runOpening(path: path, table: table, width: width, height: height, rounds: rounds, report: reportSelected)
         }
         try BrowserWorkflowBenchmark.run(path: path, table: table, scratch: scratch, selection: selection, report: report)
+        if let rows {
+            try BrowserTerminalBenchmark.run(path: path, table: table, rows: rows, rounds: 5, selection: selection, report: report)
+        }
     }
 
     /// The opening scenarios: first screen, last page, a key.

@@ -35,7 +35,7 @@ extension BenchCommand {
             }
             defer { try? FileManager.default.removeItem(atPath: db == nil ? scratch : scratch + "/browse") }
             BenchCommand.printHeader(json: json)
-            try BrowserBenchmark.run(path: path, table: table, scratch: scratch + "/browse", selection: selection) {
+            try BrowserBenchmark.run(path: path, table: table, scratch: scratch + "/browse", rows: db == nil ? rows : nil, selection: selection) {
                 BenchCommand.print($0, json: json)
             }
         }
