@@ -97,6 +97,12 @@ public enum StoreSnapshot {
                 usleep(20_000)
             }
         }
+        // The copy keeps the source's journal mode in its header: a copy in WAL mode would need
+        // its -shm beside it to be read, so a snapshot on a read-only disk could not be. A
+        // snapshot is never written again: rollback-journal mode it is.
+        let copy = try Database(path: target, key: copyKey, mode: .readWrite, busyTimeout: busyTimeout)
+        try copy.execute("PRAGMA journal_mode = DELETE")
+        copy.close()
         chmod(target, 0o600)
         var status = stat()
         stat(target, &status)

@@ -73,6 +73,12 @@ import DatacenterTestSupport
         #expect(manifest.stores.allSatisfy { $0.encrypted == encrypted }, "copied encrypted exactly when the source is")
         let taken = try ChangeSource.at(snapshot)
         #expect(taken.kind == .snapshot && taken.stores.count == source.stores.count)
+        for store in taken.stores {
+            let copy = try databaseKeys.open(path: store.path, mode: .readOnly).database
+            #expect(try copy.scalar("PRAGMA journal_mode", cached: false) == .text("delete"), "a copy needs no -shm to be read")
+            copy.close()
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: snapshot + "/users/alice").sorted() == ["user.sqlite"])
         #expect(try StoreDiff(keys: keys, databaseKeys: databaseKeys).run(taken, source, into: Recorder()) == 0,
                 "a fresh snapshot holds what its root holds")
 
