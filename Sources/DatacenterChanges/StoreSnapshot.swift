@@ -101,7 +101,8 @@ public enum StoreSnapshot {
         // its -shm beside it to be read, so a snapshot on a read-only disk could not be. A
         // snapshot is never written again: rollback-journal mode it is.
         let copy = try Database(path: target, key: copyKey, mode: .readWrite, busyTimeout: busyTimeout)
-        try copy.execute("PRAGMA journal_mode = DELETE")
+        // No sync of its own: the whole folder is synced before it is renamed into place.
+        try copy.execute("PRAGMA synchronous = OFF; PRAGMA journal_mode = DELETE")
         copy.close()
         chmod(target, 0o600)
         var status = stat()
