@@ -11,6 +11,13 @@ enum BenchChildProcess {
         let peakBytes: Int
     }
 
+    /// The program called `name` on `PATH`, if installed (a baseline tool: the sqlite3
+    /// shell, `sqldiff`, tmux).
+    static func tool(_ name: String) -> String? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     /// Runs `datacenter ARGUMENTS` (output thrown away); nil when this process is not the
     /// `datacenter` binary (a test runner), which has no binary to run.
     /// - throws: `DatabaseBenchmark.Failure` when the command fails.

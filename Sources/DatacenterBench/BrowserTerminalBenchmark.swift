@@ -70,7 +70,7 @@ enum BrowserTerminalBenchmark {
                     report: (BenchmarkResult) throws -> Void) throws {
         guard selection.includesAny("browse-tmux-first-rows", "browse-tmux-end") else { return }
         guard let binary = Bundle.main.executableURL?.resolvingSymlinksInPath().path, binary.hasSuffix("/datacenter"),
-              let shell = ChangesBenchmark.tool("sqlite3"), ChangesBenchmark.tool("tmux") != nil else { return }
+              let shell = SQLiteShell.path, BenchChildProcess.tool("tmux") != nil else { return }
         let tmux = Tmux()
         defer { tmux.stop() }
         _ = try tmux.start("sleep 600")               // the server, started before anything is timed

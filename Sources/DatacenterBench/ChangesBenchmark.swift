@@ -27,19 +27,13 @@ package enum ChangesBenchmark {
         package static let quick = Scale(messages: 200_000, kvValues: 10_000, rounds: 1)
     }
 
-    /// The tool on `PATH` called `name`, if installed.
-    static func tool(_ name: String) -> String? {
-        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        return folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
     /// Runs the selected scenarios with files in `folder` (removed afterwards).
     package static func run(in folder: String, scale: Scale, selection: BenchmarkSelection,
                             report: (BenchmarkResult) -> Void) throws {
         try? FileManager.default.removeItem(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        guard let sqldiff = tool("sqldiff"), let shell = tool("sqlite3") else {
+        guard let sqldiff = BenchChildProcess.tool("sqldiff"), let shell = SQLiteShell.path else {
             throw DatabaseBenchmark.Failure(description: "bench changes needs sqldiff and sqlite3 (Debian: sqlite3-tools, sqlite3)")
         }
         if selection.includesAny("diff-messages", "snapshot-messages") {

@@ -7,10 +7,7 @@ import Foundation
 enum SQLiteShell {
     /// The shell's path on `PATH`, or nil when it is not installed (those baselines are
     /// then not measured, and their scenarios say so).
-    static let path: String? = {
-        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        return folders.map { $0 + "/sqlite3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    static let path: String? = BenchChildProcess.tool("sqlite3")
 
     /// Why a shell run failed.
     struct Failure: Error, CustomStringConvertible {

@@ -87,16 +87,20 @@ public struct RowChange: Sendable {
     public let old: [(column: String, value: ShownValue)]
     /// The values in B: every column of a row added, the changed columns of a row changed.
     public let new: [(column: String, value: ShownValue)]
+    /// The columns `old`, `new` and `unchanged` may name, in the table's order (a KV entry's:
+    /// `value`, `options`; a cache entry's: `value`, `expires`).
+    public let columns: [String]
     /// The other columns of a row changed, the same on both sides: filled only when the diff
     /// is asked for whole rows (`StoreDiff.wholeRows`, the browser's grid), else empty.
     public var unchanged: [(column: String, value: ShownValue)] = []
 
     /// A change of `kind` in `section`.
-    public init(section: ChangeSection, table: String, kind: Kind, key: [(column: String, value: DatabaseValue)],
+    public init(section: ChangeSection, table: String, columns: [String], kind: Kind, key: [(column: String, value: DatabaseValue)],
                 old: [(column: String, value: ShownValue)], new: [(column: String, value: ShownValue)],
                 unchanged: [(column: String, value: ShownValue)] = []) {
         self.section = section
         self.table = table
+        self.columns = columns
         self.kind = kind
         self.key = key
         self.old = old

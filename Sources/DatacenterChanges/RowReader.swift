@@ -71,7 +71,8 @@ struct RowReader {
                 kind = .changed
             }
         }
-        return RowChange(section: section, table: table, kind: kind, key: key, old: old, new: new, unchanged: unchanged)
+        return RowChange(section: section, table: table, columns: layout.dataColumns, kind: kind, key: key, old: old, new: new,
+                         unchanged: unchanged)
     }
 
     /// A column's value as shown: a crypt column's decrypted (or locked).
@@ -119,9 +120,12 @@ struct RowReader {
         }
         let section = ChangeSection.kv(business: business)
         let key = [(column: "key", value: keyText)]
+        let columns = ["value", "options"]
         switch raw.kind {
-        case .inserted: return RowChange(section: section, table: table, kind: .added, key: key, old: [], new: [("value", shown(entry(raw.new)))])
-        case .deleted: return RowChange(section: section, table: table, kind: .removed, key: key, old: [("value", shown(entry(raw.old))), ], new: [])
+        case .inserted:
+            return RowChange(section: section, table: table, columns: columns, kind: .added, key: key, old: [], new: [("value", shown(entry(raw.new)))])
+        case .deleted:
+            return RowChange(section: section, table: table, columns: columns, kind: .removed, key: key, old: [("value", shown(entry(raw.old)))], new: [])
         case .updated:
             let before = entry(raw.old), after = entry(raw.new)
             var old: [(column: String, value: ShownValue)] = []
@@ -139,9 +143,9 @@ struct RowReader {
                 old.append(("options", .database(raw.old[options])))
                 new.append(("options", .database(raw.new[options])))
             }
-            if !old.isEmpty { return RowChange(section: section, table: table, kind: .changed, key: key, old: old, new: new) }
+            if !old.isEmpty { return RowChange(section: section, table: table, columns: columns, kind: .changed, key: key, old: old, new: new) }
             let kind: RowChange.Kind = raw.changed[value] ? .reencrypted : .touched
-            return RowChange(section: section, table: table, kind: kind, key: key, old: [], new: [])
+            return RowChange(section: section, table: table, columns: columns, kind: kind, key: key, old: [], new: [])
         }
     }
 
@@ -169,9 +173,12 @@ struct RowReader {
         }
         let section = ChangeSection.cache(name: name)
         let key = [(column: "key", value: keyText)]
+        let columns = ["value", "expires"]
         switch raw.kind {
-        case .inserted: return RowChange(section: section, table: table, kind: .added, key: key, old: [], new: [("value", decoded(raw.new))])
-        case .deleted: return RowChange(section: section, table: table, kind: .removed, key: key, old: [("value", decoded(raw.old))], new: [])
+        case .inserted:
+            return RowChange(section: section, table: table, columns: columns, kind: .added, key: key, old: [], new: [("value", decoded(raw.new))])
+        case .deleted:
+            return RowChange(section: section, table: table, columns: columns, kind: .removed, key: key, old: [("value", decoded(raw.old))], new: [])
         case .updated:
             var old: [(column: String, value: ShownValue)] = []
             var new: [(column: String, value: ShownValue)] = []
@@ -186,8 +193,8 @@ struct RowReader {
                 old.append(("expires", .database(raw.old[expires])))
                 new.append(("expires", .database(raw.new[expires])))
             }
-            if !old.isEmpty { return RowChange(section: section, table: table, kind: .changed, key: key, old: old, new: new) }
-            return RowChange(section: section, table: table, kind: raw.changed[value] ? .reencrypted : .touched, key: key, old: [], new: [])
+            if !old.isEmpty { return RowChange(section: section, table: table, columns: columns, kind: .changed, key: key, old: old, new: new) }
+            return RowChange(section: section, table: table, columns: columns, kind: raw.changed[value] ? .reencrypted : .touched, key: key, old: [], new: [])
         }
     }
 }

@@ -40,7 +40,11 @@ public struct StoreDiff: Sendable {
         let stores = try StorePair(a: storeA.path, b: storeB.path, databaseKeys: databaseKeys, busyTimeout: busyTimeout)
         defer { stores.close() }
         sink.beginStore(name, presence: .both)
-        _ = try rows(of: table, in: stores, catalog: try catalog(stores), into: sink)
+        // A table on one side only, or whose columns changed, has no rows to compare.
+        if let layout = try TableLayout.of(table, schema: "aux", in: stores.db),
+           try TableLayout.of(table, schema: "main", in: stores.db) == layout {
+            _ = try rows(of: table, layout: layout, in: stores, catalog: try catalog(stores), into: sink)
+        }
         sink.endStore()
     }
 
@@ -128,7 +132,7 @@ public struct StoreDiff: Sendable {
         let b = try pair.objects(in: "aux")
         let inA = Dictionary(a.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let inB = Dictionary(b.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var compared: [String] = []
+        var compared: [(name: String, layout: TableLayout)] = []
         for name in Set(inA.keys).union(inB.keys).sorted(by: SQLDiffWriter.binaryOrder) {
             let objectA = inA[name], objectB = inB[name]
             guard let object = objectB ?? objectA, object.sql != nil || object.type == "table" else { continue }
@@ -157,19 +161,18 @@ public struct StoreDiff: Sendable {
                 sink.schemaChange(SchemaChange(kind: .changed, type: "table", name: name, note: nil))
                 count += 1
             }
-            compared.append(name)
+            compared.append((name, layoutA))
         }
         let catalog = try catalog(pair)
-        for name in compared {
-            count += try rows(of: name, in: pair, catalog: catalog, into: sink)
+        for (name, layout) in compared {
+            count += try rows(of: name, layout: layout, in: pair, catalog: catalog, into: sink)
         }
         return count
     }
 
-    /// The rows of table `name` that differ, sent to `sink`; returns the changes of value.
-    private func rows(of name: String, in pair: StorePair, catalog: Catalog, into sink: ChangeSink) throws -> Int {
-        guard let layout = try TableLayout.of(name, schema: "aux", in: pair.db),
-              try TableLayout.of(name, schema: "main", in: pair.db) == layout else { return 0 }
+    /// The rows of table `name` (laid out as `layout` on both sides) that differ, sent to
+    /// `sink`; returns the changes of value.
+    private func rows(of name: String, layout: TableLayout, in pair: StorePair, catalog: Catalog, into sink: ChangeSink) throws -> Int {
         let reader = RowReader(table: name, layout: layout, keys: keys, section: section(of: name, catalog: catalog),
                                cryptColumns: catalog.daoCryptColumns[name] ?? [], cacheEncrypted: catalog.caches[name]?.encrypted ?? false,
                                wholeRows: wholeRows)

@@ -100,10 +100,12 @@ public enum StoreSnapshot {
         // The copy keeps the source's journal mode in its header: a copy in WAL mode would need
         // its -shm beside it to be read, so a snapshot on a read-only disk could not be. A
         // snapshot is never written again: rollback-journal mode it is.
-        let copy = try Database(path: target, key: copyKey, mode: .readWrite, busyTimeout: busyTimeout)
-        // No sync of its own: the whole folder is synced before it is renamed into place.
-        try copy.execute("PRAGMA synchronous = OFF; PRAGMA journal_mode = DELETE")
-        copy.close()
+        do {
+            let copy = try Database(path: target, key: copyKey, mode: .readWrite, busyTimeout: busyTimeout)
+            defer { copy.close() }
+            // No sync of its own: the whole folder is synced before it is renamed into place.
+            try copy.execute("PRAGMA synchronous = OFF; PRAGMA journal_mode = DELETE")
+        }
         chmod(target, 0o600)
         var status = stat()
         stat(target, &status)

@@ -32,15 +32,11 @@ package final class ChangedRowsSource: HeldRowsSource {
         let collector = Collector(section: section)
         try diff.run(a, b, store: store, table: table, into: collector)
         let changes = collector.changes
-        // The key's columns, then each other column's pair, in the order they come.
-        var keyColumns: [String] = [], dataColumns: [String] = []
-        for change in changes {
-            for (column, _) in change.key where !keyColumns.contains(column) { keyColumns.append(column) }
-            for (column, _) in change.old + change.new + change.unchanged where !dataColumns.contains(column) { dataColumns.append(column) }
-        }
-        if let order = try? Self.columnOrder(table: table, at: livePath, catalog: catalog) {
-            dataColumns.sort { (order[$0] ?? Int.max, $0) < (order[$1] ?? Int.max, $1) }
-        }
+        // The key's columns, then the pair of each other column a change shows, in the
+        // table's order (a KV entry's `options`, say, only when one changed).
+        let keyColumns = changes.first?.key.map(\.column) ?? []
+        let shown = Set(changes.flatMap { ($0.old + $0.new + $0.unchanged).map(\.column) })
+        let dataColumns = (changes.first?.columns ?? []).filter(shown.contains)
         columns = ["change"] + keyColumns + dataColumns.flatMap { ["\($0) (mark)", "\($0) (now)"] }
         let name: String
         switch section {
@@ -79,14 +75,6 @@ package final class ChangedRowsSource: HeldRowsSource {
             changes.append(change)
         }
         func endStore() {}
-    }
-
-    /// The table's columns' places, for laying the pairs out in the table's order.
-    private static func columnOrder(table: String, at path: String?, catalog: BrowserCatalog) throws -> [String: Int] {
-        guard let path else { return [:] }
-        let rows = try catalog.store(at: path).queue.read { try $0.query("PRAGMA table_info(\(Database.quoteLiteral(table)))") }
-        return Dictionary(rows.enumerated().compactMap { index, row in row[1].stringValue.map { ($0, index) } },
-                          uniquingKeysWith: { first, _ in first })
     }
 
     private static func kindCell(_ kind: RowChange.Kind) -> GridCell {

@@ -164,12 +164,6 @@ struct TreePane {
         return nil
     }
 
-    /// True for a column under its table.
-    private func isColumn(_ node: TreeNode) -> Bool {
-        if case .column = node.kind { return true }
-        return false
-    }
-
     /// Draws the tree in `area`; the selected node stands out more when the tree has focus.
     func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
         let nodes = visibleTree
@@ -181,7 +175,13 @@ struct TreePane {
             let selected = index == cursor
             let role: StyleRole = selected ? (focused ? .treeSelected : .gridSelected) : .tree
             screen.fill(x: area.x, y: y, count: area.width, role: role)
-            let marker = node.children.isEmpty && node.isLeaf || isColumn(node) ? "  " : (expanded.contains(node.id) ? "▾ " : "▸ ")
+            // ▸ ▾ before what holds nodes: a store or group (even empty), a table listing its columns.
+            let holdsNodes: Bool
+            switch node.kind {
+            case .store, .group: holdsNodes = true
+            default: holdsNodes = !node.children.isEmpty
+            }
+            let marker = holdsNodes ? (expanded.contains(node.id) ? "▾ " : "▸ ") : "  "
             let indent = String(repeating: " ", count: depth * 2)
             let used = screen.write(indent + marker + node.label, x: area.x, y: y, maxWidth: area.width, role: role)
             if !node.detail.isEmpty, used + 2 < area.width {
