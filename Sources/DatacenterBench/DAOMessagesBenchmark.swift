@@ -13,13 +13,14 @@ import Foundation
 ///   foreach whose body is `%{'#{m.*}', conversation, sender, time, content}`, against raw
 ///   inserts with one reused prepared statement in one transaction (ratio ≤ 1.3).
 /// - `dao-messages-get`: `getMessage`, one row by id through the `:message` map, read with
-///   `fetch(_:_:as:)` into a Swift struct (the typed path: fields decoded straight from the
-///   columns), against a raw point select reading the same seven columns into the same kind
-///   of struct (ratio ≤ 1.3).
+///   `fetch(_:_:as:)` into a `DAORowDecodable` struct (the typed path: fields read straight
+///   from the columns), against a raw point select reading the same seven columns into the
+///   same kind of struct (ratio ≤ 1.3); `dao-messages-get-decodable` the same into a
+///   `Decodable` struct.
 /// - `dao-messages-list`: `listMessages` with a conversation, three senders and a limit of
 ///   10 (`<where>`, `<if>`, `<foreach>`, `<choose>`), 10 rows through `[:message]` into
-///   structs with `fetch`, against a raw select of the same SQL filling the same structs
-///   (ratio ≤ 1.3).
+///   `DAORowDecodable` structs with `fetch`, against a raw select of the same SQL filling the
+///   same structs (ratio ≤ 1.3); `dao-messages-list-decodable` into `Decodable` structs.
 /// - `dao-messages-get-values`, `dao-messages-list-values`: the same calls through `call`,
 ///   whose result is a `DAOValue` model per row (a dictionary of seven fields), against the
 ///   raw loops building the same dictionaries (ratio ≤ 1.3).
@@ -29,8 +30,8 @@ import Foundation
 /// work, not AES's. The model class is not registered, so rows come back as `.model` values.
 enum DAOMessagesBenchmark {
     /// The scenarios, in the order they run.
-    static let scenarios = ["dao-messages-insert", "dao-messages-get", "dao-messages-get-values", "dao-messages-list",
-                            "dao-messages-list-values"]
+    static let scenarios = ["dao-messages-insert", "dao-messages-get", "dao-messages-get-decodable", "dao-messages-get-values",
+                            "dao-messages-list", "dao-messages-list-decodable", "dao-messages-list-values"]
 
     /// A row of `:message` as an app reads it with `fetch(_:_:as:)`.
     struct MessageRecord: Decodable {
@@ -41,6 +42,27 @@ enum DAOMessagesBenchmark {
         var content: String?
         var read: Int64
         var starred: Int64
+    }
+
+    /// The same row as an app reads it with `DAORowDecodable`.
+    struct MessageRow: DAORowDecodable {
+        var msgId: Int64
+        var conversation: String
+        var sender: String
+        var time: Int64
+        var content: String?
+        var read: Int64
+        var starred: Int64
+
+        init(row: DAORow) throws {
+            msgId = try row["msgId"]
+            conversation = try row["conversation"]
+            sender = try row["sender"]
+            time = try row["time"]
+            content = try row["content"]
+            read = try row["read"]
+            starred = try row["starred"]
+        }
     }
 
     /// The conversations and senders the messages are spread over.
@@ -92,29 +114,34 @@ enum DAOMessagesBenchmark {
         let reads = scale.reads
         let ids: [Int64] = (0..<reads).map { Int64(($0 &* 7919) % n + 1) }
         let idValues = ids.map(DAOValue.integer)
-        if selection.includes("dao-messages-get") {
-            let get = try Stopwatch.interleaved(rounds: scale.rounds, operations: reads, engine: { _ in
-                for id in idValues { sink &+= try dao.fetch("getMessage", [id], as: MessageRecord.self).first?.content?.utf8.count ?? 0 }
-            }, baseline: { _ in
-                for id in ids { sink &+= try raw.get(id)?.content.utf8.count ?? 0 }
-            })
-            report(BenchmarkResult(scenario: "dao-messages-get", engineNanoseconds: get.engine, baselineNanoseconds: get.baseline,
-                                   target: "ratio <= 1.3 (typed: fetch into a struct, against raw into a struct)",
-                                   meetsTarget: get.engine / get.baseline <= 1.3))
+        /// Runs `scenario` when selected: `engine` and `baseline` alternately, each doing
+        /// `operations` reads, against a ratio of 1.3; `path` says what is compared.
+        func measure(_ scenario: String, operations: Int, path: String,
+                     engine: () throws -> Void, baseline: () throws -> Void) throws {
+            guard selection.includes(scenario) else { return }
+            let times = try Stopwatch.interleaved(rounds: scale.rounds, operations: operations,
+                                                  engine: { _ in try engine() }, baseline: { _ in try baseline() })
+            report(BenchmarkResult(scenario: scenario, engineNanoseconds: times.engine, baselineNanoseconds: times.baseline,
+                                   target: "ratio <= 1.3 (\(path))", meetsTarget: times.engine / times.baseline <= 1.3))
         }
-        if selection.includes("dao-messages-get-values") {
-            let get = try Stopwatch.interleaved(rounds: scale.rounds, operations: reads, engine: { _ in
-                for id in idValues { sink &+= try dao.call("getMessage", [id]).value.fields?.count ?? 0 }
-            }, baseline: { _ in
-                for id in ids { sink &+= try raw.getValue(id)?.fields?.count ?? 0 }
-            })
-            report(BenchmarkResult(scenario: "dao-messages-get-values", engineNanoseconds: get.engine, baselineNanoseconds: get.baseline,
-                                   target: "ratio <= 1.3 (values: call into a model value, against raw into the same dictionary)",
-                                   meetsTarget: get.engine / get.baseline <= 1.3))
-        }
+        func rawGets() throws { for id in ids { sink &+= try raw.get(id)?.content.utf8.count ?? 0 } }
+        try measure("dao-messages-get", operations: reads,
+                    path: "typed: fetch into a DAORowDecodable struct, against raw into a struct", engine: {
+            for id in idValues { sink &+= try dao.fetch("getMessage", [id], as: MessageRow.self).first?.content?.utf8.count ?? 0 }
+        }, baseline: rawGets)
+        try measure("dao-messages-get-decodable", operations: reads,
+                    path: "typed: fetch into a Decodable struct, against raw into a struct", engine: {
+            for id in idValues { sink &+= try dao.fetch("getMessage", [id], as: MessageRecord.self).first?.content?.utf8.count ?? 0 }
+        }, baseline: rawGets)
+        try measure("dao-messages-get-values", operations: reads,
+                    path: "values: call into a model value, against raw into the same dictionary", engine: {
+            for id in idValues { sink &+= try dao.call("getMessage", [id]).value.fields?.count ?? 0 }
+        }, baseline: {
+            for id in ids { sink &+= try raw.getValue(id)?.fields?.count ?? 0 }
+        })
 
         let lists = max(reads / 10, 1)
-        if selection.includes("dao-messages-list") || selection.includes("dao-messages-list-values") {
+        if scenarios.filter({ $0.hasPrefix("dao-messages-list") }).contains(where: selection.includes) {
             let listed = try dao.call("listMessages", listArguments).value.elements?.count ?? 0
             let rawListed = try raw.list(conversation: "c3", senders: senders, limit: 10).count
             guard listed == 10, rawListed == 10 else {
@@ -122,28 +149,21 @@ enum DAOMessagesBenchmark {
             }
         }
         let arguments = listArguments
-        if selection.includes("dao-messages-list") {
-            let listing = try Stopwatch.interleaved(rounds: scale.rounds, operations: lists, engine: { _ in
-                for _ in 0..<lists { sink &+= try dao.fetch("listMessages", arguments, as: MessageRecord.self).count }
-            }, baseline: { _ in
-                for _ in 0..<lists { sink &+= try raw.list(conversation: "c3", senders: senders, limit: 10).count }
-            })
-            report(BenchmarkResult(scenario: "dao-messages-list", engineNanoseconds: listing.engine,
-                                   baselineNanoseconds: listing.baseline,
-                                   target: "ratio <= 1.3 (typed: fetch into structs, against raw into structs)",
-                                   meetsTarget: listing.engine / listing.baseline <= 1.3))
-        }
-        if selection.includes("dao-messages-list-values") {
-            let listing = try Stopwatch.interleaved(rounds: scale.rounds, operations: lists, engine: { _ in
-                for _ in 0..<lists { sink &+= try dao.call("listMessages", arguments).value.elements?.count ?? 0 }
-            }, baseline: { _ in
-                for _ in 0..<lists { sink &+= try raw.listValues(conversation: "c3", senders: senders, limit: 10).count }
-            })
-            report(BenchmarkResult(scenario: "dao-messages-list-values", engineNanoseconds: listing.engine,
-                                   baselineNanoseconds: listing.baseline,
-                                   target: "ratio <= 1.3 (values: call into model values, against raw into the same dictionaries)",
-                                   meetsTarget: listing.engine / listing.baseline <= 1.3))
-        }
+        func rawLists() throws { for _ in 0..<lists { sink &+= try raw.list(conversation: "c3", senders: senders, limit: 10).count } }
+        try measure("dao-messages-list", operations: lists,
+                    path: "typed: fetch into DAORowDecodable structs, against raw into structs", engine: {
+            for _ in 0..<lists { sink &+= try dao.fetch("listMessages", arguments, as: MessageRow.self).count }
+        }, baseline: rawLists)
+        try measure("dao-messages-list-decodable", operations: lists,
+                    path: "typed: fetch into Decodable structs, against raw into structs", engine: {
+            for _ in 0..<lists { sink &+= try dao.fetch("listMessages", arguments, as: MessageRecord.self).count }
+        }, baseline: rawLists)
+        try measure("dao-messages-list-values", operations: lists,
+                    path: "values: call into model values, against raw into the same dictionaries", engine: {
+            for _ in 0..<lists { sink &+= try dao.call("listMessages", arguments).value.elements?.count ?? 0 }
+        }, baseline: {
+            for _ in 0..<lists { sink &+= try raw.listValues(conversation: "c3", senders: senders, limit: 10).count }
+        })
         if sink == 42 { print("") } // keeps the work from being optimized away
     }
 }

@@ -351,8 +351,9 @@ private let itemsXML = """
         #expect(result.status == 0, "\(result.stderr)")
         let objects = try result.stdout.split(separator: "\n").map { try #require(try CLI.json(String($0)) as? [String: Any]) }
         #expect(objects.compactMap { $0["scenario"] as? String } == ["dao-insert-foreach", "dao-select-pk", "dao-render", "dao-call-args-file",
-                                                                 "dao-messages-insert", "dao-messages-get", "dao-messages-get-values",
-                                                                 "dao-messages-list", "dao-messages-list-values"])
+                                                                 "dao-messages-insert", "dao-messages-get", "dao-messages-get-decodable",
+                                                                 "dao-messages-get-values", "dao-messages-list",
+                                                                 "dao-messages-list-decodable", "dao-messages-list-values"])
         for object in objects {
             #expect(Set(object.keys) == ["scenario", "engine_ns", "baseline_ns", "ratio"])
             #expect((object["engine_ns"] as? Double ?? 0) > 0)

@@ -293,10 +293,24 @@ public final class DAOObject: Sendable {
     /// calls (steps, `<try>`, a foreach) decode their result value. Both give what
     /// `call(id, arguments).value` decoded with `DAOValue.decode` gives.
     public func fetch<T: Decodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
+        try fetch(id, arguments, into: TypedRows<T>())
+    }
+
+    /// Calls a select and reads each row of its result with `T.init(row:)`: the typed read
+    /// of `fetch` without `Decodable`'s containers (see `DAORowDecodable`).
+    public func fetch<T: DAORowDecodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
+        try fetch(id, arguments, into: TypedRows(rowType: T.self))
+    }
+
+    /// A type that is both reads with `init(row:)`, its own faster reading.
+    public func fetch<T: Decodable & DAORowDecodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
+        try fetch(id, arguments, into: TypedRows(rowType: T.self))
+    }
+
+    private func fetch<T>(_ id: String, _ arguments: [DAOValue], into rows: TypedRows<T>) throws -> [T] {
         let method = try method(id, arity: arguments.count)
-        guard method.plan.mapsOneStatement else { return try fetchValue(id, arguments, as: type) }
-        let rows = TypedRows<T>()
         do {
+            guard method.plan.mapsOneStatement else { return try decodeValue(of: call(id, arguments), with: rows.decodeValue) }
             let result = try method.plan.run(method, arguments, on: self, typedRows: rows)
             recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
             return rows.rows
@@ -309,17 +323,21 @@ public final class DAOObject: Sendable {
 
     /// `fetch` through the call's value: the value path, which typed reads are held to.
     func fetchValue<T: Decodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
-        let value = try call(id, arguments).value
         do {
-            switch value {
-            case .nil: return []
-            case .array(let rows): return try rows.filter { !$0.isNil }.map { try $0.decode(T.self) }
-            default: return [try value.decode(T.self)]
-            }
+            return try decodeValue(of: call(id, arguments), with: { try $0.decode(T.self) })
         } catch let error as DAOError {
             throw error
         } catch {
             throw DAOError.resultMapping("\(error)")
+        }
+    }
+
+    /// The rows of a call's result value, each decoded by `decode` (a `.nil` row is none).
+    private func decodeValue<T>(of result: DAOCallResult, with decode: (DAOValue) throws -> T) throws -> [T] {
+        switch result.value {
+        case .nil: return []
+        case .array(let rows): return try rows.filter { !$0.isNil }.map(decode)
+        default: return [try decode(result.value)]
         }
     }
 

@@ -14,23 +14,39 @@ protocol TypedRowSink: AnyObject, Sendable {
     func add(scalar value: DAOValue) throws
 }
 
-/// The rows of one typed read, decoded as `T`.
-final class TypedRows<T: Decodable>: TypedRowSink, @unchecked Sendable {
+/// The rows of one typed read, decoded as `T`: by `Decodable`, or by `DAORowDecodable`
+/// (the same fields and conversions, without the standard library's containers).
+final class TypedRows<T>: TypedRowSink, @unchecked Sendable {
     // @unchecked: used by the one thread running the call (see `TypedRowSink`).
+
+    /// How a row's fields become a `T`.
+    private let decodeRow: (ColumnDecoder) throws -> T
+    /// How a whole value (a scalar result, a row of the value path, or a row whose columns
+    /// are not read) becomes a `T`.
+    let decodeValue: (DAOValue) throws -> T
+    /// False for the types `DAOValue.decode` reads from a row's whole value (`Date`, `Data`,
+    /// `URL`): those take the value path.
+    private let readsColumns: Bool
 
     /// The decoded rows, in order.
     private(set) var rows: [T] = []
 
+    private init(readsColumns: Bool, decodeRow: @escaping (ColumnDecoder) throws -> T, decodeValue: @escaping (DAOValue) throws -> T) {
+        self.readsColumns = readsColumns
+        self.decodeRow = decodeRow
+        self.decodeValue = decodeValue
+    }
+
     func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
-        guard TypedRows.readsColumns else {
-            rows.append(try DAOValueDecoding.decode(T.self, from: layout.value(of: row, decryptor: decryptor), codingPath: []))
+        guard readsColumns else {
+            rows.append(try decodeValue(layout.value(of: row, decryptor: decryptor)))
             return
         }
         let type = ObjectIdentifier(T.self)
         let learnt = layout.fieldOrder.flatMap { $0.type == type ? $0.fields : nil }
         let decoder = ColumnDecoder(row: row, layout: layout, decryptor: decryptor, order: learnt)
         do {
-            rows.append(try T(from: decoder))
+            rows.append(try decodeRow(decoder))
             if learnt == nil { layout.fieldOrder = (type, decoder.asked) }
             // The value path decrypts every crypt column of a row: one the type does not read
             // fails the row just the same.
@@ -45,18 +61,30 @@ final class TypedRows<T: Decodable>: TypedRowSink, @unchecked Sendable {
         }
     }
 
-    /// False for the types `DAOValue.decode` reads from a row's whole value (`Date`, `Data`,
-    /// `URL`): those take the value path.
-    private static var readsColumns: Bool { T.self != Date.self && T.self != Data.self && T.self != URL.self }
-
     func add(scalar value: DAOValue) throws {
         guard !value.isNil else { return }
-        rows.append(try value.decode(T.self))
+        rows.append(try decodeValue(value))
+    }
+}
+
+extension TypedRows where T: Decodable {
+    /// Rows decoded by `T`'s `init(from:)`.
+    convenience init() {
+        self.init(readsColumns: T.self != Date.self && T.self != Data.self && T.self != URL.self,
+                  decodeRow: { try T(from: $0) }, decodeValue: { try $0.decode(T.self) })
+    }
+}
+
+extension TypedRows where T: DAORowDecodable {
+    /// Rows read by `T`'s `init(row:)`.
+    convenience init(rowType: T.Type) {
+        self.init(readsColumns: true, decodeRow: { try T(row: DAORow(fields: $0)) },
+                  decodeValue: { try T(row: try DAORow(value: $0)) })
     }
 }
 
 /// A `Decoder` over the row a statement is on, for `TypedRows`.
-private final class ColumnDecoder: Decoder {
+final class ColumnDecoder: Decoder {
     let row: any ResultRow
     let layout: RowLayout
     let decryptor: any DataCrypt

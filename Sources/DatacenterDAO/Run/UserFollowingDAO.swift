@@ -151,6 +151,17 @@ public final class UserFollowingDAO: Sendable {
         try onCurrent(id) { try $0.fetch(id, arguments, as: type) }
     }
 
+    /// Calls a select on the current store and reads its rows with `T.init(row:)`
+    /// (`DAOObject.fetch`).
+    public func fetch<T: DAORowDecodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
+        try onCurrent(id) { try $0.fetch(id, arguments, as: type) }
+    }
+
+    /// A type that is both reads with `init(row:)` (`DAOObject.fetch`).
+    public func fetch<T: Decodable & DAORowDecodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
+        try onCurrent(id) { try $0.fetch(id, arguments, as: type) }
+    }
+
     /// Runs `body` in one transaction on the current store (`daoTransaction:`); every call
     /// `body` makes on the object it is given runs on that store, whatever switch happens.
     public func transaction<T>(_ body: (DAOObject) throws -> T) throws -> T {

@@ -1,0 +1,68 @@
+/// A type an app reads a select's rows into by field name, with `fetch(_:_:as:)`, as
+/// GRDB's `FetchableRecord` is read from a `Row`.
+///
+/// `Decodable` works too and needs no code, but every field it reads goes through
+/// containers the standard library boxes and dispatches generically; a type that writes
+/// its `init(row:)` reads each field with one call, and is what an app reads many rows with.
+/// Both read the same fields with the same conversions (`DAOFieldDecodable`), so a type may
+/// adopt both: `fetch` then takes this path.
+///
+/// ```swift
+/// struct Message: DAORowDecodable {
+///     var id: Int64, sender: String, content: String?
+///     init(row: DAORow) throws {
+///         id = try row["msgId"]
+///         sender = try row["sender"]
+///         content = try row["content"]
+///     }
+/// }
+/// let messages = try dao.fetch("listMessages", arguments, as: Message.self)
+/// ```
+public protocol DAORowDecodable {
+    /// Reads one row. `row` is valid only during this call: keep what it gives, not it.
+    /// - throws: what reading a field throws (`DecodingError`), or an error of the type's own.
+    init(row: DAORow) throws
+}
+
+/// One row of a select's result, as a `<map>` or `{}` result lays it out: each field (a
+/// mapped property name, else a column name) with its value, crypt columns decrypted.
+///
+/// Read by `DAORowDecodable` types during `fetch`, straight from the statement's columns
+/// when the call runs one statement, else from the row's dictionary.
+public struct DAORow {
+    let fields: any DAOValueDecoding.Fields
+
+    /// The row's field names.
+    public var fieldNames: [String] { fields.fieldNames }
+
+    /// True when the row has field `name` (whatever its value, `nil` included).
+    public func contains(_ name: String) -> Bool { fields.hasField(name) }
+
+    /// The value of field `name` read as `T`, with the conversions `Decodable` reads with
+    /// (`DAOValue.decode`): an integer from 0/1 for a `Bool`, from numeric text, and so on.
+    /// An optional `T` reads nil for a missing field or a `nil` value.
+    /// - throws: `DecodingError.keyNotFound` (no such field), `.typeMismatch` (a value that
+    ///   does not fit `T`), both naming the field; `DAOError.crypt` for a crypt column that
+    ///   does not decrypt.
+    public subscript<T: DAOFieldDecodable>(_ name: String) -> T {
+        get throws { try decode(T.self, name) }
+    }
+
+    /// `row[name]` with the type spelt out.
+    public func decode<T: DAOFieldDecodable>(_ type: T.Type, _ name: String) throws -> T {
+        guard let value = try fields.value(ofField: name) else { return try T.decodeMissingField(name) }
+        return try T.decode(fieldValue: value, field: name)
+    }
+
+    /// The field's value as the value path has it, nil when the row has no such field.
+    public func value(_ name: String) throws -> DAOValue? { try fields.value(ofField: name) }
+}
+
+extension DAORow {
+    /// The row of a call's result value: a `{}`, model or map row (a dictionary).
+    /// - throws: `DecodingError.typeMismatch` for a value that is not a row.
+    init(value: DAOValue) throws {
+        guard let fields = value.fields else { throw DAOValueDecoding.mismatch([String: DAOValue].self, value, []) }
+        self.init(fields: DAOValueDecoding.DictionaryFields(fields: fields))
+    }
+}
