@@ -16,6 +16,10 @@ final class CursesTerminal {
     /// one at a time before curses is read again.
     private var pending: [wint_t] = []
 
+    /// True between the marks of a bracketed paste: its line breaks arrive as Ctrl-J (a new
+    /// line in the console, Enter elsewhere) and its tabs as spaces, not as Enter and Tab.
+    private var pasting = false
+
     /// Starts curses: raw keys, no echo, keypad and mouse, colours if the terminal has them.
     ///
     /// The locale comes from the environment, so curses encodes output as the terminal
@@ -29,6 +33,7 @@ final class CursesTerminal {
         initscr()
         started = true
         raw()
+        nonl()      // Enter arrives as CR, Ctrl-J as LF: the console's editor tells them apart
         noecho()
         keypad(dc_stdscr(), true)
         curs_set(0)
@@ -44,6 +49,7 @@ final class CursesTerminal {
             readsSGRMouse = true
             writeToTerminal("\u{1B}[?1006h")
         }
+        writeToTerminal("\u{1B}[?2004h")   // bracketed paste: a paste's line breaks are not Enter
     }
 
     /// Writes a control sequence straight to the terminal, past curses (which draws only
@@ -63,6 +69,7 @@ final class CursesTerminal {
         guard started else { return }
         started = false
         if readsSGRMouse { writeToTerminal("\u{1B}[?1006l") }
+        writeToTerminal("\u{1B}[?2004l")
         endwin()
     }
 
@@ -182,7 +189,7 @@ final class CursesTerminal {
         var character: wint_t = 0
         let status = get_wch(&character)
         if status == ERR { return nil }
-        if status != KEY_CODE_YES, character == 27, readsSGRMouse { return eventAfterEscape() }
+        if status != KEY_CODE_YES, character == 27 { return eventAfterEscape() }
         if status == KEY_CODE_YES {
             switch Int32(character) {
             case KEY_UP: return .key(.up)
@@ -214,14 +221,15 @@ final class CursesTerminal {
         return event(forCharacter: character)
     }
 
-    /// What follows an `ESC`: a mouse report's event, or the Escape key (the characters
-    /// read after it given back through `pending`). A report arrives in one write, so what
-    /// is not there at once is not part of one.
+    /// What follows an `ESC`: a mouse report's event, the start or end of a paste (bracketed
+    /// paste mode), or the Escape key (the characters read after it given back through
+    /// `pending`). A report or a paste's mark arrives in one write, so what is not there at
+    /// once is not part of one.
     private func eventAfterEscape() -> BrowserEvent? {
         var read: [wint_t] = []
         var characters: [Character] = []
         timeout(0)
-        while case .incomplete = SGRMouseReport.read(characters) {
+        while couldContinue(characters) {
             var character: wint_t = 0
             let status = get_wch(&character)
             guard status == OK, let scalar = Unicode.Scalar(UInt32(character)) else {
@@ -231,18 +239,40 @@ final class CursesTerminal {
             }
             read.append(character)
             characters.append(Character(scalar))
+            switch String(characters) {
+            case Self.pasteStart:
+                pasting = true
+                return nil
+            case Self.pasteEnd:
+                pasting = false
+                return nil
+            default: break
+            }
         }
-        if case .report(let report, _) = SGRMouseReport.read(characters) { return report.event }
+        if readsSGRMouse, case .report(let report, _) = SGRMouseReport.read(characters) { return report.event }
         pending += read
         return .key(.escape)
+    }
+
+    /// What follows `ESC` in bracketed paste mode before a paste, and after it.
+    private static let pasteStart = "[200~", pasteEnd = "[201~"
+
+    /// True while `characters` (read after an `ESC`) may still become a mouse report or a
+    /// paste's mark.
+    private func couldContinue(_ characters: [Character]) -> Bool {
+        let text = String(characters)
+        if Self.pasteStart.hasPrefix(text) || Self.pasteEnd.hasPrefix(text) { return true }
+        guard readsSGRMouse, case .incomplete = SGRMouseReport.read(characters) else { return false }
+        return true
     }
 
     /// The event of a character curses read (not a function key).
     private func event(forCharacter character: wint_t) -> BrowserEvent? {
         switch character {
-        case 10, 13: return .key(.enter)
+        case 13: return .key(pasting ? .control("j") : .enter)
+        case 10: return .key(.control("j"))               // Ctrl-J, or a line break in a paste
         case 27: return .key(.escape)
-        case 9: return .key(.tab)
+        case 9: return .key(pasting ? .character(" ") : .tab)
         case 127, 8: return .key(.backspace)
         default:
             guard let scalar = Unicode.Scalar(UInt32(character)) else { return nil }

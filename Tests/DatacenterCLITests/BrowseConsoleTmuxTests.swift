@@ -4,7 +4,9 @@ import Testing
 /// The SQL console in the real browser: a query runs without freezing the screen, and Esc
 /// cancels it.
 extension BrowseTmuxTests {
-    @Test func aConsoleQueryRunsWhileKeysWorkAndEscCancelsIt() throws {
+    /// The browser on a new demo's `notes` table with the console open; the folder holds
+    /// the demo (keep it while the session runs).
+    static func consoleOnTheDemoNotes() throws -> (TemporaryFolder, Session) {
         let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         #expect(try CLI.run(["demo", root]).status == 0)
@@ -12,6 +14,12 @@ extension BrowseTmuxTests {
         try session.waitFor("Welcome")
         try session.send(":")
         try session.waitFor("sql>")
+        return (scratch, session)
+    }
+
+    @Test func aConsoleQueryRunsWhileKeysWorkAndEscCancelsIt() throws {
+        let (scratch, session) = try Self.consoleOnTheDemoNotes()
+        defer { withExtendedLifetime(scratch) {} }
         // A query that never ends by itself.
         try session.send("-l", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n WHERE i < 0")
         try session.send("Enter")
@@ -32,13 +40,8 @@ extension BrowseTmuxTests {
 
     /// Ctrl-R in the console: the history filtered by what is typed; Enter takes a line.
     @Test func ctrlRInTheConsoleSearchesTheHistory() throws {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
-        try session.waitFor("Welcome")
-        try session.send(":")
-        try session.waitFor("sql>")
+        let (scratch, session) = try Self.consoleOnTheDemoNotes()
+        defer { withExtendedLifetime(scratch) {} }
         try session.send("-l", ".mode list")
         try session.send("Enter")
         try session.waitFor("mode: list")
@@ -51,6 +54,38 @@ extension BrowseTmuxTests {
         try session.send("Enter")
         try session.waitFor("sql> select 'remember me' as x")
         try session.send("Escape", "q")
+    }
+
+    /// The console as an editor in a real terminal: Ctrl-J starts a new line and Enter runs
+    /// the statement whole; a paste keeps its lines (bracketed paste) and runs nothing; a
+    /// second tab keeps its own query.
+    @Test func theConsoleEditsOverSeveralLinesInTabs() throws {
+        let (scratch, session) = try Self.consoleOnTheDemoNotes()
+        defer { withExtendedLifetime(scratch) {} }
+        try session.send("-l", "select title,")
+        try session.send("C-j")
+        try session.send("-l", "  length(body) as chars")
+        try session.send("C-j")
+        try session.send("-l", "from notes where title = 'Quotes'")
+        let editing = try session.waitFor("...> from notes")
+        #expect(editing.contains("sql> select title,") && editing.contains("...>   length(body) as chars"))
+        try session.send("Enter")
+        let grid = try session.waitFor("chars")
+        #expect(grid.contains("Quotes") && !grid.contains("Welcome"), "the three lines ran as one statement")
+        try session.send(":")
+        try session.send("C-t")
+        try session.waitFor("1 select title,")
+        let paste = scratch.file("paste.sql")
+        try "select 'pasted' as p,\n  2 as two\n".write(toFile: paste, atomically: true, encoding: .utf8)
+        _ = try Session.tmux(["load-buffer", paste])
+        _ = try Session.tmux(["paste-buffer", "-p", "-t", session.name])
+        let pasted = try session.waitFor("...>   2 as two")
+        #expect(pasted.contains("sql> select 'pasted' as p,") && !pasted.contains("running"), "the paste ran nothing")
+        try session.send("Enter")
+        try session.waitFor("SQL: select 'pasted' as p,")
+        try session.send("Escape", "q")
+        Self.waitForExit(session)
+        #expect(!session.isRunning, "the browser did not quit on q")
     }
 }
 

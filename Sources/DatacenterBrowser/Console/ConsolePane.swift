@@ -1,43 +1,31 @@
 import DatacenterKit
 import Foundation
 
-/// The SQL console on one store: type SQL, run it read-only, see the rows; earlier commands
-/// come back with ↑ and ↓.
+/// The SQL console on one store: write SQL over one line or several, run it read-only, see
+/// the rows; earlier commands come back with ↑ and ↓; several tabs each keep a query and its
+/// output (`ConsoleTab`).
+///
+/// Enter runs what is written, as the sqlite3 shell runs a finished statement; inside an
+/// unfinished one (an open quote, comment or trigger body) it starts a new line, as the
+/// shell continues one, and Ctrl-J always does.
 ///
 /// A query runs off the input loop (`BrowserCommand.consoleQuery`), so the screen says it is
-/// running and keys still work: typing, history and scrolling go on, Enter waits for the
-/// query to end, and Esc cancels it (`BrowserCommand.cancelConsoleQuery`) before it closes
-/// the console. Its rows come back as `consoleFinished`.
+/// running and keys still work: typing, history, other tabs and scrolling go on, Enter in
+/// its tab waits for the query to end, and Esc cancels it (`BrowserCommand.cancelConsoleQuery`)
+/// before it closes the console. Its rows come back as `consoleFinished` to the tab that ran it.
 struct ConsolePane {
-    /// The query running now, and how many rows it has read.
-    struct Running {
-        let query: ConsoleQuery
-        var rows = 0
-    }
-
     /// The store it runs on.
     let storePath: String
     /// The store in words, for the title.
     let storeName: String
-    /// The SQL being typed, with its cursor and the commands run before (↑ ↓).
-    var input: LineEditor
+    /// The tabs, in the order of the tab bar; never empty.
+    private(set) var tabs: [ConsoleTab]
+    /// The tab shown.
+    private(set) var current = 0
     /// The commands run in this session, kept when the console moves to another store.
-    var history: LineHistory { input.history ?? LineHistory() }
-    /// The last query's output lines (or its error), or the greeting.
-    var output: [String] = ["Type SQL and press Enter. It runs read-only; ↑ ↓ history, Esc closes."]
-    /// True when `output` is an error, drawn in the error colour.
-    var outputIsError = false
-    /// The first output line on screen.
-    var scroll = 0
-    /// The query running in the background, if any.
-    var running: Running?
+    var history: LineHistory { tab.input.history ?? LineHistory() }
     /// What Tab completes from: the store's names once read (`BrowserCommand.consoleNames`).
     var completion = SQLCompletion(tables: [:])
-    /// The output of earlier commands, oldest first, each line with whether it is an error
-    /// line: scrolled back to with PgUp, at most `scrollbackLimit` lines.
-    private(set) var earlier: [(text: String, isError: Bool)] = []
-    /// The most lines of earlier output kept.
-    static let scrollbackLimit = 2_000
     /// The history being searched (`Ctrl-R`), if it is.
     private(set) var historySearch: HistorySearch?
     /// How rows show (`.mode`).
@@ -47,16 +35,39 @@ struct ConsolePane {
     /// Whether the `list`, `csv` and `tabs` modes start with the column names (`.headers`).
     var headers = false
 
+    /// The most tabs open at once.
+    static let tabLimit = 9
+
     /// A console on the store at `storePath`, with the commands run before in `history`.
     init(storePath: String, storeName: String, history: LineHistory = LineHistory()) {
         self.storePath = storePath
         self.storeName = storeName
-        self.input = LineEditor(history: history)
+        tabs = [ConsoleTab(history: history)]
     }
+
+    /// The tab shown.
+    private var tab: ConsoleTab {
+        get { tabs[current] }
+        set { tabs[current] = newValue }
+    }
+
+    /// The SQL being written in the tab shown, with its cursor.
+    var input: QueryEditor {
+        get { tab.input }
+        set { tab.input = newValue }
+    }
+    /// The output of the tab shown.
+    var output: [String] { tab.output }
+    /// True when the tab shown's output is an error.
+    var outputIsError: Bool { tab.outputIsError }
+    /// The query the tab shown is running, if any.
+    var running: ConsoleTab.Running? { tab.running }
 
     /// One key, in a pane `context.bodyHeight` lines tall.
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
-        let height = context.bodyHeight
+        let width = Self.inputWidth(paneWidth: context.paneWidth)
+        let inputHeight = Self.inputHeight(lines: input.lines.count, paneHeight: context.bodyHeight)
+        defer { tabs[current].input.followCursor(width: width, height: Self.inputHeight(lines: input.lines.count, paneHeight: context.bodyHeight)) }
         if var search = historySearch {
             switch search.handle(key) {
             case .searching: historySearch = search
@@ -64,42 +75,81 @@ struct ConsolePane {
             case .chosen(let line):
                 historySearch = nil
                 input.text = line
-                input.followCursor(width: Self.inputWidth(paneWidth: context.paneWidth))
             }
             return []
         }
+        let page = max(1, context.bodyHeight - 2 - inputHeight)
         switch key {
         case .character("\u{12}"):                           // Ctrl-R: search the history
             historySearch = HistorySearch(entries: history.entries)
             return []
+        case .control("t"): return openTab()
+        case .control("n"), .control("p"):
+            guard tabs.count > 1 else { return [.message("one tab: Ctrl-T opens another", isError: false)] }
+            current = (current + (key == .control("n") ? 1 : tabs.count - 1)) % tabs.count
+            return []
+        case .control("x"): return closeTab()
+        case .control("j"): input.newLine()
         case .escape:
-            guard let current = running else { return [.focus(.grid)] }
-            running = nil
-            output = ["> " + current.query.sql, "cancelled after \(Browser.grouped(current.rows)) row(s): nothing more is read"]
-            outputIsError = true
-            scroll = 0
-            return [.command(.cancelConsoleQuery(current.query))]
+            guard let running = tab.running else { return [.focus(.grid)] }
+            tab.show(command: running.query.sql, ["cancelled after \(Browser.grouped(running.rows)) row(s): nothing more is read"], isError: true)
+            return [.command(.cancelConsoleQuery(running.query))]
         case .enter:
-            if running != nil { return [.message("a query is running: wait for it, or Esc cancels it", isError: true)] }
+            if Self.isUnfinished(input.text) {
+                input.newLine()
+                return []
+            }
+            if tab.running != nil { return [.message("a query is running: wait for it, or Esc cancels it", isError: true)] }
             return run(context: context)
-        case .tab: return complete(width: context.paneWidth)
-        case .pageUp: scroll = max(-earlier.count, scroll - (height - 3))
+        case .tab: return complete()
+        case .pageUp: tab.scroll = max(-tab.earlier.count, tab.scroll - page)
         case .pageDown:
             // Down from the scrollback stops first at the top of the latest output.
-            scroll = scroll < 0 ? min(0, scroll + (height - 3)) : min(max(0, output.count - 1), scroll + (height - 3))
+            tab.scroll = tab.scroll < 0 ? min(0, tab.scroll + page) : min(max(0, tab.output.count - 1), tab.scroll + page)
         default:
             _ = input.handle(key)
-            input.followCursor(width: Self.inputWidth(paneWidth: context.paneWidth))
         }
         return []
     }
 
+    /// True when `sql` ends inside a statement the shell would go on reading: an open quote,
+    /// a comment or a trigger's body (`sqlite3_complete` says so with a `;` after it).
+    static func isUnfinished(_ sql: String) -> Bool {
+        let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, !trimmed.hasPrefix("."), !trimmed.hasPrefix("\\") else { return false }
+        return !SQLText.isComplete(sql + "\n;")
+    }
+
+    /// Ctrl-T: a new tab, shown, after the others.
+    private mutating func openTab() -> [PaneEffect] {
+        guard tabs.count < Self.tabLimit else { return [.message("\(Self.tabLimit) tabs are open: Ctrl-X closes one", isError: true)] }
+        tabs.append(ConsoleTab(history: history))
+        current = tabs.count - 1
+        return [.message("tab \(tabs.count): Ctrl-N Ctrl-P go from tab to tab, Ctrl-X closes it", isError: false)]
+    }
+
+    /// Ctrl-X: closes the tab shown (cancelling its query); what it held unrun goes to the
+    /// history, so closing loses nothing. The last tab stays: Esc closes the console.
+    private mutating func closeTab() -> [PaneEffect] {
+        guard tabs.count > 1 else { return [.message("the last tab stays: Esc closes the console", isError: false)] }
+        var effects: [PaneEffect] = []
+        if let running = tab.running { effects.append(.command(.cancelConsoleQuery(running.query))) }
+        let unrun = tab.input.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var history = self.history
+        if !unrun.isEmpty { history.record(tab.input.text) }
+        let closed = current + 1
+        tabs.remove(at: current)
+        current = min(current, tabs.count - 1)
+        for index in tabs.indices { tabs[index].input.history = history }
+        effects.append(.message("tab \(closed) closed" + (unrun.isEmpty ? "" : ": what it held is in the history (↑, Ctrl-R)"), isError: false))
+        return effects
+    }
+
     /// Completes the word before the cursor (`SQLCompletion`); several candidates are listed
     /// in the status line.
-    private mutating func complete(width: Int) -> [PaneEffect] {
+    private mutating func complete() -> [PaneEffect] {
         guard let result = completion.complete(input.characters, cursor: input.cursor) else { return [] }
         input.replaceBeforeCursor(from: result.start, with: result.replacement)
-        input.followCursor(width: Self.inputWidth(paneWidth: width))
         guard !result.candidates.isEmpty else { return [] }
         let shown = result.candidates.prefix(12).joined(separator: "  ")
         return [.message(shown + (result.candidates.count > 12 ? "  … (\(result.candidates.count))" : ""), isError: false)]
@@ -109,30 +159,29 @@ struct ConsolePane {
     private mutating func run(context: PaneContext) -> [PaneEffect] {
         var sql = input.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !sql.isEmpty else { return [] }
-        // Enter through the editor records the line in the history and ends any walk in it.
+        // Enter through the editor records the text in the history and ends any walk in it.
         _ = input.handle(.enter)
         input.text = ""
-        scroll = 0
-        keepEarlierOutput()
+        tab.keepEarlierOutput()
+        // Every tab walks the same history: the one this Enter recorded in.
+        let history = self.history
+        for index in tabs.indices { tabs[index].input.history = history }
         if let answer = setting(sql) {
-            output = ["> " + sql] + answer.lines
-            outputIsError = answer.isError
+            tab.show(command: sql, answer.lines, isError: answer.isError)
             return []
         }
         if let favourite = favourites.handle(sql) {
             switch favourite {
             case .answer(let lines, let isError):
-                output = ["> " + sql] + lines
-                outputIsError = isError
+                tab.show(command: sql, lines, isError: isError)
                 return []
             case .run(let query): sql = query
             }
         }
         let query = ConsoleQuery(id: context.ids.next(), storePath: storePath, sql: sql, catalog: context.catalog,
                                  pageLimit: context.visibleRowCount * 2, mode: mode, headers: headers)
-        running = Running(query: query)
-        output = ["> " + sql, "running…"]
-        outputIsError = false
+        tab.show(command: sql, ["running…"], isError: false)
+        tab.running = ConsoleTab.Running(query: query)
         return [.command(.consoleQuery(query))]
     }
 
@@ -159,73 +208,91 @@ struct ConsolePane {
         }
     }
 
-    /// Moves the output shown to the scrollback, before a new command replaces it.
-    private mutating func keepEarlierOutput() {
-        guard output.first?.hasPrefix("> ") == true else { return }  // the welcome line is not kept
-        earlier += output.enumerated().map { ($0.element, outputIsError && $0.offset > 0) } + [("", false)]
-        if earlier.count > Self.scrollbackLimit { earlier.removeFirst(earlier.count - Self.scrollbackLimit) }
+    /// The tab running query `id`, if one is.
+    private func tabRunning(_ id: Int) -> Int? {
+        tabs.firstIndex { $0.running?.query.id == id }
     }
 
     /// A running query read more rows.
     mutating func progressed(id: Int, rows: Int) {
-        if running?.query.id == id { running?.rows = rows }
+        if let index = tabRunning(id) { tabs[index].running?.rows = rows }
     }
 
-    /// A SELECT's first page is in and goes to the grid: true when it is the query running
-    /// (the console then says where its rows are); a cancelled query's page is dropped.
+    /// A SELECT's first page is in and goes to the grid: true when a tab is running it (the
+    /// console then says where its rows are, in that tab); a cancelled query's page is dropped.
     mutating func showedGrid(id: Int) -> Bool {
-        guard let current = running, current.query.id == id else { return false }
-        running = nil
-        output = ["> " + current.query.sql, "the rows are in the grid: sort, filter, search and export them there; : comes back here"]
-        outputIsError = false
-        scroll = 0
+        guard let index = tabRunning(id), let running = tabs[index].running else { return false }
+        tabs[index].show(command: running.query.sql,
+                         ["the rows are in the grid: sort, filter, search and export them there; : comes back here"], isError: false)
         return true
     }
 
-    /// A query ended; a result of a query that is no longer running (cancelled) is dropped.
+    /// A query ended; a result of a query no tab is running (cancelled) is dropped.
     mutating func finished(id: Int, output: [String], isError: Bool) {
-        guard running?.query.id == id else { return }
-        running = nil
-        self.output = output
-        outputIsError = isError
-        scroll = 0
+        guard let index = tabRunning(id), let running = tabs[index].running else { return }
+        tabs[index].finish(running.query.sql, output: output, isError: isError)
     }
 
-    /// The prompt before the input line.
+    /// The prompt before the first line of the input, and before the others.
     static let promptLabel = "sql> "
+    static let continuationLabel = "...> "
 
     /// The columns the input has after its prompt in a pane `paneWidth` wide.
     static func inputWidth(paneWidth: Int) -> Int { max(0, paneWidth - promptLabel.count) }
 
+    /// The lines the input takes for a text of `lines` lines: all of them, up to a third of
+    /// the pane (at least one, at most 10).
+    static func inputHeight(lines: Int, paneHeight: Int) -> Int {
+        max(1, min(lines, min(10, (paneHeight - 1) / 3)))
+    }
+
     /// The status line's key hints.
     var hints: String {
         if historySearch != nil { return " type to filter  ↑↓ Ctrl-R choose  Enter take  Esc cancel" }
-        return running == nil ? " Enter run  Tab complete  ↑↓ history  ^R search  PgUp PgDn scroll  .help  Esc close"
-            : " running… Esc cancels  ↑↓ history  PgUp PgDn scroll"
+        return tab.running == nil ? " Enter run  ^J new line  Tab complete  ↑↓ history  ^R search  ^T tab  PgUp PgDn  Esc close"
+            : " running… Esc cancels  ^T another tab  ↑↓ history  PgUp PgDn scroll"
     }
 
-    /// Draws the title, the output from `scroll` and the input line at the bottom of `area`.
+    /// Draws the title and tab bar, the output from the tab's scroll, and the input at the
+    /// bottom of `area`.
     func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
         screen.fill(x: area.x, y: area.y, count: area.width, role: .gridHeader)
         var title = "SQL · " + storeName + " (read-only)"
-        if let running { title += " · running… \(Browser.grouped(running.rows)) row(s) read · Esc cancels" }
-        screen.write(title, x: area.x, y: area.y, maxWidth: area.width, role: .gridHeader)
-        let inputLine = area.y + area.height - 1
+        if let running = tab.running { title += " · running… \(Browser.grouped(running.rows)) row(s) read · Esc cancels" }
+        let titleWidth = screen.write(title, x: area.x, y: area.y, maxWidth: area.width, role: .gridHeader)
+        if tabs.count > 1 { drawTabBar(into: &screen, x: area.x + titleWidth + 2, y: area.y, maxX: area.x + area.width) }
         if let search = historySearch {
             drawHistorySearch(search, into: &screen, area: area)
             return
         }
+        let width = Self.inputWidth(paneWidth: area.width)
+        let inputHeight = Self.inputHeight(lines: input.lines.count, paneHeight: area.height)
         // The earlier output above the latest, which starts at the top until PgUp scrolls back.
-        let document = earlier + output.enumerated().map { ($0.element, outputIsError && $0.offset > 0) }
-        let start = max(0, earlier.count + scroll)
+        let document = tab.earlier + tab.shownOutput
+        let start = max(0, tab.earlier.count + tab.scroll)
         let outputLines = document.dropFirst(start).flatMap { line in Inspector.wrap(line.text, width: area.width).map { ($0, line.isError) } }
-        for (offset, line) in outputLines.prefix(max(0, area.height - 2)).enumerated() {
+        for (offset, line) in outputLines.prefix(max(0, area.height - 1 - inputHeight)).enumerated() {
             screen.write(line.0, x: area.x, y: area.y + 1 + offset, maxWidth: area.width, role: line.1 ? .error : .grid)
         }
-        screen.fill(x: area.x, y: inputLine, count: area.width, role: .dialog)
-        let labelWidth = screen.write(Self.promptLabel, x: area.x, y: inputLine, maxWidth: area.width, role: .dialog)
-        input.draw(into: &screen, x: area.x + labelWidth, y: inputLine, width: Self.inputWidth(paneWidth: area.width),
-                   role: .dialog, cursorRole: .gridSelected)
+        let layout = input.layout(width: width, height: inputHeight)
+        let top = area.y + area.height - inputHeight
+        for (offset, line) in layout.lines.enumerated() {
+            let y = top + offset
+            screen.fill(x: area.x, y: y, count: area.width, role: .dialog)
+            let label = layout.firstLine + offset == 0 ? Self.promptLabel : Self.continuationLabel
+            let labelWidth = screen.write(label, x: area.x, y: y, maxWidth: area.width, role: .dialog)
+            line.draw(into: &screen, x: area.x + labelWidth, y: y, role: .dialog,
+                      cursorRole: offset == layout.cursorLine ? .gridSelected : nil)
+        }
+    }
+
+    /// The tabs' labels from (`x`, `y`), the one shown highlighted, as far as `maxX`.
+    private func drawTabBar(into screen: inout ScreenGrid, x: Int, y: Int, maxX: Int) {
+        var x = x
+        for (index, tab) in tabs.enumerated() where x < maxX {
+            let label = " " + tab.label(number: index + 1) + (tab.running == nil ? "" : " …") + " "
+            x += screen.write(label, x: x, y: y, maxWidth: maxX - x, role: index == current ? .gridSelected : .gridHeader) + 1
+        }
     }
 }
 
@@ -239,7 +306,7 @@ extension ConsolePane {
         for (offset, line) in matches.dropFirst(first).prefix(room).enumerated() {
             let role: StyleRole = first + offset == search.selected ? .gridSelected : .grid
             screen.fill(x: area.x, y: area.y + 1 + offset, count: area.width, role: role)
-            screen.write(line, x: area.x, y: area.y + 1 + offset, maxWidth: area.width, role: role)
+            screen.write(line.replacingOccurrences(of: "\n", with: " ↵ "), x: area.x, y: area.y + 1 + offset, maxWidth: area.width, role: role)
         }
         if matches.isEmpty { screen.write("(no earlier command holds that)", x: area.x, y: area.y + 1, maxWidth: area.width, role: .null) }
         let inputLine = area.y + area.height - 1
@@ -252,6 +319,7 @@ extension ConsolePane: Pane {
     static let keyHelp = [
         "  :              SQL console on the current store (read-only)",
         "                 a SELECT's rows open in the grid; Tab completes;",
+        "                 Ctrl-J new line; Ctrl-T new tab, Ctrl-N/P/X",
         "                 Ctrl-R searches the history; \\fs NAME SQL, \\f NAME",
     ]
 }

@@ -91,7 +91,7 @@ package final class ConsoleQuery: Sendable {
                     }
                 }
                 if isCancelled { return cancelledEvent }
-                return .consoleFinished(queryID: id, output: ["> " + sql] + lines, isError: false)
+                return .consoleFinished(queryID: id, output: ConsoleTab.echo(sql) + lines, isError: false)
             }
             if mode == .grid, let select = Self.singleSelect(in: sql, on: db) { return try grid(of: select) }
             let cryptColumns = catalog.cryptColumns(inStore: storePath)
@@ -117,11 +117,11 @@ package final class ConsoleQuery: Sendable {
                 }
             }
             if isCancelled { return cancelledEvent }
-            return .consoleFinished(queryID: id, output: ["> " + sql] + lines, isError: false)
+            return .consoleFinished(queryID: id, output: ConsoleTab.echo(sql) + lines, isError: false)
         } catch let error as DatabaseError where error.isInterrupted {
             return cancelledEvent
         } catch {
-            return .consoleFinished(queryID: id, output: ["> " + sql, "\(error)"], isError: true)
+            return .consoleFinished(queryID: id, output: ConsoleTab.echo(sql) + ["\(error)"], isError: true)
         }
     }
 
@@ -148,6 +148,6 @@ package final class ConsoleQuery: Sendable {
     }
 
     private var cancelledEvent: BrowserEvent {
-        .consoleFinished(queryID: id, output: ["> " + sql, "cancelled"], isError: true)
+        .consoleFinished(queryID: id, output: ConsoleTab.echo(sql) + ["cancelled"], isError: true)
     }
 }

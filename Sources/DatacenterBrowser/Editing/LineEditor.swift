@@ -5,8 +5,9 @@ extension Key {
     /// Ctrl-`letter` as the terminal edge delivers it: `.character` holding the control
     /// character the terminal sends for it (the letter's code & 0x1F), so `.control("w")` is
     /// `.character("\u{17}")`. Names the keys `LineEditor` binds without magic numbers.
-    /// Ctrl-H, Ctrl-I, Ctrl-J and Ctrl-M never arrive in this form: the edge turns them
-    /// into `.backspace`, `.tab` and `.enter`.
+    /// Ctrl-H, Ctrl-I and Ctrl-M never arrive in this form: the edge turns them into
+    /// `.backspace`, `.tab` and `.enter`. Ctrl-J (a line feed) does, and a line break in a
+    /// paste arrives as it: the browser takes it for Enter except in the console's editor.
     package static func control(_ letter: Character) -> Key {
         precondition(letter.isASCII && letter.isLetter, "Ctrl- goes with a letter")
         return .character(Character(Unicode.Scalar(letter.asciiValue! & 0x1F)))
@@ -226,7 +227,10 @@ package struct LineEditor: Equatable, Sendable {
     /// the two columns of an escaped `\t`), or its first cell when the field is too narrow
     /// for all of it, or one column at the end of the line; scrolling never leaves a blank
     /// column at the right beyond that one while text is hidden on the left.
-    package func layout(width: Int) -> LineLayout {
+    ///
+    /// With `showingCursor` false the field is shown from `scrollColumn` as it is, wherever
+    /// the cursor is: the other lines of a `QueryEditor`, aligned with the cursor's line.
+    package func layout(width: Int, showingCursor: Bool = true) -> LineLayout {
         let width = max(0, width)
         // The cells of the whole line, and the column where the cursor's character starts.
         let marks = width >= LineLayout.minimumWidthForMarks
@@ -259,8 +263,8 @@ package struct LineEditor: Equatable, Sendable {
         let lastLeft = max(0, total + 1 - width)          // the end of the line, and the cursor after it, at the right edge
         let upper = max(lastLeft, cursorStart)
         let preferred = min(max(0, scrollColumn), lastLeft)
-        var left = preferred
-        if !showsCursor(preferred) {
+        var left = showingCursor ? preferred : max(0, scrollColumn)
+        if showingCursor, !showsCursor(preferred) {
             // Too narrow for the cursor's cell whatever the scroll: its start at the left.
             left = cursorStart
             for distance in 1...(upper + 1) {
@@ -289,6 +293,12 @@ package struct LineEditor: Equatable, Sendable {
                           cursorColumn: min(max(0, cursorStart - left), max(0, width - 1)),
                           cursorWidth: cursorWidth,
                           showsLeftMark: contentStart == 1, showsRightMark: contentEnd < width)
+    }
+
+    /// Makes column `column` of the line the first shown, as far as the cursor allows (the
+    /// next `layout` starts from there).
+    package mutating func scroll(to column: Int) {
+        scrollColumn = max(0, column)
     }
 
     /// `layout(width:)`, keeping the scroll it chose so the next layout starts from there:

@@ -26,8 +26,10 @@ extension Browser {
         return open
     }
 
-    /// Routes a key (see the extension's summary).
+    /// Routes a key (see the extension's summary). Ctrl-J (a line feed) is Enter everywhere
+    /// but in the console's editor, where it starts a new line.
     func handleKey(_ key: Key) {
+        let key = key == .control("j") && !(focus == .console && modals.isEmpty) ? .enter : key
         if key == .character("\u{3}"), !review.confirmingQuit { requestQuit(); return }
         if let top = modals.first {
             switch top {
