@@ -6,6 +6,12 @@ import Foundation
 /// and keys, clicks, wheel notches and resizes turned into `BrowserEvent`s.
 final class CursesTerminal {
     private var pairs: [String: Int16] = [:]
+    /// The frame curses holds, as `draw` last gave it (nil once the screen was cleared), and
+    /// the theme it was drawn in: the next frame hands curses only what changed.
+    private var shown: ScreenGrid?
+    private var shownTheme: Theme?
+    /// Each role's attributes and colour pair in `shownTheme` (`roleStyle`).
+    private var roleStyles: [StyleRole: (attributes: attr_t, pair: Int16)] = [:]
     private var colorCount: Int32 = 0
     private var started = false
     /// True when this edge turned SGR mouse reports on itself and reads them
@@ -89,23 +95,42 @@ final class CursesTerminal {
     /// terminal whole. Curses keeps at most `CCHARW_MAX` (5) scalars a cell: zero-width
     /// scalars beyond that, which only stacked combining marks reach, are not drawn.
     func draw(_ grid: ScreenGrid, theme: Theme) {
+        if theme != shownTheme {
+            shownTheme = theme
+            roleStyles = [:]
+            shown = nil
+        }
         let capacity = Int(dc_cchar_max())
         var wide = [wchar_t](repeating: 0, count: capacity + 1)
-        for y in 0..<min(grid.height, Int(dc_lines())) {
-            for x in 0..<min(grid.width, Int(dc_cols())) {
-                let cell = grid[x, y]
-                if cell.text.isEmpty { continue }   // second half of a wide character
-                let style = theme.style(cell.role)
-                var count = 0
-                for scalar in cell.text.unicodeScalars where count < capacity {
-                    wide[count] = wchar_t(bitPattern: scalar.value)
-                    count += 1
-                }
-                wide[count] = 0
-                _ = dc_put_cell(Int32(y), Int32(x), wide, attributes(style), pair(style))
+        let lines = Int(dc_lines()), columns = Int(dc_cols())
+        // Only the cells that changed since the last frame: curses holds the others already.
+        // Cells side by side mostly share a role: the last one's style is kept at hand.
+        var last: (role: StyleRole, style: (attributes: attr_t, pair: Int16))?
+        grid.forEachCellToDraw(after: shown) { x, y, cell in
+            guard y < lines, x < columns else { return }
+            let style: (attributes: attr_t, pair: Int16)
+            if let last, last.role == cell.role { style = last.style } else { style = roleStyle(cell.role, in: theme) }
+            last = (cell.role, style)
+            var count = 0
+            for scalar in cell.text.unicodeScalars where count < capacity {
+                wide[count] = wchar_t(bitPattern: scalar.value)
+                count += 1
             }
+            wide[count] = 0
+            _ = dc_put_cell(Int32(y), Int32(x), wide, style.attributes, style.pair)
         }
+        shown = grid
         refresh()
+    }
+
+    /// The attributes and colour pair of `role` in `theme`, worked out once per theme: a
+    /// frame asks for them thousands of times.
+    private func roleStyle(_ role: StyleRole, in theme: Theme) -> (attributes: attr_t, pair: Int16) {
+        if let known = roleStyles[role] { return known }
+        let style = theme.style(role)
+        let worked = (attributes(style), pair(style))
+        roleStyles[role] = worked
+        return worked
     }
 
     /// Puts `text` on the terminal's clipboard with OSC 52 (`CellCopy.osc52`), written
@@ -148,6 +173,7 @@ final class CursesTerminal {
         guard dc_terminal_size(&rows, &cols) == 0, rows != dc_lines() || cols != dc_cols() else { return nil }
         resize_term(rows, cols)
         clear()
+        shown = nil
         return .resize(width: Int(cols), height: Int(rows))
     }
 
@@ -206,6 +232,7 @@ final class CursesTerminal {
             case KEY_DC: return .key(.control("d"))     // Delete: the line editor's delete-forward
             case KEY_RESIZE:
                 clear()
+                shown = nil
                 let (w, h) = size
                 return .resize(width: w, height: h)
             case KEY_MOUSE:

@@ -49,6 +49,21 @@ package struct ScreenGrid: Equatable, Sendable {
         set { cells[y * width + x] = newValue }
     }
 
+    /// Calls `body` with each cell a terminal that shows `previous` must be given to show
+    /// this grid instead: every cell that differs from `previous`'s, all of them when there
+    /// is no previous frame or it is of another size, never the second half of a wide
+    /// character (`""`: its first half draws it). The curses edge hands only these to
+    /// curses, whose own comparison then has less to do.
+    package func forEachCellToDraw(after previous: ScreenGrid?, _ body: (_ x: Int, _ y: Int, _ cell: Cell) -> Void) {
+        let previous = previous.flatMap { $0.width == width && $0.height == height ? $0.cells : nil }
+        for index in cells.indices {
+            let cell = cells[index]
+            if cell.text.isEmpty { continue }
+            if let previous, previous[index] == cell { continue }
+            body(index % width, index / width, cell)
+        }
+    }
+
     /// Paints `count` cells of line `y` from column `x` with spaces of `role`.
     package mutating func fill(x: Int, y: Int, count: Int, role: StyleRole) {
         guard y >= 0, y < height else { return }
