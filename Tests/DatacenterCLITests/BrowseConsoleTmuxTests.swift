@@ -31,7 +31,7 @@ extension BrowseTmuxTests {
         try session.waitFor("cancelled after")
         try session.send("Enter")
         // A SELECT's rows open in the grid.
-        let answer = try session.waitFor("SQL: select 6 * 7 AS answer")
+        let answer = try session.waitFor(all: ["SQL: select 6 * 7 AS answer", "42"])
         #expect(answer.contains("42"))
         try session.send("Escape", "q")
         Self.waitForExit(session)
@@ -67,7 +67,7 @@ extension BrowseTmuxTests {
         try session.send("-l", "  length(body) as chars")
         try session.send("C-j")
         try session.send("-l", "from notes where title = 'Quotes'")
-        let editing = try session.waitFor("...> from notes")
+        let editing = try session.waitFor(all: ["...> from notes", "sql> select title,", "...>   length(body) as chars"])
         #expect(editing.contains("sql> select title,") && editing.contains("...>   length(body) as chars"))
         try session.send("Enter")
         let grid = try session.waitFor("chars")

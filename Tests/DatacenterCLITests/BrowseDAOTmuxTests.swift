@@ -27,12 +27,12 @@ import Testing
         try session.waitFor("$m :")
         let model = #"{"$model": "MessageModel", "conversation": "team", "sender": "alice", "time": 1767229200, "content": "typed in tmux"}"#
         try session.send("-l", model)
-        let preview = try session.waitFor("model MessageModel")
+        let preview = try session.waitFor(all: ["model MessageModel", "<encrypted: "])
         #expect(preview.contains("<encrypted: "))
         try session.send("Enter")
         try session.waitFor("(y/n)")
         try session.send("y")
-        let done = try session.waitFor("ok · 1 change(s)")
+        let done = try session.waitFor(all: ["ok · 1 change(s)", "last insert rowid 6"])
         #expect(done.contains("last insert rowid 6"))
 
         try session.send("Escape", "Escape", "q")

@@ -35,7 +35,7 @@ extension BrowseTmuxTests {
         let session = try Session(command: "\(CLI.binaryPath) browse \(root); echo exit=$?; sleep 30")
         try session.waitFor("Database passphrase for")
         try session.send("Escape")
-        let screen = try session.waitFor("exit=1")
+        let screen = try session.waitFor(all: ["exit=1", "no passphrase given"])
         #expect(screen.contains("no passphrase given"))
     }
 

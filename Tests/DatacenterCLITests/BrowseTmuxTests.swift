@@ -27,14 +27,21 @@ import Testing
         /// Waits (up to `seconds`) until the screen contains `text`; returns the last screen.
         @discardableResult
         func waitFor(_ text: String, seconds: Double = 15) throws -> String {
+            try waitFor(all: [text], seconds: seconds)
+        }
+
+        /// Waits (up to `seconds`) until one screen contains every one of `texts`: a screen
+        /// caught while a frame is being written can hold some of them only.
+        @discardableResult
+        func waitFor(all texts: [String], seconds: Double = 15) throws -> String {
             let deadline = Date().addingTimeInterval(seconds)
             var last = ""
             while Date() < deadline {
                 last = try screen()
-                if last.contains(text) { return last }
+                if texts.allSatisfy(last.contains) { return last }
                 Thread.sleep(forTimeInterval: 0.1)
             }
-            Issue.record("screen never showed \(text):\n\(last)")
+            Issue.record("screen never showed \(texts.joined(separator: ", ")):\n\(last)")
             return last
         }
 
@@ -76,11 +83,11 @@ import Testing
         try session.waitFor("KV businesses")
         // common store → KV businesses → app, feed-cache, session.
         try session.send("Down", "Down", "Down", "Down", "Enter")
-        let grid = try session.waitFor("sk_live_51Hdemo-secret-token")
+        let grid = try session.waitFor(all: ["sk_live_51Hdemo-secret-token", "apiToken"])
         #expect(grid.contains("apiToken"))
         #expect(grid.contains("{\"scope\":\"read write\",\"user\":\"alice\"}"))
         try session.send("Enter")
-        let inspector = try session.waitFor("decrypted")
+        let inspector = try session.waitFor(all: ["decrypted", "VALUE · string · decrypted"])
         #expect(inspector.contains("VALUE · string · decrypted"))
         try session.send("Escape", "Tab", "q")
         let deadline = Date().addingTimeInterval(5)
@@ -120,7 +127,7 @@ import Testing
         try session.send("Down")
         #expect(try session.waitFor("no such column").contains("no such column"))
         try session.send("C-p")
-        let screen = try session.waitFor("last message")
+        let screen = try session.waitFor(all: ["last message", "no_such_column"])
         #expect(screen.contains("no_such_column"))
         try session.send("Escape")
         try session.send("q")
@@ -134,13 +141,13 @@ import Testing
         let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
         try session.waitFor("Welcome")
         try session.send("F")
-        let table = try session.waitFor("percent")
+        let table = try session.waitFor(all: ["percent", "value", "33.3%"])
         #expect(table.contains("value") && table.contains("33.3%"))
         try session.send("Enter")
         try session.waitFor("where")
         // I: the statistics of every column of the rows shown.
         try session.send("I")
-        let stats = try session.waitFor("distinct")
+        let stats = try session.waitFor(all: ["distinct", "nulls", "title"])
         #expect(stats.contains("title") && stats.contains("nulls"))
         try session.send("q")
     }
@@ -168,12 +175,12 @@ import Testing
         let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
         try session.waitFor("Welcome")
         try session.send("-")
-        let hidden = try session.waitFor("hid id")
+        let hidden = try session.waitFor(all: ["hid id", "│title   body"])
         #expect(hidden.contains("│title   body"))
         try session.send("}")
         try session.waitFor("│body")
         try session.send("+")
-        let shown = try session.waitFor("showing 1 hidden column again")
+        let shown = try session.waitFor(all: ["showing 1 hidden column again", "│id  body"])
         #expect(shown.contains("│id  body"), "id back in its place, body moved past title")
         try session.send("q")
     }
@@ -189,7 +196,7 @@ import Testing
         let hidden = try session.waitFor("tree hidden")
         #expect(hidden.components(separatedBy: "\n").contains { $0.hasPrefix("id  title") }, "\(hidden)")
         try session.send("Tab")
-        let shown = try session.waitFor("│id")
+        let shown = try session.waitFor(all: ["│id", "KV businesses"])
         #expect(shown.contains("KV businesses"))
         try session.send("q")
     }
@@ -272,11 +279,11 @@ extension BrowseTmuxTests {
         try session.send("Down", "Down", "Down", "Down", "Enter")
         try session.waitFor("conversation :")
         try session.send("\"team\"")
-        let preview = try session.waitFor("bindings   'team'")
+        let preview = try session.waitFor(all: ["bindings   'team'", "conversation = 'team'"])
         #expect(preview.contains("conversation = 'team'"))
         #expect(preview.contains("plan"))
         try session.send("Enter")
-        let result = try session.waitFor("row(s)")
+        let result = try session.waitFor(all: ["row(s)", "I'll bring the slides"])
         #expect(result.contains("I'll bring the slides"))
         try session.send("Escape", "Escape", "q")
     }
