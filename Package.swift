@@ -77,7 +77,8 @@ let package = Package(
         .testTarget(name: "DatacenterChangesTests", dependencies: ["DatacenterChanges", "DatacenterKit", "DatacenterDAO", "DatacenterDemo",
                                                                    "DatacenterTestSupport"]),
         .testTarget(name: "DatacenterCLITests", dependencies: ["datacenter", "crash-writer", "DatacenterKit", "DatacenterDAO", "DatacenterText",
-                                                               "DatacenterDemo", "DatacenterTestSupport"]),
+                                                               "DatacenterDemo", "DatacenterTestSupport",
+                                                               .product(name: "ArgumentParser", package: "swift-argument-parser")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -30,7 +30,7 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List disk caches with their entry counts and sizes.",
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List disk caches with their entry counts and sizes.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
@@ -53,7 +53,7 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Get: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a cached value.",
+        static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a cached value.",
             discussion: ExitStatusHelp.discussion(one: "when the entry is missing, expired, or cannot be decrypted"))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
@@ -95,7 +95,7 @@ struct CacheCommand: ParsableCommand {
     }
 
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove every entry of a cache.",
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Remove every entry of a cache.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection

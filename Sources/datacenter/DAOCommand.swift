@@ -12,7 +12,7 @@ struct DAOCommand: ParsableCommand {
         subcommands: [Methods.self, Render.self, Call.self, Lint.self])
 
     struct Methods: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List every method with its arguments, result and kind.",
+        static let configuration = CommandConfiguration(commandName: "methods", abstract: "List every method with its arguments, result and kind.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The config file.", valueName: "config")) var config: String
@@ -30,6 +30,7 @@ struct DAOCommand: ParsableCommand {
 
     struct Render: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "render",
             abstract: "Render a call into SQL without running it (no database is touched).",
             discussion: ExitStatusHelp.discussion("""
                 With --json: {"sql", "bindings", "preview"} for a method of one statement; {"skipped": true} when \
@@ -76,6 +77,7 @@ struct DAOCommand: ParsableCommand {
 
     struct Call: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "call",
             abstract: "Call a method on a store (the initializer and upgrades run first).",
             discussion: ExitStatusHelp.discussion("""
                 Runs on the common store unless --user ID or --db PATH is given. The table is prepared first \
@@ -155,6 +157,7 @@ struct DAOCommand: ParsableCommand {
 
     struct Lint: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lint",
             abstract: "Check configs: load errors, and warnings for likely mistakes.",
             discussion: ExitStatusHelp.discussion("""
                 Prints one `file:line:column: error|warning: message` line per finding, then a summary.

@@ -31,6 +31,7 @@ struct DBCommand: ParsableCommand {
 
     struct Encrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "encrypt",
             abstract: "Encrypt the plain database IN into the new file OUT with the newest --db-key.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
@@ -61,6 +62,7 @@ struct DBCommand: ParsableCommand {
 
     struct Decrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "decrypt",
             abstract: "Decrypt the encrypted database IN, opened with a --db-key, into the new plain file OUT.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
@@ -81,6 +83,7 @@ struct DBCommand: ParsableCommand {
 
     struct Rekey: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rekey",
             abstract: "Re-encrypt the database FILE, opened with a --db-key, with the key NEW, in place.",
             discussion: ExitStatusHelp.discussion("FILE must not be in use: close the apps that have it open. After an interruption FILE opens with the old key or the new one; run the command again with both to finish."))
         @OptionGroup var global: GlobalOptions
@@ -112,6 +115,7 @@ struct DBCommand: ParsableCommand {
 
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "Tell whether FILE is plain, encrypted (which format, which --db-key), empty, missing or not a database.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions

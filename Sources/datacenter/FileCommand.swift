@@ -11,7 +11,7 @@ struct FileCommand: ParsableCommand {
         subcommands: [Encrypt.self, Decrypt.self, Cat.self])
 
     struct Encrypt: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Encrypt IN into OUT with the first --key.",
+        static let configuration = CommandConfiguration(commandName: "encrypt", abstract: "Encrypt IN into OUT with the first --key.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The plain file.") var input: String
@@ -23,7 +23,7 @@ struct FileCommand: ParsableCommand {
     }
 
     struct Decrypt: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Decrypt IN into OUT; OUT appears only if all of IN authenticates.",
+        static let configuration = CommandConfiguration(commandName: "decrypt", abstract: "Decrypt IN into OUT; OUT appears only if all of IN authenticates.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The encrypted file.") var input: String
@@ -41,7 +41,7 @@ struct FileCommand: ParsableCommand {
     }
 
     struct Cat: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a file: decrypted when encrypted, as it is when it is text.",
+        static let configuration = CommandConfiguration(commandName: "cat", abstract: "Print a file: decrypted when encrypted, as it is when it is text.",
             discussion: ExitStatusHelp.discussion("Each chunk is authenticated before it is printed; a truncated or altered file stops with exit status 1. A file without the encrypted-file header is printed as it is only when it is text (UTF-8 without NUL bytes); anything else, such as an encrypted file whose header is damaged, is refused with exit status 1."))
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The file.") var input: String

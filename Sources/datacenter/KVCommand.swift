@@ -53,7 +53,7 @@ struct KVCommand: ParsableCommand {
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Store a value.",
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Store a value.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
@@ -77,7 +77,7 @@ struct KVCommand: ParsableCommand {
     }
 
     struct Get: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a value.",
+        static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a value.",
             discussion: ExitStatusHelp.discussion("Control characters in the value are printed escaped (\\n, \\u{1b}…); --json gives the exact value.", one: "when the key is missing or the value cannot be decrypted"))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection
@@ -102,7 +102,7 @@ struct KVCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List entries, decrypting what the keys open.",
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List entries, decrypting what the keys open.",
             discussion: ExitStatusHelp.discussion("A damaged entry (unknown encoding, a value that does not decode) is listed as <damaged: reason> (JSON: \"damaged\": reason) and the others as usual; the exit status stays 0 and stderr carries a warning."))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var selection: StoreSelection

@@ -22,7 +22,7 @@ struct PurgeCommand: ParsableCommand {
     }
 
     struct Register: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Register a folder (created if missing); relative paths are relative to the root.",
+        static let configuration = CommandConfiguration(commandName: "register", abstract: "Register a folder (created if missing); relative paths are relative to the root.",
             discussion: ExitStatusHelp.discussion("The folder must resolve (.. and links followed) to a folder strictly inside the root, outside its stores (users/, version/); anything else exits 1. Purges check every registered folder again before deleting anything."))
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The folder.") var path: String
@@ -41,7 +41,7 @@ struct PurgeCommand: ParsableCommand {
     }
 
     struct Run: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Purge every registered folder now.",
+        static let configuration = CommandConfiguration(commandName: "run", abstract: "Purge every registered folder now.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Report what would be deleted; delete nothing.") var dryRun = false
@@ -60,7 +60,7 @@ struct PurgeCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List registered folders.",
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List registered folders.",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         func run() throws {
@@ -73,7 +73,7 @@ struct PurgeCommand: ParsableCommand {
     }
 
     struct Reset: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Empty every registered folder (ResetAllPurgeablePaths).",
+        static let configuration = CommandConfiguration(commandName: "reset", abstract: "Empty every registered folder (ResetAllPurgeablePaths).",
             discussion: ExitStatusHelp.discussion())
         @OptionGroup var global: GlobalOptions
         func run() throws {
