@@ -131,6 +131,13 @@ struct DAOCommand: ParsableCommand {
             // bookkeeping (stores of a root are the engine's, prepared as an app would).
             if db != nil { dao.selectsPrepareTables = false }
             let target = try DAOCommand.daoErrors(config) { try loaded.method(method, arity: arguments.count) }
+            if target.kind != .select {
+                for field in loaded.plainCryptFields(in: arguments) {
+                    let classes = field.classes.map { "\"$model\": \"\($0)\"" }.joined(separator: " or ")
+                    Output.error("warning: argument \(field.argument + 1) holds a plain object whose \"\(field.property)\" is written "
+                                 + "as it is: <crypt> encrypts it in models only (give the object \(classes))")
+                }
+            }
             let result = try DAOCommand.daoErrors(config) { try dao.call(method, arguments) }
             let isQuery = target.kind == .select || target.result != nil
             if json {

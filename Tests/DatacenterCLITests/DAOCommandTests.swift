@@ -362,6 +362,28 @@ private let itemsXML = """
 }
 
 extension DAOCommandTests {
+    /// A plain object whose property a `<crypt>` rule names is written as it is (crypt rules
+    /// apply to models): `dao call` says so, and says how to have it encrypted.
+    @Test func aPlainObjectWithACryptPropertyIsWarnedAbout() throws {
+        let scratch = TemporaryFolder()
+        let db = scratch.file("m.sqlite")
+        let messages = example("messages.xml")
+        let plain = #"[{"conversation": "c", "sender": "s", "time": 1, "content": "in clear"}]"#
+        let warned = try CLI.run(["dao", "call", messages, "insertMessage", "--args", plain, "--db", db, "--key", TestKeys.first])
+        #expect(warned.status == 0, "\(warned.stderr)")
+        #expect(warned.stderr.contains(#"warning: argument 1 holds a plain object whose "content" is written as it is"#), "\(warned.stderr)")
+        #expect(warned.stderr.contains(#"give the object "$model": "MessageModel""#))
+        let stored = try CLI.run(["sql", db, "SELECT typeof(content) FROM messages", "--json"])
+        #expect(stored.stdout.contains("text"), "the warning told the truth: \(stored.stdout)")
+
+        let model = #"[{"$model": "MessageModel", "conversation": "c", "sender": "s", "time": 2, "content": "sealed"}]"#
+        let quiet = try CLI.run(["dao", "call", messages, "insertMessage", "--args", model, "--db", db, "--key", TestKeys.first])
+        #expect(quiet.status == 0 && !quiet.stderr.contains("warning"), "\(quiet.stderr)")
+        let list = #"[[{"conversation": "c", "sender": "s", "time": 3, "content": "a"}]]"#
+        let many = try CLI.run(["dao", "call", messages, "insertMessages", "--args", list, "--db", db, "--key", TestKeys.first])
+        #expect(many.stderr.contains("argument 1 holds a plain object"), "inside an array too: \(many.stderr)")
+    }
+
     /// `dao call --db` on a plain file keeps its journal mode, and a select writes nothing.
     @Test func callOnAPlainFileKeepsItAsItIsAndSelectsWriteNothing() throws {
         let scratch = TemporaryFolder()
