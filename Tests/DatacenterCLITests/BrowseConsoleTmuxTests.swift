@@ -70,7 +70,8 @@ extension BrowseTmuxTests {
         let editing = try session.waitFor(all: ["...> from notes", "sql> select title,", "...>   length(body) as chars"])
         #expect(editing.contains("sql> select title,") && editing.contains("...>   length(body) as chars"))
         try session.send("Enter")
-        let grid = try session.waitFor("chars")
+        // The grid's title, not the input's text: the query may still be running.
+        let grid = try session.waitFor(all: ["SQL: select title,", "chars"])
         #expect(grid.contains("Quotes") && !grid.contains("Welcome"), "the three lines ran as one statement")
         try session.send(":")
         try session.send("C-t")
