@@ -103,6 +103,9 @@ struct BrowseCommand: ParsableCommand {
     /// the browser made a command of.
     static func loop(_ browser: Browser, _ terminal: CursesTerminal) throws {
         let runner = BrowserCommandRunner(wake: terminal.wakeUpFunction())
+        // The work asked for before the loop (the grid of --table) starts before the first
+        // frame is drawn: the page is read while the screen is written.
+        for command in browser.takeCommands() { runner.run(command) }
         terminal.draw(browser.render(), theme: browser.theme)
         var lastPoll = Date()
         while !browser.isFinished {
