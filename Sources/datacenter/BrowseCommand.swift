@@ -44,7 +44,7 @@ struct BrowseCommand: ParsableCommand {
         if let path {
             target = expandTilde(path)
         } else {
-            target = expandTilde(global.root ?? DemoCommand.defaultPath)
+            target = expandTilde(global.root ?? GlobalOptions.defaultFolder("demo"))
             if !FileManager.default.fileExists(atPath: target) { try DemoCommand.buildDemo(at: target) }
             keys = KeyRing(keys.keys + [DemoStore.key])
             // The demo's published passphrase, for a demo built with --encrypt-db.

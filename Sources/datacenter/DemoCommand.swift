@@ -18,9 +18,12 @@ struct DemoCommand: ParsableCommand {
             (open it with --db-key \(DemoStore.databasePassphrase)).
             """))
 
-    /// `demo` in the data folder (`$XDG_DATA_HOME/datacenter`, else
-    /// `$HOME/.local/share/datacenter`), or where it was before when only that one exists.
-    static var defaultPath: String { GlobalOptions.defaultFolder("demo") }
+    /// Where `demo` builds by default: `demo` in the data folder (`$XDG_DATA_HOME/datacenter`,
+    /// else `$HOME/.local/share/datacenter`), always. The folder of before `$HOME` was
+    /// followed is for reading what is there (`browse` opens a demo found only there); a new
+    /// demo goes where the data folder is now, so a `HOME` of its own (a test's, a sandbox's)
+    /// never builds into, or is refused by, the demo of the user's passwd home.
+    static var defaultPath: String { DataFolder.path() + "/demo" }
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("Where to build it (default: --root if given, else $XDG_DATA_HOME/datacenter/demo, else $HOME/.local/share/datacenter/demo).", valueName: "path"))
