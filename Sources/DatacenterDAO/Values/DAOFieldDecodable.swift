@@ -16,6 +16,7 @@ public protocol DAOFieldDecodable {
 }
 
 extension DAOFieldDecodable {
+    /// A missing field is an error (`keyNotFound` naming it), as for a `Decodable` type.
     public static func decodeMissingField(_ field: String) throws -> Self {
         throw DecodingError.keyNotFound(DAOFieldKey(field), .init(codingPath: [], debugDescription: "no column or key \"\(field)\""))
     }
@@ -23,13 +24,19 @@ extension DAOFieldDecodable {
 
 /// The coding key of a `DAORow` field, in the errors reading it throws.
 public struct DAOFieldKey: CodingKey, Sendable {
+    /// The field's name.
     public let stringValue: String
+    /// Always nil: fields are named, never numbered.
     public var intValue: Int? { nil }
+    /// The key of field `name`.
     public init(_ name: String) { stringValue = name }
+    /// The key of field `stringValue`.
     public init?(stringValue: String) { self.stringValue = stringValue }
+    /// None: fields are named, never numbered.
     public init?(intValue: Int) { nil }
 }
 
+/// An optional reads nil for a `nil` value or a missing field, else what `Wrapped` reads.
 extension Optional: DAOFieldDecodable where Wrapped: DAOFieldDecodable {
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Wrapped? {
         value.isNil ? nil : try Wrapped.decode(fieldValue: value, field: field)
