@@ -75,4 +75,20 @@ import Testing
         b.press(.character("w"))
         try assertSnapshot(Self.drawn(b.review), named: "pane-review")
     }
+
+    /// The console with a second tab holding a statement over three lines.
+    @Test func theConsoleWithTabsAndLines() throws {
+        let folder = TemporaryFolder()
+        let (b, _) = try Self.demo(folder)
+        b.openNodeAndLoad(named: "notes")
+        b.press(.character(":"))
+        type(".mode list", into: b)
+        b.press(.enter)
+        b.press(.control("t"))
+        for (index, line) in ["select title,", "  length(body) as chars", "from notes"].enumerated() {
+            if index > 0 { b.press(.control("j")) }
+            type(line, into: b)
+        }
+        try assertSnapshot(Self.drawn(try #require(b.console)), named: "pane-console-tabs")
+    }
 }

@@ -29,7 +29,7 @@ struct ConsoleTab: Sendable {
     static let scrollbackLimit = 2_000
 
     /// What a new tab says.
-    static let greeting = "Type SQL; Enter runs it read-only (Ctrl-J: a new line). ↑ ↓ history, Esc closes."
+    static let greeting = "Type SQL: Enter runs it (read-only), Ctrl-J adds a line, ↑ ↓ history."
 
     /// A tab whose editor walks `history`.
     init(history: LineHistory) {
