@@ -23,6 +23,14 @@ import Testing
         return (try browser(root, width: 120, height: 30), root)
     }
 
+    /// The demo in a browser with the console open on the `notes` table's store.
+    static func consoleOnNotes(_ folder: TemporaryFolder) throws -> Browser {
+        let (b, _) = try demo(folder)
+        b.openNodeAndLoad(named: "notes")
+        b.press(.character(":"))
+        return b
+    }
+
     @Test func theTreeAndTheGrid() throws {
         let folder = TemporaryFolder()
         let (b, root) = try Self.demo(folder)
@@ -60,9 +68,7 @@ import Testing
 
     @Test func theConsoleAndTheStagedEdits() throws {
         let folder = TemporaryFolder()
-        let (b, _) = try Self.demo(folder)
-        b.openNodeAndLoad(named: "notes")
-        b.press(.character(":"))
+        let b = try Self.consoleOnNotes(folder)
         type("select count(*) from notes", into: b)
         b.press(.enter)
         b.runCommands()
@@ -79,9 +85,7 @@ import Testing
     /// The console with a second tab holding a statement over three lines.
     @Test func theConsoleWithTabsAndLines() throws {
         let folder = TemporaryFolder()
-        let (b, _) = try Self.demo(folder)
-        b.openNodeAndLoad(named: "notes")
-        b.press(.character(":"))
+        let b = try Self.consoleOnNotes(folder)
         type(".mode list", into: b)
         b.press(.enter)
         b.press(.control("t"))

@@ -6,10 +6,7 @@ import Testing
 /// lives in the browser's state folder only, and goes when the browser quits.
 extension BrowseTmuxTests {
     @Test func aMarkThenWritesFromAnotherProcessShowDecrypted() throws {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color exec \(CLI.binaryPath) browse \(root) --key \(Self.demoKey)", width: 140)
+        let (_, root, session) = try Self.demoSession("--key \(Self.demoKey)", width: 140)
         try session.waitFor("KV businesses")
         try session.send("m")
         try session.waitFor("marked at")

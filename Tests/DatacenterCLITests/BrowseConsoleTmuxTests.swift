@@ -4,13 +4,9 @@ import Testing
 /// The SQL console in the real browser: a query runs without freezing the screen, and Esc
 /// cancels it.
 extension BrowseTmuxTests {
-    /// The browser on a new demo's `notes` table with the console open; the folder holds
-    /// the demo (keep it while the session runs).
-    static func consoleOnTheDemoNotes() throws -> (TemporaryFolder, Session) {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+    /// The browser on a new demo's `notes` table with the console open (`demoSession`).
+    static func consoleOnTheDemoNotes() throws -> (scratch: TemporaryFolder, session: Session) {
+        let (scratch, _, session) = try Self.demoSession("--table notes")
         try session.waitFor("Welcome")
         try session.send(":")
         try session.waitFor("sql>")
@@ -18,8 +14,7 @@ extension BrowseTmuxTests {
     }
 
     @Test func aConsoleQueryRunsWhileKeysWorkAndEscCancelsIt() throws {
-        let (scratch, session) = try Self.consoleOnTheDemoNotes()
-        defer { withExtendedLifetime(scratch) {} }
+        let (_, session) = try Self.consoleOnTheDemoNotes()
         // A query that never ends by itself.
         try session.send("-l", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n WHERE i < 0")
         try session.send("Enter")
@@ -40,8 +35,7 @@ extension BrowseTmuxTests {
 
     /// Ctrl-R in the console: the history filtered by what is typed; Enter takes a line.
     @Test func ctrlRInTheConsoleSearchesTheHistory() throws {
-        let (scratch, session) = try Self.consoleOnTheDemoNotes()
-        defer { withExtendedLifetime(scratch) {} }
+        let (_, session) = try Self.consoleOnTheDemoNotes()
         try session.send("-l", ".mode list")
         try session.send("Enter")
         try session.waitFor("mode: list")
@@ -61,7 +55,6 @@ extension BrowseTmuxTests {
     /// second tab keeps its own query.
     @Test func theConsoleEditsOverSeveralLinesInTabs() throws {
         let (scratch, session) = try Self.consoleOnTheDemoNotes()
-        defer { withExtendedLifetime(scratch) {} }
         try session.send("-l", "select title,")
         try session.send("C-j")
         try session.send("-l", "  length(body) as chars")

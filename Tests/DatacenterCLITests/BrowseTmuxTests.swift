@@ -13,6 +13,8 @@ import Testing
         let name = "dc-test-" + UUID().uuidString.prefix(8)
         /// The folder `XDG_STATE_HOME` names for the command.
         let state = TemporaryFolder("tmux-state")
+        /// A folder the command reads (a demo root), kept as long as the session.
+        var folder: TemporaryFolder?
         init(command: String, width: Int = 120, height: Int = 40) throws {
             let isolated = "XDG_STATE_HOME=\(state.path) " + command
             let result = try Session.tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", isolated])
@@ -75,11 +77,19 @@ import Testing
         }
     }
 
-    @Test func openTheDemoAndSeeAnEncryptedValueDecrypted() throws {
+    /// The browser in a tmux session on a new demo root: `browse ROOT ARGUMENTS`; the
+    /// root's folder (also for the test's own files) lives as long as the session.
+    static func demoSession(_ arguments: String = "", width: Int = 120) throws -> (scratch: TemporaryFolder, root: String, session: Session) {
         let scratch = TemporaryFolder()
         let root = scratch.file("demo")
         #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --key \(Self.demoKey)")
+        let session = try Session(command: "TERM=xterm-256color exec \(CLI.binaryPath) browse \(root) \(arguments)", width: width)
+        session.folder = scratch
+        return (scratch, root, session)
+    }
+
+    @Test func openTheDemoAndSeeAnEncryptedValueDecrypted() throws {
+        let (_, root, session) = try Self.demoSession("--key \(Self.demoKey)")
         try session.waitFor("KV businesses")
         // common store → KV businesses → app, feed-cache, session.
         try session.send("Down", "Down", "Down", "Down", "Enter")
@@ -99,10 +109,7 @@ import Testing
     }
 
     @Test func withoutTheKeyValuesShowLockedAndResizeRedraws() throws {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table session")
+        let (_, _, session) = try Self.demoSession("--table session")
         let screen = try session.waitFor("[locked: no key]")
         #expect(!screen.contains("sk_live"))
         _ = try Session.tmux(["resize-window", "-t", session.name, "-x", "60", "-y", "15"])
@@ -114,10 +121,7 @@ import Testing
     /// Ctrl-P in a real terminal: the last message whole, in the inspector; an error stays
     /// on the status line through the keys after it.
     @Test func ctrlPShowsTheLastMessageAndAnErrorStays() throws {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        let (_, _, session) = try Self.demoSession("--table notes")
         try session.waitFor("Welcome")
         try session.send("f")
         try session.send("-l", "no_such_column = 1")
@@ -135,10 +139,7 @@ import Testing
 
     /// F in a real terminal: the frequency table of a column, and Enter filtering to a value.
     @Test func fShowsTheFrequencyTableAndEnterFilters() throws {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        let (_, _, session) = try Self.demoSession("--table notes")
         try session.waitFor("Welcome")
         try session.send("F")
         let table = try session.waitFor(all: ["percent", "value", "33.3%"])
@@ -154,10 +155,7 @@ import Testing
 
     /// Ctrl-R at the search prompt in a real terminal: a regular expression.
     @Test func ctrlRAtTheSearchPromptSearchesForARegularExpression() throws {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        let (_, _, session) = try Self.demoSession("--table notes")
         try session.waitFor("Welcome")
         try session.send("/", "C-r")
         try session.waitFor("regex /")
@@ -169,10 +167,7 @@ import Testing
 
     /// - hides a column, } moves one right, + shows the hidden ones again.
     @Test func minusHidesBraceMovesAndPlusShowsColumns() throws {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        let (_, _, session) = try Self.demoSession("--table notes")
         try session.waitFor("Welcome")
         try session.send("-")
         let hidden = try session.waitFor(all: ["hid id", "│title   body"])
@@ -187,10 +182,7 @@ import Testing
 
     /// \ hides the tree (the grid starts at the left edge), Tab shows it again.
     @Test func backslashHidesTheTreeAndTabShowsIt() throws {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        let (_, _, session) = try Self.demoSession("--table notes")
         try session.waitFor("Welcome")
         try session.send("\\")
         let hidden = try session.waitFor("tree hidden")
@@ -203,10 +195,7 @@ import Testing
 
     /// s selects the cursor's row (the status line counts it), * the rows shown, U none.
     @Test func sSelectsRowsAndUUnselects() throws {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table notes")
+        let (_, _, session) = try Self.demoSession("--table notes")
         try session.waitFor("Welcome")
         try session.send("s")
         try session.waitFor("1 selected")
@@ -268,10 +257,7 @@ import Testing
 
 extension BrowseTmuxTests {
     @Test func fillADAOMethodFormSeeTheSQLAndRunIt() throws {
-        let scratch = TemporaryFolder()
-        let root = scratch.file("demo")
-        #expect(try CLI.run(["demo", root]).status == 0)
-        let session = try Session(command: "TERM=xterm-256color \(CLI.binaryPath) browse \(root) --table messages --key \(Self.demoKey)", width: 140)
+        let (_, _, session) = try Self.demoSession("--table messages --key \(Self.demoKey)", width: 140)
         try session.waitFor("conversation")
         try session.send("d")
         try session.waitFor("listMessages(")
