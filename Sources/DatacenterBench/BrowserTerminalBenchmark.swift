@@ -33,6 +33,17 @@ enum BrowserTerminalBenchmark {
         /// - throws: when tmux cannot be started.
         init() throws {
             try Self.spawn(["tmux", "-L", socket, "new-session", "-d", "-s", "control", "-x", "120", "-y", "40", "sleep 600"])
+            do {
+                try attach()
+            } catch {
+                _ = try? Self.spawn(["tmux", "-L", socket, "kill-server"])   // no server left behind
+                throw error
+            }
+        }
+
+        /// Starts the control-mode client on the `control` session and reads up to its first
+        /// reply of ours.
+        private func attach() throws {
             var toClient: [Int32] = [0, 0], fromClient: [Int32] = [0, 0]
             guard pipe(&toClient) == 0, pipe(&fromClient) == 0 else {
                 throw DatabaseBenchmark.Failure(description: "cannot make pipes for tmux")
