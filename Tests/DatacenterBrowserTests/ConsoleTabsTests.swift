@@ -110,10 +110,17 @@ import Testing
         #expect(b.console?.tabs.count == ConsolePane.tabLimit && b.message?.isError == true)
     }
 
-    /// Outside the console's editor Ctrl-J is Enter, as it always was.
+    /// Outside the console's editor Ctrl-J is Enter, as it always was: in its history search
+    /// too.
     @Test func ctrlJIsEnterElsewhere() throws {
         let (b, folder) = try console()
         defer { withExtendedLifetime(folder) {} }
+        write("select 'earlier'", into: b)
+        b.press(.enter)
+        b.press(.character(":"), .character("\u{12}"))
+        write("earl", into: b)
+        b.press(.control("j"))
+        #expect(b.console?.historySearch == nil && b.console?.input.text == "select 'earlier'", "chosen, not a new line")
         b.press(.escape)
         b.openNodeAndLoad(named: "t")
         b.press(.character("/"), .character("3"))

@@ -87,12 +87,6 @@ import Testing
         #expect(e.history?.entries.last == "draft")
     }
 
-    @Test func aPastedTextKeepsItsLinesWhateverTheirEnds() {
-        var e = QueryEditor()
-        e.insert("select 1\r\nunion all\rselect 2")
-        #expect(e.lines == ["select 1", "union all", "select 2"])
-    }
-
     /// A box shows the lines around the cursor: the cursor's line always, the box scrolled
     /// as little as needed, and the lines beside it scrolled sideways with it.
     @Test func theLayoutFollowsTheCursorDownAndSideways() {

@@ -69,7 +69,8 @@ struct ConsolePane {
         let inputHeight = Self.inputHeight(lines: input.lines.count, paneHeight: context.bodyHeight)
         defer { tabs[current].input.followCursor(width: width, height: Self.inputHeight(lines: input.lines.count, paneHeight: context.bodyHeight)) }
         if var search = historySearch {
-            switch search.handle(key) {
+            // Ctrl-J is Enter there, as everywhere but the editor.
+            switch search.handle(key == .control("j") ? .enter : key) {
             case .searching: historySearch = search
             case .cancelled: historySearch = nil
             case .chosen(let line):

@@ -121,12 +121,6 @@ package struct QueryEditor: Equatable, Sendable {
         history?.stopWalking()
     }
 
-    /// Inserts `string` at the cursor (a paste, a completion): line ends as `"\n"`.
-    package mutating func insert(_ string: String) {
-        buffer.insert(string.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n"))
-        history?.stopWalking()
-    }
-
     /// Replaces the characters from `start` to the cursor with `string` (a completion).
     package mutating func replaceBeforeCursor(from start: Int, with string: String) {
         buffer.replaceBeforeCursor(from: start, with: string)
