@@ -282,5 +282,85 @@ import Testing
         }
         #expect(try other.fetch("getMessage", [2], as: Header.self).map(\.msgId) == [2], "a plaintext row reads")
     }
-}
 
+    // MARK: Columns read directly
+
+    /// One field, `v`, of type `T`, read by `Decodable`.
+    struct Field<T: Decodable & Equatable>: Decodable, Equatable { var v: T }
+
+    /// The same field read by `init(row:)`.
+    struct FieldRow<T: DAOFieldDecodable & Equatable>: DAORowDecodable, Equatable {
+        var v: T
+        init(row: DAORow) throws { v = try row["v"] }
+    }
+
+    /// A column with no type affinity holding each of SQLite's storage classes: integers
+    /// (small, negative, too wide for narrow types), whole and fractional reals, numeric and
+    /// other text, blobs (UTF-8 and not) and NULL.
+    static func looseColumn(_ folder: TemporaryFolder) throws -> (DAOObject, [DAOValue]) {
+        let dao = try DAOObject(config: try DAOConfig(xml: """
+            <module name="L" initializer="create" tableName="loose" version="1.0">
+              <update id="create">create table if not exists ${T} (id integer primary key, v)</update>
+              <insert id="add" arguments="v">insert into ${T} (v) values (#{v})</insert>
+              <select id="one" arguments="id" result="{}">select v from ${T} where id = #{id}</select>
+              <select id="some" arguments="ids" result="[{}]">
+                select v from ${T} where id in <foreach item="i" collection="ids" open="(" separator="," close=")">#{i}</foreach>
+              </select>
+            </module>
+            """, file: "l.xml"), path: folder.file("l.sqlite"))
+        let values: [DAOValue] = [1, 0, -5, 300, .integer(.max), 2.0, 2.5, -0.0, "12", " 7 ", "abc", "", "true", "2.5",
+                                  .data(Data("hi".utf8)), .data(Data([0xFF, 0x01])), .nil]
+        for value in values { try dao.call("add", [value]) }
+        return (dao, (1...values.count).map { .integer(Int64($0)) })
+    }
+
+    /// What a read gave: the value, or that it failed.
+    enum Outcome<T: Equatable>: Equatable {
+        case value(T?)
+        case failed
+        init(_ body: () throws -> [T]) {
+            do { self = .value(try body().first) } catch { self = .failed }
+        }
+    }
+
+    /// Every storage class read as every field type: straight from the column (a kept read,
+    /// then a one-statement list), `Decodable` and row types alike, gives what the value path
+    /// gives, value or failure; `Decodable` errors read the same too.
+    @Test func eachStorageClassReadsAsTheValuePathReadsIt() throws {
+        let folder = TemporaryFolder()
+        let (dao, ids) = try Self.looseColumn(folder)
+        func same<T: Decodable & DAOFieldDecodable & Equatable>(_ type: T.Type, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+            for id in ids {
+                let expected = Outcome { try dao.fetchValue("one", [id], as: Field<T>.self).map(\.v) }
+                for round in 0..<2 { // rendered, then kept
+                    let decoded = Outcome { try dao.fetch("one", [id], as: Field<T>.self).map(\.v) }
+                    let read = Outcome { try dao.fetch("one", [id], as: FieldRow<T>.self).map(\.v) }
+                    let listed = Outcome { try dao.fetch("some", [[id]], as: FieldRow<T>.self).map(\.v) }
+                    let message = "\(T.self) from row \(id), round \(round)"
+                    #expect(decoded == expected, "\(message)", sourceLocation: sourceLocation)
+                    #expect(read == expected, "\(message)", sourceLocation: sourceLocation)
+                    #expect(listed == expected, "\(message)", sourceLocation: sourceLocation)
+                }
+                if case .failed = expected {
+                    let typed = (try? dao.fetch("one", [id], as: Field<T>.self)).map { _ in "" } ?? Self.failure { try dao.fetch("one", [id], as: Field<T>.self) }
+                    #expect(typed == Self.failure { try dao.fetchValue("one", [id], as: Field<T>.self) }, sourceLocation: sourceLocation)
+                }
+            }
+        }
+        try same(Int64.self); try same(Int.self); try same(Int8.self); try same(UInt8.self); try same(UInt64.self)
+        try same(Double.self); try same(Float.self); try same(Bool.self); try same(String.self); try same(Data.self)
+        try same(Int64?.self); try same(Double?.self); try same(Bool?.self); try same(String?.self); try same(Float?.self)
+        // The reads succeed where the storage class is the type's own, and convert or fail elsewhere.
+        #expect(try dao.fetch("one", [1], as: FieldRow<Int64>.self).map(\.v) == [1])
+        #expect(try dao.fetch("one", [9], as: FieldRow<Int64>.self).map(\.v) == [12], "numeric text")
+        #expect(try dao.fetch("one", [1], as: FieldRow<String>.self).map(\.v) == ["1"], "an integer as text")
+        #expect(try dao.fetch("one", [17], as: FieldRow<String?>.self).map(\.v) == [nil])
+        #expect(Outcome { try dao.fetch("one", [5], as: FieldRow<Int8>.self).map(\.v) } == .failed, "too wide")
+    }
+
+    /// The description of the error `body` throws ("" when it throws none).
+    static func failure(_ body: () throws -> some Any) -> String {
+        do { _ = try body() } catch { return "\(error)" }
+        return ""
+    }
+}

@@ -92,13 +92,12 @@ indirect enum DAOCallPlan: Sendable {
     /// (only when `mapsOneStatement`), its rows are decoded there and its value is `.nil`.
     /// - throws: `DAOError`; on a throw nothing of the call is kept.
     func run(_ method: DAOMethod, _ arguments: [DAOValue], on object: DAOObject,
-             typedRows: (any TypedRowSink)? = nil) throws -> DAOCallResult {
+             typedRows: (TypedRows)? = nil) throws -> DAOCallResult {
         // A kept read needs only its statement and the decryptor: no snapshot of the rest.
         if case .keptRead = self, let (read, mapper) = object.keptRead(of: method) {
             try method.checkArguments(arguments)
-            let mapper = typedRows.map { ResultMapper(mapper, typedRows: $0) } ?? mapper
             return try object.writing { db in
-                let (value, objects) = try read.run(arguments, mapper: mapper)
+                let (value, objects) = try read.run(arguments, mapper: mapper, typedRows: typedRows)
                 return DAOCallResult(value: value, objects: objects, changes: 0, lastInsertRowID: db.lastInsertRowID,
                                      skipped: false, history: .keptRead(method, arguments, table: read.table))
             }

@@ -215,7 +215,7 @@ public final class DAOObject: Sendable {
     /// - throws: `DAOError.noTableName` when a select that leaves tables as they are would
     ///   need a table name to set one up.
     /// With `typedRows`, the call's rows are decoded there (`TypedRows`).
-    func makeCall(_ method: DAOMethod, _ arguments: [DAOValue], typedRows: (any TypedRowSink)? = nil) throws -> DAOCall {
+    func makeCall(_ method: DAOMethod, _ arguments: [DAOValue], typedRows: (TypedRows)? = nil) throws -> DAOCall {
         let call = withState { state in
             // A select leaves the table as it is when selects are not to prepare it: the read writes nothing.
             let skipsPreparation = method.kind == .select && !state.selectsPrepareTables
@@ -292,28 +292,62 @@ public final class DAOObject: Sendable {
     /// columns as it is stepped (`TypedRows`), with no `DAOValue` dictionary per row; other
     /// calls (steps, `<try>`, a foreach) decode their result value. Both give what
     /// `call(id, arguments).value` decoded with `DAOValue.decode` gives.
+    @inlinable
     public func fetch<T: Decodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
-        try fetch(id, arguments, into: TypedRows<T>())
+        var rows: [T] = []
+        // `DAOValue.decode` reads these from a row's whole value, not field by field.
+        let readsColumns = T.self != Date.self && T.self != Data.self && T.self != URL.self
+        try read(id, arguments, as: T.self, readsColumns: readsColumns, readRow: { rows.append(try T(from: $0.decoder)) },
+                 readValue: { rows.append(try $0.decode(T.self)) })
+        return rows
     }
 
     /// Calls a select and reads each row of its result with `T.init(row:)`: the typed read
     /// of `fetch` without `Decodable`'s containers (see `DAORowDecodable`).
+    @inlinable
     public func fetch<T: DAORowDecodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
-        try fetch(id, arguments, into: TypedRows(rowType: T.self))
+        try fetchRows(id, arguments, as: T.self)
     }
 
     /// A type that is both reads with `init(row:)`, its own faster reading.
+    @inlinable
     public func fetch<T: Decodable & DAORowDecodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
-        try fetch(id, arguments, into: TypedRows(rowType: T.self))
+        try fetchRows(id, arguments, as: T.self)
     }
 
-    private func fetch<T>(_ id: String, _ arguments: [DAOValue], into rows: TypedRows<T>) throws -> [T] {
+    /// `fetch` of a `DAORowDecodable` type.
+    @inlinable
+    func fetchRows<T: DAORowDecodable>(_ id: String, _ arguments: [DAOValue], as type: T.Type) throws -> [T] {
+        var rows: [T] = []
+        try read(id, arguments, as: T.self, readsColumns: true, readRow: { rows.append(try T(row: $0)) },
+                 readValue: { rows.append(try T(row: DAORow(value: $0))) })
+        return rows
+    }
+
+    /// Runs a typed read of `type`: each row of the result to `readRow` (unless not
+    /// `readsColumns`: then the row's whole value to `readValue`), a scalar or the value
+    /// path's rows (not `.nil`) to `readValue`. The generic part of `fetch` is inlined where
+    /// it is called, specialized to the app's type; this part is not generic.
+    @usableFromInline
+    func read(_ id: String, _ arguments: [DAOValue], as type: Any.Type, readsColumns: Bool,
+              readRow: (DAORow) throws -> Void, readValue: (DAOValue) throws -> Void) throws {
         let method = try method(id, arity: arguments.count)
         do {
-            guard method.plan.mapsOneStatement else { return try decodeValue(of: call(id, arguments), with: rows.decodeValue) }
-            let result = try method.plan.run(method, arguments, on: self, typedRows: rows)
-            recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
-            return rows.rows
+            guard method.plan.mapsOneStatement else {
+                switch try call(id, arguments).value {
+                case .nil: return
+                case .array(let rows): for row in rows where !row.isNil { try readValue(row) }
+                case let value: try readValue(value)
+                }
+                return
+            }
+            try withoutActuallyEscaping(readRow) { readRow in
+                try withoutActuallyEscaping(readValue) { readValue in
+                    let rows = TypedRows(type: type, readRow: readsColumns ? readRow : nil, readValue: readValue)
+                    let result = try method.plan.run(method, arguments, on: self, typedRows: rows)
+                    recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
+                }
+            }
         } catch let error as DAOError {
             throw error
         } catch {

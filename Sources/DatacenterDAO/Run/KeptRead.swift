@@ -59,7 +59,8 @@ final class KeptRead {
     let table: String
     private let statement: Statement
     /// The layout of the statement's rows (`{}`, model and map results).
-    private var layout: RowLayout?
+    // Unchecked: read and written only by `run`, under the store's write lock.
+    @exclusivity(unchecked) private var layout: RowLayout?
 
     /// Keeps `statement` (prepared from the method's SQL for `table`) when it only reads and
     /// returns columns; nil otherwise (such a call runs as `DAOCallPlan.oneStatement`).
@@ -73,13 +74,13 @@ final class KeptRead {
 
     /// The call's result and decoded objects: the first row mapped by `mapper` as the
     /// general path maps it, or `.nil` when no row matches. Arguments are already checked
-    /// (`checkArguments`).
+    /// (`checkArguments`). With `typedRows`, the row is decoded there (the value is `.nil`).
     /// - throws: `DatabaseError`; what mapping the row throws.
-    func run(_ arguments: [DAOValue], mapper: ResultMapper) throws -> (DAOValue, [any Sendable]) {
+    func run(_ arguments: [DAOValue], mapper: ResultMapper, typedRows: TypedRows? = nil) throws -> (DAOValue, [any Sendable]) {
         let plan = self.plan
         var value = DAOValue.nil
         _ = try statement.firstRow(bindingCount: plan.bindings.count, { plan.value($0, of: arguments) }, { row in
-            value = try mapper.value(of: row, as: plan.result.element, layout: &layout)
+            value = try mapper.value(of: row, as: plan.result.element, layout: &layout, typedRows: typedRows)
         })
         guard let name = value.modelTypeName, let decoder = mapper.registry.decoder(named: name) else { return (value, []) }
         return (value, [try DAOModelRegistry.decode(value, as: name, with: decoder)])

@@ -16,7 +16,7 @@ final class ResultMapper: Sendable {
     let decryptor: any DataCrypt
     let registry: DAOModelRegistry
     /// Where a typed read decodes the rows (`TypedRows`); nil for the value path.
-    let typedRows: (any TypedRowSink)?
+    let typedRows: (TypedRows)?
 
     /// A mapper for `config`'s maps and crypt rules (only those are kept, not the whole config).
     init(config: DAOConfig, decryptor: any DataCrypt, registry: DAOModelRegistry) {
@@ -38,7 +38,7 @@ final class ResultMapper: Sendable {
 
     /// `mapper` decoding its rows into `typedRows` instead of making values of them: each
     /// row's value is then `.nil`.
-    init(_ mapper: ResultMapper, typedRows: any TypedRowSink) {
+    init(_ mapper: ResultMapper, typedRows: TypedRows) {
         self.maps = mapper.maps
         self.cryptRules = mapper.cryptRules
         self.decryptor = mapper.decryptor
@@ -119,10 +119,13 @@ final class ResultMapper: Sendable {
 
     /// The value of the row `row` is on as `element`: the one function every way of running
     /// a call maps a row with. `layout` is the `RowLayout` of the rows so far, made (again)
-    /// when missing or made for other columns.
+    /// when missing or made for other columns. With `typedRows` (the mapper's own unless
+    /// given), the row is decoded there and its value is `.nil`.
     /// - throws: `DAOError.resultMapping` (no such map), `DAOError.crypt`.
     @inline(__always)
-    func value(of row: some ResultRow, as element: DAOResultType.Element, layout: inout RowLayout?) throws -> DAOValue {
+    func value(of row: some ResultRow, as element: DAOResultType.Element, layout: inout RowLayout?,
+               typedRows: TypedRows? = nil) throws -> DAOValue {
+        let typedRows = typedRows ?? self.typedRows
         switch element {
         case .dictionary, .model, .map:
             let names = row.columnNames
@@ -160,14 +163,22 @@ protocol ResultRow {
     var columnNames: [String] { get }
     /// The value of the column at `index`.
     func value(at index: Int) -> DatabaseValue
+    /// True when the column at `index` holds a BLOB (the only values a crypt column decrypts).
+    func isBlob(at index: Int) -> Bool
 }
 
 extension Row: ResultRow {
     var columnCount: Int { values.count }
     func value(at index: Int) -> DatabaseValue { values[index] }
+    func isBlob(at index: Int) -> Bool {
+        if case .blob = values[index] { return true }
+        return false
+    }
 }
 
-extension Statement: ResultRow {}
+extension Statement: ResultRow {
+    func isBlob(at index: Int) -> Bool { cursor.isBlob(at: index) }
+}
 
 /// How a row of given columns becomes one `{}`, model or map result: for each field, the
 /// column that fills it (the last one, when several columns fill the same field, as
@@ -227,6 +238,11 @@ final class RowLayout {
         return .model(className, fields)
     }
 
+    /// The order `type` asked for its fields in, when learnt (see `fieldOrder`).
+    func fieldOrder(of type: ObjectIdentifier) -> [FieldRequest]? {
+        fieldOrder.flatMap { $0.type == type ? $0.fields : nil }
+    }
+
     /// The fields the rows have.
     var fieldNames: [String] { Array(fieldColumns.keys) }
 
@@ -245,10 +261,12 @@ final class RowLayout {
     }
 }
 
-/// A field a `Decodable` type asked a row for, and the column that fills it (nil: none).
+/// A field a typed read asked a row for, the column that fills it (nil: none), and whether
+/// that is a crypt column.
 struct FieldRequest {
     let field: String
     let column: Int?
+    let decrypted: Bool
 }
 
 /// Maps a result's rows one at a time, as they are read: every row for an array type, the

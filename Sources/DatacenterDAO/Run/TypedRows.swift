@@ -6,51 +6,55 @@ import Foundation
 /// `RowLayout` (field → column, crypt columns decrypted) the value path builds its
 /// dictionaries with, so no dictionary is made per row.
 ///
+/// Not generic: `fetch` is inlined into the app's code, where the type's reading and the
+/// array it fills are specialized, and hands its closures here. A generic class here ran
+/// unspecialized in the app's module, looking up its metadata and its array's at run time
+/// on every call and row.
+///
 /// Held by the call's `ResultMapper` and used only on the thread running the call.
-protocol TypedRowSink: AnyObject, Sendable {
-    /// Decodes the row `row` is on, laid out by `layout`.
-    func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws
-    /// Decodes a scalar result's value (a `.nil` one is no row, as `fetch` has always read it).
-    func add(scalar value: DAOValue) throws
-}
+final class TypedRows: @unchecked Sendable {
+    // @unchecked: used by the one thread running the call, while `fetch` waits for it.
 
-/// The rows of one typed read, decoded as `T`: by `Decodable`, or by `DAORowDecodable`
-/// (the same fields and conversions, without the standard library's containers).
-final class TypedRows<T>: TypedRowSink, @unchecked Sendable {
-    // @unchecked: used by the one thread running the call (see `TypedRowSink`).
+    /// The type the rows are read as, for the field order learnt per layout.
+    private let type: ObjectIdentifier
+    /// Reads a row from its fields; nil for the types `DAOValue.decode` reads from a row's
+    /// whole value (`Date`, `Data`, `URL`), which take the value path.
+    private let readRow: ((DAORow) throws -> Void)?
+    /// Reads a whole value that is not `.nil`: a scalar result, a row of the value path, or
+    /// a row whose columns are not read.
+    let readValue: (DAOValue) throws -> Void
 
-    /// How a row's fields become a `T`.
-    private let decodeRow: (ColumnDecoder) throws -> T
-    /// How a whole value (a scalar result, a row of the value path, or a row whose columns
-    /// are not read) becomes a `T`.
-    let decodeValue: (DAOValue) throws -> T
-    /// False for the types `DAOValue.decode` reads from a row's whole value (`Date`, `Data`,
-    /// `URL`): those take the value path.
-    private let readsColumns: Bool
-
-    /// The decoded rows, in order.
-    private(set) var rows: [T] = []
-
-    private init(readsColumns: Bool, decodeRow: @escaping (ColumnDecoder) throws -> T, decodeValue: @escaping (DAOValue) throws -> T) {
-        self.readsColumns = readsColumns
-        self.decodeRow = decodeRow
-        self.decodeValue = decodeValue
+    /// Rows of `type` read by `readRow`, values by `readValue`; both append to `fetch`'s array.
+    init(type: Any.Type, readRow: ((DAORow) throws -> Void)?, readValue: @escaping (DAOValue) throws -> Void) {
+        self.type = ObjectIdentifier(type)
+        self.readRow = readRow
+        self.readValue = readValue
     }
 
+    /// The decoder the rows are read through, made at the first row and moved from row to
+    /// row (a row's `DAORow` is valid only while it is read).
+    private var decoder: ColumnDecoder?
+
+    /// Decodes the row `row` is on, laid out by `layout`.
     func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
-        guard readsColumns else {
-            rows.append(try decodeValue(layout.value(of: row, decryptor: decryptor)))
+        guard let readRow else {
+            try readValue(layout.value(of: row, decryptor: decryptor))
             return
         }
-        let type = ObjectIdentifier(T.self)
-        let learnt = layout.fieldOrder.flatMap { $0.type == type ? $0.fields : nil }
-        let decoder = ColumnDecoder(row: row, layout: layout, decryptor: decryptor, order: learnt)
+        let decoder: ColumnDecoder
+        if let existing = self.decoder {
+            decoder = existing
+            decoder.move(to: row, layout: layout)
+        } else {
+            decoder = ColumnDecoder(type: type, row: row, layout: layout, decryptor: decryptor)
+            self.decoder = decoder
+        }
         do {
-            rows.append(try decodeRow(decoder))
-            if learnt == nil { layout.fieldOrder = (type, decoder.asked) }
+            try readRow(DAORow(source: .columns(decoder)))
+            decoder.finishRow()
             // The value path decrypts every crypt column of a row: one the type does not read
-            // fails the row just the same.
-            for column in layout.decryptedColumns where !decoder.hasRead(column) {
+            // fails the row just the same (only a BLOB is decrypted; other values pass).
+            for column in layout.decryptedColumns where !decoder.hasRead(column) && row.isBlob(at: column) {
                 _ = try layout.cell(column, of: row, decryptor: decryptor)
             }
         } catch {
@@ -61,69 +65,116 @@ final class TypedRows<T>: TypedRowSink, @unchecked Sendable {
         }
     }
 
+    /// Decodes a scalar result's value (a `.nil` one is no row, as `fetch` has always read it).
     func add(scalar value: DAOValue) throws {
         guard !value.isNil else { return }
-        rows.append(try decodeValue(value))
+        try readValue(value)
     }
 }
 
-extension TypedRows where T: Decodable {
-    /// Rows decoded by `T`'s `init(from:)`.
-    convenience init() {
-        self.init(readsColumns: T.self != Date.self && T.self != Data.self && T.self != URL.self,
-                  decodeRow: { try T(from: $0) }, decodeValue: { try $0.decode(T.self) })
-    }
-}
-
-extension TypedRows where T: DAORowDecodable {
-    /// Rows read by `T`'s `init(row:)`.
-    convenience init(rowType: T.Type) {
-        self.init(readsColumns: true, decodeRow: { try T(row: DAORow(fields: $0)) },
-                  decodeValue: { try T(row: try DAORow(value: $0)) })
-    }
-}
-
-/// A `Decoder` over the row a statement is on, for `TypedRows`.
+/// A `Decoder` over the row a statement is on, for `TypedRows`: moved from row to row.
+///
+/// A type asks for its fields in the same order row after row: the order the first row
+/// asked in is learnt (kept with the layout, for later calls too), and each request is
+/// checked against the next one by name before the layout is consulted (a guess that
+/// misses costs a lookup, never a wrong column).
 final class ColumnDecoder: Decoder {
-    let row: any ResultRow
-    let layout: RowLayout
-    let decryptor: any DataCrypt
-    /// The order an earlier row asked for its fields in (see `RowLayout.fieldOrder`); nil
-    /// while it is being learnt.
-    let order: [FieldRequest]?
+    // Unchecked: used by the one thread reading the rows, never across a nested access.
+    /// The type the rows are read as (the learnt order is per type).
+    private let type: ObjectIdentifier
+    private let decryptor: any DataCrypt
+    /// The statement whose row is read, and that row; or the row read (for rows already read).
+    @exclusivity(unchecked) private var statement: Statement?
+    @exclusivity(unchecked) private var cursor: StatementCursor?
+    @exclusivity(unchecked) private var otherRow: (any ResultRow)?
+    @exclusivity(unchecked) private var layout: RowLayout
+    /// The learnt order of the fields; nil while it is being learnt.
+    @exclusivity(unchecked) private var order: [FieldRequest]?
     /// How many fields have been asked for (the position in `order`).
-    @exclusivity(unchecked) var position = 0
+    @exclusivity(unchecked) private var position = 0
     /// While learning: the fields asked for, with their columns.
-    @exclusivity(unchecked) var asked: [FieldRequest] = []
+    @exclusivity(unchecked) private var asked: [FieldRequest] = []
     /// The crypt columns read among the first 64 (the others are never taken as read).
-    @exclusivity(unchecked) var readMask: UInt64 = 0
+    @exclusivity(unchecked) private var readMask: UInt64 = 0
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(row: any ResultRow, layout: RowLayout, decryptor: any DataCrypt, order: [FieldRequest]?) {
-        self.row = row
+    init(type: ObjectIdentifier, row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) {
+        self.type = type
         self.layout = layout
         self.decryptor = decryptor
-        self.order = order
+        self.order = layout.fieldOrder(of: type)
+        setRow(row)
     }
 
-    /// The column that fills `field`, nil when none does.
-    func column(_ field: String) -> Int? {
+    /// Starts reading the row `row` is on, laid out by `layout`, as a new decoder would.
+    func move(to row: some ResultRow, layout: RowLayout) {
+        setRow(row)
+        if self.layout !== layout {
+            self.layout = layout
+            order = layout.fieldOrder(of: type)
+            asked = []
+        }
+        position = 0
+        readMask = 0
+    }
+
+    /// Ends reading a row: the order it asked for its fields in is learnt, if it was not.
+    func finishRow() {
+        guard order == nil else { return }
+        layout.fieldOrder = (type, asked)
+        order = asked
+        asked = []
+    }
+
+    @inline(__always)
+    private func setRow(_ row: some ResultRow) {
+        if let statement = row as? Statement {
+            if self.statement !== statement {
+                self.statement = statement
+                cursor = statement.cursor
+            }
+        } else {
+            statement = nil
+            cursor = nil
+            otherRow = row
+        }
+    }
+
+    /// The row as the value path reads it.
+    private var row: any ResultRow { statement ?? otherRow! }
+
+    /// The column that fills `field` (nil when none does), and whether it is a crypt column.
+    @inline(__always)
+    private func column(_ field: String) -> (column: Int, decrypted: Bool)? {
         let position = self.position
         self.position = position + 1
-        guard let order else {
-            let column = layout.column(forField: field)
-            asked.append(FieldRequest(field: field, column: column))
-            return column
+        if let order {
+            if position < order.count, order[position].field == field {
+                return order[position].column.map { ($0, order[position].decrypted) }
+            }
         }
-        if position < order.count, order[position].field == field { return order[position].column }
-        return layout.column(forField: field)
+        let column = layout.column(forField: field)
+        let decrypted = column.map(layout.isDecrypted) ?? false
+        if order == nil { asked.append(FieldRequest(field: field, column: column, decrypted: decrypted)) }
+        return column.map { ($0, decrypted) }
+    }
+
+    /// What the row holds for `field`: its column, read directly, unless it is a crypt
+    /// column (then its decrypted value) or the row is not a statement's (then its value).
+    /// - throws: `DAOError.crypt` for a crypt column that does not decrypt.
+    func cell(forField field: String) throws -> DAORowCell {
+        guard let (column, decrypted) = column(field) else { return .missing }
+        // Only a BLOB is decrypted: a crypt column holding anything else reads as it is.
+        if let cursor, !decrypted || !cursor.isBlob(at: column) { return .column(DAOColumn(row: cursor, index: column)) }
+        return .value(try cell(column, decrypted: decrypted))
     }
 
     /// The value of `column`, decrypted when it is a crypt column.
-    func cell(_ column: Int) throws -> DAOValue {
-        if column < 64, layout.isDecrypted(column) { readMask |= 1 << UInt64(column) }
+    private func cell(_ column: Int, decrypted: Bool) throws -> DAOValue {
+        guard decrypted else { return DAOValue(cursor?.value(at: column) ?? otherRow!.value(at: column)) }
+        if column < 64 { readMask |= 1 << UInt64(column) }
         return try layout.cell(column, of: row, decryptor: decryptor)
     }
 
@@ -153,6 +204,6 @@ final class ColumnDecoder: Decoder {
 extension ColumnDecoder: DAOValueDecoding.Fields {
     var fieldNames: [String] { layout.fieldNames }
     func hasField(_ name: String) -> Bool { column(name) != nil }
-    func value(ofField name: String) throws -> DAOValue? { try column(name).map(cell) }
+    func value(ofField name: String) throws -> DAOValue? { try column(name).map { try cell($0.column, decrypted: $0.decrypted) } }
     func wholeDecoder() -> any Swift.Decoder { self }
 }

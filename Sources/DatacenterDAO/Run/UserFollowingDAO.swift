@@ -87,7 +87,8 @@ public final class UserFollowingDAO: Sendable {
     }
 
     /// Runs `body` on the current object, then records what it reported.
-    private func onCurrent<T>(_ operation: String, _ body: (DAOObject) throws -> T) throws -> T {
+    @usableFromInline
+    func onCurrent<T>(_ operation: String, _ body: (DAOObject) throws -> T) throws -> T {
         let object = try currentObject(for: operation)
         defer { lastOutcome.withLock { $0 = (object.lastInsertRowID, object.lastChanges) } }
         return try body(object)
@@ -147,17 +148,20 @@ public final class UserFollowingDAO: Sendable {
     }
 
     /// Calls a select on the current store and decodes its result (`DAOObject.fetch`).
+    @inlinable
     public func fetch<T: Decodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
         try onCurrent(id) { try $0.fetch(id, arguments, as: type) }
     }
 
     /// Calls a select on the current store and reads its rows with `T.init(row:)`
     /// (`DAOObject.fetch`).
+    @inlinable
     public func fetch<T: DAORowDecodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
         try onCurrent(id) { try $0.fetch(id, arguments, as: type) }
     }
 
     /// A type that is both reads with `init(row:)` (`DAOObject.fetch`).
+    @inlinable
     public func fetch<T: Decodable & DAORowDecodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
         try onCurrent(id) { try $0.fetch(id, arguments, as: type) }
     }

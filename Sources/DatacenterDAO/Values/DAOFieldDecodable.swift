@@ -13,9 +13,16 @@ public protocol DAOFieldDecodable {
     /// What a row without the field reads as: an error, except for optionals (nil).
     /// - throws: `DecodingError.keyNotFound` naming the field.
     static func decodeMissingField(_ field: String) throws -> Self
+    /// The field read straight from `column` when it holds what this type reads without
+    /// conversion (an INTEGER for an integer type, TEXT for a `String`); nil reads it through
+    /// its value with `decode(fieldValue:field:)`, which must give the same result.
+    static func decode(column: DAOColumn) -> Self?
 }
 
 extension DAOFieldDecodable {
+    /// Always nil: the field is read through its value.
+    public static func decode(column: DAOColumn) -> Self? { nil }
+
     /// A missing field is an error (`keyNotFound` naming it), as for a `Decodable` type.
     public static func decodeMissingField(_ field: String) throws -> Self {
         throw DecodingError.keyNotFound(DAOFieldKey(field), .init(codingPath: [], debugDescription: "no column or key \"\(field)\""))
@@ -38,31 +45,42 @@ public struct DAOFieldKey: CodingKey, Sendable {
 
 /// An optional reads nil for a `nil` value or a missing field, else what `Wrapped` reads.
 extension Optional: DAOFieldDecodable where Wrapped: DAOFieldDecodable {
+    @inlinable
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Wrapped? {
         value.isNil ? nil : try Wrapped.decode(fieldValue: value, field: field)
     }
+    @inlinable
     public static func decodeMissingField(_ field: String) throws -> Wrapped? { nil }
+    @inlinable
+    public static func decode(column: DAOColumn) -> Wrapped?? {
+        if column.isNull { return .some(nil) }
+        return Wrapped.decode(column: column).map { .some($0) }
+    }
 }
 
 extension Bool: DAOFieldDecodable {
+    public static func decode(column: DAOColumn) -> Bool? { column.integer.map { $0 != 0 } }
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Bool {
         try DAOValueDecoding.bool(value, [DAOFieldKey(field)])
     }
 }
 
 extension String: DAOFieldDecodable {
+    public static func decode(column: DAOColumn) -> String? { column.text }
     public static func decode(fieldValue value: DAOValue, field: String) throws -> String {
         try DAOValueDecoding.string(value, [DAOFieldKey(field)])
     }
 }
 
 extension Double: DAOFieldDecodable {
+    public static func decode(column: DAOColumn) -> Double? { column.real }
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Double {
         try DAOValueDecoding.double(value, [DAOFieldKey(field)])
     }
 }
 
 extension Float: DAOFieldDecodable {
+    public static func decode(column: DAOColumn) -> Float? { column.real.map(Float.init) }
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Float {
         Float(try DAOValueDecoding.double(value, [DAOFieldKey(field)]))
     }
@@ -71,6 +89,7 @@ extension Float: DAOFieldDecodable {
 /// The integer types read as `Decodable` reads them: exactly, from an integer, a whole
 /// double or numeric text.
 extension DAOFieldDecodable where Self: FixedWidthInteger {
+    public static func decode(column: DAOColumn) -> Self? { column.integer.flatMap(Self.init(exactly:)) }
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Self {
         try DAOValueDecoding.integer(Self.self, value, [DAOFieldKey(field)])
     }
@@ -113,7 +132,7 @@ extension DAORow {
     /// as a `Decodable` type reads such a field (a `nil` value is nil for an optional `T`).
     /// - throws: `DecodingError` naming the field, `keyNotFound` when there is no such field.
     public func decodeJSON<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
-        guard let value = try fields.value(ofField: name) else {
+        guard let value = try value(name) else {
             throw DecodingError.keyNotFound(DAOFieldKey(name), .init(codingPath: [], debugDescription: "no column or key \"\(name)\""))
         }
         return try DAOValueDecoding.decode(T.self, from: value, codingPath: [DAOFieldKey(name)])

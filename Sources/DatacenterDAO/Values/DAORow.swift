@@ -30,7 +30,23 @@ public protocol DAORowDecodable {
 /// Read by `DAORowDecodable` types during `fetch`, straight from the statement's columns
 /// when the call runs one statement, else from the row's dictionary.
 public struct DAORow {
-    let fields: any DAOValueDecoding.Fields
+    /// Where the fields are read from.
+    enum Source {
+        /// The row a statement is on.
+        case columns(ColumnDecoder)
+        /// A row value's fields.
+        case dictionary([String: DAOValue])
+    }
+
+    let source: Source
+
+    /// The fields, for the reads that need no speed.
+    private var fields: any DAOValueDecoding.Fields {
+        switch source {
+        case .columns(let columns): return columns
+        case .dictionary(let fields): return DAOValueDecoding.DictionaryFields(fields: fields)
+        }
+    }
 
     /// The row's field names.
     public var fieldNames: [String] { fields.fieldNames }
@@ -44,25 +60,55 @@ public struct DAORow {
     /// - throws: `DecodingError.keyNotFound` (no such field), `.typeMismatch` (a value that
     ///   does not fit `T`), both naming the field; `DAOError.crypt` for a crypt column that
     ///   does not decrypt.
+    @inlinable
     public subscript<T: DAOFieldDecodable>(_ name: String) -> T {
         get throws { try decode(T.self, name) }
     }
 
     /// `row[name]` with the type spelt out.
+    ///
+    /// Inlined where it is called, so `T`'s reading is specialized: a column holding what
+    /// `T` reads without conversion is read straight from the statement (`decode(column:)`),
+    /// anything else through its value, with the same result.
+    @inlinable
     public func decode<T: DAOFieldDecodable>(_ type: T.Type, _ name: String) throws -> T {
-        guard let value = try fields.value(ofField: name) else { return try T.decodeMissingField(name) }
-        return try T.decode(fieldValue: value, field: name)
+        switch try cell(name) {
+        case .column(let column):
+            if let value = T.decode(column: column) { return value }
+            return try T.decode(fieldValue: column.value, field: name)
+        case .value(let value):
+            return try T.decode(fieldValue: value, field: name)
+        case .missing:
+            return try T.decodeMissingField(name)
+        }
     }
 
     /// The field's value as the value path has it, nil when the row has no such field.
     public func value(_ name: String) throws -> DAOValue? { try fields.value(ofField: name) }
+
+    /// What the row holds for field `name`.
+    /// - throws: `DAOError.crypt` for a crypt column that does not decrypt.
+    @usableFromInline
+    func cell(_ name: String) throws -> DAORowCell {
+        switch source {
+        case .columns(let columns): return try columns.cell(forField: name)
+        case .dictionary(let fields): return DAOValueDecoding.DictionaryFields(fields: fields).cell(forField: name)
+        }
+    }
+
+    /// The row as a `Decoder`, for a `Decodable` type read by `fetch`.
+    @usableFromInline
+    var decoder: any Decoder {
+        get throws { try fields.wholeDecoder() }
+    }
 }
 
 extension DAORow {
     /// The row of a call's result value: a `{}`, model or map row (a dictionary).
     /// - throws: `DecodingError.typeMismatch` for a value that is not a row.
+    @usableFromInline
     init(value: DAOValue) throws {
         guard let fields = value.fields else { throw DAOValueDecoding.mismatch([String: DAOValue].self, value, []) }
-        self.init(fields: DAOValueDecoding.DictionaryFields(fields: fields))
+        self.init(source: .dictionary(fields))
     }
 }

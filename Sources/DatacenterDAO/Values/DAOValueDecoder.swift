@@ -154,6 +154,8 @@ enum DAOValueDecoding {
         func value(ofField name: String) throws -> DAOValue?
         /// A decoder of the whole model (`superDecoder()`).
         func wholeDecoder() throws -> any Swift.Decoder
+        /// What the model holds for field `name`: a column to read directly, a value, or nothing.
+        func cell(forField name: String) throws -> DAORowCell
     }
 
     /// The fields of a row's value: a dictionary.
@@ -163,6 +165,7 @@ enum DAOValueDecoding {
         func hasField(_ name: String) -> Bool { fields[name] != nil }
         func value(ofField name: String) -> DAOValue? { fields[name] }
         func wholeDecoder() -> any Swift.Decoder { Decoder(value: .dictionary(fields), codingPath: []) }
+        func cell(forField name: String) -> DAORowCell { fields[name].map(DAORowCell.value) ?? .missing }
     }
 
     /// A keyed container over `Fields`: one reading of each Swift type, whatever holds the
@@ -186,28 +189,58 @@ enum DAOValueDecoding {
             guard let v = try fields.value(ofField: key.stringValue), !v.isNil else { return nil }
             return v
         }
-        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try bool($0, codingPath + [key]) } }
-        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key).map { try string($0, codingPath + [key]) } }
-        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key).map { try double($0, codingPath + [key]) } }
-        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key).map { try integer(type, $0, codingPath + [key]) } }
-        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(key).map { try integer(type, $0, codingPath + [key]) } }
+        /// Field `key` read as `T`: straight from its column when that holds what `T` reads
+        /// without conversion (`DAOFieldDecodable.decode(column:)`), else by `convert` from
+        /// its value (which gives the same for such a column).
+        @inline(__always)
+        private func read<T: DAOFieldDecodable>(_ key: Key, _ convert: (DAOValue) throws -> T) throws -> T {
+            switch try fields.cell(forField: key.stringValue) {
+            case .column(let column):
+                if let value = T.decode(column: column) { return value }
+                return try convert(column.value)
+            case .value(let value):
+                return try convert(value)
+            case .missing:
+                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no column or key \"\(key.stringValue)\""))
+            }
+        }
+        /// `read` for an optional field: nil when it is missing or nil, with one lookup, not
+        /// the three (`contains`, `decodeNil`, `decode`) of the default.
+        @inline(__always)
+        private func readIfPresent<T: DAOFieldDecodable>(_ key: Key, _ convert: (DAOValue) throws -> T) throws -> T? {
+            switch try fields.cell(forField: key.stringValue) {
+            case .column(let column):
+                if column.isNull { return nil }
+                if let value = T.decode(column: column) { return value }
+                return try convert(column.value)
+            case .value(let value):
+                return value.isNil ? nil : try convert(value)
+            case .missing:
+                return nil
+            }
+        }
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try readIfPresent(key) { try bool($0, codingPath + [key]) } }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try readIfPresent(key) { try string($0, codingPath + [key]) } }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try readIfPresent(key) { try double($0, codingPath + [key]) } }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try readIfPresent(key) { try integer(type, $0, codingPath + [key]) } }
+        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try readIfPresent(key) { try integer(type, $0, codingPath + [key]) } }
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             try present(key).map { try DAOValueDecoding.decode(type, from: $0, codingPath: codingPath + [key]) }
         }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try bool(try value(key), codingPath + [key]) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(try value(key), codingPath + [key]) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(try value(key), codingPath + [key]) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try double(try value(key), codingPath + [key])) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, try value(key), codingPath + [key]) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, try value(key), codingPath + [key]) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, try value(key), codingPath + [key]) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, try value(key), codingPath + [key]) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, try value(key), codingPath + [key]) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, try value(key), codingPath + [key]) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, try value(key), codingPath + [key]) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, try value(key), codingPath + [key]) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, try value(key), codingPath + [key]) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, try value(key), codingPath + [key]) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(key) { try bool($0, codingPath + [key]) } }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(key) { try string($0, codingPath + [key]) } }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(key) { try double($0, codingPath + [key]) } }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(key) { Float(try double($0, codingPath + [key])) } }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(key) { try integer(type, $0, codingPath + [key]) } }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(key) { try integer(type, $0, codingPath + [key]) } }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(key) { try integer(type, $0, codingPath + [key]) } }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(key) { try integer(type, $0, codingPath + [key]) } }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(key) { try integer(type, $0, codingPath + [key]) } }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(key) { try integer(type, $0, codingPath + [key]) } }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(key) { try integer(type, $0, codingPath + [key]) } }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(key) { try integer(type, $0, codingPath + [key]) } }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(key) { try integer(type, $0, codingPath + [key]) } }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(key) { try integer(type, $0, codingPath + [key]) } }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             try DAOValueDecoding.decode(type, from: try value(key), codingPath: codingPath + [key])
         }

@@ -255,22 +255,11 @@ public final class Statement {
     public func reset() { sqlite3_reset(handle) }
 
     /// The value of column `index` of the current row.
-    public func value(at index: Int) -> DatabaseValue {
-        let i = Int32(index)
-        switch sqlite3_column_type(handle, i) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
-        case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(handle, i))
-            guard let p = sqlite3_column_text(handle, i) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(handle, i))
-            guard count > 0, let p = sqlite3_column_blob(handle, i) else { return .blob(Data()) }
-            return .blob(Data(bytes: p, count: count))
-        default: return .null
-        }
-    }
+    public func value(at index: Int) -> DatabaseValue { cursor.value(at: index) }
+
+    /// The current row's columns, read without retaining the statement: valid while the
+    /// statement stays on this row.
+    package var cursor: StatementCursor { StatementCursor(handle: handle) }
 
     /// The table and column result column `index` reads straight from, when it is one
     /// (`SELECT m.content AS c …`); nil for an expression, an aggregate, a literal.

@@ -20,7 +20,9 @@ import Darwin
 @usableFromInline
 package final class LockedState<State>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    @usableFromInline var state: State
+    // Unchecked: every access is inside `withLock`, which the mutex makes exclusive (a
+    // nested `withLock` on one thread deadlocks before it could overlap an access).
+    @usableFromInline @exclusivity(unchecked) var state: State
 
     /// Holds `state` behind a new lock.
     @inlinable package init(_ state: State) {

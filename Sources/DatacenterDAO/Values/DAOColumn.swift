@@ -1,0 +1,34 @@
+import DatacenterKit
+
+/// A column of the row a statement is on, as a `DAOFieldDecodable` type reads it directly
+/// (`decode(column:)`): what SQLite holds, with no `DAOValue` made of it, as GRDB's
+/// `StatementColumnConvertible` types read a statement's columns.
+///
+/// Valid only while the `DAORow` it comes from is read. A crypt column is never one of
+/// these: it is read decrypted, through its value.
+public struct DAOColumn {
+    let row: StatementCursor
+    let index: Int
+
+    /// The integer the column holds; nil when it holds another type (not converted).
+    public var integer: Int64? { row.integer(at: index) }
+    /// The floating-point number the column holds; nil when it holds another type.
+    public var real: Double? { row.real(at: index) }
+    /// The text the column holds; nil when it holds another type.
+    public var text: String? { row.text(at: index) }
+    /// True when the column holds NULL.
+    public var isNull: Bool { row.isNull(at: index) }
+
+    /// The column's value as the value path has it.
+    @usableFromInline
+    var value: DAOValue { DAOValue(row.value(at: index)) }
+}
+
+/// What a `DAORow` holds for a field: a column read directly, a value (a decrypted crypt
+/// column, a dictionary's field), or nothing.
+@usableFromInline
+enum DAORowCell {
+    case column(DAOColumn)
+    case value(DAOValue)
+    case missing
+}
