@@ -1,21 +1,28 @@
 import DatacenterKit
 import Foundation
 
-/// Where a typed read (`DAOObject.fetch(_:_:as:)`) sends its rows: each row of a `{}`,
-/// model or map result is decoded straight from the statement's columns, through the same
-/// `RowLayout` (field → column, crypt columns decrypted) the value path builds its
-/// dictionaries with, so no dictionary is made per row.
+/// The rows of a typed read (`DAOObject.fetch(_:_:as:)`): each row of a `{}`, model or
+/// map result is read straight from the statement's columns, through the same `RowLayout`
+/// (field → column, crypt columns decrypted) the value path builds its dictionaries with,
+/// so no dictionary is made per row. It is also the `Decoder` (and `DAORow`'s fields) of
+/// the row being read, moved from row to row: one object per call.
 ///
 /// Not generic: `fetch` is inlined into the app's code, where the type's reading and the
 /// array it fills are specialized, and hands its closures here. A generic class here ran
 /// unspecialized in the app's module, looking up its metadata and its array's at run time
 /// on every call and row.
 ///
+/// A type asks for its fields in the same order row after row: the order the first row
+/// asked in is learnt (kept with the layout, for later calls too), and each request is
+/// checked against the next one by name before the layout is consulted (a guess that
+/// misses costs a lookup, never a wrong column).
+///
 /// Held by the call's `ResultMapper` and used only on the thread running the call.
-final class TypedRows: @unchecked Sendable {
-    // @unchecked: used by the one thread running the call, while `fetch` waits for it.
+final class TypedRows: Decoder, @unchecked Sendable {
+    // @unchecked, and unchecked exclusivity: used by the one thread running the call,
+    // while `fetch` waits for it, never across a nested access.
 
-    /// The type the rows are read as, for the field order learnt per layout.
+    /// The type the rows are read as (the learnt order is per type).
     private let type: ObjectIdentifier
     /// Reads a row from its fields; nil for the types `DAOValue.decode` reads from a row's
     /// whole value (`Date`, `Data`, `URL`), which take the value path.
@@ -24,6 +31,26 @@ final class TypedRows: @unchecked Sendable {
     /// a row whose columns are not read.
     let readValue: (DAOValue) throws -> Void
 
+    // The row being read.
+    /// The statement whose row is read, and that row; or the row read (for rows already read).
+    @exclusivity(unchecked) private var statement: Statement?
+    @exclusivity(unchecked) private var cursor: StatementCursor?
+    @exclusivity(unchecked) private var otherRow: (any ResultRow)?
+    /// The row's layout and decryptor (set at the first row).
+    @exclusivity(unchecked) private var rowLayout: RowLayout?
+    @exclusivity(unchecked) private var decryptor: (any DataCrypt)?
+    /// The learnt order of the fields; nil while it is being learnt.
+    @exclusivity(unchecked) private var order: [FieldRequest]?
+    /// How many fields have been asked for (the position in `order`).
+    @exclusivity(unchecked) private var position = 0
+    /// While learning: the fields asked for, with their columns.
+    @exclusivity(unchecked) private var asked: [FieldRequest] = []
+    /// The crypt columns read among the first 64 (the others are never taken as read).
+    @exclusivity(unchecked) private var readMask: UInt64 = 0
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
     /// Rows of `type` read by `readRow`, values by `readValue`; both append to `fetch`'s array.
     init(type: Any.Type, readRow: ((DAORow) throws -> Void)?, readValue: @escaping (DAOValue) throws -> Void) {
         self.type = ObjectIdentifier(type)
@@ -31,30 +58,19 @@ final class TypedRows: @unchecked Sendable {
         self.readValue = readValue
     }
 
-    /// The decoder the rows are read through, made at the first row and moved from row to
-    /// row (a row's `DAORow` is valid only while it is read).
-    private var decoder: ColumnDecoder?
-
     /// Decodes the row `row` is on, laid out by `layout`.
     func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
         guard let readRow else {
             try readValue(layout.value(of: row, decryptor: decryptor))
             return
         }
-        let decoder: ColumnDecoder
-        if let existing = self.decoder {
-            decoder = existing
-            decoder.move(to: row, layout: layout)
-        } else {
-            decoder = ColumnDecoder(type: type, row: row, layout: layout, decryptor: decryptor)
-            self.decoder = decoder
-        }
+        move(to: row, layout: layout, decryptor: decryptor)
         do {
-            try readRow(DAORow(source: .columns(decoder)))
-            decoder.finishRow()
+            try readRow(DAORow(source: .columns(self)))
+            finishRow()
             // The value path decrypts every crypt column of a row: one the type does not read
             // fails the row just the same (only a BLOB is decrypted; other values pass).
-            for column in layout.decryptedColumns where !decoder.hasRead(column) && row.isBlob(at: column) {
+            for column in layout.decryptedColumns where !hasRead(column) && row.isBlob(at: column) {
                 _ = try layout.cell(column, of: row, decryptor: decryptor)
             }
         } catch {
@@ -70,66 +86,9 @@ final class TypedRows: @unchecked Sendable {
         guard !value.isNil else { return }
         try readValue(value)
     }
-}
 
-/// A `Decoder` over the row a statement is on, for `TypedRows`: moved from row to row.
-///
-/// A type asks for its fields in the same order row after row: the order the first row
-/// asked in is learnt (kept with the layout, for later calls too), and each request is
-/// checked against the next one by name before the layout is consulted (a guess that
-/// misses costs a lookup, never a wrong column).
-final class ColumnDecoder: Decoder {
-    // Unchecked: used by the one thread reading the rows, never across a nested access.
-    /// The type the rows are read as (the learnt order is per type).
-    private let type: ObjectIdentifier
-    private let decryptor: any DataCrypt
-    /// The statement whose row is read, and that row; or the row read (for rows already read).
-    @exclusivity(unchecked) private var statement: Statement?
-    @exclusivity(unchecked) private var cursor: StatementCursor?
-    @exclusivity(unchecked) private var otherRow: (any ResultRow)?
-    @exclusivity(unchecked) private var layout: RowLayout
-    /// The learnt order of the fields; nil while it is being learnt.
-    @exclusivity(unchecked) private var order: [FieldRequest]?
-    /// How many fields have been asked for (the position in `order`).
-    @exclusivity(unchecked) private var position = 0
-    /// While learning: the fields asked for, with their columns.
-    @exclusivity(unchecked) private var asked: [FieldRequest] = []
-    /// The crypt columns read among the first 64 (the others are never taken as read).
-    @exclusivity(unchecked) private var readMask: UInt64 = 0
-
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    init(type: ObjectIdentifier, row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) {
-        self.type = type
-        self.layout = layout
-        self.decryptor = decryptor
-        self.order = layout.fieldOrder(of: type)
-        setRow(row)
-    }
-
-    /// Starts reading the row `row` is on, laid out by `layout`, as a new decoder would.
-    func move(to row: some ResultRow, layout: RowLayout) {
-        setRow(row)
-        if self.layout !== layout {
-            self.layout = layout
-            order = layout.fieldOrder(of: type)
-            asked = []
-        }
-        position = 0
-        readMask = 0
-    }
-
-    /// Ends reading a row: the order it asked for its fields in is learnt, if it was not.
-    func finishRow() {
-        guard order == nil else { return }
-        layout.fieldOrder = (type, asked)
-        order = asked
-        asked = []
-    }
-
-    @inline(__always)
-    private func setRow(_ row: some ResultRow) {
+    /// Starts reading the row `row` is on, laid out by `layout`.
+    private func move(to row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) {
         if let statement = row as? Statement {
             if self.statement !== statement {
                 self.statement = statement
@@ -140,7 +99,26 @@ final class ColumnDecoder: Decoder {
             cursor = nil
             otherRow = row
         }
+        if rowLayout !== layout {
+            rowLayout = layout
+            order = layout.fieldOrder(of: type)
+            asked = []
+        }
+        if self.decryptor == nil { self.decryptor = decryptor }
+        position = 0
+        readMask = 0
     }
+
+    /// Ends reading a row: the order it asked for its fields in is learnt, if it was not.
+    private func finishRow() {
+        guard order == nil else { return }
+        layout.fieldOrder = (type, asked)
+        order = asked
+        asked = []
+    }
+
+    /// The layout of the row being read.
+    private var layout: RowLayout { rowLayout! }
 
     /// The row as the value path reads it.
     private var row: any ResultRow { statement ?? otherRow! }
@@ -175,14 +153,14 @@ final class ColumnDecoder: Decoder {
     private func cell(_ column: Int, decrypted: Bool) throws -> DAOValue {
         guard decrypted else { return DAOValue(cursor?.value(at: column) ?? otherRow!.value(at: column)) }
         if column < 64 { readMask |= 1 << UInt64(column) }
-        return try layout.cell(column, of: row, decryptor: decryptor)
+        return try layout.cell(column, of: row, decryptor: decryptor!)
     }
 
     /// True when crypt column `column` was read (so it decrypted).
     func hasRead(_ column: Int) -> Bool { column < 64 && readMask & (1 << UInt64(column)) != 0 }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(DAOValueDecoding.Keyed<Key, ColumnDecoder>(fields: self, codingPath: []))
+        KeyedDecodingContainer(DAOValueDecoding.Keyed<Key, TypedRows>(fields: self, codingPath: []))
     }
 
     // A type that reads the row as a whole reads the value the value path builds.
@@ -197,11 +175,11 @@ final class ColumnDecoder: Decoder {
     /// A decoder of the row's value as the value path builds it (every column read).
     private func wholeRow() throws -> DAOValueDecoding.Decoder {
         readMask = ~0
-        return DAOValueDecoding.Decoder(value: try layout.value(of: row, decryptor: decryptor), codingPath: [])
+        return DAOValueDecoding.Decoder(value: try layout.value(of: row, decryptor: decryptor!), codingPath: [])
     }
 }
 
-extension ColumnDecoder: DAOValueDecoding.Fields {
+extension TypedRows: DAOValueDecoding.Fields {
     var fieldNames: [String] { layout.fieldNames }
     func hasField(_ name: String) -> Bool { column(name) != nil }
     func value(ofField name: String) throws -> DAOValue? { try column(name).map { try cell($0.column, decrypted: $0.decrypted) } }

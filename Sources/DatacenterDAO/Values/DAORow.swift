@@ -33,7 +33,7 @@ public struct DAORow {
     /// Where the fields are read from.
     enum Source {
         /// The row a statement is on.
-        case columns(ColumnDecoder)
+        case columns(TypedRows)
         /// A row value's fields.
         case dictionary([String: DAOValue])
     }
