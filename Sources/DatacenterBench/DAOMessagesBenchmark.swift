@@ -54,7 +54,7 @@ enum DAOMessagesBenchmark {
         var read: Int64
         var starred: Int64
 
-        init(row: DAORow) throws {
+        init(row: borrowing DAORow) throws {
             msgId = try row["msgId"]
             conversation = try row["conversation"]
             sender = try row["sender"]

@@ -183,7 +183,7 @@ import Testing
     /// The example's message read field by field, as `Message` declares it.
     struct MessageRow: DAORowDecodable, Equatable {
         var message: Message
-        init(row: DAORow) throws {
+        init(row: borrowing DAORow) throws {
             let msgId: Int64 = try row["msgId"], conversation: String = try row["conversation"]
             let sender: String = try row["sender"], time: Date = try row["time"], content: String? = try row["content"]
             let read: Bool = try row["read"], starred: Bool = try row["starred"], missing: String? = try row["missing"]
@@ -197,7 +197,7 @@ import Testing
         var via: String
         init(via: String) { self.via = via }
         init(from decoder: any Decoder) throws { via = "decodable" }
-        init(row: DAORow) throws { via = "row" }
+        init(row: borrowing DAORow) throws { via = "row" }
     }
 
     /// A row type reads, on every way a call runs, what the `Decodable` type reads through
@@ -229,7 +229,7 @@ import Testing
             init(id: Int, label: String?, score: Double?, flag: Bool?, fields: [String]) {
                 (self.id, self.label, self.score, self.flag, self.fields) = (id, label, score, flag, fields)
             }
-            init(row: DAORow) throws {
+            init(row: borrowing DAORow) throws {
                 id = try row["id"]
                 label = row.contains("label") ? try row["label"] : "no label"
                 score = try row["score"]
@@ -255,11 +255,11 @@ import Testing
     }
 
     @Test func aRowTypeGetsTheErrorsTheDecodableTypeGets() throws {
-        struct NoTitle: DAORowDecodable { init(row: DAORow) throws { _ = try row["title"] as String } }
-        struct NumericSender: DAORowDecodable { init(row: DAORow) throws { _ = try row.decode(Int.self, "sender") } }
+        struct NoTitle: DAORowDecodable { init(row: borrowing DAORow) throws { _ = try row["title"] as String } }
+        struct NumericSender: DAORowDecodable { init(row: borrowing DAORow) throws { _ = try row.decode(Int.self, "sender") } }
         struct Header: DAORowDecodable {
             var msgId: Int64
-            init(row: DAORow) throws { msgId = try row["msgId"] }
+            init(row: borrowing DAORow) throws { msgId = try row["msgId"] }
         }
         let folder = TemporaryFolder()
         let dao = try Self.messages(folder)
@@ -291,7 +291,7 @@ import Testing
     /// The same field read by `init(row:)`.
     struct FieldRow<T: DAOFieldDecodable & Equatable>: DAORowDecodable, Equatable {
         var v: T
-        init(row: DAORow) throws { v = try row["v"] }
+        init(row: borrowing DAORow) throws { v = try row["v"] }
     }
 
     /// A column with no type affinity holding each of SQLite's storage classes: integers

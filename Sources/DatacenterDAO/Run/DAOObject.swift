@@ -330,7 +330,7 @@ public final class DAOObject: Sendable {
     /// it is called, specialized to the app's type; this part is not generic.
     @usableFromInline
     func read(_ id: String, _ arguments: [DAOValue], as type: Any.Type, readsColumns: Bool,
-              readRow: (DAORow) throws -> Void, readValue: (DAOValue) throws -> Void) throws {
+              readRow: (borrowing DAORow) throws -> Void, readValue: (DAOValue) throws -> Void) throws {
         let method = try method(id, arity: arguments.count)
         do {
             guard method.plan.mapsOneStatement else {

@@ -26,7 +26,7 @@ final class TypedRows: Decoder, @unchecked Sendable {
     private let type: ObjectIdentifier
     /// Reads a row from its fields; nil for the types `DAOValue.decode` reads from a row's
     /// whole value (`Date`, `Data`, `URL`), which take the value path.
-    private let readRow: ((DAORow) throws -> Void)?
+    private let readRow: ((borrowing DAORow) throws -> Void)?
     /// Reads a whole value that is not `.nil`: a scalar result, a row of the value path, or
     /// a row whose columns are not read.
     let readValue: (DAOValue) throws -> Void
@@ -52,7 +52,7 @@ final class TypedRows: Decoder, @unchecked Sendable {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// Rows of `type` read by `readRow`, values by `readValue`; both append to `fetch`'s array.
-    init(type: Any.Type, readRow: ((DAORow) throws -> Void)?, readValue: @escaping (DAOValue) throws -> Void) {
+    init(type: Any.Type, readRow: ((borrowing DAORow) throws -> Void)?, readValue: @escaping (DAOValue) throws -> Void) {
         self.type = ObjectIdentifier(type)
         self.readRow = readRow
         self.readValue = readValue
@@ -66,7 +66,7 @@ final class TypedRows: Decoder, @unchecked Sendable {
         }
         move(to: row, layout: layout, decryptor: decryptor)
         do {
-            try readRow(DAORow(source: .columns(self)))
+            try readRow(DAORow(source: .columns(Unmanaged.passUnretained(self))))
             finishRow()
             // The value path decrypts every crypt column of a row: one the type does not read
             // fails the row just the same (only a BLOB is decrypted; other values pass).
@@ -101,10 +101,10 @@ final class TypedRows: Decoder, @unchecked Sendable {
         }
         if rowLayout !== layout {
             rowLayout = layout
+            self.decryptor = decryptor // the call's, the same for every row
             order = layout.fieldOrder(of: type)
             asked = []
         }
-        if self.decryptor == nil { self.decryptor = decryptor }
         position = 0
         readMask = 0
     }
