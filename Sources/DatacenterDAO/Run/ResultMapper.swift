@@ -315,7 +315,8 @@ struct ResultCollector {
         guard let type, wantsRow else { return }
         do {
             let value = try mapper.value(of: row, as: type.element, layout: &layout)
-            if type.isArray { all.append(value) } else { first = value }
+            // A typed read decoded the row: its value is `.nil`, kept only as the first row taken.
+            if !type.isArray { first = value } else if mapper.typedRows == nil { all.append(value) }
             if let name = value.modelTypeName {
                 if !lookedUpDecoder {
                     decoder = mapper.registry.decoder(named: name)

@@ -31,6 +31,7 @@ package final class TableNameNode: SQLNode {
     package func render(into context: inout RenderContext) throws {
         let name = context.tableName
         guard !name.isEmpty else { throw DAOError.render("${T} used but no table name is set", at: location) }
+        guard context.buffer.recordsText else { return } // a decision pass writes no text
         context.buffer.append(text: TableNameNode.sqlName(name))
     }
 
