@@ -41,9 +41,11 @@ struct RenderBuffer: Sendable {
     /// false, one that keeps bound values only.
     init(recordsText: Bool = true) {
         self.recordsText = recordsText
+        // Room for a typical statement's pieces, so they are not copied as they grow (the
+        // decision pass keeps only bound values, a few).
+        pieces.reserveCapacity(recordsText ? 32 : 8)
         guard recordsText else { return }
         bytes.reserveCapacity(512)
-        pieces.reserveCapacity(32)
     }
 
     // MARK: Appending

@@ -27,6 +27,7 @@ package struct RenderContext: Sendable {
         self.tableName = tableName
         self.cryptRules = cryptRules
         self.buffer = buffer
+        if !buffer.recordsText { decisions.reserveCapacity(8) }
     }
 
     /// Records a decision of a node (the decision pass only: a rendering that writes text
