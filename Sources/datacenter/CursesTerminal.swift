@@ -51,6 +51,12 @@ final class CursesTerminal {
         }
         mousemask(dc_mouse_all(), nil)
         mouseinterval(0)
+        // ncurses (6.4 at least) flushes its output at every cursor move until the screen
+        // has once been left and resumed, so a frame went out as one `write` per line (80
+        // of them for a full screen, each waking the terminal). Leaving and resuming at once,
+        // before anything is drawn, puts it in its running state: a frame is then one write.
+        endwin()
+        refresh()
         if dc_terminfo_mouse_is_sgr() == 0 {
             readsSGRMouse = true
             writeToTerminal("\u{1B}[?1006h")
