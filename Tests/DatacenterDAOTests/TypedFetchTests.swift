@@ -363,4 +363,25 @@ import Testing
         do { _ = try body() } catch { return "\(error)" }
         return ""
     }
+
+    /// Keeps the decoder it is read with, as a type may (to read more later): a decoder that
+    /// outlives its row holds nothing of the call, so the call ends cleanly.
+    struct KeepsDecoder: Decodable {
+        nonisolated(unsafe) static var kept: [any Decoder] = []
+        var msgId: Int64
+        init(from decoder: any Decoder) throws {
+            Self.kept.append(decoder)
+            msgId = try decoder.container(keyedBy: CodingKeys.self).decode(Int64.self, forKey: .msgId)
+        }
+        enum CodingKeys: String, CodingKey { case msgId }
+    }
+
+    @Test func aTypeThatKeepsItsDecoderReadsAndEndsTheCall() throws {
+        let folder = TemporaryFolder()
+        let dao = try Self.messages(folder)
+        #expect(try dao.fetch("getMessage", [2], as: KeepsDecoder.self).map(\.msgId) == [2])
+        #expect(try dao.fetch("listMessages", [nil, [], false, 3], as: KeepsDecoder.self).map(\.msgId) == [12, 11, 10])
+        #expect(KeepsDecoder.kept.count == 4)
+        KeepsDecoder.kept = []
+    }
 }

@@ -4,23 +4,16 @@ import Foundation
 /// The rows of a typed read (`DAOObject.fetch(_:_:as:)`): each row of a `{}`, model or
 /// map result is read straight from the statement's columns, through the same `RowLayout`
 /// (field → column, crypt columns decrypted) the value path builds its dictionaries with,
-/// so no dictionary is made per row. It is also the `Decoder` (and `DAORow`'s fields) of
-/// the row being read, moved from row to row: one object per call.
+/// so no dictionary is made per row.
 ///
 /// Not generic: `fetch` is inlined into the app's code, where the type's reading and the
 /// array it fills are specialized, and hands its closures here. A generic class here ran
 /// unspecialized in the app's module, looking up its metadata and its array's at run time
 /// on every call and row.
 ///
-/// A type asks for its fields in the same order row after row: the order the first row
-/// asked in is learnt (kept with the layout, for later calls too), and each request is
-/// checked against the next one by name before the layout is consulted (a guess that
-/// misses costs a lookup, never a wrong column).
-///
 /// Held by the call's `ResultMapper` and used only on the thread running the call.
-final class TypedRows: Decoder, @unchecked Sendable {
-    // @unchecked, and unchecked exclusivity: used by the one thread running the call,
-    // while `fetch` waits for it, never across a nested access.
+final class TypedRows: @unchecked Sendable {
+    // @unchecked: used by the one thread running the call, while `fetch` waits for it.
 
     /// The type the rows are read as (the learnt order is per type).
     private let type: ObjectIdentifier
@@ -30,8 +23,68 @@ final class TypedRows: Decoder, @unchecked Sendable {
     /// Reads a whole value that is not `.nil`: a scalar result, a row of the value path, or
     /// a row whose columns are not read.
     let readValue: (DAOValue) throws -> Void
+    /// The decoder of the row being read, made at the first row and moved from row to row.
+    /// A separate object, which holds nothing of the call: a type may keep the decoder it
+    /// was given, and the call's closures must not outlive the call.
+    private var decoder: ColumnDecoder?
 
-    // The row being read.
+    /// Rows of `type` read by `readRow`, values by `readValue`; both append to `fetch`'s array.
+    init(type: Any.Type, readRow: ((borrowing DAORow) throws -> Void)?, readValue: @escaping (DAOValue) throws -> Void) {
+        self.type = ObjectIdentifier(type)
+        self.readRow = readRow
+        self.readValue = readValue
+    }
+
+    /// Decodes the row `row` is on, laid out by `layout`.
+    func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
+        guard let readRow else {
+            try readValue(layout.value(of: row, decryptor: decryptor))
+            return
+        }
+        let decoder: ColumnDecoder
+        if let existing = self.decoder {
+            decoder = existing
+        } else {
+            decoder = ColumnDecoder(type: type)
+            self.decoder = decoder
+        }
+        decoder.move(to: row, layout: layout, decryptor: decryptor)
+        do {
+            try readRow(DAORow(source: .columns(Unmanaged.passUnretained(decoder))))
+            decoder.finishRow()
+            // The value path decrypts every crypt column of a row: one the type does not read
+            // fails the row just the same (only a BLOB is decrypted; other values pass).
+            for column in layout.decryptedColumns where !decoder.hasRead(column) && row.isBlob(at: column) {
+                _ = try layout.cell(column, of: row, decryptor: decryptor)
+            }
+        } catch {
+            // As the value path: a crypt column that does not decrypt is the row's error,
+            // the first such in column order.
+            for column in layout.decryptedColumns { _ = try layout.cell(column, of: row, decryptor: decryptor) }
+            throw error
+        }
+    }
+
+    /// Decodes a scalar result's value (a `.nil` one is no row, as `fetch` has always read it).
+    func add(scalar value: DAOValue) throws {
+        guard !value.isNil else { return }
+        try readValue(value)
+    }
+}
+
+/// A `Decoder` (and `DAORow`'s fields) over the row a statement is on, for `TypedRows`:
+/// moved from row to row.
+///
+/// A type asks for its fields in the same order row after row: the order the first row
+/// asked in is learnt (kept with the layout, for later calls too), and each request is
+/// checked against the next one by name before the layout is consulted (a guess that
+/// misses costs a lookup, never a wrong column).
+final class ColumnDecoder: Decoder {
+    // Unchecked exclusivity: used by the one thread reading the rows, never across a
+    // nested access.
+
+    /// The type the rows are read as (the learnt order is per type).
+    private let type: ObjectIdentifier
     /// The statement whose row is read, and that row; or the row read (for rows already read).
     @exclusivity(unchecked) private var statement: Statement?
     @exclusivity(unchecked) private var cursor: StatementCursor?
@@ -51,44 +104,13 @@ final class TypedRows: Decoder, @unchecked Sendable {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    /// Rows of `type` read by `readRow`, values by `readValue`; both append to `fetch`'s array.
-    init(type: Any.Type, readRow: ((borrowing DAORow) throws -> Void)?, readValue: @escaping (DAOValue) throws -> Void) {
-        self.type = ObjectIdentifier(type)
-        self.readRow = readRow
-        self.readValue = readValue
-    }
-
-    /// Decodes the row `row` is on, laid out by `layout`.
-    func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
-        guard let readRow else {
-            try readValue(layout.value(of: row, decryptor: decryptor))
-            return
-        }
-        move(to: row, layout: layout, decryptor: decryptor)
-        do {
-            try readRow(DAORow(source: .columns(Unmanaged.passUnretained(self))))
-            finishRow()
-            // The value path decrypts every crypt column of a row: one the type does not read
-            // fails the row just the same (only a BLOB is decrypted; other values pass).
-            for column in layout.decryptedColumns where !hasRead(column) && row.isBlob(at: column) {
-                _ = try layout.cell(column, of: row, decryptor: decryptor)
-            }
-        } catch {
-            // As the value path: a crypt column that does not decrypt is the row's error,
-            // the first such in column order.
-            for column in layout.decryptedColumns { _ = try layout.cell(column, of: row, decryptor: decryptor) }
-            throw error
-        }
-    }
-
-    /// Decodes a scalar result's value (a `.nil` one is no row, as `fetch` has always read it).
-    func add(scalar value: DAOValue) throws {
-        guard !value.isNil else { return }
-        try readValue(value)
+    /// A decoder of rows read as `type`, on no row yet.
+    init(type: ObjectIdentifier) {
+        self.type = type
     }
 
     /// Starts reading the row `row` is on, laid out by `layout`.
-    private func move(to row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) {
+    func move(to row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) {
         if let statement = row as? Statement {
             if self.statement !== statement {
                 self.statement = statement
@@ -110,7 +132,7 @@ final class TypedRows: Decoder, @unchecked Sendable {
     }
 
     /// Ends reading a row: the order it asked for its fields in is learnt, if it was not.
-    private func finishRow() {
+    func finishRow() {
         guard order == nil else { return }
         layout.fieldOrder = (type, asked)
         order = asked
@@ -160,7 +182,7 @@ final class TypedRows: Decoder, @unchecked Sendable {
     func hasRead(_ column: Int) -> Bool { column < 64 && readMask & (1 << UInt64(column)) != 0 }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(DAOValueDecoding.Keyed<Key, TypedRows>(fields: self, codingPath: []))
+        KeyedDecodingContainer(DAOValueDecoding.Keyed<Key, ColumnDecoder>(fields: self, codingPath: []))
     }
 
     // A type that reads the row as a whole reads the value the value path builds.
@@ -179,7 +201,7 @@ final class TypedRows: Decoder, @unchecked Sendable {
     }
 }
 
-extension TypedRows: DAOValueDecoding.Fields {
+extension ColumnDecoder: DAOValueDecoding.Fields {
     var fieldNames: [String] { layout.fieldNames }
     func hasField(_ name: String) -> Bool { column(name) != nil }
     func value(ofField name: String) throws -> DAOValue? { try column(name).map { try cell($0.column, decrypted: $0.decrypted) } }

@@ -33,10 +33,11 @@ public protocol DAORowDecodable {
 public struct DAORow: ~Copyable {
     /// Where the fields are read from.
     enum Source {
-        /// The row a statement is on, read by the call's `TypedRows`. Unmanaged: a row is
-        /// read only while its call runs, which holds the reader; its fields are read with
-        /// no reference counting (a retain and a release per field were a fifth of a field).
-        case columns(Unmanaged<TypedRows>)
+        /// The row a statement is on, read by the call's `ColumnDecoder`. Unmanaged: a row
+        /// is read only while its call runs, which holds the decoder; its fields are read
+        /// with no reference counting (a retain and a release per field were a fifth of a
+        /// field).
+        case columns(Unmanaged<ColumnDecoder>)
         /// A row value's fields.
         case dictionary([String: DAOValue])
     }
