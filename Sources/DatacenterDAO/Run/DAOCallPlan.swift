@@ -92,7 +92,7 @@ indirect enum DAOCallPlan: Sendable {
     /// (only when `mapsOneStatement`), its rows are decoded there and its value is `.nil`.
     /// - throws: `DAOError`; on a throw nothing of the call is kept.
     func run(_ method: DAOMethod, _ arguments: [DAOValue], on object: DAOObject,
-             typedRows: (TypedRows)? = nil) throws -> DAOCallResult {
+             typedRows: TypedRows? = nil) throws -> DAOCallResult {
         // A kept read needs only its statement and the decryptor: no snapshot of the rest.
         if case .keptRead = self, let (read, mapper) = object.keptRead(of: method) {
             try method.checkArguments(arguments)

@@ -215,7 +215,7 @@ public final class DAOObject: Sendable {
     /// - throws: `DAOError.noTableName` when a select that leaves tables as they are would
     ///   need a table name to set one up.
     /// With `typedRows`, the call's rows are decoded there (`TypedRows`).
-    func makeCall(_ method: DAOMethod, _ arguments: [DAOValue], typedRows: (TypedRows)? = nil) throws -> DAOCall {
+    func makeCall(_ method: DAOMethod, _ arguments: [DAOValue], typedRows: TypedRows? = nil) throws -> DAOCall {
         let call = withState { state in
             // A select leaves the table as it is when selects are not to prepare it: the read writes nothing.
             let skipsPreparation = method.kind == .select && !state.selectsPrepareTables

@@ -16,7 +16,7 @@ final class ResultMapper: Sendable {
     let decryptor: any DataCrypt
     let registry: DAOModelRegistry
     /// Where a typed read decodes the rows (`TypedRows`); nil for the value path.
-    let typedRows: (TypedRows)?
+    let typedRows: TypedRows?
 
     /// A mapper for `config`'s maps and crypt rules (only those are kept, not the whole config).
     init(config: DAOConfig, decryptor: any DataCrypt, registry: DAOModelRegistry) {
