@@ -30,6 +30,9 @@ public protocol DAORowDecodable {
 ///
 /// Read by `DAORowDecodable` types during `fetch`, straight from the statement's columns
 /// when the call runs one statement, else from the row's dictionary.
+///
+/// Not copyable: a row is the statement's current row, so `init(row:)` borrows it for the
+/// call and the compiler refuses to copy or keep it; keep the values it gives.
 public struct DAORow: ~Copyable {
     /// Where the fields are read from.
     enum Source {
