@@ -7,8 +7,8 @@ import DatacenterKit
 /// Valid only while the `DAORow` it comes from is read. A crypt column is never one of
 /// these: it is read decrypted, through its value.
 public struct DAOColumn {
-    let row: StatementCursor
-    let index: Int
+    @usableFromInline let row: StatementCursor
+    @usableFromInline let index: Int
 
     init(row: StatementCursor, index: Int) {
         self.row = row
@@ -16,12 +16,16 @@ public struct DAOColumn {
     }
 
     /// The integer the column holds; nil when it holds another type (not converted).
+    @inlinable
     public var integer: Int64? { row.integer(at: index) }
     /// The floating-point number the column holds; nil when it holds another type.
+    @inlinable
     public var real: Double? { row.real(at: index) }
     /// The text the column holds; nil when it holds another type.
+    @inlinable
     public var text: String? { row.text(at: index) }
     /// True when the column holds NULL.
+    @inlinable
     public var isNull: Bool { row.isNull(at: index) }
 
     /// The column's value as the value path has it.

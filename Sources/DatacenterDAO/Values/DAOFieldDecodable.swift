@@ -21,6 +21,7 @@ public protocol DAOFieldDecodable {
 
 extension DAOFieldDecodable {
     /// Always nil: the field is read through its value.
+    @inlinable
     public static func decode(column: DAOColumn) -> Self? { nil }
 
     /// A missing field is an error (`keyNotFound` naming it), as for a `Decodable` type.
@@ -45,10 +46,13 @@ public struct DAOFieldKey: CodingKey, Sendable {
 
 /// An optional reads nil for a `nil` value or a missing field, else what `Wrapped` reads.
 extension Optional: DAOFieldDecodable where Wrapped: DAOFieldDecodable {
+    @inlinable
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Wrapped? {
         value.isNil ? nil : try Wrapped.decode(fieldValue: value, field: field)
     }
+    @inlinable
     public static func decodeMissingField(_ field: String) throws -> Wrapped? { nil }
+    @inlinable
     public static func decode(column: DAOColumn) -> Wrapped?? {
         if column.isNull { return .some(nil) }
         return Wrapped.decode(column: column).map { .some($0) }
@@ -56,6 +60,7 @@ extension Optional: DAOFieldDecodable where Wrapped: DAOFieldDecodable {
 }
 
 extension Bool: DAOFieldDecodable {
+    @inlinable
     public static func decode(column: DAOColumn) -> Bool? { column.integer.map { $0 != 0 } }
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Bool {
         try DAOValueDecoding.bool(value, [DAOFieldKey(field)])
@@ -63,6 +68,7 @@ extension Bool: DAOFieldDecodable {
 }
 
 extension String: DAOFieldDecodable {
+    @inlinable
     public static func decode(column: DAOColumn) -> String? { column.text }
     public static func decode(fieldValue value: DAOValue, field: String) throws -> String {
         try DAOValueDecoding.string(value, [DAOFieldKey(field)])
@@ -70,6 +76,7 @@ extension String: DAOFieldDecodable {
 }
 
 extension Double: DAOFieldDecodable {
+    @inlinable
     public static func decode(column: DAOColumn) -> Double? { column.real }
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Double {
         try DAOValueDecoding.double(value, [DAOFieldKey(field)])
@@ -77,6 +84,7 @@ extension Double: DAOFieldDecodable {
 }
 
 extension Float: DAOFieldDecodable {
+    @inlinable
     public static func decode(column: DAOColumn) -> Float? { column.real.map(Float.init) }
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Float {
         Float(try DAOValueDecoding.double(value, [DAOFieldKey(field)]))
@@ -86,6 +94,7 @@ extension Float: DAOFieldDecodable {
 /// The integer types read as `Decodable` reads them: exactly, from an integer, a whole
 /// double or numeric text.
 extension DAOFieldDecodable where Self: FixedWidthInteger {
+    @inlinable
     public static func decode(column: DAOColumn) -> Self? { column.integer.flatMap(Self.init(exactly:)) }
     public static func decode(fieldValue value: DAOValue, field: String) throws -> Self {
         try DAOValueDecoding.integer(Self.self, value, [DAOFieldKey(field)])
