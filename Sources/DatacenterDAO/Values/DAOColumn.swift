@@ -40,4 +40,28 @@ enum DAORowCell {
     case column(DAOColumn)
     case value(DAOValue)
     case missing
+
+    /// The cell read as `T`: straight from its column when that holds what `T` reads
+    /// without conversion (`DAOFieldDecodable.decode(column:)`), else by `convert` from its
+    /// value (which gives the same for such a column); nil when the field is missing.
+    @inlinable
+    func read<T: DAOFieldDecodable>(by convert: (DAOValue) throws -> T) rethrows -> T? {
+        switch self {
+        case .column(let column):
+            if let value = T.decode(column: column) { return value }
+            return try convert(column.value)
+        case .value(let value): return try convert(value)
+        case .missing: return nil
+        }
+    }
+
+    /// True when the field is missing or holds nil (NULL).
+    @usableFromInline
+    var isNil: Bool {
+        switch self {
+        case .column(let column): return column.isNull
+        case .value(let value): return value.isNil
+        case .missing: return true
+        }
+    }
 }

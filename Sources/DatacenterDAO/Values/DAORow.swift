@@ -79,15 +79,10 @@ public struct DAORow: ~Copyable {
     /// anything else through its value, with the same result.
     @inlinable
     public func decode<T: DAOFieldDecodable>(_ type: T.Type, _ name: String) throws -> T {
-        switch try cell(name) {
-        case .column(let column):
-            if let value = T.decode(column: column) { return value }
-            return try T.decode(fieldValue: column.value, field: name)
-        case .value(let value):
-            return try T.decode(fieldValue: value, field: name)
-        case .missing:
+        guard let value = try cell(name).read(by: { try T.decode(fieldValue: $0, field: name) }) else {
             return try T.decodeMissingField(name)
         }
+        return value
     }
 
     /// The field's value as the value path has it, nil when the row has no such field.

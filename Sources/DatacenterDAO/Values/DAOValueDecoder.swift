@@ -189,35 +189,20 @@ enum DAOValueDecoding {
             guard let v = try fields.value(ofField: key.stringValue), !v.isNil else { return nil }
             return v
         }
-        /// Field `key` read as `T`: straight from its column when that holds what `T` reads
-        /// without conversion (`DAOFieldDecodable.decode(column:)`), else by `convert` from
-        /// its value (which gives the same for such a column).
+        /// Field `key` read as `T` (`DAORowCell.read`).
         @inline(__always)
         private func read<T: DAOFieldDecodable>(_ key: Key, _ convert: (DAOValue) throws -> T) throws -> T {
-            switch try fields.cell(forField: key.stringValue) {
-            case .column(let column):
-                if let value = T.decode(column: column) { return value }
-                return try convert(column.value)
-            case .value(let value):
-                return try convert(value)
-            case .missing:
+            guard let value = try fields.cell(forField: key.stringValue).read(by: convert) else {
                 throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no column or key \"\(key.stringValue)\""))
             }
+            return value
         }
         /// `read` for an optional field: nil when it is missing or nil, with one lookup, not
         /// the three (`contains`, `decodeNil`, `decode`) of the default.
         @inline(__always)
         private func readIfPresent<T: DAOFieldDecodable>(_ key: Key, _ convert: (DAOValue) throws -> T) throws -> T? {
-            switch try fields.cell(forField: key.stringValue) {
-            case .column(let column):
-                if column.isNull { return nil }
-                if let value = T.decode(column: column) { return value }
-                return try convert(column.value)
-            case .value(let value):
-                return value.isNil ? nil : try convert(value)
-            case .missing:
-                return nil
-            }
+            let cell = try fields.cell(forField: key.stringValue)
+            return cell.isNil ? nil : try cell.read(by: convert)
         }
         func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try readIfPresent(key) { try bool($0, codingPath + [key]) } }
         func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try readIfPresent(key) { try string($0, codingPath + [key]) } }
