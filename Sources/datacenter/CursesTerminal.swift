@@ -42,6 +42,7 @@ final class CursesTerminal {
         nonl()      // Enter arrives as CR, Ctrl-J as LF: the console's editor tells them apart
         noecho()
         keypad(dc_stdscr(), true)
+        defineCursorKeysOfBothModes()
         curs_set(0)
         set_escdelay(25)
         if has_colors() {
@@ -62,6 +63,24 @@ final class CursesTerminal {
             writeToTerminal("\u{1B}[?1006h")
         }
         writeToTerminal("\u{1B}[?2004h")   // bracketed paste: a paste's line breaks are not Enter
+    }
+
+    /// The cursor keys (arrows, Home, End) as a terminal sends them in either cursor-key mode.
+    ///
+    /// The terminal's description names the keypad mode's sequences (`ESC O B` for ↓ on
+    /// xterm), which the terminal sends only once curses turned that mode on: curses does so
+    /// at its first read, after the first frame, and keys typed before (at start-up) come in
+    /// the normal mode's form (`ESC [ B`). Without both, those read as Escape, `[` and `B`.
+    private static let cursorKeySequences: [(sequence: String, key: Int32)] = [
+        ("A", KEY_UP), ("B", KEY_DOWN), ("C", KEY_RIGHT), ("D", KEY_LEFT), ("H", KEY_HOME), ("F", KEY_END),
+    ].flatMap { final, key in [("\u{1B}[" + final, key), ("\u{1B}O" + final, key)] }
+        + [("\u{1B}[1~", KEY_HOME), ("\u{1B}[4~", KEY_END)]
+
+    /// Teaches curses every sequence of `cursorKeySequences` (those it knows already stay).
+    private func defineCursorKeysOfBothModes() {
+        for (sequence, key) in Self.cursorKeySequences where key_defined(sequence) != key {
+            _ = define_key(sequence, key)
+        }
     }
 
     /// Writes a control sequence straight to the terminal, past curses (which draws only

@@ -108,6 +108,31 @@ import Testing
         #expect(recent.contains(root))
     }
 
+    /// Arrow, Home and End keys as a terminal sends them outside its keypad mode (`ESC [ B`,
+    /// not the `ESC O B` the terminal's description names): keys typed before the browser
+    /// turned that mode on (at start-up, while the first frame is drawn) arrive so, and were
+    /// once read as Escape, `[` and `B`, the cursor left where it was.
+    @Test func cursorKeysOutsideKeypadModeMoveAsTheKeypadOnes() throws {
+        let (_, _, session) = try Self.demoSession("--key \(Self.demoKey)")
+        try session.waitFor("KV businesses")
+        let down = ["-H", "1b", "5b", "42"], end = ["-H", "1b", "5b", "46"], home = ["-H", "1b", "5b", "48"]
+        // common store → KV businesses → app, feed-cache, session.
+        for _ in 0..<4 { _ = try Session.tmux(["send-keys", "-t", session.name] + down) }
+        try session.send("Enter")
+        try session.waitFor(all: ["kv: session", "apiToken"])
+        // Back in the tree: End is its last node (the version storage's business), Home its first.
+        try session.send("Tab")
+        _ = try Session.tmux(["send-keys", "-t", session.name] + end)
+        try session.send("Enter")
+        try session.waitFor("kv: default")
+        try session.send("Tab")
+        _ = try Session.tmux(["send-keys", "-t", session.name] + home)
+        for _ in 0..<4 { _ = try Session.tmux(["send-keys", "-t", session.name] + down) }
+        try session.send("Enter")
+        try session.waitFor("kv: session")
+        try session.send("q")
+    }
+
     @Test func withoutTheKeyValuesShowLockedAndResizeRedraws() throws {
         let (_, _, session) = try Self.demoSession("--table session")
         let screen = try session.waitFor("[locked: no key]")
