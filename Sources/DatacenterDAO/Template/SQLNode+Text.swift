@@ -91,7 +91,7 @@ package final class ReferenceNode: SQLNode {
     @inline(__always)
     func binding(of found: DAOValue, in scope: DAOScope, cryptRules: Set<DAOCryptRule>) -> (value: DAOValue, encrypted: Bool) {
         let value = found.isNil && nilAsEmpty ? .string("") : found
-        return (value, !value.isNil && scope.isEncrypted(path, by: cryptRules))
+        return (value, !cryptRules.isEmpty && !value.isNil && scope.isEncrypted(path, by: cryptRules))
     }
 
     package func render(into context: inout RenderContext) throws {
