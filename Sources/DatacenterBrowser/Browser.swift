@@ -226,9 +226,10 @@ package final class Browser {
             apply(effects)
         case let .consoleNames(path, tables):
             if console?.storePath == path { console?.completion = SQLCompletion(tables: tables) }
-        case let .consoleGrid(id, node, source, rows):
-            guard console?.showedGrid(id: id) == true else { return }
+        case let .consoleGrid(id, node, source, rows, note):
+            guard console?.showedGrid(id: id, note: note) == true else { return }
             showConsoleGrid(node: node, source: source, rows: rows)
+            if let note { message = (note, false) }
         case let .consoleFinished(id, output, isError): console?.finished(id: id, output: output, isError: isError)
         case let .commitFinished(id, committed, failure): apply(review.finished(id: id, committed: committed, failure: failure))
         case let .daoPreviewed(id, plans, preparation, error):

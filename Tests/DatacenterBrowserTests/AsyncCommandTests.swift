@@ -152,7 +152,7 @@ import Testing
         let command = try #require(b.takeCommands().first)
         var progress = 0
         let event = try #require(command.perform { if case .consoleProgress = $0 { progress += 1 } })
-        guard case let .consoleGrid(_, _, source, rows) = event else { Issue.record("\(event)"); return }
+        guard case let .consoleGrid(_, _, source, rows, _) = event else { Issue.record("\(event)"); return }
         // Only the first page was read: no progress, a screen's worth of rows.
         #expect(progress == 0)
         #expect(rows.count == (30 - 3) * 2)

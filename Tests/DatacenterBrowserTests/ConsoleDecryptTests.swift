@@ -67,6 +67,35 @@ import Testing
         #expect(b.console?.output.last == "4|Lunch tomorrow?")
     }
 
+    /// A query that reads a crypt column where it is ciphertext (a `WHERE`, an expression)
+    /// runs as written, and the console says so, with the function that reads the text; a
+    /// query that only shows the column, or opens it with `datacenter_decrypt`, gets no note.
+    @Test func aQueryReadingACryptColumnAsCiphertextSaysSo() throws {
+        let folder = TemporaryFolder()
+        let b = try Self.console(folder)
+        Self.run("select id from messages where content = 'Lunch tomorrow?'", in: b)
+        #expect(b.grid?.rows.isEmpty == true, "the ciphertext equals no text")
+        let note = try #require(b.message?.text)
+        #expect(note.contains("reads messages.content as ciphertext") && note.contains("datacenter_decrypt(content)"), "\(note)")
+        #expect(b.console?.output.contains(note) == true, "the console keeps the note with the query")
+
+        b.press(.character(":"))
+        Self.run("select id from messages where datacenter_decrypt(content) = 'Lunch tomorrow?'", in: b)
+        #expect(b.grid?.rows.map { $0.cells[0].text } == ["4"])
+        #expect(b.message?.text.contains("as ciphertext") != true, "\(b.message?.text ?? "")")
+
+        b.press(.character(":"))
+        Self.run("select m.* from messages m where m.id = 4", in: b)
+        #expect(b.grid?.rows.first?.cells.contains { $0.text == "Lunch tomorrow?" } == true)
+        #expect(b.message?.text.contains("as ciphertext") != true, "\(b.message?.text ?? "")")
+
+        // Rows printed as text (two statements): the note follows the statement's rows.
+        b.press(.character(":"))
+        Self.run("select upper(content) as shouted from messages where id = 4; select 1 as one", in: b)
+        let output = b.console?.output ?? []
+        #expect(output.contains { $0.hasPrefix("note: this query reads messages.content as ciphertext") }, "\(output)")
+    }
+
     @Test func aValueNoKeyOpensSaysSo() throws {
         let folder = TemporaryFolder()
         let wrong = KeyRing([try EncryptionKey(bytes: Array(repeating: 7, count: 32))])

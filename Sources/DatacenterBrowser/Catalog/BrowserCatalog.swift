@@ -260,10 +260,16 @@ package final class BrowserCatalog: Sendable {
     /// The rows of a console SELECT on the store at `path`, the result columns that read
     /// straight from a crypt column shown decrypted (`CryptSQL`).
     package func querySource(store path: String, select sql: String) throws -> QuerySource {
+        try consoleQuery(store: path, select: sql).source
+    }
+
+    /// `querySource`, and what the console says of the crypt columns the query reads as
+    /// ciphertext (`CryptReading.note`), if anything.
+    func consoleQuery(store path: String, select sql: String) throws -> (source: QuerySource, note: String?) {
         let store = try store(at: path)
         let crypt = cryptColumns(inStore: path)
-        let encrypted = store.queue.read { db in CryptSQL.encryptedResultColumns(of: sql, on: db, cryptColumns: crypt) }
-        return try QuerySource(store: store, select: sql, encryptedColumns: encrypted, crypt: keys)
+        let reading = store.queue.read { db in CryptSQL.reading(of: sql, on: db, cryptColumns: crypt) }
+        return (try QuerySource(store: store, select: sql, encryptedColumns: reading.decryptedColumns, crypt: keys), reading.note)
     }
 
     /// The crypt columns of the store at `path`, by table: its DAO tables' (recorded or

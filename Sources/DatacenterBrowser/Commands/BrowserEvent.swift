@@ -51,8 +51,9 @@ package enum BrowserEvent: Sendable {
     /// The keys of the rows `*` or `|` select (nil: more than the limit), or why not.
     case rowsSelected(gridID: Int, requestID: Int, keys: [[DatabaseValue]]?, error: String?)
     /// A console SELECT's first page is in: the grid shows it (`node` is its `.query` leaf),
-    /// and pages the rest.
-    case consoleGrid(queryID: Int, node: TreeNode, source: GridSource, rows: [GridRow])
+    /// and pages the rest; `note` is what the console says of it (crypt columns it reads as
+    /// ciphertext), if anything.
+    case consoleGrid(queryID: Int, node: TreeNode, source: GridSource, rows: [GridRow], note: String?)
     /// A console query ended: its output lines, or the error (an interrupted query says so).
     case consoleFinished(queryID: Int, output: [String], isError: Bool)
     /// A commit of staged edits ended: the edits it wrote (by `StagedEdit.id`), and the

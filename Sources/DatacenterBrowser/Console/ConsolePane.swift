@@ -220,11 +220,13 @@ struct ConsolePane {
     }
 
     /// A SELECT's first page is in and goes to the grid: true when a tab is running it (the
-    /// console then says where its rows are, in that tab); a cancelled query's page is dropped.
-    mutating func showedGrid(id: Int) -> Bool {
+    /// console then says where its rows are, in that tab, and `note` if any); a cancelled
+    /// query's page is dropped.
+    mutating func showedGrid(id: Int, note: String? = nil) -> Bool {
         guard let index = tabRunning(id), let running = tabs[index].running else { return false }
         tabs[index].show(command: running.query.sql,
-                         ["the rows are in the grid: sort, filter, search and export them there; : comes back here"], isError: false)
+                         ["the rows are in the grid: sort, filter, search and export them there; : comes back here"] + (note.map { [$0] } ?? []),
+                         isError: false)
         return true
     }
 

@@ -111,9 +111,10 @@ package final class ConsoleQuery: Sendable {
                         return true
                     }
                     // Result columns read straight from a crypt column show decrypted, as in the grid.
-                    let encrypted = CryptSQL.encryptedResultColumns(of: statement.sql, on: db, cryptColumns: cryptColumns)
+                    let reading = CryptSQL.reading(of: statement.sql, on: db, cryptColumns: cryptColumns)
                     lines += kept.isEmpty && statement.columnCount == 0 ? ["ok"]
-                        : mode.lines(kept, total: count, headers: headers, encryptedColumns: encrypted, crypt: catalog.keys)
+                        : mode.lines(kept, total: count, headers: headers, encryptedColumns: reading.decryptedColumns, crypt: catalog.keys)
+                    if let note = reading.note { lines.append(note) }
                 }
             }
             if isCancelled { return cancelledEvent }
@@ -139,12 +140,12 @@ package final class ConsoleQuery: Sendable {
 
     /// The grid of `select`: its source and first page, read on the store's connection.
     private func grid(of select: String) throws -> BrowserEvent {
-        let source = try catalog.querySource(store: storePath, select: select)
+        let (source, note) = try catalog.consoleQuery(store: storePath, select: select)
         let rows = try source.firstPage(limit: pageLimit, cancel: cancelFlag)
         if isCancelled { return cancelledEvent }
         let node = TreeNode(id: storePath + "#query#" + select, label: source.title, detail: "",
                             kind: .query(store: storePath, sql: select), children: [])
-        return .consoleGrid(queryID: id, node: node, source: source, rows: rows)
+        return .consoleGrid(queryID: id, node: node, source: source, rows: rows, note: note)
     }
 
     private var cancelledEvent: BrowserEvent {

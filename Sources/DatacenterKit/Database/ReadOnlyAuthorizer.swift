@@ -22,19 +22,24 @@ enum ReadOnlyAuthorizer {
     /// Installs the authorizer on `db`.
     static func install(on db: OpaquePointer) {
         sqlite3_set_authorizer(db, { _, action, first, second, _, _ in
-            switch action {
-            case SQLITE_ATTACH:
-                return SQLITE_DENY
-            case SQLITE_FUNCTION:
-                let name = second.map { String(cString: $0).lowercased() } ?? ""
-                return name == "load_extension" ? SQLITE_DENY : SQLITE_OK
-            case SQLITE_PRAGMA:
-                guard second != nil else { return SQLITE_OK }     // no value given: a read
-                let name = first.map { String(cString: $0).lowercased() } ?? ""
-                return ReadOnlyAuthorizer.allowedPragmas.contains(name) ? SQLITE_OK : SQLITE_DENY
-            default:
-                return SQLITE_OK
-            }
+            ReadOnlyAuthorizer.decision(action: action, first: first, second: second)
         }, nil)
+    }
+
+    /// What the authorizer answers SQLite for `action` and its first two arguments.
+    static func decision(action: Int32, first: UnsafePointer<CChar>?, second: UnsafePointer<CChar>?) -> Int32 {
+        switch action {
+        case SQLITE_ATTACH:
+            return SQLITE_DENY
+        case SQLITE_FUNCTION:
+            let name = second.map { String(cString: $0).lowercased() } ?? ""
+            return name == "load_extension" ? SQLITE_DENY : SQLITE_OK
+        case SQLITE_PRAGMA:
+            guard second != nil else { return SQLITE_OK }     // no value given: a read
+            let name = first.map { String(cString: $0).lowercased() } ?? ""
+            return ReadOnlyAuthorizer.allowedPragmas.contains(name) ? SQLITE_OK : SQLITE_DENY
+        default:
+            return SQLITE_OK
+        }
     }
 }
