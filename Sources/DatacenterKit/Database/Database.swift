@@ -505,7 +505,6 @@ public final class Database {
         try executeScript("PRAGMA \(Database.quoteIdentifier(schema)).user_version = \(version)")
     }
 
-    /// Attaches the database file at `path` under `name`.
     /// Attaches the existing database file at `path` as `schema` to this read-only
     /// connection, read-only, with the database key that opens it (nil: plain): the one
     /// `ATTACH` its authorizer lets through, for reading two files in one transaction (a
@@ -523,6 +522,8 @@ public final class Database {
         try DatabaseFileConversion.attach(self, path: path, key: key, as: schema)
     }
 
+    /// Attaches the database file at `path` under `name` (created when missing, as SQLite's
+    /// `ATTACH` does).
     public func attach(path: String, as name: String) throws {
         try makeStatement("ATTACH DATABASE ? AS \(Database.quoteIdentifier(name))").execute([.text(path)])
     }
