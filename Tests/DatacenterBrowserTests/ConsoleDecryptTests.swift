@@ -96,6 +96,37 @@ import Testing
         #expect(output.contains { $0.hasPrefix("note: this query reads messages.content as ciphertext") }, "\(output)")
     }
 
+    /// `datacenter_kv_value` reads a KV row's value as the KV grid shows it: decoded,
+    /// decrypted, `[locked: reason]` where no key given opens it; a query reading the stored
+    /// values without it gets a note naming it.
+    @Test func datacenterKVValueShowsWhatTheKVGridShows() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder), keys: KeyRing([DemoStore.key]), width: 140, height: 30)
+        b.openNodeAndLoad(named: "notes")          // a table of the common store
+        b.press(.character(":"))
+        Self.run("select key, datacenter_kv_value(business, key, value, encoding, options) as v from datacenter_kv "
+                 + "where business in ('session', 'vault', 'app') order by business, key", in: b)
+        let rows = try #require(b.grid?.rows).map { ($0.cells[0].text, $0.cells[1].text) }
+        let values = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        #expect(values["apiToken"] == "sk_live_51Hdemo-secret-token", "\(rows)")
+        #expect(values["list"] == "[1,2.5,\"three\"]", "a property list decoded: \(rows)")
+        #expect(rows.contains { $0.1 == "[locked: custom crypt]" }, "the vault's value, under the app's own key: \(rows)")
+        #expect(b.message?.text.contains("datacenter_kv.value") != true, "\(b.message?.text ?? "")")
+
+        b.press(.character(":"))
+        Self.run("select business, key, value from datacenter_kv where business = 'session'", in: b)
+        let note = try #require(b.message?.text)
+        #expect(note.contains("datacenter_kv_value(business, key, value, encoding, options)"), "\(note)")
+
+        // Without the key: locked, never the ciphertext.
+        let other = TemporaryFolder()
+        let locked = try browser(try makeDemo(other), keys: KeyRing([]), width: 140, height: 30)
+        locked.openNodeAndLoad(named: "notes")
+        locked.press(.character(":"))
+        Self.run("select datacenter_kv_value(business, key, value, encoding, options) from datacenter_kv where key = 'apiToken'", in: locked)
+        #expect(locked.grid?.rows.first?.cells.first?.text == "[locked: no key]")
+    }
+
     @Test func aValueNoKeyOpensSaysSo() throws {
         let folder = TemporaryFolder()
         let wrong = KeyRing([try EncryptionKey(bytes: Array(repeating: 7, count: 32))])

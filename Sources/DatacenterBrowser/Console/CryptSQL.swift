@@ -8,14 +8,18 @@ import DatacenterKit
 ///   becomes its plaintext (text when UTF-8, else a BLOB); any other value is returned as it
 ///   is (written before the column was encrypted); a BLOB no key opens fails the query with
 ///   the reason, never passing ciphertext off as the value.
+/// - `datacenter_kv_value(business, key, value, encoding, options)`: a `datacenter_kv` row's
+///   value as the KV grid shows it (decoded, decrypted, or `[locked: reason]`).
 /// - A result column that reads straight from a crypt column (`SELECT m.content …`, known
 ///   from the store's DAO tables and the `--config` files) is shown decrypted in the grid,
 ///   as the table's own grid shows it (`reading`).
 /// - A query that reads a crypt column anywhere else (`WHERE content = 'x'`, `upper(content)`)
 ///   sees ciphertext there, and runs as written: the console adds a note saying so, and
-///   how to read the text, unless the query uses `datacenter_decrypt` itself.
+///   how to read the text, unless the query uses `datacenter_decrypt` itself; likewise for
+///   `datacenter_kv.value` read without `datacenter_kv_value`.
 enum CryptSQL {
-    /// Adds `datacenter_decrypt(x)` to `db`, opening values with `crypt`.
+    /// Adds `datacenter_decrypt(x)` and `datacenter_kv_value(…)` to `db`, opening values
+    /// with `crypt`.
     static func register(on db: Database, crypt: any DataCrypt) throws {
         try db.createFunction("datacenter_decrypt", argumentCount: 1) { values in
             guard case .blob = values[0] else { return values[0] }
@@ -25,6 +29,32 @@ enum CryptSQL {
                 throw CryptSQLError(description: "datacenter_decrypt: the value does not open with the keys given (\(error))")
             }
         }
+        try db.createFunction("datacenter_kv_value", argumentCount: 5) { values in
+            try kvValue(business: values[0], key: values[1], value: values[2], encoding: values[3], options: values[4], crypt: crypt)
+        }
+    }
+
+    /// `datacenter_kv_value(business, key, value, encoding, options)`, the columns of a
+    /// `datacenter_kv` row: its value as the KV grid shows it, decoded by its encoding and
+    /// decrypted (bound to its business, key and encoding, so only that row's columns open
+    /// it), or `[locked: reason]` as the grid shows a value no key given opens (one encrypted
+    /// with the app's own crypt among them: the demo has one). NULL for a NULL value.
+    /// - throws: `CryptSQLError` for columns that are not a KV row's (an unknown encoding).
+    static func kvValue(business: DatabaseValue, key: DatabaseValue, value: DatabaseValue, encoding: DatabaseValue,
+                        options: DatabaseValue, crypt: any DataCrypt) throws -> DatabaseValue {
+        guard value != .null else { return .null }
+        let entry: KVEntry
+        do {
+            entry = try KVStore.entry(business: business.stringValue ?? "", key: key.stringValue ?? "", value: value,
+                                      encoding: encoding, options: options, modified: .null)
+        } catch {
+            throw CryptSQLError(description: "datacenter_kv_value: \(error): give it a datacenter_kv row's business, key, value, encoding and options")
+        }
+        do {
+            return .text(try KVStore.decode(entry, defaultCrypt: crypt).displayString)
+        } catch {
+            return .text("[locked: \(ValueFormatter.lockReason(error))]")
+        }
     }
 
     /// How `select` reads the crypt columns of `cryptColumns` (table → columns): the result
@@ -32,7 +62,7 @@ enum CryptSQL {
     /// reads otherwise, as ciphertext. Nothing of it is run; a statement that does not
     /// prepare reads nothing (running it says why).
     static func reading(of select: String, on db: Database, cryptColumns: [String: Set<String>]) -> CryptReading {
-        guard !cryptColumns.isEmpty, let statement = try? db.makeStatement(select) else { return CryptReading() }
+        guard let statement = try? db.makeStatement(select) else { return CryptReading() }
         var reading = CryptReading()
         var direct: [String: Int] = [:]       // "table.column" → result columns reading it straight
         for index in 0..<statement.columnCount {
@@ -40,8 +70,12 @@ enum CryptSQL {
             reading.decryptedColumns.insert(statement.columnNames[index])
             direct[origin.table + "." + origin.column, default: 0] += 1
         }
+        guard let reads = try? db.reads(of: select) else { return reading }
+        // Stored KV values (encoded, some encrypted) read without the function that decodes them.
+        reading.readsStoredKVValues = reads.count(of: "value", in: KVStore.tableName) > 0
+            && !reads.functions.contains("datacenter_kv_value")
         // A query that opens values with datacenter_decrypt knows what it does: no note.
-        guard let reads = try? db.reads(of: select), !reads.functions.contains("datacenter_decrypt") else { return reading }
+        guard !reads.functions.contains("datacenter_decrypt") else { return reading }
         for (table, columns) in cryptColumns.sorted(by: { $0.key < $1.key }) {
             for column in columns.sorted() where reads.count(of: column, in: table) > direct[table + "." + column, default: 0] {
                 reading.ciphertextReads.append((table, column))
@@ -59,13 +93,24 @@ struct CryptReading: Sendable {
     /// where the query sees their ciphertext: comparing it with text finds nothing.
     var ciphertextReads: [(table: String, column: String)] = []
 
-    /// What the console says of `ciphertextReads`, if any (the query runs as written),
-    /// the way to the text first: the status line shows a screen's width of it.
+    /// True when the query reads `datacenter_kv.value` (as stored: encoded, encrypted where
+    /// its options say so) without `datacenter_kv_value`.
+    var readsStoredKVValues = false
+
+    /// What the console says of the values the query reads as stored, if any (the query
+    /// runs as written), the way to the text first: the status line shows a screen's width.
     var note: String? {
-        guard let first = ciphertextReads.first else { return nil }
-        let names = ciphertextReads.map { $0.table + "." + $0.column }.joined(separator: ", ")
-        let stored = ciphertextReads.count == 1 ? "it is stored encrypted" : "they are stored encrypted"
-        return "note: this query reads \(names) as ciphertext (\(stored)): datacenter_decrypt(\(first.column)) gives the text"
+        var notes: [String] = []
+        if let first = ciphertextReads.first {
+            let names = ciphertextReads.map { $0.table + "." + $0.column }.joined(separator: ", ")
+            let stored = ciphertextReads.count == 1 ? "it is stored encrypted" : "they are stored encrypted"
+            notes.append("this query reads \(names) as ciphertext (\(stored)): datacenter_decrypt(\(first.column)) gives the text")
+        }
+        if readsStoredKVValues {
+            notes.append("datacenter_kv.value is each value as stored (encoded, some encrypted): "
+                         + "datacenter_kv_value(business, key, value, encoding, options) gives the text the KV grid shows")
+        }
+        return notes.isEmpty ? nil : "note: " + notes.joined(separator: "; ")
     }
 }
 
