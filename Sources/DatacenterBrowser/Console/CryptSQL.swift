@@ -58,9 +58,9 @@ enum CryptSQL {
     }
 
     /// How `select` reads the crypt columns of `cryptColumns` (table → columns): the result
-    /// columns that read straight from one (shown decrypted), and the crypt columns it
-    /// reads otherwise, as ciphertext. Nothing of it is run; a statement that does not
-    /// prepare reads nothing (running it says why).
+    /// columns that read straight from one (shown decrypted), the crypt columns it reads
+    /// otherwise, as ciphertext, and whether it reads stored KV values. Nothing of it is
+    /// run; a statement that does not prepare reads nothing (running it says why).
     static func reading(of select: String, on db: Database, cryptColumns: [String: Set<String>]) -> CryptReading {
         guard let statement = try? db.makeStatement(select) else { return CryptReading() }
         var reading = CryptReading()
@@ -85,7 +85,8 @@ enum CryptSQL {
     }
 }
 
-/// How one console query reads the crypt columns of its store (`CryptSQL.reading`).
+/// How one console query reads what its store keeps encrypted or encoded: DAO crypt columns
+/// and KV values (`CryptSQL.reading`).
 struct CryptReading: Sendable {
     /// The result columns that read straight from a crypt column: shown decrypted.
     var decryptedColumns: Set<String> = []
