@@ -118,6 +118,16 @@ import Testing
         let note = try #require(b.message?.text)
         #expect(note.contains("datacenter_kv_value(business, key, value, encoding, options)"), "\(note)")
 
+        // Whole rows (all five columns, each once): the grid shows their values decoded, under
+        // the query's own title, and sorts, filters and searches what it shows.
+        b.press(.character(":"))
+        Self.run("select * from datacenter_kv where business = 'session' order by key", in: b)
+        let grid = try #require(b.grid)
+        #expect(grid.source.title == "SQL: select * from datacenter_kv where business = 'session' order by key")
+        let value = try #require(grid.source.columns.firstIndex(of: "value"))
+        #expect(grid.rows.first { $0.cells[1].text == "apiToken" }?.cells[value].text == "sk_live_51Hdemo-secret-token")
+        #expect(b.message?.text.contains("datacenter_kv.value") != true, "\(b.message?.text ?? "")")
+
         // Without the key: locked, never the ciphertext.
         let other = TemporaryFolder()
         let locked = try browser(try makeDemo(other), keys: KeyRing([]), width: 140, height: 30)

@@ -263,13 +263,18 @@ package final class BrowserCatalog: Sendable {
         try consoleQuery(store: path, select: sql).source
     }
 
-    /// `querySource`, and what the console says of the crypt columns the query reads as
-    /// ciphertext (`CryptReading.note`), if anything.
+    /// `querySource`, and what the console says of the values the query reads as stored
+    /// (`CryptReading.note`), if anything. A result holding whole `datacenter_kv` rows shows
+    /// their values decoded, as the KV grid does (`KVRowColumns`).
     func consoleQuery(store path: String, select sql: String) throws -> (source: QuerySource, note: String?) {
         let store = try store(at: path)
         let crypt = cryptColumns(inStore: path)
-        let reading = store.queue.read { db in CryptSQL.reading(of: sql, on: db, cryptColumns: crypt) }
-        return (try QuerySource(store: store, select: sql, encryptedColumns: reading.decryptedColumns, crypt: keys), reading.note)
+        let reading = store.queue.read { db in CryptSQL.reading(of: sql, on: db, cryptColumns: crypt, decodingKVRows: true) }
+        guard let kvRow = reading.kvRow else {
+            return (try QuerySource(store: store, select: sql, encryptedColumns: reading.decryptedColumns, crypt: keys), reading.note)
+        }
+        return (try QuerySource(store: store, select: kvRow.decoding(sql), title: sql, encryptedColumns: reading.decryptedColumns,
+                                crypt: keys), reading.note)
     }
 
     /// The crypt columns of the store at `path`, by table: its DAO tables' (recorded or

@@ -61,19 +61,28 @@ enum CryptSQL {
     /// columns that read straight from one (shown decrypted), the crypt columns it reads
     /// otherwise, as ciphertext, and whether it reads stored KV values. Nothing of it is
     /// run; a statement that does not prepare reads nothing (running it says why).
-    static func reading(of select: String, on db: Database, cryptColumns: [String: Set<String>]) -> CryptReading {
+    ///
+    /// With `decodingKVRows` (the grid, which shows a result's `KVRowColumns` decoded), a
+    /// query whose only read of `datacenter_kv.value` is such a column gets no note for it.
+    static func reading(of select: String, on db: Database, cryptColumns: [String: Set<String>],
+                        decodingKVRows: Bool = false) -> CryptReading {
         guard let statement = try? db.makeStatement(select) else { return CryptReading() }
         var reading = CryptReading()
         var direct: [String: Int] = [:]       // "table.column" → result columns reading it straight
+        var kvColumns: [String: [Int]] = [:]  // a datacenter_kv column → the result columns reading it straight
         for index in 0..<statement.columnCount {
-            guard let origin = statement.origin(ofColumn: index), cryptColumns[origin.table]?.contains(origin.column) == true else { continue }
+            guard let origin = statement.origin(ofColumn: index) else { continue }
+            if origin.table == KVStore.tableName { kvColumns[origin.column, default: []].append(index) }
+            guard cryptColumns[origin.table]?.contains(origin.column) == true else { continue }
             reading.decryptedColumns.insert(statement.columnNames[index])
             direct[origin.table + "." + origin.column, default: 0] += 1
         }
+        reading.kvRow = KVRowColumns(kvColumns, names: statement.columnNames)
         guard let reads = try? db.reads(of: select) else { return reading }
         // Stored KV values (encoded, some encrypted) read without the function that decodes them.
-        reading.readsStoredKVValues = reads.count(of: "value", in: KVStore.tableName) > 0
-            && !reads.functions.contains("datacenter_kv_value")
+        let valueReads = reads.count(of: "value", in: KVStore.tableName)
+        let decoded = decodingKVRows && reading.kvRow != nil ? 1 : 0
+        reading.readsStoredKVValues = valueReads > decoded && !reads.functions.contains("datacenter_kv_value")
         // A query that opens values with datacenter_decrypt knows what it does: no note.
         guard !reads.functions.contains("datacenter_decrypt") else { return reading }
         for (table, columns) in cryptColumns.sorted(by: { $0.key < $1.key }) {
@@ -97,6 +106,9 @@ struct CryptReading: Sendable {
     /// True when the query reads `datacenter_kv.value` (as stored: encoded, encrypted where
     /// its options say so) without `datacenter_kv_value`.
     var readsStoredKVValues = false
+    /// The result columns of a whole `datacenter_kv` row, if the result has them: the grid
+    /// shows its value decoded.
+    var kvRow: KVRowColumns?
 
     /// What the console says of the values the query reads as stored, if any (the query
     /// runs as written), the way to the text first: the status line shows a screen's width.
@@ -118,4 +130,35 @@ struct CryptReading: Sendable {
 /// Why `datacenter_decrypt` failed.
 struct CryptSQLError: Error, CustomStringConvertible {
     let description: String
+}
+
+/// The result columns holding a `datacenter_kv` row's business, key, value, encoding and
+/// options, each read straight from that column (`SELECT * FROM datacenter_kv …`): what
+/// `datacenter_kv_value` needs to decode the value, which the console's grid then shows as
+/// the KV grid does.
+struct KVRowColumns: Sendable, Equatable {
+    /// The result's column names (unique: the grid reads them by name).
+    let names: [String]
+    /// The column of each part.
+    let business, key, value, encoding, options: Int
+
+    /// The columns of `columns` (a `datacenter_kv` column → the result columns reading it
+    /// straight), when each of the five is read exactly once (two rows joined could not be
+    /// told apart) and the result's names are unique; nil otherwise.
+    init?(_ columns: [String: [Int]], names: [String]) {
+        func one(_ name: String) -> Int? { columns[name].flatMap { $0.count == 1 ? $0[0] : nil } }
+        guard let business = one("business"), let key = one("key"), let value = one("value"),
+              let encoding = one("encoding"), let options = one("options"), Set(names).count == names.count else { return nil }
+        (self.names, self.business, self.key, self.value, self.encoding, self.options) = (names, business, key, value, encoding, options)
+    }
+
+    /// `select` with its value column decoded (`datacenter_kv_value`), the other columns as
+    /// they are, under the same names and in the same order.
+    func decoding(_ select: String) -> String {
+        let quoted = names.map(Database.quoteIdentifier)
+        var columns = quoted
+        columns[value] = "datacenter_kv_value(\(quoted[business]), \(quoted[key]), \(quoted[value]), \(quoted[encoding]), "
+            + "\(quoted[options])) AS \(quoted[value])"
+        return "SELECT " + columns.joined(separator: ", ") + " FROM (\n" + select + "\n)"
+    }
 }

@@ -54,10 +54,11 @@ package final class QuerySource: GridSource, Sendable {
 
     /// The rows of the one SELECT in `sql` (typed in the console), titled with its text.
     /// - throws: `DatabaseError` when it does not prepare as a subquery.
-    /// The rows of the SELECT `sql`; `encryptedColumns` are result columns shown decrypted.
-    package convenience init(store: Store, select sql: String, encryptedColumns: Set<String> = [], crypt: any DataCrypt,
-                             view: TableView = TableView()) throws {
-        let oneLine = sql.split(whereSeparator: \.isNewline).joined(separator: " ")
+    /// The rows of the SELECT `sql`, titled by `title` (default: `sql` itself, as the console
+    /// was given it); `encryptedColumns` are result columns shown decrypted.
+    package convenience init(store: Store, select sql: String, title: String? = nil, encryptedColumns: Set<String> = [],
+                             crypt: any DataCrypt, view: TableView = TableView()) throws {
+        let oneLine = (title ?? sql).split(whereSeparator: \.isNewline).joined(separator: " ")
         // On lines of their own, so a comment at the end of the SELECT cannot hide the `)`.
         try self.init(store: store, relation: "(\n" + sql + "\n)", name: "the query", title: "SQL: " + oneLine,
                       encryptedColumns: encryptedColumns, crypt: crypt, view: view)
