@@ -128,6 +128,15 @@ import Testing
         #expect(grid.rows.first { $0.cells[1].text == "apiToken" }?.cells[value].text == "sk_live_51Hdemo-secret-token")
         #expect(b.message?.text.contains("datacenter_kv.value") != true, "\(b.message?.text ?? "")")
 
+        // Names SQL takes as one (case aside) are not read by name: the rows stay as they are,
+        // each column its own, with the note.
+        b.press(.character(":"))
+        Self.run("select *, upper(key) as Business from datacenter_kv where key = 'apiToken'", in: b)
+        let same = try #require(b.grid)
+        #expect(same.rows.first?.cells.first?.text == "session")
+        #expect(same.rows.first?.cells.last?.text == "APITOKEN")
+        #expect(b.message?.text.contains("datacenter_kv_value(") == true, "\(b.message?.text ?? "")")
+
         // Without the key: locked, never the ciphertext.
         let other = TemporaryFolder()
         let locked = try browser(try makeDemo(other), keys: KeyRing([]), width: 140, height: 30)

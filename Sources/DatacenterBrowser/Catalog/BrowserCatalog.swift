@@ -269,12 +269,14 @@ package final class BrowserCatalog: Sendable {
     func consoleQuery(store path: String, select sql: String) throws -> (source: QuerySource, note: String?) {
         let store = try store(at: path)
         let crypt = cryptColumns(inStore: path)
-        let reading = store.queue.read { db in CryptSQL.reading(of: sql, on: db, cryptColumns: crypt, decodingKVRows: true) }
-        guard let kvRow = reading.kvRow else {
-            return (try QuerySource(store: store, select: sql, encryptedColumns: reading.decryptedColumns, crypt: keys), reading.note)
+        let reading = store.queue.read { db in CryptSQL.reading(of: sql, on: db, cryptColumns: crypt) }
+        // Whole KV rows decoded; should the wrapped query not read (it always should), the rows as they are.
+        if let kvRow = reading.kvRow, let source = try? QuerySource(store: store, select: kvRow.decoding(sql), title: sql,
+                                                                     encryptedColumns: reading.decryptedColumns, crypt: keys) {
+            return (source, reading.note(decodedKVRow: true))
         }
-        return (try QuerySource(store: store, select: kvRow.decoding(sql), title: sql, encryptedColumns: reading.decryptedColumns,
-                                crypt: keys), reading.note)
+        return (try QuerySource(store: store, select: sql, encryptedColumns: reading.decryptedColumns, crypt: keys),
+                reading.note(decodedKVRow: false))
     }
 
     /// The crypt columns of the store at `path`, by table: its DAO tables' (recorded or

@@ -114,7 +114,7 @@ package final class ConsoleQuery: Sendable {
                     let reading = CryptSQL.reading(of: statement.sql, on: db, cryptColumns: cryptColumns)
                     lines += kept.isEmpty && statement.columnCount == 0 ? ["ok"]
                         : mode.lines(kept, total: count, headers: headers, encryptedColumns: reading.decryptedColumns, crypt: catalog.keys)
-                    if let note = reading.note { lines.append(note) }
+                    if let note = reading.note(decodedKVRow: false) { lines.append(note) }
                 }
             }
             if isCancelled { return cancelledEvent }

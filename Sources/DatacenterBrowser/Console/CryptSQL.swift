@@ -61,11 +61,7 @@ enum CryptSQL {
     /// columns that read straight from one (shown decrypted), the crypt columns it reads
     /// otherwise, as ciphertext, and whether it reads stored KV values. Nothing of it is
     /// run; a statement that does not prepare reads nothing (running it says why).
-    ///
-    /// With `decodingKVRows` (the grid, which shows a result's `KVRowColumns` decoded), a
-    /// query whose only read of `datacenter_kv.value` is such a column gets no note for it.
-    static func reading(of select: String, on db: Database, cryptColumns: [String: Set<String>],
-                        decodingKVRows: Bool = false) -> CryptReading {
+    static func reading(of select: String, on db: Database, cryptColumns: [String: Set<String>]) -> CryptReading {
         guard let statement = try? db.makeStatement(select) else { return CryptReading() }
         var reading = CryptReading()
         var direct: [String: Int] = [:]       // "table.column" → result columns reading it straight
@@ -80,9 +76,9 @@ enum CryptSQL {
         reading.kvRow = KVRowColumns(kvColumns, names: statement.columnNames)
         guard let reads = try? db.reads(of: select) else { return reading }
         // Stored KV values (encoded, some encrypted) read without the function that decodes them.
-        let valueReads = reads.count(of: "value", in: KVStore.tableName)
-        let decoded = decodingKVRows && reading.kvRow != nil ? 1 : 0
-        reading.readsStoredKVValues = valueReads > decoded && !reads.functions.contains("datacenter_kv_value")
+        if !reads.functions.contains("datacenter_kv_value") {
+            reading.storedKVValueReads = reads.count(of: "value", in: KVStore.tableName)
+        }
         // A query that opens values with datacenter_decrypt knows what it does: no note.
         guard !reads.functions.contains("datacenter_decrypt") else { return reading }
         for (table, columns) in cryptColumns.sorted(by: { $0.key < $1.key }) {
@@ -103,23 +99,24 @@ struct CryptReading: Sendable {
     /// where the query sees their ciphertext: comparing it with text finds nothing.
     var ciphertextReads: [(table: String, column: String)] = []
 
-    /// True when the query reads `datacenter_kv.value` (as stored: encoded, encrypted where
-    /// its options say so) without `datacenter_kv_value`.
-    var readsStoredKVValues = false
+    /// How often the query reads `datacenter_kv.value` (as stored: encoded, encrypted where
+    /// its options say so); 0 when it calls `datacenter_kv_value`.
+    var storedKVValueReads = 0
     /// The result columns of a whole `datacenter_kv` row, if the result has them: the grid
     /// shows its value decoded.
     var kvRow: KVRowColumns?
 
     /// What the console says of the values the query reads as stored, if any (the query
     /// runs as written), the way to the text first: the status line shows a screen's width.
-    var note: String? {
+    /// `decodedKVRow`: the grid shows `kvRow`'s value decoded, so that one read needs no note.
+    func note(decodedKVRow: Bool) -> String? {
         var notes: [String] = []
         if let first = ciphertextReads.first {
             let names = ciphertextReads.map { $0.table + "." + $0.column }.joined(separator: ", ")
             let stored = ciphertextReads.count == 1 ? "it is stored encrypted" : "they are stored encrypted"
             notes.append("this query reads \(names) as ciphertext (\(stored)): datacenter_decrypt(\(first.column)) gives the text")
         }
-        if readsStoredKVValues {
+        if storedKVValueReads > (decodedKVRow ? 1 : 0) {
             notes.append("datacenter_kv.value is each value as stored (encoded, some encrypted): "
                          + "datacenter_kv_value(business, key, value, encoding, options) gives the text the KV grid shows")
         }
@@ -144,11 +141,14 @@ struct KVRowColumns: Sendable, Equatable {
 
     /// The columns of `columns` (a `datacenter_kv` column → the result columns reading it
     /// straight), when each of the five is read exactly once (two rows joined could not be
-    /// told apart) and the result's names are unique; nil otherwise.
+    /// told apart) and the result's names are unique as SQL compares them (regardless of
+    /// case: a subquery renames a repeated name, so the outer query would read another
+    /// column); nil otherwise.
     init?(_ columns: [String: [Int]], names: [String]) {
         func one(_ name: String) -> Int? { columns[name].flatMap { $0.count == 1 ? $0[0] : nil } }
         guard let business = one("business"), let key = one("key"), let value = one("value"),
-              let encoding = one("encoding"), let options = one("options"), Set(names).count == names.count else { return nil }
+              let encoding = one("encoding"), let options = one("options"),
+              Set(names.map { $0.lowercased() }).count == names.count else { return nil }
         (self.names, self.business, self.key, self.value, self.encoding, self.options) = (names, business, key, value, encoding, options)
     }
 
