@@ -155,7 +155,7 @@ struct BrowseCommand: ParsableCommand {
     /// there is reported in `missing`), else `./themes` when there is one. The shipped themes
     /// need neither: they are built in (`BuiltInThemes`).
     static func themesDirectories() -> (directories: [String], missing: [ThemeError]) {
-        if let env = ProcessInfo.processInfo.environment["DATACENTER_THEMES"], !env.isEmpty {
+        if let env = ProcessEnvironment.value("DATACENTER_THEMES"), !env.isEmpty {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: env, isDirectory: &isDirectory), isDirectory.boolValue else {
                 return ([], [ThemeError(file: env, line: nil, message: "$DATACENTER_THEMES names no folder")])

@@ -11,7 +11,7 @@ final class DiffTextPrinter: ChangeSink {
     private var stores = 0
 
     /// True when standard output is a terminal and `NO_COLOR` is not set.
-    static var usesColour: Bool { isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil }
+    static var usesColour: Bool { isatty(1) == 1 && ProcessEnvironment.value("NO_COLOR") == nil }
 
     init(out: BufferedOutput, verbose: Bool, colour: Bool) {
         self.out = out

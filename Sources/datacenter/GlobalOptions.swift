@@ -47,7 +47,7 @@ struct GlobalOptions: ParsableArguments {
     /// The root folder to use.
     var rootPath: String {
         if let root { return expandTilde(root) }
-        if let env = ProcessInfo.processInfo.environment["DATACENTER_ROOT"], !env.isEmpty { return env }
+        if let env = ProcessEnvironment.value("DATACENTER_ROOT"), !env.isEmpty { return env }
         return GlobalOptions.defaultFolder("Preferences")
     }
 
@@ -71,7 +71,7 @@ struct GlobalOptions: ParsableArguments {
     /// (`--app-key`, `DATACENTER_APP_KEY`), newest first.
     func keyRing() throws -> KeyRing {
         var texts = key
-        if let env = ProcessInfo.processInfo.environment["DATACENTER_KEY"], !env.isEmpty { texts.append(env) }
+        if let env = ProcessEnvironment.value("DATACENTER_KEY"), !env.isEmpty { texts.append(env) }
         // Secrets in memory from here on: no core dump may carry them.
         if !texts.isEmpty || appKeyDerivedKey != nil { SecretGuard.engage() }
         let ring: KeyRing
@@ -84,7 +84,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// The default value key derived from the app key, when one is given.
     var appKeyDerivedKey: EncryptionKey? {
-        let text = appKey ?? ProcessInfo.processInfo.environment["DATACENTER_APP_KEY"]
+        let text = appKey ?? ProcessEnvironment.value("DATACENTER_APP_KEY")
         guard let text, !text.isEmpty else { return nil }
         return EncryptionKey.derived(fromAppKey: text)
     }
@@ -92,9 +92,9 @@ struct GlobalOptions: ParsableArguments {
     /// The database key texts from `--db-key` then `$DATACENTER_DB_KEY`, newest first, each
     /// `@file` read: passphrases or `x'…'` raw keys, as SQLCipher's `PRAGMA key` takes them.
     func databaseKeyTexts() throws -> [String] {
-        if !dbKey.isEmpty || ProcessInfo.processInfo.environment["DATACENTER_DB_KEY"]?.isEmpty == false { SecretGuard.engage() }
+        if !dbKey.isEmpty || ProcessEnvironment.value("DATACENTER_DB_KEY")?.isEmpty == false { SecretGuard.engage() }
         var texts = try dbKey.map { try GlobalOptions.readSecret($0, option: "--db-key") }
-        if let env = ProcessInfo.processInfo.environment["DATACENTER_DB_KEY"], !env.isEmpty {
+        if let env = ProcessEnvironment.value("DATACENTER_DB_KEY"), !env.isEmpty {
             texts.append(try GlobalOptions.readSecret(env, option: "$DATACENTER_DB_KEY"))
         }
         return texts
@@ -103,7 +103,7 @@ struct GlobalOptions: ParsableArguments {
     /// The `NAME=VALUE` SQLCipher settings from `$DATACENTER_DB_CIPHER` (pairs separated by
     /// `;`) then `--db-cipher`, in order.
     var databaseCipherPairs: [String] {
-        let env = ProcessInfo.processInfo.environment["DATACENTER_DB_CIPHER"] ?? ""
+        let env = ProcessEnvironment.value("DATACENTER_DB_CIPHER") ?? ""
         let fromEnv = env.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return fromEnv + dbCipher
     }

@@ -68,7 +68,7 @@ public final class DataCenter: Sendable {
     /// folder (`$XDG_DATA_HOME/datacenter`, else `$HOME/.local/share/datacenter`; see
     /// `DataFolder`), or where it was before `$HOME` was followed when only that one exists.
     public static var defaultRootPath: String {
-        if let env = ProcessInfo.processInfo.environment["DATACENTER_ROOT"], !env.isEmpty { return env }
+        if let env = ProcessEnvironment.value("DATACENTER_ROOT"), !env.isEmpty { return env }
         return DataFolder.resolve("Preferences").path
     }
 
