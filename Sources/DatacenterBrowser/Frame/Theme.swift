@@ -1,4 +1,5 @@
 import DatacenterKit
+import DatacenterText
 import Foundation
 
 /// A terminal colour: the terminal's own, one of the 16 standard colours, or an RGB value
@@ -94,9 +95,9 @@ package struct Theme: Equatable, Sendable {
         var styles = builtIn.styles
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = Theme.stripComment(String(rawLine))
-            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            guard !line.trimmingHorizontalWhitespace().isEmpty else { continue }
             func fail(_ message: String) -> ThemeError { ThemeError(file: file, line: index + 1, message: message) }
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingHorizontalWhitespace() }
             guard parts.count == 2 else { throw fail("expected `role = foreground background [attributes]`") }
             guard let role = StyleRole(rawValue: parts[0]) else {
                 throw fail("unknown role '\(parts[0])' (roles: \(StyleRole.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -123,7 +124,7 @@ package struct Theme: Equatable, Sendable {
     /// A line without its comment: `#` at the start of the line, or after white space and
     /// before white space (so `#rrggbb` colours are not comments).
     static func stripComment(_ line: String) -> String {
-        if line.trimmingCharacters(in: .whitespaces).hasPrefix("#") { return "" }
+        if line.trimmingHorizontalWhitespace().hasPrefix("#") { return "" }
         guard let range = line.range(of: " # ") ?? (line.hasSuffix(" #") ? line.range(of: " #", options: .backwards) : nil) else { return line }
         return String(line[..<range.lowerBound])
     }
