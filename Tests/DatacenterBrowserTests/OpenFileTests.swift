@@ -110,6 +110,45 @@ import Testing
         #expect(list.paths.filter { $0 == "/f10" }.count == 1)
     }
 
+    /// A FIFO where the list should be (a mistake, or a trap) is ignored at once: reading it
+    /// would wait for a writer for ever, and the browser would never start.
+    @Test func aFIFOInPlaceOfTheListIsIgnoredWithoutWaiting() throws {
+        let folder = TemporaryFolder()
+        let state = URL(fileURLWithPath: folder.file("state"))
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let path = RecentFiles.file(in: state).path
+        try #require(mkfifo(path, 0o600) == 0)
+        let loaded = LockedState<(list: RecentFiles, warning: String?)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let result = RecentFiles.load(from: state)
+            loaded.withLock { $0 = result }
+            done.signal()
+        }
+        let returned = done.wait(timeout: .now() + 10) == .success
+        if !returned {
+            // Frees the reader stuck on the FIFO: a writer that closes at once gives it end of file.
+            let fd = open(path, O_WRONLY | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+            _ = done.wait(timeout: .now() + 10)
+        }
+        #expect(returned, "loading the recent files waited on the FIFO")
+        let result = try #require(loaded.withLock { $0 })
+        #expect(result.list.paths.isEmpty)
+        #expect(result.warning == "recent files ignored: \(path) is not a regular file (it is rewritten at the next open)")
+    }
+
+    /// A folder where the list should be is named as such.
+    @Test func aFolderInPlaceOfTheListIsIgnoredWithAMessage() throws {
+        let folder = TemporaryFolder()
+        let state = URL(fileURLWithPath: folder.file("state"))
+        let path = RecentFiles.file(in: state).path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let (list, warning) = RecentFiles.load(from: state)
+        #expect(list.paths.isEmpty)
+        #expect(warning == "recent files ignored: \(path) is a folder (it is rewritten at the next open)")
+    }
+
     @Test(arguments: ["not json", "{\"files\": 3}", "[1, 2]"])
     func aDamagedListIsIgnoredWithAMessage(text: String) throws {
         let folder = TemporaryFolder()

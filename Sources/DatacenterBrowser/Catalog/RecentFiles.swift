@@ -39,15 +39,21 @@ package struct RecentFiles: Equatable, Sendable {
     /// paths), naming the file.
     package static func load(from folder: URL) -> (list: RecentFiles, warning: String?) {
         let path = file(in: folder).path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return (RecentFiles(), nil) }
         func ignored(_ reason: String) -> (RecentFiles, String?) {
             (RecentFiles(), "recent files ignored: \(path) \(reason) (it is rewritten at the next open)")
         }
-        guard !isDirectory.boolValue else { return ignored("is a folder") }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        guard size <= largestFile else { return ignored("is over 1 MB") }
-        guard let data = FileManager.default.contents(atPath: path) else { return ignored("cannot be read") }
+        // `stat`, not `FileManager.attributesOfItem`, which also looks up the file's owner
+        // and group by name (the passwd and group files read at every start).
+        var status = stat()
+        guard stat(path, &status) == 0 else { return errno == ENOENT ? (RecentFiles(), nil) : ignored("cannot be read") }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return ignored("is a folder")
+        default: return ignored("is not a regular file")
+        }
+        guard status.st_size <= largestFile else { return ignored("is over 1 MB") }
+        // Read as a regular file only (checked again on the open file, and within the size).
+        guard let data = try? RegularFile.contents(atPath: path, limit: largestFile) else { return ignored("cannot be read") }
         guard let list = try? JSONDecoder().decode([String].self, from: data) else { return ignored("is not a JSON array of paths") }
         return (RecentFiles(paths: list.filter { $0.hasPrefix("/") }), nil)
     }
