@@ -28,13 +28,16 @@ final class CursesTerminal {
 
     /// Starts curses: raw keys, no echo, keypad and mouse, colours if the terminal has them.
     ///
-    /// The locale comes from the environment, so curses encodes output as the terminal
-    /// expects. The grid is laid out with UTF-8 widths (`TerminalText`) and draws box
-    /// characters, so when the environment's character type is not UTF-8 (say `LANG` unset,
-    /// the "C" locale) it is set to C.UTF-8: curses then counts the same widths the layout
-    /// did, instead of taking every non-ASCII character as unprintable.
+    /// The character type comes from the environment, so curses encodes output as the
+    /// terminal expects. The grid is laid out with UTF-8 widths (`TerminalText`) and draws
+    /// box characters, so when the environment's character type is not UTF-8 (say `LANG`
+    /// unset, the "C" locale) it is set to C.UTF-8: curses then counts the same widths the
+    /// layout did, instead of taking every non-ASCII character as unprintable. Only the
+    /// character type: curses needs no other category, the C library's messages (`strerror`)
+    /// stay in the English of the browser's own, and the other categories' files are not
+    /// read at each start.
     func start() {
-        setlocale(LC_ALL, "")
+        setlocale(LC_CTYPE, "")
         if dc_locale_is_utf8() == 0 { setlocale(LC_CTYPE, "C.UTF-8") }
         initscr()
         started = true
