@@ -7,10 +7,11 @@ import Testing
     @Test func theTerminalScenariosMeasureBothSides() throws {
         let scratch = TemporaryFolder()
         let result = try CLI.run(["bench", "browse", "--quick", "--json", "--rows", "3000", "--folder", scratch.file("bench"),
-                                  "--scenario", "browse-tmux-first-rows", "--scenario", "browse-tmux-end"], timeout: 120)
+                                  "--scenario", "browse-tmux-first-rows", "--scenario", "browse-tmux-end",
+                                  "--scenario", "browse-tmux-end-page"], timeout: 120)
         #expect(result.status == 0, "\(result.stderr)")
         let objects = try result.stdout.split(separator: "\n").map { try #require(try CLI.json(String($0)) as? [String: Any]) }
-        #expect(objects.compactMap { $0["scenario"] as? String } == ["browse-tmux-first-rows", "browse-tmux-end"])
+        #expect(objects.compactMap { $0["scenario"] as? String } == ["browse-tmux-first-rows", "browse-tmux-end", "browse-tmux-end-page"])
         #expect(objects.allSatisfy { ($0["engine_ns"] as? Double ?? 0) > 0 && ($0["baseline_ns"] as? Double ?? 0) > 0 })
     }
 }
