@@ -268,6 +268,8 @@ package final class Browser {
             case .open(let node):
                 // Off the input loop: the grid shows when its first rows are in.
                 startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
+            case .openDerived(let node):
+                startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: placeInGrid)
             case let .openAt(node, column):
                 startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
                 opening?.column = column

@@ -282,6 +282,35 @@ import Testing
         #expect(b.grid?.rows.map { $0.cells.map(\.text) } == [["blue", "2", "100.0%", String(repeating: "█", count: 30)]])
     }
 
+    /// As VisiData's frequency sheet is left with `q`: Backspace goes back to the grid `F`
+    /// was pressed on, at its row and column.
+    @Test func backspaceReturnsToTheGridCounted() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("f.db")
+        let db = try Database(path: path)
+        try db.execute("create table t (id integer primary key, color text)")
+        for (index, color) in ["red", "blue", "red", "green"].enumerated() {
+            try db.execute("insert into t values (?, ?)", [.integer(Int64(index + 1)), .text(color)])
+        }
+        let b = try browser(path, keys: .empty, width: 120, height: 30)
+        b.openNodeAndLoad(named: "t")
+        b.press(.down, times: 2)                          // row 3
+        b.press(.right)                                   // color
+        b.press(.character("F"))
+        #expect(b.grid?.source.columns == ["value", "count", "percent", "bar"])
+        b.press(.backspace)
+        let back = try #require(b.grid)
+        #expect(back.source.columns == ["id", "color"], "the table again, not the frequency table")
+        #expect(back.rows[back.cursor].cells[0].text == "3")
+        #expect(back.column == 1)
+        b.press(.character("I"))
+        #expect(b.grid?.source.columns.first == "column")
+        b.press(.backspace)
+        #expect(b.grid?.source.columns == ["id", "color"], "I's statistics are left the same way")
+        b.press(.backspace)
+        #expect(b.message?.text == "nothing to go back to: Backspace returns to the grid J, F or I left")
+    }
+
     @Test func aCryptColumnIsCountedByItsDecryptedValue() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder), width: 140, height: 30)

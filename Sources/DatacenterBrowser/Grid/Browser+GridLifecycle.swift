@@ -149,16 +149,21 @@ extension Browser {
             message = ("\(table) is not a table of \(catalog.storeName(for: path)) the browser lists", true)
             return
         }
-        let here = shown.rows.indices.contains(shown.cursor)
-            ? GridLifecycle.JumpPlace(node: shown.node, view: shown.source.view, row: shown.rows[shown.cursor], column: shown.column) : nil
         startOpening(target, page: .matching(columns: columns, values: values, limit: visibleRowCount * 2), isReload: false,
-                     view: TableView(), leaving: here)
+                     view: TableView(), leaving: placeInGrid)
     }
 
-    /// Goes back to the grid the last `J` left, at its row and column (`Backspace`).
+    /// Where the grid shown is (its view, row and column), for `Backspace` to come back to
+    /// from a grid opened from it (`J`, `F`, `I`); nil when it shows no row.
+    var placeInGrid: GridLifecycle.JumpPlace? {
+        guard let shown = grid, shown.rows.indices.contains(shown.cursor) else { return nil }
+        return GridLifecycle.JumpPlace(node: shown.node, view: shown.source.view, row: shown.rows[shown.cursor], column: shown.column)
+    }
+
+    /// Goes back to the grid the last `J`, `F` or `I` left, at its row and column (`Backspace`).
     func jumpBack() {
         guard let place = lifecycle.jumpStack.popLast() else {
-            message = ("nothing to go back to: Backspace returns to the grid J left", false)
+            message = ("nothing to go back to: Backspace returns to the grid J, F or I left", false)
             return
         }
         let page = visibleRowCount
@@ -166,13 +171,13 @@ extension Browser {
     }
 
     /// Opens the frequency table `table` as a grid of its own (its SELECT, read off the input
-    /// loop like any grid).
+    /// loop like any grid); `Backspace` there comes back to the grid shown.
     func openFrequency(_ table: FrequencyTable) {
         guard let path = table.origin.storePath else { return }
         let node = TreeNode(id: path + "#frequency#" + table.origin.id + "#" + table.column, label: "frequency of \(table.column) in \(table.origin.label)",
                             detail: "", kind: .query(store: path, sql: table.select), children: [])
         frequencyTables[node.id] = table
-        startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
+        startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: placeInGrid)
     }
 
     /// True when the grid shown is a frequency table (`F`): Enter there filters its origin.

@@ -134,8 +134,8 @@ struct GridPane {
                 effects.append(.message("I describes the columns of a table, view or query: \(source.title) is not one", isError: true))
                 break
             }
-            effects.append(.open(TreeNode(id: path + "#statistics#" + node.id, label: "statistics of the columns of \(source.title)", detail: "",
-                                          kind: .query(store: path, sql: select), children: [])))
+            effects.append(.openDerived(TreeNode(id: path + "#statistics#" + node.id, label: "statistics of the columns of \(source.title)",
+                                                 detail: "", kind: .query(store: path, sql: select), children: [])))
         case .character("F"):
             guard let table = source.frequencyTable(column: column, node: node) else {
                 effects.append(.message("F counts the values of a column of a table, view or query: \(source.title) is not one", isError: true))
@@ -631,7 +631,7 @@ extension GridPane: Pane {
         "  s * | U        select: row, filtered, search matches, none",
         "  y  Y           copy cell / row or selected rows as JSON",
         "  S              schema: columns, indexes, foreign keys, triggers",
-        "  J  Backspace   follow the cell's foreign key; come back",
+        "  J  Backspace   follow the cell's foreign key; back (from J F I)",
         "  e  x  o        edit cell, delete row, insert row (staged)",
         "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
     ]

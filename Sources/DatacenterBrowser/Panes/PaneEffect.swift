@@ -12,6 +12,9 @@ enum PaneEffect {
     case command(BrowserCommand)
     /// Show a leaf of the tree in the grid.
     case open(TreeNode)
+    /// Show a grid made from the one shown (`I`'s statistics), remembering where the grid
+    /// was for `Backspace`.
+    case openDerived(TreeNode)
     /// Show a leaf of the tree in the grid, the cursor on its column `column` (Enter on a
     /// column in the tree).
     case openAt(TreeNode, column: String)
@@ -38,9 +41,11 @@ enum PaneEffect {
     /// Open the table `table` of the grid's store at the row whose `columns` hold `values`
     /// (a foreign key followed with `J`), remembering where the grid was for `Backspace`.
     case follow(table: String, columns: [String], values: [DatabaseValue])
-    /// Go back to the grid a `follow` left, at its row (`Backspace`).
+    /// Go back to the grid a `follow`, a frequency table or `openDerived` left, at its row
+    /// (`Backspace`).
     case jumpBack
-    /// Show the frequency table of a column (`F`); Enter on a value filters the grid to it.
+    /// Show the frequency table of a column (`F`), remembering where the grid was for
+    /// `Backspace`; Enter on a value filters the grid to it.
     case frequency(FrequencyTable)
     /// Quit, asking first when edits are staged.
     case quit
