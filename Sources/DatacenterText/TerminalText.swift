@@ -47,6 +47,27 @@ package enum TerminalText {
         return columns
     }
 
+    /// `min(limit, width(of: text))`, reading no more of `text` than it takes to tell: what
+    /// a column is fitted to, where a long value's cells past `limit` change nothing. (A cell
+    /// only adds columns, so the count can stop once it reaches `limit`.)
+    package static func width(of text: String, upTo limit: Int) -> Int {
+        guard limit > 0 else { return 0 }
+        // Printable ASCII, the common case: one column a byte.
+        var columns = 0
+        for byte in text.utf8 {
+            guard byte >= 0x20 && byte < 0x7F else { columns = -1; break }
+            columns += 1
+            if columns >= limit { return limit }
+        }
+        if columns >= 0 { return columns }
+        columns = 0
+        forEachCell(in: text) { _, width in
+            columns += width
+            return columns < limit
+        }
+        return min(limit, columns)
+    }
+
     /// Columns a character takes on its own: `width(of: String(character))`. A character
     /// (grapheme) may be several cells: the family 👨‍👩‍👧 is one character of 6 columns.
     package static func width(of character: Character) -> Int {
@@ -121,7 +142,8 @@ package enum TerminalText {
     /// character is never split, and the zero-width scalars of a cell shown stay with it.
     package static func visible(_ text: String, limit: Int = .max) -> String {
         if isPrintableASCII(text) {
-            return text.utf8.count <= limit ? text : String(text.prefix(limit)) + "…"
+            // One character a byte: cut the bytes (a `Character` prefix walks graphemes).
+            return text.utf8.count <= limit ? text : String(decoding: text.utf8.prefix(max(0, limit)), as: UTF8.self) + "…"
         }
         var out = ""
         var columns = 0
@@ -158,7 +180,8 @@ package enum TerminalText {
 
     // MARK: - Private
 
-    private static func isPrintableASCII(_ text: String) -> Bool {
+    /// True when every byte of `text` is printable ASCII (one column, shown as it is).
+    package static func isPrintableASCII(_ text: String) -> Bool {
         text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 

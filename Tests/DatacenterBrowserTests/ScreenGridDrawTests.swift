@@ -90,3 +90,21 @@ import Testing
         #expect(Self.apply(frame, after: nil).count == everything)
     }
 }
+
+
+/// `ScreenGrid.writeCut`'s path for printable ASCII draws what the cell-by-cell path draws.
+@Suite struct WriteCutShortcutTests {
+    @Test func printableASCIIIsCutAsTheCellsWouldBe() {
+        for length in 0...50 {
+            let text = String((0..<length).map { Character(Unicode.Scalar(UInt8(0x20 + $0 % 95))) })
+            for width in 0...45 {
+                var fast = ScreenGrid(width: 50, height: 1)
+                var cells = ScreenGrid(width: 50, height: 1)
+                let usedFast = fast.writeCut(text, x: 2, y: 0, width: width, role: .grid, markerRole: .marker)
+                let usedCells = cells.writeCutByCells(text, x: 2, y: 0, width: width, role: .grid, markerRole: .marker)
+                #expect(usedFast == usedCells, "\(length) bytes in \(width) columns")
+                #expect(fast == cells, "\(length) bytes in \(width) columns: \(fast.text.debugDescription) vs \(cells.text.debugDescription)")
+            }
+        }
+    }
+}

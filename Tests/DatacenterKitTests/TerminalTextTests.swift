@@ -105,3 +105,33 @@ import DatacenterText
         #expect(TerminalText.visible("\n\u{301}") == "\\n \u{301}")
     }
 }
+
+/// The shortcuts the grid takes every frame give what the cell-by-cell layout gives.
+@Suite struct TerminalTextShortcutTests {
+    static let texts: [String] = [
+        "", "a", "plain ascii", String(repeating: "x", count: 39), String(repeating: "y", count: 40), String(repeating: "z", count: 41),
+        "message content number 1 A2F76DC6651D40CE41FE905D4E5D4C2434ED05DF8C875A7A591258ED6F30",
+        "日本語のテキスト", "a👨\u{200D}👩\u{200D}👧b", "e\u{301}" + String(repeating: "e\u{301}", count: 30), "tab\there", "line\nbreak",
+        "\u{1B}[31mred", String(repeating: "ab", count: 30) + "日本", "\u{301}leading mark", "…already cut", "x\u{202E}y",
+    ]
+
+    @Test func widthUpToIsTheWidthCapped() {
+        for text in Self.texts {
+            for limit in 0...45 {
+                #expect(TerminalText.width(of: text, upTo: limit) == min(limit, TerminalText.width(of: text)), "\(text.debugDescription) upTo \(limit)")
+                #expect(TerminalText.width(of: text, upTo: limit) == min(limit, TerminalText.width(of: TerminalText.visible(text, limit: limit))),
+                        "\(text.debugDescription) upTo \(limit): the width of what a cut to the limit shows")
+            }
+        }
+    }
+
+    @Test func visibleCutsPrintableASCIIAsCharactersWould() {
+        for length in 0...50 {
+            let text = String((0..<length).map { Character(Unicode.Scalar(UInt8(0x21 + $0 % 90))) })
+            for limit in 0...45 {
+                let expected = text.count <= limit ? text : String(text.prefix(limit)) + "…"
+                #expect(TerminalText.visible(text, limit: limit) == expected, "\(length) bytes cut to \(limit)")
+            }
+        }
+    }
+}

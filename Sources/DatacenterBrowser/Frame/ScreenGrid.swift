@@ -43,6 +43,9 @@ package struct ScreenGrid: Equatable, Sendable {
         cells = Array(repeating: Cell(), count: self.width * self.height)
     }
 
+    /// The text of a cell holding ASCII byte `b`, made once: a frame writes thousands.
+    private static let asciiCellTexts: [String] = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
+
     /// The cell at column `x`, line `y`.
     package subscript(x: Int, y: Int) -> Cell {
         get { cells[y * width + x] }
@@ -84,7 +87,7 @@ package struct ScreenGrid: Equatable, Sendable {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             var column = 0
             for byte in text.utf8 where column < limit {
-                self[x + column, y] = Cell(String(Unicode.Scalar(byte)), role: role)
+                self[x + column, y] = Cell(ScreenGrid.asciiCellTexts[Int(byte)], role: role)
                 column += 1
             }
             return column
@@ -109,6 +112,20 @@ package struct ScreenGrid: Equatable, Sendable {
     /// (no gap when a wide character did not fit) and the zero-width scalars shown stay.
     @discardableResult
     package mutating func writeCut(_ text: String, x: Int, y: Int, width: Int, role: StyleRole, markerRole: StyleRole? = nil) -> Int {
+        guard width > 0 else { return 0 }
+        // Printable ASCII (most cells, every frame): a byte a column, so what `writeCutByCells`
+        // does comes down to the text, or its first `width - 1` bytes and the marker.
+        if TerminalText.isPrintableASCII(text) {
+            if text.utf8.count <= width { return write(text, x: x, y: y, maxWidth: width, role: role) }
+            let used = write(String(decoding: text.utf8.prefix(width - 1), as: UTF8.self), x: x, y: y, maxWidth: width - 1, role: role)
+            return used + write("…", x: x + used, y: y, maxWidth: 1, role: markerRole ?? role)
+        }
+        return writeCutByCells(text, x: x, y: y, width: width, role: role, markerRole: markerRole)
+    }
+
+    /// `writeCut` for any text, cell by cell (a test holds the ASCII path above to it).
+    @discardableResult
+    mutating func writeCutByCells(_ text: String, x: Int, y: Int, width: Int, role: StyleRole, markerRole: StyleRole?) -> Int {
         guard width > 0 else { return 0 }
         // Only what can show is escaped and measured (the text may be long).
         let visible = TerminalText.visible(text, limit: width + 1)

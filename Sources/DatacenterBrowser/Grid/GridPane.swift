@@ -552,9 +552,11 @@ struct GridPane {
     /// at least 3, at most `limit`.
     func fittedWidth(of index: Int, rowCount: Int, limit: Int = GridPane.widestColumn) -> Int {
         guard source.columns.indices.contains(index) else { return 3 }
-        var w = TerminalText.width(of: source.columns[index])
-        for row in rows.dropFirst(top).prefix(rowCount) where row.cells.indices.contains(index) {
-            w = max(w, TerminalText.width(of: TerminalText.visible(row.cells[index].text, limit: limit)))
+        var w = TerminalText.width(of: source.columns[index], upTo: limit)
+        // A cell shown cut to `limit` is at least `limit` wide with its marker, so only
+        // widths up to `limit` matter: counted without laying out the cut text.
+        for row in rows.dropFirst(top).prefix(rowCount) where row.cells.indices.contains(index) && w < limit {
+            w = max(w, TerminalText.width(of: row.cells[index].text, upTo: limit))
         }
         return min(limit, max(3, w))
     }
