@@ -269,6 +269,19 @@ import Testing
         }
     }
 
+    /// Found by the config fuzz (seed 15737581): an unused argument's name was quoted whole in
+    /// its warning, 4,600 characters of it.
+    @Test func anUnusedArgumentsHugeNameIsQuotedShort() throws {
+        let name = String(repeating: "v", count: 4_000)
+        let config = try DAOConfig(xml: """
+            <module name="m" tableName="t"><select id="a" arguments="\(name)">select 1</select></module>
+            """, file: "p.xml")
+        let warning = try #require(DAOLinter.warnings(for: config).first { $0.message.contains("is never used") })
+        #expect(warning.description.count < 200, "\(warning.description.prefix(300))")
+        #expect(warning.message.hasPrefix("argument 'vvvv"))
+        #expect(warning.message.contains("…' of method 'a' is never used"))
+    }
+
     @Test func suggestionsAreBoundedForHugeNames() throws {
         let huge = String(repeating: "q", count: 1 << 20)
         let candidates = (0..<20).map { "method\($0)" } + [huge]

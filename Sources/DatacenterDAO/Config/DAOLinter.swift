@@ -93,7 +93,7 @@ public enum DAOLinter {
             walker.walk(method.body)
             findings += walker.findings
             for argument in method.arguments where !walker.used.contains(argument.name) {
-                findings.append(DAOLintDiagnostic(.warning, "argument '\(argument.name)' of method '\(id)' is never used",
+                findings.append(DAOLintDiagnostic(.warning, "argument '\(Excerpt.of(argument.name))' of method '\(id)' is never used",
                                                   at: method.location))
             }
             if case .model(let name)? = method.result?.element, !knownModels.contains(name) {
