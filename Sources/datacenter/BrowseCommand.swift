@@ -38,7 +38,8 @@ struct BrowseCommand: ParsableCommand {
     }
 
     func run() throws {
-        var keys = try global.keyRing()
+        let (givenKeys, appKey) = try global.keys()
+        var keys = givenKeys
         var databaseKeys = try global.databaseKeyList()
         let target: String
         if let path {
@@ -71,7 +72,7 @@ struct BrowseCommand: ParsableCommand {
             configFiles = loaded.files
         }
         let catalog: BrowserCatalog
-        let labels = global.appKeyDerivedKey.map { [$0.fingerprint: "app key"] } ?? [:]
+        let labels = appKey.map { [$0.fingerprint: "app key"] } ?? [:]
         do {
             catalog = try BrowserCatalog(path: target, keys: keys, keyLabels: labels, databaseKeys: databaseKeys,
                                          databaseSettings: databaseSettings, allowsWrites: !readOnly, busyTimeout: global.busyTimeout,

@@ -55,6 +55,7 @@ public struct EncryptionKey: Sendable, Hashable {
     /// from the app key: PBKDF2-HMAC-SHA256 over the string, salt `datacenter.default-key.v1`,
     /// 100,000 iterations. Use your own random key where you can.
     public static func derived(fromAppKey appKey: String) -> EncryptionKey {
+        WorkMeter.count(.appKeyDerivations)   // tens of milliseconds each: callers derive once
         var out = [UInt8](repeating: 0, count: 32)
         let salt = Array("datacenter.default-key.v1".utf8)
         let password = Array(appKey.utf8)
@@ -103,4 +104,10 @@ public struct EncryptionKey: Sendable, Hashable {
 
 extension EncryptionKey: CustomStringConvertible {
     public var description: String { "key \(fingerprint)" }
+}
+
+extension WorkMeter.Counter {
+    /// Keys derived from an app key (`EncryptionKey.derived(fromAppKey:)`, 100,000 PBKDF2
+    /// rounds each).
+    package static let appKeyDerivations = Self("app key derivations")
 }
