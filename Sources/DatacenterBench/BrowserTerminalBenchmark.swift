@@ -191,6 +191,10 @@ enum BrowserTerminalBenchmark {
         guard selection.includesAny("browse-tmux-first-rows", "browse-tmux-end", "browse-tmux-end-page") else { return }
         guard let binary = Bundle.main.executableURL?.resolvingSymlinksInPath().path, binary.hasSuffix("/datacenter"),
               let shell = SQLiteShell.path, BenchChildProcess.tool("tmux") != nil else { return }
+        // They watch for row 30 and the last page's 38 rows: a smaller table never shows them.
+        guard rows >= 38 else {
+            throw DatabaseBenchmark.Failure(description: "the terminal scenarios need a table of at least 38 rows (--rows \(rows) given)")
+        }
         let tmux = try Tmux()                          // the server, started before anything is timed
         defer { tmux.stop() }
         let state = NSTemporaryDirectory() + "dc-bench-state-\(getpid())"
@@ -220,7 +224,7 @@ enum BrowserTerminalBenchmark {
             _ = try tmux.wait(interactive) { $0.contains("SELECT \(answer);") }
             try tmux.send(interactive, "Enter")
             endShell.append(try tmux.wait(interactive) { $0 == Substring(answer) })
-            // The last page, newest row first: on screen once its 38th line (row N - 37) is.
+            // The last page, newest row first: on screen once its last line (row N - 37) is.
             let lastPage = "SELECT * FROM \(table) ORDER BY rowid DESC LIMIT 38;"
             try tmux.send(interactive, "-l " + Tmux.quoted(lastPage))
             _ = try tmux.wait(interactive) { $0.contains(lastPage) }

@@ -14,4 +14,14 @@ import Testing
         #expect(objects.compactMap { $0["scenario"] as? String } == ["browse-tmux-first-rows", "browse-tmux-end", "browse-tmux-end-page"])
         #expect(objects.allSatisfy { ($0["engine_ns"] as? Double ?? 0) > 0 && ($0["baseline_ns"] as? Double ?? 0) > 0 })
     }
+
+    /// A table too small for what they watch for (row 30, a page of 38) is refused at once,
+    /// saying why, instead of waiting 10 s for a row that never shows.
+    @Test func aTableTooSmallIsRefusedSayingWhy() throws {
+        let scratch = TemporaryFolder()
+        let result = try CLI.run(["bench", "browse", "--quick", "--rows", "20", "--folder", scratch.file("bench"),
+                                  "--scenario", "browse-tmux-end"], timeout: 60)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("the terminal scenarios need a table of at least 38 rows (--rows 20 given)"), "\(result.stderr)")
+    }
 }
