@@ -33,18 +33,11 @@ struct RenderBuffer: Sendable {
     private(set) var pieces: [Piece] = []
     /// The first piece of the innermost open region: text never merges into a piece below.
     private var floor = 0
-    /// False for the decision pass (`RenderedTextCache`): text and inlined values are not
-    /// kept, only bound values; regions and trims then work on bound values alone.
-    let recordsText: Bool
 
-    /// An empty buffer with room reserved for a typical statement; with `recordsText`
-    /// false, one that keeps bound values only.
-    init(recordsText: Bool = true) {
-        self.recordsText = recordsText
-        // Room for a typical statement's pieces, so they are not copied as they grow (the
-        // decision pass keeps only bound values, a few).
-        pieces.reserveCapacity(recordsText ? 32 : 8)
-        guard recordsText else { return }
+    /// An empty buffer with room reserved for a typical statement, so its pieces and bytes
+    /// are not copied as they grow.
+    init() {
+        pieces.reserveCapacity(32)
         bytes.reserveCapacity(512)
     }
 
@@ -58,7 +51,7 @@ struct RenderBuffer: Sendable {
     }
 
     private mutating func append(textBytes text: UnsafeBufferPointer<UInt8>) {
-        guard !text.isEmpty, recordsText else { return }
+        guard !text.isEmpty else { return }
         if pieces.count > floor, case .text(var range) = pieces[pieces.count - 1] {
             if range.upperBound != bytes.count { range = copyToEnd(range) }
             bytes.append(contentsOf: text)
@@ -73,7 +66,6 @@ struct RenderBuffer: Sendable {
     mutating func append(bound value: DAOValue, encrypted: Bool) { pieces.append(.bound(value, encrypted: encrypted)) }
 
     mutating func append(inlined text: String) {
-        guard recordsText else { return }
         let start = bytes.count
         bytes.append(contentsOf: text.utf8)
         pieces.append(.inlined(start..<bytes.count))
@@ -120,7 +112,6 @@ struct RenderBuffer: Sendable {
     /// Closes `region`, writing `prefix` before what it holds, and joins its text to the text
     /// before it.
     mutating func close(_ region: Region, prefix: String = "") {
-        let prefix = recordsText ? prefix : ""
         if !prefix.isEmpty {
             let start = bytes.count
             bytes.append(contentsOf: prefix.utf8)
@@ -220,15 +211,6 @@ struct RenderBuffer: Sendable {
     private func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
 
     // MARK: Finishing
-
-    /// `finish(location:)` with the text kept for this buffer's shape (`RenderedTextCache`):
-    /// `sql` and `marks` bound to the values of this buffer (a decision pass's); nil when
-    /// their numbers differ, which a text kept for the shape never gives.
-    func finish(keptText sql: String, marks: PreviewMarks, location: SourceLocation?) -> RenderedSQL? {
-        let (bindings, encrypted) = boundValues(expected: marks.placeholders.count)
-        guard bindings.count == marks.placeholders.count else { return nil }
-        return RenderedSQL(sql: sql, bindings: bindings, marks: marks, encryptedBindings: encrypted, location: location)
-    }
 
     /// The bound values in order, and the positions of those a crypt rule covers.
     private func boundValues(expected: Int) -> (bindings: [DatabaseValue], encrypted: [Int]) {

@@ -16,24 +16,12 @@ package struct RenderContext: Sendable {
     package let cryptRules: Set<DAOCryptRule>
     /// Set by an `onVoid` trim whose body was empty; sequences stop rendering then.
     package var halt: Halt?
-    var buffer: RenderBuffer
-    /// The decision pass's record of the branches taken (`<if>`, `<choose>`) and the
-    /// elements iterated (`<foreach>`), in order: with the table name, what the text of the
-    /// call is a function of (`RenderedTextCache`). Empty when the buffer records text.
-    private(set) var decisions: [Int32] = []
+    var buffer = RenderBuffer()
 
-    init(scope: DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>, buffer: RenderBuffer = RenderBuffer()) {
+    init(scope: DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>) {
         self.scope = scope
         self.tableName = tableName
         self.cryptRules = cryptRules
-        self.buffer = buffer
-        if !buffer.recordsText { decisions.reserveCapacity(8) }
-    }
-
-    /// Records a decision of a node (the decision pass only: a rendering that writes text
-    /// has no use for them).
-    @inline(__always) mutating func decide(_ decision: Int) {
-        if !buffer.recordsText { decisions.append(Int32(truncatingIfNeeded: decision)) }
     }
 
     /// True when a `<crypt>` rule covers the value at `path` (see `DAOScope.isEncrypted`).

@@ -1,8 +1,8 @@
 import DatacenterKit
 
 /// The SQL text of the last few shapes one dynamic template rendered, so that a call taking
-/// the same branches as an earlier one writes no text at all: it only walks the template
-/// for its decisions and bound values (`Renderer`'s decision pass), then takes the text.
+/// the same branches as an earlier one writes no text at all: it only runs the template's
+/// decision pass (`DecisionProgram`) for its decisions and bound values, then takes the text.
 ///
 /// **Why the decisions determine the text.** A template's text is made of its literal text,
 /// the table name, and `?` for each bound value; `<if>`, `<choose>` and `<foreach>` decide
@@ -38,11 +38,15 @@ final class RenderedTextCache: Sendable {
 
     private let entries = LockedState<[Entry]>([])
 
+    /// The template's decision pass.
+    let program: DecisionProgram
+
     /// A cache for `template`, or nil when it needs none (a static statement's SQL is made
     /// once per table: `StaticStatementPlan`) or its text is not a function of its decisions
-    /// (it holds an `@{}`, a `<format>` or an `onVoid` trim).
+    /// (it holds an `@{}`, a `<format>` or an `onVoid` trim: `DecisionProgram` compiles none).
     init?(template: any SQLNode) {
-        guard (template as? SequenceNode)?.staticPlan == nil, RenderedTextCache.decisionsDetermineText(template) else { return nil }
+        guard (template as? SequenceNode)?.staticPlan == nil, let program = DecisionProgram(template: template) else { return nil }
+        self.program = program
     }
 
     /// How many shapes are kept now (for tests and diagnostics).
@@ -65,29 +69,6 @@ final class RenderedTextCache: Sendable {
         entries.withLock { entries in
             if entries.count >= RenderedTextCache.limit { entries.removeLast() }
             entries.insert(entry, at: 0)
-        }
-    }
-
-    /// True when the text `node` renders is a function of the table name and the decisions
-    /// of its `<if>`, `<choose>` and `<foreach>` nodes alone.
-    static func decisionsDetermineText(_ node: any SQLNode) -> Bool {
-        switch node {
-        case is TextNode, is TableNameNode:
-            return true
-        case let reference as ReferenceNode:
-            return reference.mode == .bind
-        case let sequence as SequenceNode:
-            return sequence.children.allSatisfy(decisionsDetermineText)
-        case let node as IfNode:
-            return decisionsDetermineText(node.body)
-        case let node as ChooseNode:
-            return node.branches.allSatisfy { decisionsDetermineText($0.body) } && (node.otherwise.map(decisionsDetermineText) ?? true)
-        case let node as ForEachNode:
-            return decisionsDetermineText(node.body)
-        case let node as TrimNode:
-            return node.onVoid == nil && decisionsDetermineText(node.body)
-        default:
-            return false
         }
     }
 }

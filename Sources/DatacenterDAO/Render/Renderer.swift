@@ -106,11 +106,12 @@ public enum Renderer {
         }
         var decisions: [Int32] = []
         if let textCache {
-            var pass = RenderContext(scope: scope, tableName: tableName, cryptRules: cryptRules, buffer: RenderBuffer(recordsText: false))
-            try node.render(into: &pass)
+            let pass = try textCache.program.run(scope: scope, tableName: tableName, cryptRules: cryptRules)
+            // A text kept for the shape has as many placeholders as the pass has bound values.
             if let (sql, marks) = textCache.text(tableName: tableName, decisions: pass.decisions),
-               let rendered = pass.buffer.finish(keptText: sql, marks: marks, location: node.location) {
-                return rendered
+               pass.bindings.count == marks.placeholders.count {
+                return RenderedSQL(sql: sql, bindings: pass.bindings, marks: marks, encryptedBindings: pass.encrypted,
+                                   location: node.location)
             }
             decisions = pass.decisions
         }

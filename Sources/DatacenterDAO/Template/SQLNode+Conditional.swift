@@ -41,9 +41,7 @@ package final class IfNode: SQLNode {
     }
 
     package func render(into context: inout RenderContext) throws {
-        let holds = try condition.holds(in: context.scope)
-        context.decide(holds ? 1 : 0)
-        if holds { try body.render(into: &context) }
+        if try condition.holds(in: context.scope) { try body.render(into: &context) }
     }
 }
 
@@ -63,12 +61,10 @@ package final class ChooseNode: SQLNode {
     }
 
     package func render(into context: inout RenderContext) throws {
-        for (index, branch) in branches.enumerated() where try branch.condition.holds(in: context.scope) {
-            context.decide(index)
+        for branch in branches where try branch.condition.holds(in: context.scope) {
             try branch.body.render(into: &context)
             return
         }
-        context.decide(branches.count)
         try otherwise?.render(into: &context)
     }
 }

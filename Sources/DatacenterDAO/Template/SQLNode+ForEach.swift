@@ -51,20 +51,22 @@ package final class ForEachNode: SQLNode {
         return found
     }
 
-    package func render(into context: inout RenderContext) throws {
-        let value = context.scope.lookup(collection)
-        var elements: [DAOValue]
+    /// The elements the body renders for, in order (`reverse` applied); nil for a nil
+    /// collection, which renders as an empty one.
+    /// - throws: `DAOError.render` when the collection is neither nil nor an array.
+    func elements(in scope: DAOScope) throws -> [DAOValue]? {
+        let value = scope.lookup(collection)
         switch value {
-        case .nil:
-            context.decide(0) // renders as an empty collection: every node visited records one decision
-            return
-        case .array(let a): elements = a
+        case .nil: return nil
+        case .array(let elements): return reverse ? elements.reversed() : elements
         default:
             throw DAOError.render("foreach collection '\(collection.joined(separator: "."))' is a \(value.kindName), not an array",
                                   at: location)
         }
-        if reverse { elements.reverse() }
-        context.decide(elements.count)
+    }
+
+    package func render(into context: inout RenderContext) throws {
+        guard let elements = try elements(in: context.scope) else { return }
         if let reference = soleBoundReference {
             guard !elements.isEmpty else { return }
             context.buffer.append(text: open)

@@ -29,10 +29,14 @@ package final class TableNameNode: SQLNode {
     package init(location: SourceLocation) { self.location = location }
 
     package func render(into context: inout RenderContext) throws {
-        let name = context.tableName
+        try TableNameNode.check(context.tableName, at: location)
+        context.buffer.append(text: TableNameNode.sqlName(context.tableName))
+    }
+
+    /// Checks that a `${T}` at `location` has a table name to stand for.
+    /// - throws: `DAOError.render` when `name` is empty.
+    static func check(_ name: String, at location: SourceLocation) throws {
         guard !name.isEmpty else { throw DAOError.render("${T} used but no table name is set", at: location) }
-        guard context.buffer.recordsText else { return } // a decision pass writes no text
-        context.buffer.append(text: TableNameNode.sqlName(name))
     }
 
     /// `name` as it appears in SQL.
