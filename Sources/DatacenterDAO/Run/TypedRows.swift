@@ -166,19 +166,33 @@ final class ColumnDecoder: Decoder {
     /// - throws: `DAOError.crypt` for a crypt column that does not decrypt.
     func cell(forField field: String) throws -> DAORowCell {
         guard let (column, decrypted) = column(field) else { return .missing }
-        // Only a BLOB is decrypted: a crypt column holding anything else reads as it is.
-        if let cursor, !decrypted || !cursor.isBlob(at: column) { return .column(DAOColumn(row: cursor, index: column)) }
+        if let cursor {
+            let value = cursor.column(at: column)
+            guard decrypted else { return .column(DAOColumn(value)) }
+            // Only a BLOB is decrypted: a crypt column holding anything else reads as it is
+            // (and cannot fail the row: it counts as read).
+            if !value.isBlob {
+                markRead(column)
+                return .column(DAOColumn(value))
+            }
+        }
         return .value(try cell(column, decrypted: decrypted))
     }
 
     /// The value of `column`, decrypted when it is a crypt column.
     private func cell(_ column: Int, decrypted: Bool) throws -> DAOValue {
         guard decrypted else { return DAOValue(cursor?.value(at: column) ?? otherRow!.value(at: column)) }
-        if column < 64 { readMask |= 1 << UInt64(column) }
+        markRead(column)
         return try layout.cell(column, of: row, decryptor: decryptor!)
     }
 
-    /// True when crypt column `column` was read (so it decrypted).
+    /// Notes that crypt column `column` was read (decrypted, or not a BLOB).
+    @inline(__always)
+    private func markRead(_ column: Int) {
+        if column < 64 { readMask |= 1 << UInt64(column) }
+    }
+
+    /// True when crypt column `column` was read (so it decrypted, or holds no BLOB).
     func hasRead(_ column: Int) -> Bool { column < 64 && readMask & (1 << UInt64(column)) != 0 }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {

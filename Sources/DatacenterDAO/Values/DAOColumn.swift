@@ -7,30 +7,28 @@ import DatacenterKit
 /// Valid only while the `DAORow` it comes from is read. A crypt column is never one of
 /// these: it is read decrypted, through its value.
 public struct DAOColumn {
-    @usableFromInline let row: StatementCursor
-    @usableFromInline let index: Int
+    @usableFromInline let column: ColumnValue
 
-    init(row: StatementCursor, index: Int) {
-        self.row = row
-        self.index = index
+    init(_ column: ColumnValue) {
+        self.column = column
     }
 
     /// The integer the column holds; nil when it holds another type (not converted).
     @inlinable
-    public var integer: Int64? { row.integer(at: index) }
+    public var integer: Int64? { column.integer }
     /// The floating-point number the column holds; nil when it holds another type.
     @inlinable
-    public var real: Double? { row.real(at: index) }
+    public var real: Double? { column.real }
     /// The text the column holds; nil when it holds another type.
     @inlinable
-    public var text: String? { row.text(at: index) }
+    public var text: String? { column.text }
     /// True when the column holds NULL.
     @inlinable
-    public var isNull: Bool { row.isNull(at: index) }
+    public var isNull: Bool { column.isNull }
 
     /// The column's value as the value path has it.
     @usableFromInline
-    var value: DAOValue { DAOValue(row.value(at: index)) }
+    var value: DAOValue { DAOValue(column.value) }
 }
 
 /// What a `DAORow` holds for a field: a column read directly, a value (a decrypted crypt

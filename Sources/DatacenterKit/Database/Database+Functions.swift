@@ -58,22 +58,7 @@ extension Database {
     }
 
     /// An argument as a value (NULL when SQLite gives none).
-    private static func value(of argument: OpaquePointer?) -> DatabaseValue {
-        guard let argument else { return .null }
-        switch sqlite3_value_type(argument) {
-        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(argument))
-        case SQLITE_FLOAT: return .real(sqlite3_value_double(argument))
-        case SQLITE_TEXT:
-            let count = Int(sqlite3_value_bytes(argument))
-            guard let text = sqlite3_value_text(argument) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_value_bytes(argument))
-            guard count > 0, let bytes = sqlite3_value_blob(argument) else { return .blob(Data()) }
-            return .blob(Data(bytes: bytes, count: count))
-        default: return .null
-        }
-    }
+    private static func value(of argument: OpaquePointer?) -> DatabaseValue { ColumnValue(handle: argument).value }
 
     /// Sets the result of a function call; SQLite copies text and blobs.
     private static func setResult(_ value: DatabaseValue, in context: OpaquePointer) {
