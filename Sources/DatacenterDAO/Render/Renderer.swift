@@ -34,7 +34,7 @@ public enum Renderer {
         let scope = DAOScope(names: method.arguments, values: arguments, globals: globals)
         guard let forEach = method.forEach else {
             let body: RenderedBody
-            if let textCache, case .sql(let node) = method.body {
+            if case .sql(let node) = method.body {
                 body = .statement(try render(node, scope: scope, tableName: tableName, cryptRules: cryptRules, textCache: textCache))
             } else {
                 body = try render(method.body, scope: scope, tableName: tableName, cryptRules: cryptRules)
@@ -46,6 +46,24 @@ public enum Renderer {
             try render(method.body, scope: scope.binding(forEach.item, to: element), tableName: tableName, cryptRules: cryptRules)
         }
         return RenderedCall(methodID: method.id, kind: method.kind, runs: runs, isForEach: true)
+    }
+
+    /// The statement of a call of `method` whose body is one statement, without a
+    /// method-level `foreach` (the calls of `DAOCallPlan.oneStatement` and `.keptRead`): the
+    /// only run `render` returns for it, without the call built around it.
+    /// - throws: what `render` throws.
+    static func renderStatement(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue],
+                                tableName: String, cryptRules: Set<DAOCryptRule>, textCache: RenderedTextCache?) throws -> RenderedSQL {
+        if let statement = try renderStaticStatement(method, arguments: arguments, globals: globals, tableName: tableName,
+                                                     cryptRules: cryptRules) {
+            return statement
+        }
+        guard method.forEach == nil, case .sql(let node) = method.body else {
+            preconditionFailure("\(method.id) is not one statement")
+        }
+        try method.checkArguments(arguments)
+        return try render(node, scope: DAOScope(names: method.arguments, values: arguments, globals: globals), tableName: tableName,
+                          cryptRules: cryptRules, textCache: textCache)
     }
 
     /// The elements a method-level `foreach` renders its body for: the collection argument's

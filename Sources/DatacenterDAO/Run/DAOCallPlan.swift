@@ -149,25 +149,23 @@ indirect enum DAOCallPlan: Sendable {
     /// `textCache`, the text rendered is taken from it or kept there.
     private static func runOneStatement(_ call: DAOCall, on object: DAOObject, keeping plan: KeptReadPlan?,
                                         textCache: RenderedTextCache?) throws -> DAOCallResult {
-        let rendered = try call.render(textCache: textCache)
+        let sql = try call.renderStatement(textCache: textCache)
         let results = object.resultMapping(for: call)
         return try object.write(call) { db in
-            if let sql = rendered.soleStatement {
-                let executor = Executor(db: db, encryptor: call.encryptor, methodID: call.method.id, results: results)
-                if let statement = try executor.soleReadOnlyStatement(sql) {
-                    if let plan, sql.bindings.count == plan.bindings.count,
-                       let read = KeptRead(method: call.method, plan: plan, table: call.table, statement: statement) {
-                        object.keep(read)
-                    }
-                    let before = db.totalChanges
-                    let collector = try executor.runReading(sql, on: statement)
-                    let (value, objects) = try (collector ?? results?.empty).map { try $0.finish() } ?? (.nil, [])
-                    return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before,
-                                         lastInsertRowID: db.lastInsertRowID, skipped: false, history: .one(sql))
+            let executor = Executor(db: db, encryptor: call.encryptor, methodID: call.method.id, results: results)
+            if let statement = try executor.soleReadOnlyStatement(sql) {
+                if let plan, sql.bindings.count == plan.bindings.count,
+                   let read = KeptRead(method: call.method, plan: plan, table: call.table, statement: statement) {
+                    object.keep(read)
                 }
+                let before = db.totalChanges
+                let (value, objects) = try executor.runReading(sql, on: statement)
+                return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before,
+                                     lastInsertRowID: db.lastInsertRowID, skipped: false, history: .one(sql))
             }
             return try db.inTransaction(call.method.kind == .select ? .deferred : .immediate) {
-                try execute(rendered, call, on: db, results: results)
+                try execute(RenderedCall(methodID: call.method.id, kind: call.method.kind, runs: [.statement(sql)], isForEach: false),
+                            call, on: db, results: results)
             }
         }
     }
@@ -202,7 +200,9 @@ indirect enum DAOCallPlan: Sendable {
 /// One call as its plan runs it: the method, the arguments, and the DAO object's state when
 /// the call began (read once, under its lock).
 ///
-struct DAOCall: Sendable {
+/// A class: the plans hand a call to closures and helpers, and a struct of eight fields was
+/// copied and destroyed at each (a tenth of a dynamic select's time outside SQLite).
+final class DAOCall: Sendable {
     let method: DAOMethod
     let arguments: [DAOValue]
     /// The table `${T}` names.
@@ -216,12 +216,31 @@ struct DAOCall: Sendable {
     /// call is a select that leaves tables as they are (`selectsPrepareTables` false).
     let isPrepared: Bool
 
+    init(method: DAOMethod, arguments: [DAOValue], table: String, globals: [String: DAOValue], cryptRules: Set<DAOCryptRule>,
+         encryptor: any DataCrypt, mapper: ResultMapper, isPrepared: Bool) {
+        self.method = method
+        self.arguments = arguments
+        self.table = table
+        self.globals = globals
+        self.cryptRules = cryptRules
+        self.encryptor = encryptor
+        self.mapper = mapper
+        self.isPrepared = isPrepared
+    }
+
     /// What `Renderer.render` renders for the call (its text from `textCache` when given:
     /// see `RenderedTextCache`).
     /// - throws: `DAOError` (`.wrongArgumentCount`, `.nilArgument`, `.render`, `.expression`).
     func render(textCache: RenderedTextCache? = nil) throws -> RenderedCall {
         try Renderer.render(method, arguments: arguments, globals: globals, tableName: table, cryptRules: cryptRules,
                             textCache: textCache)
+    }
+
+    /// What `render` renders for a call whose body is one statement (no foreach): that
+    /// statement (`Renderer.renderStatement`).
+    func renderStatement(textCache: RenderedTextCache?) throws -> RenderedSQL {
+        try Renderer.renderStatement(method, arguments: arguments, globals: globals, tableName: table, cryptRules: cryptRules,
+                                     textCache: textCache)
     }
 }
 

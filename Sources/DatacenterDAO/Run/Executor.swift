@@ -126,16 +126,21 @@ struct Executor {
     }
 
     /// Runs `sql` on its prepared `statement` (from `soleReadOnlyStatement`, which has
-    /// checked that it only reads) and maps its rows. A single-row result reads the first
-    /// row only: the statement is reset after it, as a read leaves nothing to finish (an
-    /// error SQLite would raise only on a later row does not fail the call).
+    /// checked that it only reads) and maps its rows: the call's value and decoded objects
+    /// (`.nil` and none when rows are not mapped). A single-row result reads the first row
+    /// only: the statement is reset after it, as a read leaves nothing to finish (an error
+    /// SQLite would raise only on a later row does not fail the call).
     /// - throws: `DAOError.database`; what mapping throws.
-    func runReading(_ sql: RenderedSQL, on statement: Statement) throws -> ResultCollector? {
+    func runReading(_ sql: RenderedSQL, on statement: Statement) throws -> (value: DAOValue, objects: [any Sendable]) {
         let bindings = try encryptedBindings(of: sql)
         do {
-            guard statement.columnCount > 0, let results else {
+            guard let results else {
                 try statement.execute(values: bindings)
-                return nil
+                return (.nil, [])
+            }
+            guard statement.columnCount > 0 else {
+                try statement.execute(values: bindings)
+                return try results.empty.finish()
             }
             var collector = results.collector(for: statement)
             let readsAll = results.type?.isArray ?? true
@@ -144,7 +149,7 @@ struct Executor {
                 return readsAll
             }
             statement.keep(collector.newLayout, for: results.method)
-            return collector
+            return try collector.finish()
         } catch let error as DatabaseError {
             throw DAOError.database(error)
         }
