@@ -16,81 +16,110 @@ import DatacenterKit
 /// otherwise): text, `${T}`, `#{}`, `<if>`, `<choose>`, `<foreach>` and trims without
 /// `onVoid`. In such a template a trim only reworks text, so the pass skips it.
 final class DecisionProgram: Sendable {
-    /// One instruction. A body is the instructions after its opening one, up to `end`.
+    /// One instruction: plain values (indices into the program's tables), so stepping
+    /// through the program copies no reference. A body is the instructions after its
+    /// opening one, up to `end`.
     enum Instruction: Sendable {
-        /// A `#{}`: its value is bound.
-        case bind(ReferenceNode)
-        /// A `${T}`: the table name must be set.
-        case tableName(SourceLocation)
-        /// An `<if>`: its body, up to `end`, runs when the test holds (decision 1, else 0).
-        case ifThen(IfNode, end: Int)
-        /// The `<when>` `index` of a `<choose>` (decision `index`): when its test holds, its
-        /// body (up to `bodyEnd`) runs and the choose ends at `end`; else the next branch is
-        /// tried at `bodyEnd`.
-        case when(ChooseNode, index: Int32, bodyEnd: Int, end: Int)
+        /// A `#{}`: the value of `references[reference]` is bound.
+        case bind(reference: Int)
+        /// A `${T}` at `tableLocations[location]`: the table name must be set.
+        case tableName(location: Int)
+        /// An `<if>` testing `conditions[condition]`: its body, up to `end`, runs when the
+        /// test holds (decision 1, else 0).
+        case ifThen(condition: Int, end: Int)
+        /// A `<when>` of a `<choose>` testing `conditions[condition]` (decision `index`): when
+        /// it holds, its body (up to `bodyEnd`) runs and the choose ends at `end`; else the
+        /// next branch is tried at `bodyEnd`.
+        case when(condition: Int, index: Int32, bodyEnd: Int, end: Int)
         /// A `<choose>` none of whose `<when>`s held: decision `index`; the `<otherwise>`
         /// body, if any, follows.
         case otherwise(index: Int32)
-        /// A `<foreach>`: its body, up to `end`, once per element, the item bound to it.
-        case forEach(ForEachNode, end: Int)
+        /// The `<foreach>` `loops[loop]`: its body, up to `end`, once per element, the item
+        /// bound to it.
+        case forEach(loop: Int, end: Int)
     }
 
     /// The instructions.
     let instructions: [Instruction]
+    /// What the instructions name.
+    private let references: [ReferenceNode]
+    private let conditions: [DAOCondition]
+    private let loops: [ForEachNode]
+    private let tableLocations: [SourceLocation]
 
     /// The program of `template`, nil when its text is not a function of its decisions.
     init?(template: any SQLNode) {
-        var instructions: [Instruction] = []
-        guard DecisionProgram.compile(template, into: &instructions) else { return nil }
-        self.instructions = instructions
+        var compiler = Compiler()
+        guard compiler.compile(template) else { return nil }
+        instructions = compiler.code
+        references = compiler.references
+        conditions = compiler.conditions
+        loops = compiler.loops
+        tableLocations = compiler.tableLocations
     }
 
-    /// Appends the instructions of `node`; false when it has a part whose text is not a
-    /// function of the decisions (`@{}`, `<format>`, an `onVoid` trim).
-    private static func compile(_ node: any SQLNode, into code: inout [Instruction]) -> Bool {
-        switch node {
-        case is TextNode:
-            return true
-        case let table as TableNameNode:
-            code.append(.tableName(table.location))
-            return true
-        case let reference as ReferenceNode:
-            guard reference.mode == .bind else { return false }
-            code.append(.bind(reference))
-            return true
-        case let sequence as SequenceNode:
-            return sequence.children.allSatisfy { compile($0, into: &code) }
-        case let node as IfNode:
-            let start = code.count
-            code.append(.tableName(node.location)) // replaced below, once the body's end is known
-            guard compile(node.body, into: &code) else { return false }
-            code[start] = .ifThen(node, end: code.count)
-            return true
-        case let node as ChooseNode:
-            var starts: [Int] = []
-            for (index, branch) in node.branches.enumerated() {
-                starts.append(code.count)
-                code.append(.otherwise(index: Int32(index))) // replaced below, once the body's end is known
-                guard compile(branch.body, into: &code) else { return false }
+    /// Builds a program, node by node.
+    private struct Compiler {
+        var code: [Instruction] = []
+        var references: [ReferenceNode] = []
+        var conditions: [DAOCondition] = []
+        var loops: [ForEachNode] = []
+        var tableLocations: [SourceLocation] = []
+
+        /// Appends the instructions of `node`; false when it has a part whose text is not
+        /// a function of the decisions (`@{}`, `<format>`, an `onVoid` trim).
+        mutating func compile(_ node: any SQLNode) -> Bool {
+            switch node {
+            case is TextNode:
+                return true
+            case let table as TableNameNode:
+                tableLocations.append(table.location)
+                code.append(.tableName(location: tableLocations.count - 1))
+                return true
+            case let reference as ReferenceNode:
+                guard reference.mode == .bind else { return false }
+                references.append(reference)
+                code.append(.bind(reference: references.count - 1))
+                return true
+            case let sequence as SequenceNode:
+                return sequence.children.allSatisfy { compile($0) }
+            case let node as IfNode:
+                conditions.append(node.condition)
+                let condition = conditions.count - 1
+                let start = code.count
+                code.append(.otherwise(index: 0)) // replaced below, once the body's end is known
+                guard compile(node.body) else { return false }
+                code[start] = .ifThen(condition: condition, end: code.count)
+                return true
+            case let node as ChooseNode:
+                var starts: [(start: Int, condition: Int)] = []
+                for branch in node.branches {
+                    conditions.append(branch.condition)
+                    starts.append((code.count, conditions.count - 1))
+                    code.append(.otherwise(index: 0)) // replaced below, once the body's end is known
+                    guard compile(branch.body) else { return false }
+                }
+                let otherwiseAt = code.count
+                code.append(.otherwise(index: Int32(node.branches.count)))
+                if let otherwise = node.otherwise, !compile(otherwise) { return false }
+                for (index, branch) in starts.enumerated() {
+                    code[branch.start] = .when(condition: branch.condition, index: Int32(index),
+                                               bodyEnd: index + 1 < starts.count ? starts[index + 1].start : otherwiseAt, end: code.count)
+                }
+                return true
+            case let node as ForEachNode:
+                loops.append(node)
+                let loop = loops.count - 1
+                let start = code.count
+                code.append(.otherwise(index: 0)) // replaced below
+                guard compile(node.body) else { return false }
+                code[start] = .forEach(loop: loop, end: code.count)
+                return true
+            case let node as TrimNode:
+                return node.onVoid == nil && compile(node.body)
+            default:
+                return false
             }
-            let otherwiseAt = code.count
-            code.append(.otherwise(index: Int32(node.branches.count)))
-            if let otherwise = node.otherwise, !compile(otherwise, into: &code) { return false }
-            for (index, start) in starts.enumerated() {
-                code[start] = .when(node, index: Int32(index), bodyEnd: index + 1 < starts.count ? starts[index + 1] : otherwiseAt,
-                                    end: code.count)
-            }
-            return true
-        case let node as ForEachNode:
-            let start = code.count
-            code.append(.tableName(node.location)) // replaced below
-            guard compile(node.body, into: &code) else { return false }
-            code[start] = .forEach(node, end: code.count)
-            return true
-        case let node as TrimNode:
-            return node.onVoid == nil && compile(node.body, into: &code)
-        default:
-            return false
         }
     }
 
@@ -119,19 +148,19 @@ final class DecisionProgram: Sendable {
         while next < range.upperBound {
             switch instructions[next] {
             case .bind(let reference):
-                let (value, encrypted) = reference.binding(in: scope, cryptRules: cryptRules)
+                let (value, encrypted) = references[reference].binding(in: scope, cryptRules: cryptRules)
                 if encrypted { outcome.encrypted.append(outcome.bindings.count) }
                 outcome.bindings.append(value.databaseValue)
                 next += 1
             case .tableName(let location):
-                try TableNameNode.check(tableName, at: location)
+                try TableNameNode.check(tableName, at: tableLocations[location])
                 next += 1
-            case .ifThen(let node, let end):
-                let holds = try node.condition.holds(in: scope)
+            case .ifThen(let condition, let end):
+                let holds = try conditions[condition].holds(in: scope)
                 outcome.decisions.append(holds ? 1 : 0)
                 next = holds ? next + 1 : end
-            case .when(let node, let index, let bodyEnd, let end):
-                guard try node.branches[Int(index)].condition.holds(in: scope) else {
+            case .when(let condition, let index, let bodyEnd, let end):
+                guard try conditions[condition].holds(in: scope) else {
                     next = bodyEnd
                     continue
                 }
@@ -141,7 +170,8 @@ final class DecisionProgram: Sendable {
             case .otherwise(let index):
                 outcome.decisions.append(index)
                 next += 1
-            case .forEach(let node, let end):
+            case .forEach(let loop, let end):
+                let node = loops[loop]
                 let elements = try node.elements(in: scope)
                 outcome.decisions.append(Int32(truncatingIfNeeded: elements?.count ?? 0)) // nil as an empty collection
                 if let elements, !elements.isEmpty {

@@ -23,7 +23,7 @@ package struct Expression: Sendable, Equatable, CustomStringConvertible {
     /// The value of the expression for the given names.
     /// - throws: `ExpressionError` for a type error (a string in arithmetic, division by zero).
     package func evaluate(in scope: DAOScope) throws -> DAOValue {
-        try ExpressionEvaluator(text: text, scope: scope).evaluate(root)
+        try ExpressionEvaluator.evaluate(root, in: scope, text: text)
     }
 
     /// The truthiness of the value: nil, false, 0 and empty strings or collections are false.
@@ -200,10 +200,10 @@ struct ExpressionParser {
 /// false; an ordering comparison with nil is false, `nil == nil` is true; strings compare
 /// lexicographically; arithmetic with nil yields nil; a string mixed with a number in
 /// arithmetic or ordering, or division by zero, is an error with its position.
-struct ExpressionEvaluator {
-    let text: String
-    let scope: DAOScope
-
+///
+/// Static functions of the node, the scope and the expression's text (for errors): an
+/// evaluator holding copies of them made every condition of a call copy its whole scope.
+enum ExpressionEvaluator {
     static func truthy(_ value: DAOValue) -> Bool {
         switch value {
         case .nil: return false
@@ -219,11 +219,15 @@ struct ExpressionEvaluator {
         }
     }
 
-    private func fail(_ message: String, _ position: Int) -> ExpressionError {
+    private static func fail(_ message: String, _ position: Int, _ text: String) -> ExpressionError {
         ExpressionError(expression: text, position: position, message: message)
     }
 
-    func evaluate(_ node: ExpressionNode) throws -> DAOValue {
+    /// The value of `node` for the names in `scope`; `text` is the whole expression, which
+    /// errors quote.
+    static func evaluate(_ node: ExpressionNode, in scope: DAOScope, text: String) throws -> DAOValue {
+        func evaluate(_ node: ExpressionNode) throws -> DAOValue { try ExpressionEvaluator.evaluate(node, in: scope, text: text) }
+        func fail(_ message: String, _ position: Int) -> ExpressionError { ExpressionEvaluator.fail(message, position, text) }
         switch node {
         case .literal(let v): return v
         case .path(let parts, _): return scope.lookup(parts)
@@ -260,8 +264,8 @@ struct ExpressionEvaluator {
             switch op {
             case .equal: return .bool(Self.equal(l, r))
             case .notEqual: return .bool(!Self.equal(l, r))
-            case .less, .greater, .lessOrEqual, .greaterOrEqual: return .bool(try compare(op, l, r, position))
-            default: return try arithmetic(op, l, r, position)
+            case .less, .greater, .lessOrEqual, .greaterOrEqual: return .bool(try compare(op, l, r, position, text))
+            default: return try arithmetic(op, l, r, position, text)
             }
         }
     }
@@ -287,7 +291,7 @@ struct ExpressionEvaluator {
         }
     }
 
-    private func compare(_ op: BinaryOperator, _ l: DAOValue, _ r: DAOValue, _ position: Int) throws -> Bool {
+    private static func compare(_ op: BinaryOperator, _ l: DAOValue, _ r: DAOValue, _ position: Int, _ text: String) throws -> Bool {
         if l.isNil || r.isNil { return false }
         let order: Int
         switch (l, r) {
@@ -296,7 +300,7 @@ struct ExpressionEvaluator {
         case (.date(let a), .date(let b)): order = a < b ? -1 : (a == b ? 0 : 1)
         default:
             guard let a = Self.numeric(l), let b = Self.numeric(r) else {
-                throw fail("cannot compare a \(l.kindName) with a \(r.kindName) using '\(op.rawValue)'", position)
+                throw fail("cannot compare a \(l.kindName) with a \(r.kindName) using '\(op.rawValue)'", position, text)
             }
             order = a < b ? -1 : (a == b ? 0 : 1)
         }
@@ -308,7 +312,8 @@ struct ExpressionEvaluator {
         }
     }
 
-    private func arithmetic(_ op: BinaryOperator, _ l: DAOValue, _ r: DAOValue, _ position: Int) throws -> DAOValue {
+    private static func arithmetic(_ op: BinaryOperator, _ l: DAOValue, _ r: DAOValue, _ position: Int, _ text: String) throws -> DAOValue {
+        func fail(_ message: String, _ position: Int) -> ExpressionError { ExpressionEvaluator.fail(message, position, text) }
         if l.isNil || r.isNil { return .nil }
         if op == .plus, case .string(let a) = l, case .string(let b) = r { return .string(a + b) }
         guard let ld = Self.numeric(l), let rd = Self.numeric(r) else {

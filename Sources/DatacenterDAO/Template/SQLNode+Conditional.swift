@@ -1,5 +1,8 @@
 /// A compiled `true="expr"` or `false="expr"` test.
-package struct DAOCondition: Sendable {
+///
+/// A class, immutable like the nodes that hold it: rendering tests a condition where it is
+/// stored, where a struct (an expression, its text and its location) was copied per test.
+package final class DAOCondition: Sendable {
     /// The expression.
     package let expression: Expression
     /// True for `true=`, false for `false=`.
