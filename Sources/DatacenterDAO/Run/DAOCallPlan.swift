@@ -212,12 +212,15 @@ final class DAOCall: Sendable {
     let encryptor: any DataCrypt
     /// The mapper of rows (with the object's decryptor).
     let mapper: ResultMapper
+    /// Where a typed read decodes its rows (only for a plan that `mapsOneStatement`); nil
+    /// for the value path.
+    let typedRows: TypedRows?
     /// True when the call need not prepare the table: this object has prepared it, or the
     /// call is a select that leaves tables as they are (`selectsPrepareTables` false).
     let isPrepared: Bool
 
     init(method: DAOMethod, arguments: [DAOValue], table: String, globals: [String: DAOValue], cryptRules: Set<DAOCryptRule>,
-         encryptor: any DataCrypt, mapper: ResultMapper, isPrepared: Bool) {
+         encryptor: any DataCrypt, mapper: ResultMapper, typedRows: TypedRows?, isPrepared: Bool) {
         self.method = method
         self.arguments = arguments
         self.table = table
@@ -225,6 +228,7 @@ final class DAOCall: Sendable {
         self.cryptRules = cryptRules
         self.encryptor = encryptor
         self.mapper = mapper
+        self.typedRows = typedRows
         self.isPrepared = isPrepared
     }
 

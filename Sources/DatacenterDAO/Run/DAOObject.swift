@@ -221,7 +221,7 @@ public final class DAOObject: Sendable {
             let skipsPreparation = method.kind == .select && !state.selectsPrepareTables
             return (DAOCall(method: method, arguments: arguments, table: state.tableName, globals: state.globals,
                             cryptRules: config.cryptRules, encryptor: state.encryptor,
-                            mapper: typedRows.map { ResultMapper(state.mapper, typedRows: $0) } ?? state.mapper,
+                            mapper: state.mapper, typedRows: typedRows,
                             isPrepared: skipsPreparation || state.preparedTables.contains(state.tableName)),
                     skipsPreparation)
         }
@@ -258,7 +258,8 @@ public final class DAOObject: Sendable {
     /// update or delete without `result`).
     func resultMapping(for call: DAOCall) -> Executor.ResultMapping? {
         guard call.method.kind == .select || call.method.result != nil else { return nil }
-        return Executor.ResultMapping(type: call.method.result, mapper: resultMapper(for: call), method: call.method)
+        return Executor.ResultMapping(type: call.method.result, mapper: resultMapper(for: call), method: call.method,
+                                      typedRows: call.typedRows)
     }
 
     /// Calls `id` the way `plan` runs calls, whatever the method's own plan: the tests hold
@@ -343,7 +344,7 @@ public final class DAOObject: Sendable {
             }
             try withoutActuallyEscaping(readRow) { readRow in
                 try withoutActuallyEscaping(readValue) { readValue in
-                    let rows = TypedRows(type: type, readRow: readsColumns ? readRow : nil, readValue: readValue)
+                    let rows = TypedRows(type: type, readsColumns: readsColumns, readRow: readRow, readValue: readValue)
                     let result = try method.plan.run(method, arguments, on: self, typedRows: rows)
                     recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
                 }

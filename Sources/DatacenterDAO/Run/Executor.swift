@@ -17,20 +17,22 @@ struct Executor {
     /// reader that shows them as they are (`DAOConfig.readRows`); `results` is not used then.
     var keepsRows = false
 
-    /// How a call's rows become its result: the result type, the mapper, and the method
-    /// whose row layouts are kept with its statements.
+    /// How a call's rows become its result: the result type, the mapper, the method whose
+    /// row layouts are kept with its statements, and for a typed read where its rows are
+    /// decoded.
     struct ResultMapping {
         let type: DAOResultType?
         let mapper: ResultMapper
         let method: DAOMethod
+        var typedRows: TypedRows? = nil
 
         /// A collector for the rows of `statement`, with the layout kept for it.
         func collector(for statement: Statement) -> ResultCollector {
-            ResultCollector(type, mapper: mapper, layout: statement.keptLayout(for: method))
+            ResultCollector(type, mapper: mapper, typedRows: typedRows, layout: statement.keptLayout(for: method))
         }
 
         /// A collector of no rows (a call whose statements returned no columns).
-        var empty: ResultCollector { ResultCollector(type, mapper: mapper) }
+        var empty: ResultCollector { ResultCollector(type, mapper: mapper, typedRows: typedRows) }
     }
 
     /// The mapped rows of the last statement that returned columns, and the statements run.

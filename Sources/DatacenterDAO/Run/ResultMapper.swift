@@ -15,8 +15,6 @@ final class ResultMapper: Sendable {
     let cryptRules: Set<DAOCryptRule>
     let decryptor: any DataCrypt
     let registry: DAOModelRegistry
-    /// Where a typed read decodes the rows (`TypedRows`); nil for the value path.
-    let typedRows: TypedRows?
 
     /// A mapper for `config`'s maps and crypt rules (only those are kept, not the whole config).
     init(config: DAOConfig, decryptor: any DataCrypt, registry: DAOModelRegistry) {
@@ -24,7 +22,6 @@ final class ResultMapper: Sendable {
         self.cryptRules = config.cryptRules
         self.decryptor = decryptor
         self.registry = registry
-        self.typedRows = nil
     }
 
     /// `mapper`'s maps and crypt rules with another decryptor.
@@ -33,21 +30,11 @@ final class ResultMapper: Sendable {
         self.cryptRules = mapper.cryptRules
         self.decryptor = decryptor
         self.registry = mapper.registry
-        self.typedRows = mapper.typedRows
     }
 
-    /// `mapper` decoding its rows into `typedRows` instead of making values of them: each
-    /// row's value is then `.nil`.
-    init(_ mapper: ResultMapper, typedRows: TypedRows) {
-        self.maps = mapper.maps
-        self.cryptRules = mapper.cryptRules
-        self.decryptor = mapper.decryptor
-        self.registry = mapper.registry
-        self.typedRows = typedRows
-    }
-
-    /// The mapped value of `rows`, and decoded objects when the type is registered: every
-    /// row for an array type, else the first row's (`.nil` when there is none).
+    /// The mapped value of `rows` (one statement's: they have the same columns), and decoded
+    /// objects when the type is registered: every row for an array type, else the first
+    /// row's (`.nil` when there is none).
     /// - throws: `DAOError.resultMapping` (no such map, a row that does not decode),
     ///   `DAOError.crypt`: the first failing row's error.
     func map(_ rows: [Row], as type: DAOResultType?) throws -> (DAOValue, [any Sendable]) {
@@ -119,17 +106,18 @@ final class ResultMapper: Sendable {
 
     /// The value of the row `row` is on as `element`: the one function every way of running
     /// a call maps a row with. `layout` is the `RowLayout` of the rows so far, made (again)
-    /// when missing or made for other columns. With `typedRows` (the mapper's own unless
-    /// given), the row is decoded there and its value is `.nil`.
+    /// when missing or made for other columns (not checked when `checkingColumns` is false:
+    /// a later row of the statement whose first row was checked). With `typedRows` (a typed
+    /// read's), the row is decoded there and its value is `.nil`.
     /// - throws: `DAOError.resultMapping` (no such map), `DAOError.crypt`.
     @inline(__always)
     func value(of row: some ResultRow, as element: DAOResultType.Element, layout: inout RowLayout?,
-               typedRows: TypedRows? = nil) throws -> DAOValue {
-        let typedRows = typedRows ?? self.typedRows
+               typedRows: TypedRows? = nil, checkingColumns: Bool = true) throws -> DAOValue {
         switch element {
         case .dictionary, .model, .map:
-            let names = row.columnNames
-            if layout == nil || layout!.columnNames != names { layout = try RowLayout(element, columnNames: names, mapper: self) }
+            if layout == nil || checkingColumns && layout!.columnNames != row.columnNames {
+                layout = try RowLayout(element, columnNames: row.columnNames, mapper: self)
+            }
             if let typedRows {
                 try typedRows.add(row, layout: layout!, decryptor: decryptor)
                 return .nil
@@ -143,6 +131,14 @@ final class ResultMapper: Sendable {
             }
             return value
         }
+    }
+
+    /// Decodes the row `row` is on into `typedRows`, laid out by `layout` (made for its
+    /// columns by `value(of:as:layout:typedRows:checkingColumns:)`): what that does for such
+    /// a row, without the checks. (The decryptor is passed from here, where it is not copied.)
+    @inline(__always)
+    func decode(_ row: some ResultRow, into typedRows: TypedRows, layout: RowLayout) throws {
+        try typedRows.add(row, layout: layout, decryptor: decryptor)
     }
 
     /// The model class rows of `element` become; nil for a dictionary or scalar.
@@ -279,6 +275,8 @@ struct FieldRequest {
 struct ResultCollector {
     private let type: DAOResultType?
     private let mapper: ResultMapper
+    /// Where a typed read decodes the rows; nil for the value path.
+    private let typedRows: TypedRows?
     /// The layout of the rows so far (made at the first row, again if the columns change).
     private var layout: RowLayout?
     /// The layout given at the start (kept with the statement): a new one is kept again.
@@ -290,11 +288,16 @@ struct ResultCollector {
     private var decoder: DAOModelRegistry.Decoder?
     private var lookedUpDecoder = false
     private var error: (any Error)?
+    /// True once a row's columns were checked against the layout: the rows collected are
+    /// those of one statement run, whose columns do not change from row to row.
+    private var checkedColumns = false
 
-    /// A collector of rows into `type` (nil: no result, the value is `.nil`).
-    init(_ type: DAOResultType?, mapper: ResultMapper, layout: RowLayout? = nil) {
+    /// A collector of rows into `type` (nil: no result, the value is `.nil`); with
+    /// `typedRows`, rows are decoded there and the value has none of them.
+    init(_ type: DAOResultType?, mapper: ResultMapper, typedRows: TypedRows? = nil, layout: RowLayout? = nil) {
         self.type = type
         self.mapper = mapper
+        self.typedRows = typedRows
         self.layout = layout
         self.givenLayout = layout
     }
@@ -314,9 +317,16 @@ struct ResultCollector {
     mutating func add(_ row: some ResultRow) {
         guard let type, wantsRow else { return }
         do {
-            let value = try mapper.value(of: row, as: type.element, layout: &layout)
+            // A later row of a typed read: decoded with the layout the first row checked.
+            if checkedColumns, typedRows != nil, layout != nil {
+                try decodeChecked(row)
+                return
+            }
+            let value = try mapper.value(of: row, as: type.element, layout: &layout, typedRows: typedRows,
+                                         checkingColumns: !checkedColumns)
+            checkedColumns = true
             // A typed read decoded the row: its value is `.nil`, kept only as the first row taken.
-            if !type.isArray { first = value } else if mapper.typedRows == nil { all.append(value) }
+            if !type.isArray { first = value } else if typedRows == nil { all.append(value) }
             if let name = value.modelTypeName {
                 if !lookedUpDecoder {
                     decoder = mapper.registry.decoder(named: name)
@@ -327,6 +337,13 @@ struct ResultCollector {
         } catch {
             self.error = error
         }
+    }
+
+    /// Decodes a typed read's row after the first (its layout checked). Not mutating, so
+    /// what it passes on is borrowed, not copied per row.
+    private func decodeChecked(_ row: some ResultRow) throws {
+        guard let typedRows, let layout else { return }
+        try mapper.decode(row, into: typedRows, layout: layout)
     }
 
     /// The mapped value (an array for an array type, else the first row's or `.nil`) and

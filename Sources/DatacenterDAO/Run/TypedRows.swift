@@ -7,46 +7,45 @@ import Foundation
 /// so no dictionary is made per row.
 ///
 /// Not generic: `fetch` is inlined into the app's code, where the type's reading and the
-/// array it fills are specialized, and hands its closures here. A generic class here ran
+/// array it fills are specialized, and hands its closures here. A generic type here ran
 /// unspecialized in the app's module, looking up its metadata and its array's at run time
 /// on every call and row.
 ///
-/// Held by the call's `ResultMapper` and used only on the thread running the call.
+/// Carried by the call (`DAOCall.typedRows`, `Executor.ResultMapping`) and used only on the
+/// thread running the call. A class: the row loop passes it along per row, one reference
+/// (a struct of its closures and decoder was three).
 final class TypedRows: @unchecked Sendable {
     // @unchecked: used by the one thread running the call, while `fetch` waits for it.
 
-    /// The type the rows are read as (the learnt order is per type).
-    private let type: ObjectIdentifier
-    /// Reads a row from its fields; nil for the types `DAOValue.decode` reads from a row's
-    /// whole value (`Date`, `Data`, `URL`), which take the value path.
-    private let readRow: ((borrowing DAORow) throws -> Void)?
+    /// False for the types `DAOValue.decode` reads from a row's whole value (`Date`, `Data`,
+    /// `URL`), which take the value path: `readRow` is not called then.
+    private let readsColumns: Bool
+    /// Reads a row from its fields. Not optional: an optional closure of a borrowing
+    /// parameter is wrapped in a thunk, allocated per call.
+    private let readRow: (borrowing DAORow) throws -> Void
     /// Reads a whole value that is not `.nil`: a scalar result, a row of the value path, or
     /// a row whose columns are not read.
     let readValue: (DAOValue) throws -> Void
-    /// The decoder of the row being read, made at the first row and moved from row to row.
-    /// A separate object, which holds nothing of the call: a type may keep the decoder it
-    /// was given, and the call's closures must not outlive the call.
-    private var decoder: ColumnDecoder?
+    /// The decoder of the row being read, moved from row to row. A separate object, which
+    /// holds nothing of the call: a type may keep the decoder it was given, and the call's
+    /// closures must not outlive the call.
+    private let decoder: ColumnDecoder
 
-    /// Rows of `type` read by `readRow`, values by `readValue`; both append to `fetch`'s array.
-    init(type: Any.Type, readRow: ((borrowing DAORow) throws -> Void)?, readValue: @escaping (DAOValue) throws -> Void) {
-        self.type = ObjectIdentifier(type)
+    /// Rows of `type` read by `readRow` (when `readsColumns`), values by `readValue`; both
+    /// append to `fetch`'s array.
+    init(type: Any.Type, readsColumns: Bool, readRow: @escaping (borrowing DAORow) throws -> Void,
+         readValue: @escaping (DAOValue) throws -> Void) {
+        self.readsColumns = readsColumns
         self.readRow = readRow
         self.readValue = readValue
+        self.decoder = ColumnDecoder(type: ObjectIdentifier(type))
     }
 
     /// Decodes the row `row` is on, laid out by `layout`.
     func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
-        guard let readRow else {
+        guard readsColumns else {
             try readValue(layout.value(of: row, decryptor: decryptor))
             return
-        }
-        let decoder: ColumnDecoder
-        if let existing = self.decoder {
-            decoder = existing
-        } else {
-            decoder = ColumnDecoder(type: type)
-            self.decoder = decoder
         }
         decoder.move(to: row, layout: layout, decryptor: decryptor)
         do {
