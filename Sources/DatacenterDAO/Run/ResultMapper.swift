@@ -260,6 +260,14 @@ final class RowLayout {
 /// A field a typed read asked a row for, the column that fills it (nil: none), and whether
 /// that is a crypt column.
 struct FieldRequest {
+    /// `column` and `decrypted` in one integer (`column << 1 | decrypted`), -1 for no column:
+    /// what `ColumnDecoder.locate` returns, in a register.
+    var location: Int { column.map { $0 << 1 | (decrypted ? 1 : 0) } ?? -1 }
+    /// The column of a location that is not -1.
+    static func column(of location: Int) -> Int { location >> 1 }
+    /// True when the column of a location (not -1) is a crypt column.
+    static func isDecrypted(_ location: Int) -> Bool { location & 1 != 0 }
+
     let field: String
     let column: Int?
     let decrypted: Bool

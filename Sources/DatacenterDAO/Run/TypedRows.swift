@@ -78,6 +78,7 @@ final class TypedRows: @unchecked Sendable {
 /// asked in is learnt (kept with the layout, for later calls too), and each request is
 /// checked against the next one by name before the layout is consulted (a guess that
 /// misses costs a lookup, never a wrong column).
+@usableFromInline
 final class ColumnDecoder: Decoder {
     // Unchecked exclusivity: used by the one thread reading the rows, never across a
     // nested access.
@@ -100,8 +101,8 @@ final class ColumnDecoder: Decoder {
     /// The crypt columns read among the first 64 (the others are never taken as read).
     @exclusivity(unchecked) private var readMask: UInt64 = 0
 
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    @usableFromInline var codingPath: [any CodingKey] { [] }
+    @usableFromInline var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// A decoder of rows read as `type`, on no row yet.
     init(type: ObjectIdentifier) {
@@ -144,38 +145,60 @@ final class ColumnDecoder: Decoder {
     /// The row as the value path reads it.
     private var row: any ResultRow { statement ?? otherRow! }
 
-    /// The column that fills `field` (nil when none does), and whether it is a crypt column.
-    @inline(__always)
-    private func column(_ field: String) -> (column: Int, decrypted: Bool)? {
+    /// Where field `field` is: `FieldRequest.location` (its column and whether it is a crypt
+    /// column, in one integer), or -1 when no column fills it. Each call is the next field
+    /// the row is asked for.
+    @usableFromInline
+    func locate(_ field: String) -> Int {
         let position = self.position
         self.position = position + 1
         if let order {
-            if position < order.count, order[position].field == field {
-                return order[position].column.map { ($0, order[position].decrypted) }
-            }
+            if position < order.count, order[position].field == field { return order[position].location }
         }
         let column = layout.column(forField: field)
-        let decrypted = column.map(layout.isDecrypted) ?? false
-        if order == nil { asked.append(FieldRequest(field: field, column: column, decrypted: decrypted)) }
-        return column.map { ($0, decrypted) }
+        let request = FieldRequest(field: field, column: column, decrypted: column.map(layout.isDecrypted) ?? false)
+        if order == nil { asked.append(request) }
+        return request.location
+    }
+
+    /// The column at `location` (from `locate`, not -1) read directly: nil when it is a crypt
+    /// column holding a BLOB (its value is decrypted) or the row is not a statement's.
+    @usableFromInline
+    func plainColumn(at location: Int) -> ColumnValue? {
+        guard let cursor else { return nil }
+        let column = FieldRequest.column(of: location)
+        let value = cursor.column(at: column)
+        guard FieldRequest.isDecrypted(location) else { return value }
+        // Only a BLOB is decrypted: a crypt column holding anything else reads as it is
+        // (and cannot fail the row: it counts as read).
+        guard !value.isBlob else { return nil }
+        markRead(column)
+        return value
+    }
+
+    /// The value at `location` (from `locate`, not -1) as the value path has it, decrypted
+    /// when it is a crypt column.
+    /// - throws: `DAOError.crypt` for a crypt column that does not decrypt.
+    @usableFromInline
+    func value(at location: Int) throws -> DAOValue {
+        try cell(FieldRequest.column(of: location), decrypted: FieldRequest.isDecrypted(location))
+    }
+
+    /// The column that fills `field` (nil when none does), and whether it is a crypt column.
+    private func column(_ field: String) -> (column: Int, decrypted: Bool)? {
+        let location = locate(field)
+        return location < 0 ? nil : (FieldRequest.column(of: location), FieldRequest.isDecrypted(location))
     }
 
     /// What the row holds for `field`: its column, read directly, unless it is a crypt
-    /// column (then its decrypted value) or the row is not a statement's (then its value).
+    /// column holding a BLOB (then its decrypted value) or the row is not a statement's
+    /// (then its value).
     /// - throws: `DAOError.crypt` for a crypt column that does not decrypt.
     func cell(forField field: String) throws -> DAORowCell {
-        guard let (column, decrypted) = column(field) else { return .missing }
-        if let cursor {
-            let value = cursor.column(at: column)
-            guard decrypted else { return .column(DAOColumn(value)) }
-            // Only a BLOB is decrypted: a crypt column holding anything else reads as it is
-            // (and cannot fail the row: it counts as read).
-            if !value.isBlob {
-                markRead(column)
-                return .column(DAOColumn(value))
-            }
-        }
-        return .value(try cell(column, decrypted: decrypted))
+        let location = locate(field)
+        guard location >= 0 else { return .missing }
+        if let column = plainColumn(at: location) { return .column(DAOColumn(column)) }
+        return .value(try value(at: location))
     }
 
     /// The value of `column`, decrypted when it is a crypt column.
@@ -194,16 +217,16 @@ final class ColumnDecoder: Decoder {
     /// True when crypt column `column` was read (so it decrypted, or holds no BLOB).
     func hasRead(_ column: Int) -> Bool { column < 64 && readMask & (1 << UInt64(column)) != 0 }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    @usableFromInline func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(DAOValueDecoding.Keyed<Key, ColumnDecoder>(fields: self, codingPath: []))
     }
 
     // A type that reads the row as a whole reads the value the value path builds.
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    @usableFromInline func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try wholeRow().unkeyedContainer()
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+    @usableFromInline func singleValueContainer() throws -> any SingleValueDecodingContainer {
         try wholeRow().singleValueContainer()
     }
 

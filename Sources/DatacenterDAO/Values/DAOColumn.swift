@@ -9,6 +9,7 @@ import DatacenterKit
 public struct DAOColumn {
     @usableFromInline let column: ColumnValue
 
+    @usableFromInline
     init(_ column: ColumnValue) {
         self.column = column
     }

@@ -35,6 +35,7 @@ public protocol DAORowDecodable {
 /// call and the compiler refuses to copy or keep it; keep the values it gives.
 public struct DAORow: ~Copyable {
     /// Where the fields are read from.
+    @usableFromInline
     enum Source {
         /// The row a statement is on, read by the call's `ColumnDecoder`. Unmanaged: a row
         /// is read only while its call runs, which holds the decoder; its fields are read
@@ -45,7 +46,7 @@ public struct DAORow: ~Copyable {
         case dictionary([String: DAOValue])
     }
 
-    let source: Source
+    @usableFromInline let source: Source
 
     /// The fields, for the reads that need no speed.
     private var fields: any DAOValueDecoding.Fields {
@@ -79,6 +80,15 @@ public struct DAORow: ~Copyable {
     /// anything else through its value, with the same result.
     @inlinable
     public func decode<T: DAOFieldDecodable>(_ type: T.Type, _ name: String) throws -> T {
+        if case .columns(let columns) = source {
+            // The same reading as `cell(name).read(by:)`, without building the cell.
+            return try columns._withUnsafeGuaranteedRef { decoder in
+                let location = decoder.locate(name)
+                guard location >= 0 else { return try T.decodeMissingField(name) }
+                if let column = decoder.plainColumn(at: location), let value = T.decode(column: DAOColumn(column)) { return value }
+                return try T.decode(fieldValue: decoder.value(at: location), field: name)
+            }
+        }
         guard let value = try cell(name).read(by: { try T.decode(fieldValue: $0, field: name) }) else {
             return try T.decodeMissingField(name)
         }
