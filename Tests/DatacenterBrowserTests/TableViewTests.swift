@@ -311,6 +311,29 @@ import Testing
         #expect(b.message?.text == "nothing to go back to: Backspace returns to the grid J, F or I left")
     }
 
+    /// A table without rows has a frequency table and statistics too, and Backspace leads
+    /// back from them to it (it needed a row under the cursor to come back to).
+    @Test func backspaceReturnsToAGridWithoutRows() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("e.db")
+        let db = try Database(path: path)
+        try db.execute("create table t (id integer primary key, color text)")
+        let b = try browser(path, keys: .empty, width: 120, height: 30)
+        b.openNodeAndLoad(named: "t")
+        #expect(b.grid?.rows.isEmpty == true)
+        b.press(.right)                                   // color
+        b.press(.character("F"))
+        #expect(b.grid?.source.columns == ["value", "count", "percent", "bar"])
+        b.press(.backspace)
+        let back = try #require(b.grid)
+        #expect(back.source.columns == ["id", "color"], "the empty table again, not the frequency table")
+        #expect(back.column == 1)
+        b.press(.character("I"))
+        #expect(b.grid?.source.columns.first == "column")
+        b.press(.backspace)
+        #expect(b.grid?.source.columns == ["id", "color"], "I's statistics are left the same way")
+    }
+
     @Test func aCryptColumnIsCountedByItsDecryptedValue() throws {
         let folder = TemporaryFolder()
         let b = try browser(try makeDemo(folder), width: 140, height: 30)

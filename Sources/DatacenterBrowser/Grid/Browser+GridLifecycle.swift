@@ -154,10 +154,12 @@ extension Browser {
     }
 
     /// Where the grid shown is (its view, row and column), for `Backspace` to come back to
-    /// from a grid opened from it (`J`, `F`, `I`); nil when it shows no row.
+    /// from a grid opened from it (`J`, `F`, `I`); nil when no grid is shown. A grid without
+    /// rows has a place too, with no row: `F` and `I` work on it, and lead back to it.
     var placeInGrid: GridLifecycle.JumpPlace? {
-        guard let shown = grid, shown.rows.indices.contains(shown.cursor) else { return nil }
-        return GridLifecycle.JumpPlace(node: shown.node, view: shown.source.view, row: shown.rows[shown.cursor], column: shown.column)
+        guard let shown = grid else { return nil }
+        let row = shown.rows.indices.contains(shown.cursor) ? shown.rows[shown.cursor] : nil
+        return GridLifecycle.JumpPlace(node: shown.node, view: shown.source.view, row: row, column: shown.column)
     }
 
     /// Goes back to the grid the last `J`, `F` or `I` left, at its row and column (`Backspace`).
@@ -167,7 +169,8 @@ extension Browser {
             return
         }
         let page = visibleRowCount
-        startOpening(place.node, page: .around(place.row, before: page / 2, limit: page * 3), isReload: false, view: place.view, place: place)
+        let request: PageRequest = place.row.map { .around($0, before: page / 2, limit: page * 3) } ?? .first(limit: page * 2)
+        startOpening(place.node, page: request, isReload: false, view: place.view, place: place)
     }
 
     /// Opens the frequency table `table` as a grid of its own (its SELECT, read off the input

@@ -20,8 +20,8 @@ struct GridLifecycle {
         let node: TreeNode
         /// Its sort and filter.
         let view: TableView
-        /// The row under the cursor.
-        let row: GridRow
+        /// The row under the cursor; nil when the grid showed none (`F` or `I` on an empty grid).
+        let row: GridRow?
         /// The column under the cursor.
         let column: Int
     }

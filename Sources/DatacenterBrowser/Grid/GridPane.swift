@@ -652,11 +652,14 @@ extension GridPane {
     }
 
     /// Puts the cursor on the row with `row`'s key, if the rows read hold it, in the middle
-    /// of the screen, on `column` (going back to where `J` left).
-    mutating func move(to row: GridRow, column: Int, visibleRows: Int) {
-        guard let index = rows.firstIndex(where: { $0.key == row.key }) else { return }
-        cursor = index
-        top = max(0, index - visibleRows / 2)
+    /// of the screen, on `column` (going back to where `J`, `F` or `I` left); with no row
+    /// (they left a grid without rows), on `column` only.
+    mutating func move(to row: GridRow?, column: Int, visibleRows: Int) {
+        if let row {
+            guard let index = rows.firstIndex(where: { $0.key == row.key }) else { return }
+            cursor = index
+            top = max(0, index - visibleRows / 2)
+        }
         goToColumn(min(column, max(0, source.columns.count - 1)))
     }
 }
