@@ -374,6 +374,20 @@ import Testing
         ])
     }
 
+    /// No rows hold no NULLs: the count is 0 (an aggregate sum of nothing is NULL in SQL).
+    @Test func anEmptyTableCountsNoNulls() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.db")
+        try Database(path: path).execute("create table t (id integer primary key, color text)")
+        let b = try browser(path, keys: .empty, width: 140, height: 30)
+        b.openNodeAndLoad(named: "t")
+        b.press(.character("I"))
+        #expect(b.grid?.rows.map { $0.cells.map(\.text) } == [
+            ["id", "NULL", "0", "0", "NULL", "NULL", "NULL"],
+            ["color", "NULL", "0", "0", "NULL", "NULL", "NULL"],
+        ])
+    }
+
     @Test func escStopsTheCountingAndTheGridStays() throws {
         let folder = TemporaryFolder()
         let path = folder.file("s.db")

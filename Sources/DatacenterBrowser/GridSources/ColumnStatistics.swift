@@ -3,7 +3,8 @@ import DatacenterKit
 /// Statistics of a grid's columns (VisiData's `I`): per column its storage types, how many
 /// NULLs, how many distinct values, the least and greatest, and the mean of its numbers,
 /// computed by SQLite over the grid's rows as filtered (one aggregate per column), and shown
-/// as a query grid. A crypt column is described by its decrypted values.
+/// as a query grid. A crypt column is described by its decrypted values. NULLs are counted
+/// as the rows less the values (`sum(x IS NULL)` of no rows is NULL, not 0).
 enum ColumnStatistics {
     /// The SELECT describing `columns` of `relation` (a quoted table or view name, or a
     /// SELECT in parentheses) as `view` filters it; `encrypted` columns are decrypted first.
@@ -12,7 +13,7 @@ enum ColumnStatistics {
             let value = FrequencyTable.valueExpression(column: column, isEncrypted: encrypted.contains(column))
             return """
                 SELECT \(Database.quoteLiteral(column)) AS "column", group_concat(DISTINCT typeof(\(value))) AS types,
-                  sum(\(value) IS NULL) AS nulls, count(DISTINCT \(value)) AS "distinct", min(\(value)) AS min,
+                  count(*) - count(\(value)) AS nulls, count(DISTINCT \(value)) AS "distinct", min(\(value)) AS min,
                   max(\(value)) AS max,
                   avg(CASE WHEN typeof(\(value)) IN ('integer', 'real') THEN \(value) END) AS mean
                 FROM \(relation)\(view.whereClause())
