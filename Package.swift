@@ -64,7 +64,7 @@ let package = Package(
         ]),
 
         // What every test target shares: temporary folders, the seeded generator, the watchdog.
-        .target(name: "DatacenterTestSupport", path: "Tests/DatacenterTestSupport"),
+        .target(name: "DatacenterTestSupport", dependencies: ["DatacenterKit"], path: "Tests/DatacenterTestSupport"),
 
         .testTarget(name: "DatacenterKitTests", dependencies: ["DatacenterKit", "DatacenterText", "DatacenterTestSupport"]),
         .testTarget(name: "DatacenterDAOTests", dependencies: ["DatacenterDAO", "DatacenterKit", "DatacenterTestSupport"]),

@@ -1,3 +1,4 @@
+import DatacenterKit
 import Foundation
 
 /// A fresh, empty folder for one test, removed when the value is released. Shared by every
@@ -16,5 +17,7 @@ public final class TemporaryFolder: @unchecked Sendable {
     /// A path inside the folder.
     public func file(_ name: String) -> String { path + "/" + name }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    // `FileTree`: a store closing on a background queue may delete its -wal and -shm files
+    // while the folder is removed, which stops `FileManager.removeItem` half-way.
+    deinit { try? FileTree.remove(atPath: path) }
 }

@@ -278,7 +278,7 @@ public final class CacheCleaner: Sendable {
         for target in targets {
             bytes += CacheCleaner.size(of: target)
             items += 1
-            if !dryRun { try fm.removeItem(atPath: target) }
+            if !dryRun { try FileTree.remove(atPath: target) }
         }
         return .init(task: task.displayName, itemsDeleted: items, bytesFreed: bytes)
     }

@@ -178,7 +178,7 @@ public final class PurgeablePaths: Sendable {
     }
 
     private func delete(_ file: FileFacts, dryRun: Bool, into report: inout PurgeReport) throws {
-        if !dryRun { try FileManager.default.removeItem(atPath: file.path) }
+        if !dryRun { try FileTree.remove(atPath: file.path) }
         report.filesDeleted += 1
         report.bytesFreed += file.size
         report.deletedPaths.append(file.path)

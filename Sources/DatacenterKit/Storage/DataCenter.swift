@@ -141,7 +141,7 @@ public final class DataCenter: Sendable {
         let versionFolder = rootPath + "/version"
         var changed = recordEncryption
         if let appVersion, appVersion != state.appVersion, !readOnly {
-            if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
+            try FileTree.remove(atPath: versionFolder)
             if let previous = state.appVersion {
                 DatacenterLog.event("emptied the version storage: the app version changed", root: rootPath,
                                     metadata: ["from": .string(previous), "to": .string(appVersion)])
@@ -320,16 +320,16 @@ public final class DataCenter: Sendable {
             let common = try LRUDiskCache.storePath(location: location, root: rootPath, user: nil, space: space)
             for suffix in ["", "-wal", "-shm", "-journal"] { try? fm.removeItem(atPath: common + suffix) }
             let users = (common as NSString).deletingLastPathComponent + "/users"
-            if fm.fileExists(atPath: users) { try fm.removeItem(atPath: users) }
-            if location == .temporary { try? fm.removeItem(atPath: (common as NSString).deletingLastPathComponent) }
+            try FileTree.remove(atPath: users)
+            if location == .temporary { try? FileTree.remove(atPath: (common as NSString).deletingLastPathComponent) }
         }
         try? fm.removeItem(atPath: rootPath + "/purgeable.json")
         try guarded.withLock { guarded in
             guarded.versionStorage = nil
-            if fm.fileExists(atPath: versionFolder) { try fm.removeItem(atPath: versionFolder) }
+            try FileTree.remove(atPath: versionFolder)
             for path in guarded.namedStorages.values.map(\.path) { guarded.customStoragePaths.remove(path) }
             guarded.namedStorages = [:]
-            if fm.fileExists(atPath: namedStoragesFolder) { try fm.removeItem(atPath: namedStoragesFolder) }
+            try FileTree.remove(atPath: namedStoragesFolder)
             var state = RootState()
             state.appVersion = guarded.state.appVersion
             state.databaseEncryption = guarded.state.databaseEncryption

@@ -73,6 +73,6 @@ final class StorageSpace: Sendable {
         closeAll()
         let fm = FileManager.default
         for suffix in ["", "-wal", "-shm", "-journal"] { try? fm.removeItem(atPath: commonStorePath + suffix) }
-        if fm.fileExists(atPath: usersFolder) { try fm.removeItem(atPath: usersFolder) }
+        try FileTree.remove(atPath: usersFolder)
     }
 }
