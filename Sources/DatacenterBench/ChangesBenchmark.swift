@@ -30,9 +30,9 @@ package enum ChangesBenchmark {
     /// Runs the selected scenarios with files in `folder` (removed afterwards).
     package static func run(in folder: String, scale: Scale, selection: BenchmarkSelection,
                             report: (BenchmarkResult) -> Void) throws {
-        try? FileManager.default.removeItem(atPath: folder)
+        try? FileTree.remove(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        defer { try? FileTree.remove(atPath: folder) }
         guard let sqldiff = BenchChildProcess.tool("sqldiff"), let shell = SQLiteShell.path else {
             throw DatabaseBenchmark.Failure(description: "bench changes needs sqldiff and sqlite3 (Debian: sqlite3-tools, sqlite3)")
         }

@@ -77,7 +77,7 @@ package enum DAOBenchmark {
                            report: (BenchmarkResult) -> Void) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? fm.removeItem(atPath: folder) }
+        defer { try? FileTree.remove(atPath: folder) }
         let config = try DAOConfig(xml: configXML, file: "bench.xml")
         let dao = try DAOObject(config: config, path: folder + "/engine.sqlite")
         let raw = try RawItemsBaseline(path: folder + "/baseline.sqlite")

@@ -67,7 +67,7 @@ package enum DatabaseBenchmark {
                            keepFiles: Bool = false, report: (BenchmarkResult) -> Void) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { if !keepFiles { try? fm.removeItem(atPath: folder) } }
+        defer { if !keepFiles { try? FileTree.remove(atPath: folder) } }
         let key = try DatabaseKey.passphrase(passphrase, format: .sqlcipher4)
         var sink = 0
 

@@ -30,7 +30,7 @@ package enum KVBenchmark {
                            report: (BenchmarkResult) -> Void) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? fm.removeItem(atPath: folder) }
+        defer { try? FileTree.remove(atPath: folder) }
         let value = String(repeating: "v", count: 100)
         let key = try EncryptionKey(bytes: [UInt8](repeating: 7, count: 32))
 

@@ -15,7 +15,7 @@ package enum LRUBenchmark {
                            report: (BenchmarkResult) throws -> Void) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? fm.removeItem(atPath: folder) }
+        defer { try? FileTree.remove(atPath: folder) }
         let operations = quick ? 20_000 : 400_000
         let rounds = quick ? 3 : 9
         let keys = (0..<1024).map { "key-\($0)" }

@@ -33,7 +33,7 @@ extension BenchCommand {
                 if !json { Output.line("building \(rows) rows in \(path) …") }
                 try BrowserBenchmark.makeMessages(at: path, rows: rows)
             }
-            defer { try? FileManager.default.removeItem(atPath: db == nil ? scratch : scratch + "/browse") }
+            defer { try? FileTree.remove(atPath: db == nil ? scratch : scratch + "/browse") }
             BenchCommand.printHeader(json: json)
             try BrowserBenchmark.run(path: path, table: table, scratch: scratch + "/browse", rows: db == nil ? rows : nil, selection: selection) {
                 BenchCommand.print($0, json: json)

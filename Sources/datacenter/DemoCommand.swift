@@ -43,7 +43,7 @@ struct DemoCommand: ParsableCommand {
                 guard fm.fileExists(atPath: target + "/datacenter.json") else {
                     throw CLIError("\(target) is not a data-center root; refusing to delete it")
                 }
-                try fm.removeItem(atPath: target)
+                try FileTree.remove(atPath: target)
             }
         }
         try DemoCommand.buildDemo(at: target, databaseKeys: encryptDatabases ? DemoStore.databaseKeys : .empty)

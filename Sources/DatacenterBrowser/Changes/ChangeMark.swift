@@ -39,7 +39,7 @@ package struct ChangeMark: Sendable, Equatable {
     }
 
     /// Removes the mark's folder.
-    func remove() { try? FileManager.default.removeItem(atPath: folder) }
+    func remove() { try? FileTree.remove(atPath: folder) }
 
     /// Removes the marks in `marks` whose browser no longer runs (`mark-<pid>-…`): one
     /// killed leaves its mark, which the next browser removes as it starts or marks.
@@ -47,7 +47,7 @@ package struct ChangeMark: Sendable, Equatable {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: marks)) ?? [] where name.hasPrefix("mark-") {
             guard let pid = name.split(separator: "-").dropFirst().first.flatMap({ pid_t($0) }), pid > 0, pid != getpid(),
                   kill(pid, 0) == -1, errno == ESRCH else { continue }
-            try? FileManager.default.removeItem(atPath: marks + "/" + name)
+            try? FileTree.remove(atPath: marks + "/" + name)
         }
         PartialFiles.removeStale(inFolder: marks)
     }
