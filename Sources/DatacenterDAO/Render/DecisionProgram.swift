@@ -5,12 +5,13 @@ import DatacenterKit
 /// flat list of instructions, its text and trims left out.
 ///
 /// A call whose shape was rendered before needs only its decisions (the branches taken and
-/// the elements iterated) and its bound values; walking the node tree for them went through
-/// every node's rendering, a render buffer and its regions, to write no text. The program
-/// visits the same nodes in the same order and asks them the same questions (a condition's
-/// `holds`, a reference's `binding`), so it gives the decisions, bound values and errors of
-/// `Renderer`'s decision pass; the equivalence tests (`RenderedTextCacheTests`) hold the
-/// text it finds to the text rendered each time.
+/// the elements iterated) and its bound values; walking the node tree for them would go
+/// through every node's rendering, a render buffer and its regions, to write no text. The
+/// program visits the same nodes in the same order as rendering and asks them the same
+/// questions (a condition's `holds`, a collection's `elements`, a reference's `binding`), so
+/// it finds the bound values and errors rendering finds; the equivalence tests
+/// (`RenderedTextCacheTests`) hold the text it takes from the cache to the text rendered
+/// each time.
 ///
 /// Only a template whose text its decisions determine compiles (`init(template:)` is nil
 /// otherwise): text, `${T}`, `#{}`, `<if>`, `<choose>`, `<foreach>` and trims without
@@ -142,6 +143,8 @@ final class DecisionProgram: Sendable {
         return outcome
     }
 
+    /// Runs the instructions of `range` (the whole program, or a body), binding loop items
+    /// in `scope` as it goes.
     private func run(_ range: Range<Int>, scope: inout DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>,
                      into outcome: inout Outcome) throws {
         var next = range.lowerBound
