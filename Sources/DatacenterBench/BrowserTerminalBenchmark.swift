@@ -1,3 +1,4 @@
+import DatacenterKit
 import Foundation
 
 /// The browser measured as a person sees it: in a real terminal (a tmux pane of its own
@@ -39,9 +40,17 @@ enum BrowserTerminalBenchmark {
             do {
                 try attach()
             } catch {
-                _ = try? Self.spawn(["tmux", "-L", socket, "kill-server"])   // no server left behind
+                killServer()   // no server left behind
                 throw error
             }
+        }
+
+        /// Ends the server and removes its socket, which tmux leaves behind when its server
+        /// is killed (in `$TMUX_TMPDIR`, else `/tmp`, under `tmux-UID`).
+        private func killServer() {
+            _ = try? Self.spawn(["tmux", "-L", socket, "kill-server"])
+            let folder = ProcessEnvironment.value("TMUX_TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            unlink(folder + "/tmux-\(getuid())/" + socket)
         }
 
         /// Starts the control-mode client on the `control` session and reads up to its first
@@ -82,7 +91,7 @@ enum BrowserTerminalBenchmark {
             var status: Int32 = 0
             while waitpid(client, &status, 0) == -1 && errno == EINTR {}
             close(replies)
-            _ = try? Self.spawn(["tmux", "-L", socket, "kill-server"])
+            killServer()
         }
 
         /// Runs a tmux command line (tmux's own quoting) through the client; its output lines.
