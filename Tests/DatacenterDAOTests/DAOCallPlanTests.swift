@@ -311,6 +311,21 @@ private struct PlanPair {
         try pair.expectSameRows("messages", crypt: crypt)
     }
 
+    /// The one-statement ways asked of a method of another shape (a foreach insert, steps)
+    /// run it as the general path does, as they always have: not one statement to run alone.
+    @Test func aOneStatementWayRunsOtherShapesAsTheGeneralPath() throws {
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../examples").standardized
+        let config = try DAOConfig(contentsOfFile: examples.appendingPathComponent("messages.xml").path)
+        let pair = try PlanPair(config: config, crypt: KeyRing([EncryptionKey.random()]))
+        let messages: DAOValue = [["conversation": "c1", "sender": "ann", "time": 1, "content": "hi"],
+                                  ["conversation": "c1", "sender": "bob", "time": 2, "content": "yo"]]
+        let oneStatement = try pair.planned.call("insertMessages", [messages], as: .oneStatement(nil))
+        let general = try pair.general.call("insertMessages", [messages], as: .transaction)
+        #expect(oneStatement.changes == 2 && general.changes == 2)
+        #expect(oneStatement.statements == general.statements)
+        #expect(try pair.planned.call("countUnread", ["c1"]).value == 2)
+    }
+
     /// A table altered between calls of a dynamic select (`list`, `select *`, whose text
     /// the plan keeps per shape): SQLite prepares the statement of the kept text again and
     /// the rows take the new columns, as on the general path, whichever branches the

@@ -26,19 +26,15 @@ public enum Renderer {
     /// kept there otherwise): the same call, rendered alike.
     static func render(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue],
                        tableName: String, cryptRules: Set<DAOCryptRule>, textCache: RenderedTextCache?) throws -> RenderedCall {
-        if let statement = try renderStaticStatement(method, arguments: arguments, globals: globals, tableName: tableName,
-                                                     cryptRules: cryptRules) {
+        if method.forEach == nil, case .sql = method.body {
+            let statement = try renderStatement(method, arguments: arguments, globals: globals, tableName: tableName,
+                                                cryptRules: cryptRules, textCache: textCache)
             return RenderedCall(methodID: method.id, kind: method.kind, runs: [.statement(statement)], isForEach: false)
         }
         try method.checkArguments(arguments)
         let scope = DAOScope(names: method.arguments, values: arguments, globals: globals)
         guard let forEach = method.forEach else {
-            let body: RenderedBody
-            if case .sql(let node) = method.body {
-                body = .statement(try render(node, scope: scope, tableName: tableName, cryptRules: cryptRules, textCache: textCache))
-            } else {
-                body = try render(method.body, scope: scope, tableName: tableName, cryptRules: cryptRules)
-            }
+            let body = try render(method.body, scope: scope, tableName: tableName, cryptRules: cryptRules)
             return RenderedCall(methodID: method.id, kind: method.kind, runs: [body], isForEach: false)
         }
         let elements = try forEachElements(of: method, forEach: forEach, in: scope)
@@ -49,8 +45,9 @@ public enum Renderer {
     }
 
     /// The statement of a call of `method` whose body is one statement, without a
-    /// method-level `foreach` (the calls of `DAOCallPlan.oneStatement` and `.keptRead`): the
-    /// only run `render` returns for it, without the call built around it.
+    /// method-level `foreach` (the calls of `DAOCallPlan.oneStatement` and `.keptRead`, and
+    /// the only run `render` returns for such a call): its SQL made once per table when the
+    /// statement is static, else rendered (its text from `textCache` when given).
     /// - throws: what `render` throws.
     static func renderStatement(_ method: DAOMethod, arguments: [DAOValue], globals: [String: DAOValue],
                                 tableName: String, cryptRules: Set<DAOCryptRule>, textCache: RenderedTextCache?) throws -> RenderedSQL {
@@ -127,8 +124,8 @@ public enum Renderer {
             let pass = try textCache.program.run(scope: scope, tableName: tableName, cryptRules: cryptRules)
             // A text kept for the shape has as many placeholders as the pass has bound values.
             if let (sql, marks) = textCache.text(tableName: tableName, decisions: pass.decisions),
-               pass.bindings.count == marks.placeholders.count {
-                return RenderedSQL(sql: sql, bindings: pass.bindings, marks: marks, encryptedBindings: pass.encrypted,
+               pass.bound.values.count == marks.placeholders.count {
+                return RenderedSQL(sql: sql, bindings: pass.bound.values, marks: marks, encryptedBindings: pass.bound.encrypted,
                                    location: node.location)
             }
             decisions = pass.decisions
@@ -147,16 +144,13 @@ extension Renderer {
     static func renderStatic(_ plan: StaticStatementPlan, scope: DAOScope, tableName: String,
                              cryptRules: Set<DAOCryptRule>) throws -> RenderedSQL {
         let statement = try plan.statement(forTable: tableName)
-        var bindings: [DatabaseValue] = []
-        bindings.reserveCapacity(plan.references.count)
-        var encrypted: [Int] = []
-        for (index, reference) in plan.references.enumerated() {
+        var bound = BoundValues(capacity: plan.references.count)
+        for reference in plan.references {
             let (value, isEncrypted) = reference.binding(in: scope, cryptRules: cryptRules)
-            if isEncrypted { encrypted.append(index) }
-            bindings.append(value.databaseValue)
+            bound.append(value, encrypted: isEncrypted)
         }
-        return RenderedSQL(sql: statement.sql, bindings: bindings, marks: PreviewMarks(placeholders: statement.placeholders, inlined: []),
-                           encryptedBindings: encrypted, location: plan.location)
+        return RenderedSQL(sql: statement.sql, bindings: bound.values, marks: PreviewMarks(placeholders: statement.placeholders, inlined: []),
+                           encryptedBindings: bound.encrypted, location: plan.location)
     }
 }
 
