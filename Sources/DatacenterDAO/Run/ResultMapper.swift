@@ -133,14 +133,6 @@ final class ResultMapper: Sendable {
         }
     }
 
-    /// Decodes the row `row` is on into `typedRows`, laid out by `layout` (made for its
-    /// columns by `value(of:as:layout:typedRows:checkingColumns:)`): what that does for such
-    /// a row, without the checks. (The decryptor is passed from here, where it is not copied.)
-    @inline(__always)
-    func decode(_ row: some ResultRow, into typedRows: TypedRows, layout: RowLayout) throws {
-        try typedRows.add(row, layout: layout, decryptor: decryptor)
-    }
-
     /// The model class rows of `element` become; nil for a dictionary or scalar.
     func className(of element: DAOResultType.Element) -> String? {
         switch element {
@@ -325,11 +317,6 @@ struct ResultCollector {
     mutating func add(_ row: some ResultRow) {
         guard let type, wantsRow else { return }
         do {
-            // A later row of a typed read: decoded with the layout the first row checked.
-            if checkedColumns, typedRows != nil, layout != nil {
-                try decodeChecked(row)
-                return
-            }
             let value = try mapper.value(of: row, as: type.element, layout: &layout, typedRows: typedRows,
                                          checkingColumns: !checkedColumns)
             checkedColumns = true
@@ -345,13 +332,6 @@ struct ResultCollector {
         } catch {
             self.error = error
         }
-    }
-
-    /// Decodes a typed read's row after the first (its layout checked). Not mutating, so
-    /// what it passes on is borrowed, not copied per row.
-    private func decodeChecked(_ row: some ResultRow) throws {
-        guard let typedRows, let layout else { return }
-        try mapper.decode(row, into: typedRows, layout: layout)
     }
 
     /// The mapped value (an array for an array type, else the first row's or `.nil`) and
