@@ -128,8 +128,7 @@ final class DecisionProgram: Sendable {
     /// with the positions of those a crypt rule covers.
     struct Outcome {
         var decisions: [Int32] = []
-        var bindings: [DatabaseValue] = []
-        var encrypted: [Int] = []
+        var bound = BoundValues(capacity: 8)
     }
 
     /// Runs the pass for the names in `scope`.
@@ -137,7 +136,6 @@ final class DecisionProgram: Sendable {
     func run(scope: DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>) throws -> Outcome {
         var outcome = Outcome()
         outcome.decisions.reserveCapacity(8)
-        outcome.bindings.reserveCapacity(8)
         var scope = scope
         try run(0..<instructions.count, scope: &scope, tableName: tableName, cryptRules: cryptRules, into: &outcome)
         return outcome
@@ -152,8 +150,7 @@ final class DecisionProgram: Sendable {
             switch instructions[next] {
             case .bind(let reference):
                 let (value, encrypted) = references[reference].binding(in: scope, cryptRules: cryptRules)
-                if encrypted { outcome.encrypted.append(outcome.bindings.count) }
-                outcome.bindings.append(value.databaseValue)
+                outcome.bound.append(value, encrypted: encrypted)
                 next += 1
             case .tableName(let location):
                 try TableNameNode.check(tableName, at: tableLocations[location])

@@ -213,16 +213,13 @@ struct RenderBuffer: Sendable {
     // MARK: Finishing
 
     /// The bound values in order, and the positions of those a crypt rule covers.
-    private func boundValues(expected: Int) -> (bindings: [DatabaseValue], encrypted: [Int]) {
-        var bindings: [DatabaseValue] = []
-        bindings.reserveCapacity(expected)
-        var encrypted: [Int] = []
+    private func boundValues(expected: Int) -> BoundValues {
+        var bound = BoundValues(capacity: expected)
         for piece in pieces {
             guard case .bound(let value, let isEncrypted) = piece else { continue }
-            if isEncrypted { encrypted.append(bindings.count) }
-            bindings.append(value.databaseValue)
+            bound.append(value, encrypted: isEncrypted)
         }
-        return (bindings, encrypted)
+        return bound
     }
 
     /// The SQL text, bindings and preview.
@@ -235,7 +232,7 @@ struct RenderBuffer: Sendable {
     /// whitespace character counts as whitespace, as `Character.isWhitespace` says.
     func finish(location: SourceLocation?) -> RenderedSQL {
         var writer = SQLWriter(capacity: bytes.count, pieces: pieces.count)
-        let (bindings, encrypted) = boundValues(expected: pieces.count)
+        let bound = boundValues(expected: pieces.count)
         bytes.withUnsafeBufferPointer { store in
             for piece in pieces {
                 switch piece {
@@ -248,8 +245,8 @@ struct RenderBuffer: Sendable {
                 }
             }
         }
-        return RenderedSQL(sql: String(decoding: writer.sql, as: UTF8.self), bindings: bindings, marks: writer.marks,
-                           encryptedBindings: encrypted, location: location)
+        return RenderedSQL(sql: String(decoding: writer.sql, as: UTF8.self), bindings: bound.values, marks: writer.marks,
+                           encryptedBindings: bound.encrypted, location: location)
     }
 }
 
