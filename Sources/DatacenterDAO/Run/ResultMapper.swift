@@ -249,20 +249,28 @@ final class RowLayout {
     }
 }
 
-/// A field a typed read asked a row for, the column that fills it (nil: none), and whether
-/// that is a crypt column.
+/// A field a typed read asked a row for, and where it is: the column that fills it and
+/// whether that is a crypt column, in one integer (`location`).
+@usableFromInline
 struct FieldRequest {
-    /// `column` and `decrypted` in one integer (`column << 1 | decrypted`), -1 for no column:
-    /// what `ColumnDecoder.locate` returns, in a register.
-    var location: Int { column.map { $0 << 1 | (decrypted ? 1 : 0) } ?? -1 }
+    /// The field's name.
+    @usableFromInline let field: String
+    /// `column << 1 | decrypted`, -1 for no column: what `ColumnDecoder.locate` returns, in a
+    /// register.
+    @usableFromInline let location: Int
+
+    /// Field `field`, filled by `column` (nil: none), a crypt column when `decrypted`.
+    init(field: String, column: Int?, decrypted: Bool) {
+        self.field = field
+        self.location = column.map { $0 << 1 | (decrypted ? 1 : 0) } ?? -1
+    }
+
     /// The column of a location that is not -1.
+    @inlinable
     static func column(of location: Int) -> Int { location >> 1 }
     /// True when the column of a location (not -1) is a crypt column.
+    @inlinable
     static func isDecrypted(_ location: Int) -> Bool { location & 1 != 0 }
-
-    let field: String
-    let column: Int?
-    let decrypted: Bool
 }
 
 /// Maps a result's rows one at a time, as they are read: every row for an array type, the

@@ -87,15 +87,17 @@ final class ColumnDecoder: Decoder {
     private let type: ObjectIdentifier
     /// The statement whose row is read, and that row; or the row read (for rows already read).
     @exclusivity(unchecked) private var statement: Statement?
-    @exclusivity(unchecked) private var cursor: StatementCursor?
+    @usableFromInline @exclusivity(unchecked) var cursor: StatementCursor?
     @exclusivity(unchecked) private var otherRow: (any ResultRow)?
     /// The row's layout and decryptor (set at the first row).
     @exclusivity(unchecked) private var rowLayout: RowLayout?
     @exclusivity(unchecked) private var decryptor: (any DataCrypt)?
-    /// The learnt order of the fields; nil while it is being learnt.
-    @exclusivity(unchecked) private var order: [FieldRequest]?
+    /// The learnt order of the fields; empty while it is being learnt.
+    @usableFromInline @exclusivity(unchecked) var order: [FieldRequest] = []
+    /// True while the order is being learnt (the first row read on a layout).
+    @exclusivity(unchecked) private var learning = false
     /// How many fields have been asked for (the position in `order`).
-    @exclusivity(unchecked) private var position = 0
+    @usableFromInline @exclusivity(unchecked) var position = 0
     /// While learning: the fields asked for, with their columns.
     @exclusivity(unchecked) private var asked: [FieldRequest] = []
     /// The crypt columns read among the first 64 (the others are never taken as read).
@@ -124,7 +126,9 @@ final class ColumnDecoder: Decoder {
         if rowLayout !== layout {
             rowLayout = layout
             self.decryptor = decryptor // the call's, the same for every row
-            order = layout.fieldOrder(of: type)
+            let learnt = layout.fieldOrder(of: type)
+            order = learnt ?? []
+            learning = learnt == nil
             asked = []
         }
         position = 0
@@ -133,10 +137,11 @@ final class ColumnDecoder: Decoder {
 
     /// Ends reading a row: the order it asked for its fields in is learnt, if it was not.
     func finishRow() {
-        guard order == nil else { return }
+        guard learning else { return }
         layout.fieldOrder = (type, asked)
         order = asked
         asked = []
+        learning = false
     }
 
     /// The layout of the row being read.
@@ -148,29 +153,44 @@ final class ColumnDecoder: Decoder {
     /// Where field `field` is: `FieldRequest.location` (its column and whether it is a crypt
     /// column, in one integer), or -1 when no column fills it. Each call is the next field
     /// the row is asked for.
-    @usableFromInline
+    ///
+    /// Inlined into the type's reading, where `field` is a literal: the learnt guess is
+    /// checked with no call; `lookUp` finds a field the guess misses.
+    @inlinable @inline(__always)
     func locate(_ field: String) -> Int {
         let position = self.position
-        self.position = position + 1
-        if let order {
-            if position < order.count, order[position].field == field { return order[position].location }
-        }
+        self.position = position &+ 1
+        if position < order.count, order[position].field == field { return order[position].location }
+        return lookUp(field)
+    }
+
+    /// `locate` of a field the learnt order does not guess: the layout's column for it
+    /// (noted in the order being learnt, while it is).
+    @usableFromInline
+    func lookUp(_ field: String) -> Int {
         let column = layout.column(forField: field)
         let request = FieldRequest(field: field, column: column, decrypted: column.map(layout.isDecrypted) ?? false)
-        if order == nil { asked.append(request) }
+        if learning { asked.append(request) }
         return request.location
     }
 
     /// The column at `location` (from `locate`, not -1) read directly: nil when it is a crypt
     /// column holding a BLOB (its value is decrypted) or the row is not a statement's.
-    @usableFromInline
+    /// Inlined, as `locate` is.
+    @inlinable
     func plainColumn(at location: Int) -> ColumnValue? {
         guard let cursor else { return nil }
         let column = FieldRequest.column(of: location)
         let value = cursor.column(at: column)
         guard FieldRequest.isDecrypted(location) else { return value }
-        // Only a BLOB is decrypted: a crypt column holding anything else reads as it is
-        // (and cannot fail the row: it counts as read).
+        return plainCryptColumn(value, at: column)
+    }
+
+    /// `plainColumn` of crypt column `column`, holding `value`: only a BLOB is decrypted, so
+    /// a crypt column holding anything else reads as it is (and cannot fail the row: it
+    /// counts as read).
+    @usableFromInline
+    func plainCryptColumn(_ value: ColumnValue, at column: Int) -> ColumnValue? {
         guard !value.isBlob else { return nil }
         markRead(column)
         return value
