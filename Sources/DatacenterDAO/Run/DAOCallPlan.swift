@@ -154,7 +154,7 @@ indirect enum DAOCallPlan: Sendable {
         let sql = try call.renderStatement(textCache: textCache)
         let results = object.resultMapping(for: call)
         return try object.write(call) { db in
-            let executor = Executor(db: db, encryptor: call.encryptor, methodID: call.method.id, results: results)
+            let executor = Executor(db: db, call: call, results: results)
             if let statement = try executor.soleReadOnlyStatement(sql) {
                 if let plan, sql.bindings.count == plan.bindings.count,
                    let read = KeptRead(method: call.method, plan: plan, table: call.table, statement: statement) {
@@ -177,7 +177,7 @@ indirect enum DAOCallPlan: Sendable {
     private static func execute(_ rendered: RenderedCall, _ call: DAOCall, on db: Database,
                                 results: Executor.ResultMapping?) throws -> DAOCallResult {
         let before = db.totalChanges
-        let executor = Executor(db: db, encryptor: call.encryptor, methodID: call.method.id, results: results)
+        let executor = Executor(db: db, call: call, results: results)
         var ran: [RenderedSQL] = []
         var skipped = 0
         var values: [DAOValue] = []

@@ -249,17 +249,11 @@ public final class DAOObject: Sendable {
         return pool
     }
 
-    /// The mapper of `call`'s rows.
-    func resultMapper(for call: DAOCall) -> ResultMapper {
-        call.mapper
-    }
-
     /// How `call`'s rows become its result; nil for a call that maps none (an insert,
     /// update or delete without `result`).
     func resultMapping(for call: DAOCall) -> Executor.ResultMapping? {
         guard call.method.kind == .select || call.method.result != nil else { return nil }
-        return Executor.ResultMapping(type: call.method.result, mapper: resultMapper(for: call), method: call.method,
-                                      typedRows: call.typedRows)
+        return Executor.ResultMapping(call: call)
     }
 
     /// Calls `id` the way `plan` runs calls, whatever the method's own plan: the tests hold

@@ -7,24 +7,63 @@ import DatacenterKit
 /// resumable step or `try` part is undone alone.
 struct Executor {
     let db: Database
-    /// Encrypts bindings a `<crypt>` rule covers.
-    let encryptor: any DataCrypt
-    /// The method whose statements run, named by errors (nil for an upgrade block).
-    var methodID: String? = nil
+    /// Whose statements run: a call's, or an upgrade block's or a reader's (an encryptor
+    /// and perhaps a method name). A call is kept whole, one reference: its encryptor and
+    /// method are read from it when needed, not copied into every executor.
+    private let owner: Owner
     /// How rows become the call's result; nil when they are stepped through and dropped.
     var results: ResultMapping? = nil
     /// True to keep every statement's rows as SQLite returned them (`Outcome.rows`), for a
     /// reader that shows them as they are (`DAOConfig.readRows`); `results` is not used then.
     var keepsRows = false
 
-    /// How a call's rows become its result: the result type, the mapper, the method whose
-    /// row layouts are kept with its statements, and for a typed read where its rows are
-    /// decoded.
+    private enum Owner {
+        case call(DAOCall)
+        case encryptor(any DataCrypt, methodID: String?)
+    }
+
+    /// An executor of statements not made by a call: an upgrade block's (no method), or a
+    /// method's read by `DAOConfig.readRows`. `encryptor` encrypts the bindings a `<crypt>`
+    /// rule covers.
+    init(db: Database, encryptor: any DataCrypt, methodID: String? = nil) {
+        self.db = db
+        self.owner = .encryptor(encryptor, methodID: methodID)
+    }
+
+    /// An executor of `call`'s statements, its rows mapped by `results` (nil: dropped).
+    init(db: Database, call: DAOCall, results: ResultMapping?) {
+        self.db = db
+        self.owner = .call(call)
+        self.results = results
+    }
+
+    /// Encrypts bindings a `<crypt>` rule covers.
+    var encryptor: any DataCrypt {
+        switch owner {
+        case .call(let call): return call.encryptor
+        case .encryptor(let encryptor, _): return encryptor
+        }
+    }
+
+    /// The method whose statements run, named by errors (nil for an upgrade block).
+    var methodID: String? {
+        switch owner {
+        case .call(let call): return call.method.id
+        case .encryptor(_, let methodID): return methodID
+        }
+    }
+
+    /// How a call's rows become its result: the call's result type, its mapper, its method
+    /// (whose row layouts are kept with its statements) and, for a typed read, where its rows
+    /// are decoded. Holds the call alone: the mapping is handed to every statement run, and
+    /// a struct of the four was copied and destroyed at each hand-over.
     struct ResultMapping {
-        let type: DAOResultType?
-        let mapper: ResultMapper
-        let method: DAOMethod
-        var typedRows: TypedRows? = nil
+        let call: DAOCall
+
+        var type: DAOResultType? { call.method.result }
+        var mapper: ResultMapper { call.mapper }
+        var method: DAOMethod { call.method }
+        var typedRows: TypedRows? { call.typedRows }
 
         /// A collector for the rows of `statement`, with the layout kept for it.
         func collector(for statement: Statement) -> ResultCollector {
@@ -144,7 +183,7 @@ struct Executor {
                 try statement.execute(values: bindings)
                 return try results.empty.finish()
             }
-            var collector = results.collector(for: statement)
+            let collector = results.collector(for: statement)
             let readsAll = results.type?.isArray ?? true
             try statement.forEachRow(values: bindings) { row in
                 collector.add(row)
@@ -164,7 +203,7 @@ struct Executor {
             try statement.execute(values: bindings)
             return nil
         }
-        var collector = results.collector(for: statement)
+        let collector = results.collector(for: statement)
         try statement.forEachRow(values: bindings) { collector.add($0); return true }
         statement.keep(collector.newLayout, for: results.method)
         return collector

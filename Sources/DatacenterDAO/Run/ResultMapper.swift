@@ -38,7 +38,7 @@ final class ResultMapper: Sendable {
     /// - throws: `DAOError.resultMapping` (no such map, a row that does not decode),
     ///   `DAOError.crypt`: the first failing row's error.
     func map(_ rows: [Row], as type: DAOResultType?) throws -> (DAOValue, [any Sendable]) {
-        var collector = ResultCollector(type, mapper: self)
+        let collector = ResultCollector(type, mapper: self)
         for row in rows {
             guard collector.wantsRow else { break }
             collector.add(row)
@@ -280,25 +280,33 @@ struct FieldRequest {
 /// that does not decode) stops the mapping, and `finish` throws that first error; rows
 /// still being read are not mapped, so the statement runs to its end as it would if the
 /// rows were mapped after it.
-struct ResultCollector {
+///
+/// A class: a collector is filled by the closure a statement steps its rows with, and a
+/// struct of its ten fields was copied into that capture and destroyed again on every run
+/// (a fifth of the reference counting of a ten-row typed read). Each statement run makes
+/// its own; none is shared once made (`Executor.Outcome` keeps the last run's).
+final class ResultCollector {
+    // Unchecked exclusivity: used by the one thread running the statement, never across a
+    // nested access (a checked access on every row cost more than the copies it replaced).
+
     private let type: DAOResultType?
     private let mapper: ResultMapper
     /// Where a typed read decodes the rows; nil for the value path.
     private let typedRows: TypedRows?
     /// The layout of the rows so far (made at the first row, again if the columns change).
-    private var layout: RowLayout?
+    @exclusivity(unchecked) private var layout: RowLayout?
     /// The layout given at the start (kept with the statement): a new one is kept again.
     private let givenLayout: RowLayout?
     /// The row of a single-row type (no array to allocate), or every row of an array type.
-    private var first: DAOValue?
-    private var all: [DAOValue] = []
-    private var objects: [any Sendable] = []
-    private var decoder: DAOModelRegistry.Decoder?
-    private var lookedUpDecoder = false
-    private var error: (any Error)?
+    @exclusivity(unchecked) private var first: DAOValue?
+    @exclusivity(unchecked) private var all: [DAOValue] = []
+    @exclusivity(unchecked) private var objects: [any Sendable] = []
+    @exclusivity(unchecked) private var decoder: DAOModelRegistry.Decoder?
+    @exclusivity(unchecked) private var lookedUpDecoder = false
+    @exclusivity(unchecked) private var error: (any Error)?
     /// True once a row's columns were checked against the layout: the rows collected are
     /// those of one statement run, whose columns do not change from row to row.
-    private var checkedColumns = false
+    @exclusivity(unchecked) private var checkedColumns = false
 
     /// A collector of rows into `type` (nil: no result, the value is `.nil`); with
     /// `typedRows`, rows are decoded there and the value has none of them.
@@ -322,7 +330,7 @@ struct ResultCollector {
     var newLayout: RowLayout? { layout === givenLayout ? nil : layout }
 
     /// Maps the row `row` is on (when `wantsRow`).
-    mutating func add(_ row: some ResultRow) {
+    func add(_ row: some ResultRow) {
         guard let type, wantsRow else { return }
         do {
             let value = try mapper.value(of: row, as: type.element, layout: &layout, typedRows: typedRows,

@@ -128,7 +128,7 @@ struct StaticForEachPlan: Sendable {
                                 try statement.executeBound()
                                 continue
                             }
-                            var collector = returnsRows ? results.collector(for: statement) : results.empty
+                            let collector = returnsRows ? results.collector(for: statement) : results.empty
                             if returnsRows {
                                 try statement.forEachBoundRow { collector.add($0); return true }
                                 statement.keep(collector.newLayout, for: method)
