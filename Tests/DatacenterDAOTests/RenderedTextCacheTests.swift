@@ -42,6 +42,10 @@ private let dynamicXML = """
         select 1 <foreach item="x" collection="a" open=", " separator=", ">x</foreach>
         <if true="b">, 2 <if true="c">, 3</if></if>
       </select>
+      <select id="shadow" arguments="x, list, pairs">
+        select #{x}, #{$x} <foreach item="x" collection="list" open=", " separator=", ">#{x} + #{$x}
+        <foreach item="p" collection="pairs" separator=" ">, #{p} - #{x} - #{$x}</foreach></foreach>, #{x}
+      </select>
       <update id="formatted" arguments="pairs">update ${T} <format prefix="set" pairs="pairs" join=","/> where 1</update>
       <update id="flags" arguments="id, read, starred">
         update ${T}
@@ -79,7 +83,7 @@ private func storage(of text: String) -> UnsafeRawPointer? {
 /// The method `id` of the shapes config and a text cache of its template.
 private func cachedMethod(_ id: String, arity: Int) throws -> (DAOMethod, RenderedTextCache) {
     let method = try DAOConfig(xml: dynamicXML, file: "shapes.xml").method(id, arity: arity)
-    guard case .sql(let template) = method.body, let cache = RenderedTextCache(template: template) else {
+    guard case .sql(let template) = method.body, let cache = RenderedTextCache(template: template, arguments: method.arguments) else {
         throw DAOError.resultMapping("\(id) has no text cache")
     }
     return (method, cache)
@@ -127,7 +131,7 @@ private func expectCachedRendersAsWritten(_ method: DAOMethod, _ arguments: [DAO
             var arguments = method.arguments.map { _ in argument() }
             if Int.random(in: 0..<25, using: &rng) == 0 { arguments.append(nil) } // a wrong argument count
             guard case .sql(let template) = method.body else { continue }
-            let cache = caches[method.id] ?? RenderedTextCache(template: template)
+            let cache = caches[method.id] ?? RenderedTextCache(template: template, arguments: method.arguments)
             caches[method.id] = cache
             let table = ["items", "others"].randomElement(using: &rng)!
             let written = rendering {
@@ -170,6 +174,29 @@ private func expectCachedRendersAsWritten(_ method: DAOMethod, _ arguments: [DAO
         for arguments in calls + calls { expectCachedRendersAsWritten(method, arguments, cache: cache) }
     }
 
+    /// A `#{}` of an argument or of the innermost loop item is bound by position: an item
+    /// shadows the argument of its name inside its loop (and `$x` is `x`), an outer item is
+    /// looked up, and past the loop the name is the argument again.
+    @Test func bindingsByPositionFollowShadowing() throws {
+        let (method, cache) = try cachedMethod("shadow", arity: 3)
+        let kinds = cache.program.instructions.compactMap { instruction -> String? in
+            switch instruction {
+            case .bind: return "lookup"
+            case .bindItem: return "item"
+            case .bindArgument(_, let argument): return "argument \(argument)"
+            default: return nil
+            }
+        }
+        #expect(kinds == ["argument 0", "argument 0", "item", "item", "item", "lookup", "lookup", "argument 0"])
+        for _ in 0..<2 { // written, then from the cache
+            let statement = try Renderer.render(method, arguments: ["a", ["i", "j"], ["p"]], globals: [:], tableName: "items",
+                                                cryptRules: [], textCache: cache).statements[0]
+            #expect(statement.bindings == ["a", "a", "i", "i", "p", "i", "i", "j", "j", "p", "j", "j", "a"].map(DatabaseValue.text))
+        }
+        expectCachedRendersAsWritten(method, ["a", ["i", "j"], ["p", "q"]], cache: cache)
+        expectCachedRendersAsWritten(method, [nil, [], nil], cache: cache)
+    }
+
     /// Only templates whose text their branches determine get a cache: not one with an
     /// `@{}`, a `<format>` or an `onVoid` trim.
     @Test func templatesWithTextOfTheirArgumentsGetNoCache() throws {
@@ -177,8 +204,8 @@ private func expectCachedRendersAsWritten(_ method: DAOMethod, _ arguments: [DAO
         var cached: [String] = []
         for method in config.methods {
             guard case .sql(let template) = method.body else { continue }
-            if RenderedTextCache(template: template) != nil { cached.append(method.id) }
+            if RenderedTextCache(template: template, arguments: method.arguments) != nil { cached.append(method.id) }
         }
-        #expect(cached.sorted() == ["collide", "nested", "search", "touch"])
+        #expect(cached.sorted() == ["collide", "nested", "search", "shadow", "touch"])
     }
 }

@@ -54,7 +54,7 @@ public struct DAOScope: Sendable {
 
     /// `a == b`, rejecting names of different lengths first (most names differ in length,
     /// and that test is cheaper than comparing).
-    @inline(__always) private static func same(_ a: String, _ b: String) -> Bool {
+    @inline(__always) static func same(_ a: String, _ b: String) -> Bool {
         a.utf8.count == b.utf8.count && a == b
     }
 
@@ -94,6 +94,20 @@ public struct DAOScope: Sendable {
     static func itemMember(of path: [String], item: String) -> String? {
         guard path.count == 2, same(rootName(path[0]), item) else { return nil }
         return path[1]
+    }
+
+    /// The name a path of one step looks up (without its `$`); nil for chained access.
+    static func soleName(of path: [String]) -> String? {
+        path.count == 1 ? rootName(path[0]) : nil
+    }
+
+    /// The value of the loop item bound last (there is one: a pass inside a loop's body).
+    var innermostItem: DAOValue { items[items.count - 1].value }
+
+    /// The value passed for argument `index` of a scope made of a method's arguments
+    /// (`init(names:values:globals:)`); nil for a scope made otherwise.
+    func argument(at index: Int) -> DAOValue? {
+        index < argumentValues.count ? argumentValues[index] : nil
     }
 
     /// The position among `arguments` of the argument a call's scope reads for `path`, when

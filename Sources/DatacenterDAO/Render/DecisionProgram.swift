@@ -23,6 +23,12 @@ final class DecisionProgram: Sendable {
     enum Instruction: Sendable {
         /// A `#{}`: the value of `references[reference]` is bound.
         case bind(reference: Int)
+        /// A `#{}` naming the innermost loop item itself (`#{s}` in `<foreach item="s">`):
+        /// the element bound is its value, found without a lookup.
+        case bindItem(reference: Int)
+        /// A `#{}` naming argument `argument` of the method, which no loop item around it
+        /// shadows: the argument is its value, found by position.
+        case bindArgument(reference: Int, argument: Int)
         /// A `${T}` at `tableLocations[location]`: the table name must be set.
         case tableName(location: Int)
         /// An `<if>` testing `conditions[condition]`: its body, up to `end`, runs when the
@@ -48,9 +54,12 @@ final class DecisionProgram: Sendable {
     private let loops: [ForEachNode]
     private let tableLocations: [SourceLocation]
 
-    /// The program of `template`, nil when its text is not a function of its decisions.
-    init?(template: any SQLNode) {
-        var compiler = Compiler()
+    /// The program of `template` for a method taking `arguments`, nil when its text is not a
+    /// function of its decisions. A `#{}` of an argument or of a loop item is bound by
+    /// position; the pass must then run on a scope of these arguments (`DAOScope(names:
+    /// values:globals:)`, as every call renders), and looks the name up otherwise.
+    init?(template: any SQLNode, arguments: [DAOArgumentSpec]) {
+        var compiler = Compiler(arguments: arguments)
         guard compiler.compile(template) else { return nil }
         instructions = compiler.code
         references = compiler.references
@@ -61,6 +70,9 @@ final class DecisionProgram: Sendable {
 
     /// Builds a program, node by node.
     private struct Compiler {
+        /// The method's arguments, and the items of the loops around the node compiled.
+        let arguments: [DAOArgumentSpec]
+        var items: [String] = []
         var code: [Instruction] = []
         var references: [ReferenceNode] = []
         var conditions: [DAOCondition] = []
@@ -80,7 +92,7 @@ final class DecisionProgram: Sendable {
             case let reference as ReferenceNode:
                 guard reference.mode == .bind else { return false }
                 references.append(reference)
-                code.append(.bind(reference: references.count - 1))
+                code.append(bind(reference, at: references.count - 1))
                 return true
             case let sequence as SequenceNode:
                 return sequence.children.allSatisfy { compile($0) }
@@ -113,6 +125,8 @@ final class DecisionProgram: Sendable {
                 let loop = loops.count - 1
                 let start = code.count
                 code.append(.otherwise(index: 0)) // replaced below
+                items.append(node.item)
+                defer { items.removeLast() }
                 guard compile(node.body) else { return false }
                 code[start] = .forEach(loop: loop, end: code.count)
                 return true
@@ -121,6 +135,17 @@ final class DecisionProgram: Sendable {
             default:
                 return false
             }
+        }
+
+        /// How `reference` (`references[index]`) is bound: by position when it names the
+        /// innermost loop item or an argument no loop item shadows (as `DAOScope.lookup`
+        /// would find them), else by lookup.
+        func bind(_ reference: ReferenceNode, at index: Int) -> Instruction {
+            guard let name = DAOScope.soleName(of: reference.path) else { return .bind(reference: index) }
+            if let innermost = items.last, DAOScope.same(name, innermost) { return .bindItem(reference: index) }
+            guard !items.contains(where: { DAOScope.same(name, $0) }),
+                  let argument = DAOScope.argumentIndex(of: reference.path, among: arguments) else { return .bind(reference: index) }
+            return .bindArgument(reference: index, argument: argument)
         }
     }
 
@@ -150,6 +175,16 @@ final class DecisionProgram: Sendable {
             switch instructions[next] {
             case .bind(let reference):
                 let (value, encrypted) = references[reference].binding(in: scope, cryptRules: cryptRules)
+                outcome.bound.append(value, encrypted: encrypted)
+                next += 1
+            case .bindItem(let reference):
+                let (value, encrypted) = references[reference].binding(of: scope.innermostItem, in: scope, cryptRules: cryptRules)
+                outcome.bound.append(value, encrypted: encrypted)
+                next += 1
+            case .bindArgument(let reference, let argument):
+                let reference = references[reference]
+                let found = scope.argument(at: argument) ?? scope.lookup(reference.path)
+                let (value, encrypted) = reference.binding(of: found, in: scope, cryptRules: cryptRules)
                 outcome.bound.append(value, encrypted: encrypted)
                 next += 1
             case .tableName(let location):

@@ -52,7 +52,7 @@ indirect enum DAOCallPlan: Sendable {
         } else if let forEach, let staticPlan {
             plan = .staticForEach(StaticForEachPlan(statement: staticPlan, forEach: forEach))
         } else if forEach == nil, case .sql(let template) = body {
-            plan = .oneStatement(RenderedTextCache(template: template))
+            plan = .oneStatement(RenderedTextCache(template: template, arguments: arguments))
         } else {
             plan = .transaction
         }
