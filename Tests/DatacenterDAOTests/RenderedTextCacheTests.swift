@@ -44,7 +44,9 @@ private let dynamicXML = """
       </select>
       <select id="shadow" arguments="x, list, pairs">
         select #{x}, #{$x} <foreach item="x" collection="list" open=", " separator=", ">#{x} + #{$x}
+        <if true="x == 'j'">, 9</if>
         <foreach item="p" collection="pairs" separator=" ">, #{p} - #{x} - #{$x}</foreach></foreach>, #{x}
+        <if true="x == 'j'">, 8</if><if true="pairs.count > 1">, #{pairs.count}</if>
       </select>
       <update id="formatted" arguments="pairs">update ${T} <format prefix="set" pairs="pairs" join=","/> where 1</update>
       <update id="flags" arguments="id, read, starred">
@@ -187,12 +189,17 @@ private func expectCachedRendersAsWritten(_ method: DAOMethod, _ arguments: [DAO
             default: return nil
             }
         }
-        #expect(kinds == ["argument 0", "argument 0", "item", "item", "item", "lookup", "lookup", "argument 0"])
+        #expect(kinds == ["argument 0", "argument 0", "item", "item", "item", "lookup", "lookup", "argument 0", "argument 2"])
         for _ in 0..<2 { // written, then from the cache
             let statement = try Renderer.render(method, arguments: ["a", ["i", "j"], ["p"]], globals: [:], tableName: "items",
                                                 cryptRules: [], textCache: cache).statements[0]
             #expect(statement.bindings == ["a", "a", "i", "i", "p", "i", "i", "j", "j", "p", "j", "j", "a"].map(DatabaseValue.text))
+            // The item `x` is 'j' in the second iteration only; past the loop `x` is the argument.
+            #expect(statement.sql.components(separatedBy: ", 9").count == 2 && !statement.sql.contains(", 8"), "\(statement.sql)")
         }
+        let pastTheLoop = try Renderer.render(method, arguments: ["j", [], ["p", "q"]], globals: [:], tableName: "items",
+                                              cryptRules: [], textCache: cache).statements[0]
+        #expect(pastTheLoop.sql.contains(", 8") && pastTheLoop.bindings == ["j", "j", "j", .integer(2)])
         expectCachedRendersAsWritten(method, ["a", ["i", "j"], ["p", "q"]], cache: cache)
         expectCachedRendersAsWritten(method, [nil, [], nil], cache: cache)
     }

@@ -101,6 +101,24 @@ public struct DAOScope: Sendable {
         path.count == 1 ? rootName(path[0]) : nil
     }
 
+    /// The position among `arguments` of the argument whose value `path` starts from, in a
+    /// call's scope where loop items named `items` are bound (they shadow it): nil when an
+    /// item or no argument has the name (a global).
+    static func argumentIndex(ofRootOf path: [String], among arguments: [DAOArgumentSpec], shadowedBy items: [String]) -> Int? {
+        guard let first = path.first else { return nil }
+        let name = rootName(first)
+        guard !items.contains(where: { same($0, name) }) else { return nil }
+        return lastIndex(of: name, among: arguments)
+    }
+
+    /// `lookup(path)`, for a path that `argumentIndex(ofRootOf:...)` found starts from the
+    /// argument at `argument`: read by position in a scope made of the method's arguments
+    /// (`init(names:values:globals:)`), looked up in any other.
+    func lookup(_ path: [String], argument: Int) -> DAOValue {
+        guard let root = self.argument(at: argument) else { return lookup(path) }
+        return path.count == 1 ? root : root.value(at: path.dropFirst())
+    }
+
     /// The value of the loop item bound last (there is one: a pass inside a loop's body).
     var innermostItem: DAOValue { items[items.count - 1].value }
 

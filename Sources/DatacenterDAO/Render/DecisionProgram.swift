@@ -26,8 +26,8 @@ final class DecisionProgram: Sendable {
         /// A `#{}` naming the innermost loop item itself (`#{s}` in `<foreach item="s">`):
         /// the element bound is its value, found without a lookup.
         case bindItem(reference: Int)
-        /// A `#{}` naming argument `argument` of the method, which no loop item around it
-        /// shadows: the argument is its value, found by position.
+        /// A `#{}` whose path starts from argument `argument` of the method, which no loop
+        /// item around it shadows: found from the argument by position.
         case bindArgument(reference: Int, argument: Int)
         /// A `${T}` at `tableLocations[location]`: the table name must be set.
         case tableName(location: Int)
@@ -42,8 +42,8 @@ final class DecisionProgram: Sendable {
         /// body, if any, follows.
         case otherwise(index: Int32)
         /// The `<foreach>` `loops[loop]`: its body, up to `end`, once per element, the item
-        /// bound to it.
-        case forEach(loop: Int, end: Int)
+        /// bound to it. Its collection starts from argument `argument` when not nil.
+        case forEach(loop: Int, argument: Int?, end: Int)
     }
 
     /// The instructions.
@@ -97,7 +97,7 @@ final class DecisionProgram: Sendable {
             case let sequence as SequenceNode:
                 return sequence.children.allSatisfy { compile($0) }
             case let node as IfNode:
-                conditions.append(node.condition)
+                conditions.append(node.condition.resolvingArguments(argument(of:)))
                 let condition = conditions.count - 1
                 let start = code.count
                 code.append(.otherwise(index: 0)) // replaced below, once the body's end is known
@@ -107,7 +107,7 @@ final class DecisionProgram: Sendable {
             case let node as ChooseNode:
                 var starts: [(start: Int, condition: Int)] = []
                 for branch in node.branches {
-                    conditions.append(branch.condition)
+                    conditions.append(branch.condition.resolvingArguments(argument(of:)))
                     starts.append((code.count, conditions.count - 1))
                     code.append(.otherwise(index: 0)) // replaced below, once the body's end is known
                     guard compile(branch.body) else { return false }
@@ -125,10 +125,11 @@ final class DecisionProgram: Sendable {
                 let loop = loops.count - 1
                 let start = code.count
                 code.append(.otherwise(index: 0)) // replaced below
+                let collection = argument(of: node.collection)
                 items.append(node.item)
                 defer { items.removeLast() }
                 guard compile(node.body) else { return false }
-                code[start] = .forEach(loop: loop, end: code.count)
+                code[start] = .forEach(loop: loop, argument: collection, end: code.count)
                 return true
             case let node as TrimNode:
                 return node.onVoid == nil && compile(node.body)
@@ -137,14 +138,20 @@ final class DecisionProgram: Sendable {
             }
         }
 
+        /// The argument `path` starts from where it is read now (inside the loops of
+        /// `items`), as `DAOScope.lookup` would find it; nil when it is not an argument's.
+        func argument(of path: [String]) -> Int? {
+            DAOScope.argumentIndex(ofRootOf: path, among: arguments, shadowedBy: items)
+        }
+
         /// How `reference` (`references[index]`) is bound: by position when it names the
-        /// innermost loop item or an argument no loop item shadows (as `DAOScope.lookup`
-        /// would find them), else by lookup.
+        /// innermost loop item or starts from an argument no loop item shadows (as
+        /// `DAOScope.lookup` would find them), else by lookup.
         func bind(_ reference: ReferenceNode, at index: Int) -> Instruction {
-            guard let name = DAOScope.soleName(of: reference.path) else { return .bind(reference: index) }
-            if let innermost = items.last, DAOScope.same(name, innermost) { return .bindItem(reference: index) }
-            guard !items.contains(where: { DAOScope.same(name, $0) }),
-                  let argument = DAOScope.argumentIndex(of: reference.path, among: arguments) else { return .bind(reference: index) }
+            if let name = DAOScope.soleName(of: reference.path), let innermost = items.last, DAOScope.same(name, innermost) {
+                return .bindItem(reference: index)
+            }
+            guard let argument = argument(of: reference.path) else { return .bind(reference: index) }
             return .bindArgument(reference: index, argument: argument)
         }
     }
@@ -183,7 +190,7 @@ final class DecisionProgram: Sendable {
                 next += 1
             case .bindArgument(let reference, let argument):
                 let reference = references[reference]
-                let found = scope.argument(at: argument) ?? scope.lookup(reference.path)
+                let found = scope.lookup(reference.path, argument: argument)
                 let (value, encrypted) = reference.binding(of: found, in: scope, cryptRules: cryptRules)
                 outcome.bound.append(value, encrypted: encrypted)
                 next += 1
@@ -205,9 +212,14 @@ final class DecisionProgram: Sendable {
             case .otherwise(let index):
                 outcome.decisions.append(index)
                 next += 1
-            case .forEach(let loop, let end):
+            case .forEach(let loop, let argument, let end):
                 let node = loops[loop]
-                let elements = try node.elements(in: scope)
+                let elements: [DAOValue]?
+                if let argument {
+                    elements = try node.elements(of: scope.lookup(node.collection, argument: argument))
+                } else {
+                    elements = try node.elements(in: scope)
+                }
                 outcome.decisions.append(Int32(truncatingIfNeeded: elements?.count ?? 0)) // nil as an empty collection
                 if let elements, !elements.isEmpty {
                     scope.push(node.item, .nil)

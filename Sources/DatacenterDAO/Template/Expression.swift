@@ -20,6 +20,18 @@ package struct Expression: Sendable, Equatable, CustomStringConvertible {
         root = try parser.parseAll()
     }
 
+    private init(text: String, root: ExpressionNode) {
+        self.text = text
+        self.root = root
+    }
+
+    /// This expression with each name that `argument` places among a method's arguments
+    /// read by that position (`ExpressionNode.argument`): what the decision pass evaluates,
+    /// resolved when the config loads.
+    func resolvingArguments(_ argument: ([String]) -> Int?) -> Expression {
+        Expression(text: text, root: root.resolvingArguments(argument))
+    }
+
     /// The value of the expression for the given names.
     /// - throws: `ExpressionError` for a type error (a string in arithmetic, division by zero).
     package func evaluate(in scope: DAOScope) throws -> DAOValue {
@@ -42,15 +54,33 @@ indirect enum ExpressionNode: Sendable, Equatable {
     case literal(DAOValue)
     /// A name with its chained members, and the 1-based position of the name.
     case path([String], position: Int)
+    /// A path whose name is the method's argument at position `argument` (see
+    /// `DAOScope.lookup(_:argument:)`), resolved by the decision pass when the config loads.
+    case argument(Int, path: [String], position: Int)
     case unary(UnaryOperator, ExpressionNode, position: Int)
     case binary(BinaryOperator, ExpressionNode, ExpressionNode, position: Int)
 
     var names: Set<String> {
         switch self {
         case .literal: return []
-        case .path(let parts, _): return parts.first.map { [$0] } ?? []
+        case .path(let parts, _), .argument(_, let parts, _): return parts.first.map { [$0] } ?? []
         case .unary(_, let e, _): return e.names
         case .binary(_, let l, let r, _): return l.names.union(r.names)
+        }
+    }
+
+    /// This node with each path that `argument` places among a method's arguments read by
+    /// that position.
+    func resolvingArguments(_ argument: ([String]) -> Int?) -> ExpressionNode {
+        switch self {
+        case .literal, .argument: return self
+        case .path(let parts, let position):
+            guard let index = argument(parts) else { return self }
+            return .argument(index, path: parts, position: position)
+        case .unary(let op, let operand, let position):
+            return .unary(op, operand.resolvingArguments(argument), position: position)
+        case .binary(let op, let lhs, let rhs, let position):
+            return .binary(op, lhs.resolvingArguments(argument), rhs.resolvingArguments(argument), position: position)
         }
     }
 }
@@ -231,6 +261,7 @@ enum ExpressionEvaluator {
         switch node {
         case .literal(let v): return v
         case .path(let parts, _): return scope.lookup(parts)
+        case .argument(let index, let parts, _): return scope.lookup(parts, argument: index)
         case .unary(let op, let operand, let position):
             let v = try evaluate(operand)
             switch op {

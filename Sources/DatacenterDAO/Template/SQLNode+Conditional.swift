@@ -18,6 +18,12 @@ package final class DAOCondition: Sendable {
         self.location = location
     }
 
+    /// This test with the names `argument` places among a method's arguments read by
+    /// position (`Expression.resolvingArguments`).
+    func resolvingArguments(_ argument: ([String]) -> Int?) -> DAOCondition {
+        DAOCondition(expression: expression.resolvingArguments(argument), expected: expected, location: location)
+    }
+
     /// Whether the body should render for the names in `scope`.
     package func holds(in scope: DAOScope) throws -> Bool {
         do {

@@ -55,7 +55,11 @@ package final class ForEachNode: SQLNode {
     /// collection, which renders as an empty one.
     /// - throws: `DAOError.render` when the collection is neither nil nor an array.
     func elements(in scope: DAOScope) throws -> [DAOValue]? {
-        let value = scope.lookup(collection)
+        try elements(of: scope.lookup(collection))
+    }
+
+    /// `elements(in:)` of the collection's value, `value`.
+    func elements(of value: DAOValue) throws -> [DAOValue]? {
         switch value {
         case .nil: return nil
         case .array(let elements): return reverse ? elements.reversed() : elements
