@@ -163,7 +163,8 @@ indirect enum DAOCallPlan: Sendable {
                 let before = db.totalChanges
                 let (value, objects) = try executor.runReading(sql, on: statement)
                 return DAOCallResult(value: value, objects: objects, changes: db.totalChanges - before,
-                                     lastInsertRowID: db.lastInsertRowID, skipped: false, history: .one(sql))
+                                     lastInsertRowID: db.lastInsertRowID, skipped: false,
+                                     history: call.typedRows == nil ? .oneStatement(call, textCache: textCache) : .notKept)
             }
             return try db.inTransaction(call.method.kind == .select ? .deferred : .immediate) {
                 try execute(RenderedCall(methodID: call.method.id, kind: call.method.kind, runs: [.statement(sql)], isForEach: false),

@@ -24,19 +24,25 @@ public struct DAOCallResult: Sendable {
     enum History: Sendable {
         /// The statements, as rendered.
         case list([RenderedSQL])
-        /// The one statement of the call (no array built).
-        case one(RenderedSQL)
+        /// The one statement of a call that ran one statement alone, rendered again on
+        /// demand (rendering is pure; `textCache` gives the very text that ran): a read is
+        /// not slowed by copying what only a browser's history reads.
+        case oneStatement(DAOCall, textCache: RenderedTextCache?)
         /// Built on demand (rendering is pure, so they are what the call ran).
         case deferred(@Sendable () -> [RenderedSQL])
         /// The statement of a `KeptRead` call, rendered on demand.
         case keptRead(DAOMethod, [DAOValue], table: String)
+        /// None kept: a typed read's (`fetch` returns its rows, never its result, and the
+        /// call, which holds the closures reading the rows, must not outlive the read).
+        case notKept
 
         var statements: [RenderedSQL] {
             switch self {
             case .list(let statements): return statements
-            case .one(let statement): return [statement]
+            case .oneStatement(let call, let textCache): return [(try? call.renderStatement(textCache: textCache))].compactMap { $0 }
             case .deferred(let build): return build()
             case .keptRead(let method, let arguments, let table): return KeptRead.rendered(method, arguments: arguments, table: table)
+            case .notKept: return []
             }
         }
     }
