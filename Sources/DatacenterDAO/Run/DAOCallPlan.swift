@@ -99,7 +99,7 @@ indirect enum DAOCallPlan: Sendable {
             return try object.writing { db in
                 let (value, objects) = try read.run(arguments, mapper: mapper, typedRows: typedRows)
                 return DAOCallResult(value: value, objects: objects, changes: 0, lastInsertRowID: db.lastInsertRowID,
-                                     skipped: false, history: .keptRead(method, arguments, table: read.table))
+                                     skipped: false, history: typedRows == nil ? .keptRead(method, arguments, table: read.table) : .notKept)
             }
         }
         return try run(try object.makeCall(method, arguments, typedRows: typedRows), on: object)

@@ -32,8 +32,9 @@ public struct DAOCallResult: Sendable {
         case deferred(@Sendable () -> [RenderedSQL])
         /// The statement of a `KeptRead` call, rendered on demand.
         case keptRead(DAOMethod, [DAOValue], table: String)
-        /// None kept: a typed read's (`fetch` returns its rows, never its result, and the
-        /// call, which holds the closures reading the rows, must not outlive the read).
+        /// None kept: a typed read's (`fetch` returns its rows, never its result, and a
+        /// one-statement call, which holds the closures reading the rows, must not outlive
+        /// the read).
         case notKept
 
         var statements: [RenderedSQL] {
