@@ -314,8 +314,7 @@ public final class DAOObject: Sendable {
     @inlinable
     func fetchRows<T: DAORowDecodable>(_ id: String, _ arguments: [DAOValue], as type: T.Type) throws -> [T] {
         var rows: [T] = []
-        try read(id, arguments, as: T.self, readsColumns: true, readRow: { rows.append(try T(row: $0)) },
-                 readValue: { rows.append(try T(row: DAORow(value: $0))) })
+        try read(id, arguments, as: T.self, readRow: { rows.append(try T(row: $0)) })
         return rows
     }
 
@@ -326,23 +325,38 @@ public final class DAOObject: Sendable {
     @usableFromInline
     func read(_ id: String, _ arguments: [DAOValue], as type: Any.Type, readsColumns: Bool,
               readRow: (borrowing DAORow) throws -> Void, readValue: (DAOValue) throws -> Void) throws {
+        try withoutActuallyEscaping(readRow) { readRow in
+            try withoutActuallyEscaping(readValue) { readValue in
+                try read(id, arguments, into: TypedRows(type: type, readsColumns: readsColumns, readRow: readRow, readValue: readValue))
+            }
+        }
+    }
+
+    /// `read` for a `DAORowDecodable` type: a whole value (a scalar, a row of the value
+    /// path) is read as a row too (`DAORow(value:)`), so one closure reads everything (each
+    /// closure handed down costs an allocation per call).
+    @usableFromInline
+    func read(_ id: String, _ arguments: [DAOValue], as type: Any.Type, readRow: (borrowing DAORow) throws -> Void) throws {
+        try withoutActuallyEscaping(readRow) { readRow in
+            try read(id, arguments, into: TypedRows(type: type, readsColumns: true, readRow: readRow, readValue: nil))
+        }
+    }
+
+    /// Runs the typed read `rows` reads: the call's rows decoded as they are stepped when it
+    /// runs one statement, else its result value.
+    private func read(_ id: String, _ arguments: [DAOValue], into rows: TypedRows) throws {
         let method = try method(id, arity: arguments.count)
         do {
             guard method.plan.mapsOneStatement else {
                 switch try call(id, arguments).value {
                 case .nil: return
-                case .array(let rows): for row in rows where !row.isNil { try readValue(row) }
-                case let value: try readValue(value)
+                case .array(let values): for value in values where !value.isNil { try rows.read(value: value) }
+                case let value: try rows.read(value: value)
                 }
                 return
             }
-            try withoutActuallyEscaping(readRow) { readRow in
-                try withoutActuallyEscaping(readValue) { readValue in
-                    let rows = TypedRows(type: type, readsColumns: readsColumns, readRow: readRow, readValue: readValue)
-                    let result = try method.plan.run(method, arguments, on: self, typedRows: rows)
-                    recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
-                }
-            }
+            let result = try method.plan.run(method, arguments, on: self, typedRows: rows)
+            recordOutcome(rowID: result.lastInsertRowID, changes: result.changes)
         } catch let error as DAOError {
             throw error
         } catch {

@@ -24,17 +24,17 @@ final class TypedRows: @unchecked Sendable {
     /// parameter is wrapped in a thunk, allocated per call.
     private let readRow: (borrowing DAORow) throws -> Void
     /// Reads a whole value that is not `.nil`: a scalar result, a row of the value path, or
-    /// a row whose columns are not read.
-    let readValue: (DAOValue) throws -> Void
+    /// a row whose columns are not read. nil: `readRow` reads it as a row (`DAORow(value:)`).
+    private let readValue: ((DAOValue) throws -> Void)?
     /// The decoder of the row being read, moved from row to row. A separate object, which
     /// holds nothing of the call: a type may keep the decoder it was given, and the call's
     /// closures must not outlive the call.
     private let decoder: ColumnDecoder
 
-    /// Rows of `type` read by `readRow` (when `readsColumns`), values by `readValue`; both
-    /// append to `fetch`'s array.
+    /// Rows of `type` read by `readRow` (when `readsColumns`), values by `readValue` (nil:
+    /// by `readRow` too); both append to `fetch`'s array.
     init(type: Any.Type, readsColumns: Bool, readRow: @escaping (borrowing DAORow) throws -> Void,
-         readValue: @escaping (DAOValue) throws -> Void) {
+         readValue: ((DAOValue) throws -> Void)?) {
         self.readsColumns = readsColumns
         self.readRow = readRow
         self.readValue = readValue
@@ -44,7 +44,7 @@ final class TypedRows: @unchecked Sendable {
     /// Decodes the row `row` is on, laid out by `layout`.
     func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
         guard readsColumns else {
-            try readValue(layout.value(of: row, decryptor: decryptor))
+            try read(value: layout.value(of: row, decryptor: decryptor))
             return
         }
         decoder.move(to: row, layout: layout, decryptor: decryptor)
@@ -67,7 +67,15 @@ final class TypedRows: @unchecked Sendable {
     /// Decodes a scalar result's value (a `.nil` one is no row, as `fetch` has always read it).
     func add(scalar value: DAOValue) throws {
         guard !value.isNil else { return }
-        try readValue(value)
+        try read(value: value)
+    }
+
+    /// Reads a whole value (not `.nil`): by `readValue`, else as a row by `readRow`.
+    /// - throws: what reading throws; `DecodingError.typeMismatch` for a value that is not
+    ///   a row, read as one.
+    func read(value: DAOValue) throws {
+        if let readValue { return try readValue(value) }
+        try readRow(DAORow(value: value))
     }
 }
 
