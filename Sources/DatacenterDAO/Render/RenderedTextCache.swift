@@ -41,9 +41,10 @@ final class RenderedTextCache: Sendable {
     /// The template's decision pass.
     let program: DecisionProgram
 
-    /// A cache for `template` of a method taking `arguments`, or nil when it needs none (a static statement's SQL is made
-    /// once per table: `StaticStatementPlan`) or its text is not a function of its decisions
-    /// (it holds an `@{}`, a `<format>` or an `onVoid` trim: `DecisionProgram` compiles none).
+    /// A cache for `template` of a method taking `arguments`, or nil when it needs none (a
+    /// static statement's SQL is made once per table: `StaticStatementPlan`) or its text is
+    /// not a function of its decisions (it holds an `@{}`, a `<format>` or an `onVoid` trim:
+    /// `DecisionProgram` compiles none).
     init?(template: any SQLNode, arguments: [DAOArgumentSpec]) {
         guard (template as? SequenceNode)?.staticPlan == nil,
               let program = DecisionProgram(template: template, arguments: arguments) else { return nil }

@@ -98,8 +98,9 @@ indirect enum DAOCallPlan: Sendable {
             try method.checkArguments(arguments)
             return try object.writing { db in
                 let (value, objects) = try read.run(arguments, mapper: mapper, typedRows: typedRows)
+                let history: DAOCallResult.History = typedRows == nil ? .keptRead(method, arguments, table: read.table) : .notKept
                 return DAOCallResult(value: value, objects: objects, changes: 0, lastInsertRowID: db.lastInsertRowID,
-                                     skipped: false, history: typedRows == nil ? .keptRead(method, arguments, table: read.table) : .notKept)
+                                     skipped: false, history: history)
             }
         }
         return try run(try object.makeCall(method, arguments, typedRows: typedRows), on: object)

@@ -40,7 +40,7 @@ public struct DAOCallResult: Sendable {
         var statements: [RenderedSQL] {
             switch self {
             case .list(let statements): return statements
-            case .oneStatement(let call, let textCache): return [(try? call.renderStatement(textCache: textCache))].compactMap { $0 }
+            case .oneStatement(let call, let textCache): return (try? call.renderStatement(textCache: textCache)).map { [$0] } ?? []
             case .deferred(let build): return build()
             case .keptRead(let method, let arguments, let table): return KeptRead.rendered(method, arguments: arguments, table: table)
             case .notKept: return []
