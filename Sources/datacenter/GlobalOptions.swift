@@ -62,7 +62,8 @@ struct GlobalOptions: ParsableArguments {
                 + "the default is now \(resolved.newPath) (move it there to use that; this note is shown once)")
             try? FileManager.default.createDirectory(at: mark.deletingLastPathComponent(), withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])
-            FileManager.default.createFile(atPath: mark.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            // Best effort: without the mark, the note is shown again next time.
+            _ = FileManager.default.createFile(atPath: mark.path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         return resolved.path
     }

@@ -487,7 +487,7 @@ private func simplyMapped(_ row: Row, _ element: DAOResultType.Element, maps: [S
                     let select = "select " + values.indices.map { "?\($0 + 1) as \"\(columns[$0])\"" }.joined(separator: ", ")
                         + " union all select " + values.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
                     let statement = try db.cachedStatement(select)
-                    var collector = ResultCollector(type, mapper: mapper)
+                    let collector = ResultCollector(type, mapper: mapper)
                     try statement.forEachRow(values: values) { collector.add($0); return true }
                     let fromStatement = Result { try collector.finish().0 }
                     #expect(same(fromStatement, expected), "seed \(seed): \(row) as \(type)")

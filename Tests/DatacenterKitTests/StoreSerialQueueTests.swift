@@ -85,7 +85,7 @@ import Testing
         let executor = AsyncExecutor(pool: pool)
         let count = LockedState<Int64>(-1)
         Self.withWatchdog("waitForWrites inside pool.write") {
-            try pool.write { db in
+            pool.write { db in
                 executor.write { db in try db.execute("INSERT INTO t VALUES (1)") }
                 executor.waitForWrites()
                 count.withLock { $0 = (try? db.scalar("SELECT count(*) FROM t")?.int64Value) ?? -2 }

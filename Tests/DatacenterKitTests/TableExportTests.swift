@@ -31,7 +31,7 @@ private func makeTable(at path: String, seed: UInt64, rows: Int = 200) throws ->
 /// What `export` writes, as bytes.
 private func exported(_ export: TableExport, from db: Database, in folder: TemporaryFolder) throws -> Data {
     let path = folder.file("out-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: path, contents: nil)
+    #expect(FileManager.default.createFile(atPath: path, contents: nil))
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     try export.run(on: db, to: handle)
     try handle.close()

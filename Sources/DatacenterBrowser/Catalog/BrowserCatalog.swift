@@ -297,7 +297,7 @@ package final class BrowserCatalog: Sendable {
 
     /// The `--config` files without a `tableName`: offered on any table (`d`).
     package var configFilesForAnyTable: [ConfigFile] {
-        configFiles.filter { ($0.config.module.tableName ?? "").isEmpty }
+        configFiles.filter { $0.config.module.tableName.isEmpty }
     }
 
     /// The grid source a leaf node shows.

@@ -4,7 +4,7 @@
 /// commands, other panes). It draws itself into the area the frame gives it, and declares
 /// the keys it takes: the help (`H`) is built from these declarations, so it lists what the
 /// panes take.
-protocol Pane {
+protocol Pane: SendableMetatype {
     /// Handles `key` while the pane has focus; `context` is what it may read of the rest.
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect]
 
