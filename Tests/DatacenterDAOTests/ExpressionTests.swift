@@ -79,13 +79,13 @@ func compileErrorsCarryPositions(_ text: String, _ position: Int, _ message: Str
 }
 
 @Test func evaluationErrorsCarryPositions() {
-    #expect(throws: ExpressionError(expression: "n + s", position: 3, message: "cannot apply '+' to a integer and a string")) {
+    #expect(throws: ExpressionError(expression: "n + s", position: 3, message: "cannot apply '+' to an integer and a string")) {
         try eval("n + s", ["n": 1, "s": "x"])
     }
     #expect(throws: ExpressionError(expression: "1 \\ 0", position: 3, message: "division by zero")) {
         try eval("1 \\ 0")
     }
-    #expect(throws: ExpressionError(expression: "s < 2", position: 3, message: "cannot compare a string with a integer using '<'")) {
+    #expect(throws: ExpressionError(expression: "s < 2", position: 3, message: "cannot compare a string with an integer using '<'")) {
         try eval("s < 2", ["s": "x"])
     }
     let error = ExpressionError(expression: "a >", position: 4, message: "m")

@@ -299,7 +299,7 @@ func renderOne(_ config: DAOConfig, _ id: String, _ args: [DAOValue], globals: [
         Issue.record("expected an error")
     } catch let error as DAOError {
         #expect(error.description.hasPrefix("demo.xml:2:"))
-        #expect(error.description.contains("cannot apply '+' to a integer and a string"))
+        #expect(error.description.contains("cannot apply '+' to an integer and a string"))
     }
 }
 

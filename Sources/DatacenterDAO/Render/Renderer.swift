@@ -72,7 +72,7 @@ public enum Renderer {
         case .nil: return []
         case .array(let a): return a
         default:
-            throw DAOError.render("foreach collection '\(forEach.collection)' is a \(collection.kindName), not an array", at: method.location)
+            throw DAOError.render("foreach collection '\(forEach.collection)' is \(collection.kindPhrase), not an array", at: method.location)
         }
     }
 

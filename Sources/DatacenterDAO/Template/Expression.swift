@@ -275,7 +275,7 @@ enum ExpressionEvaluator {
                     return .integer(-i)
                 case .double(let d): return .double(op == .minus ? -d : d)
                 case .bool(let b): return .integer(op == .minus ? (b ? -1 : 0) : (b ? 1 : 0))
-                default: throw fail("cannot apply unary '\(op.rawValue)' to a \(v.kindName)", position)
+                default: throw fail("cannot apply unary '\(op.rawValue)' to \(v.kindPhrase)", position)
                 }
             }
         case .binary(let op, let lhs, let rhs, let position):
@@ -331,7 +331,7 @@ enum ExpressionEvaluator {
         case (.date(let a), .date(let b)): order = a < b ? -1 : (a == b ? 0 : 1)
         default:
             guard let a = Self.numeric(l), let b = Self.numeric(r) else {
-                throw fail("cannot compare a \(l.kindName) with a \(r.kindName) using '\(op.rawValue)'", position, text)
+                throw fail("cannot compare \(l.kindPhrase) with \(r.kindPhrase) using '\(op.rawValue)'", position, text)
             }
             order = a < b ? -1 : (a == b ? 0 : 1)
         }
@@ -348,7 +348,7 @@ enum ExpressionEvaluator {
         if l.isNil || r.isNil { return .nil }
         if op == .plus, case .string(let a) = l, case .string(let b) = r { return .string(a + b) }
         guard let ld = Self.numeric(l), let rd = Self.numeric(r) else {
-            throw fail("cannot apply '\(op.rawValue)' to a \(l.kindName) and a \(r.kindName)", position)
+            throw fail("cannot apply '\(op.rawValue)' to \(l.kindPhrase) and \(r.kindPhrase)", position)
         }
         let li = l.int64Value, ri = r.int64Value
         let bothIntegers: Bool

@@ -64,7 +64,7 @@ package final class ForEachNode: SQLNode {
         case .nil: return nil
         case .array(let elements): return reverse ? elements.reversed() : elements
         default:
-            throw DAOError.render("foreach collection '\(collection.joined(separator: "."))' is a \(value.kindName), not an array",
+            throw DAOError.render("foreach collection '\(collection.joined(separator: "."))' is \(value.kindPhrase), not an array",
                                   at: location)
         }
     }

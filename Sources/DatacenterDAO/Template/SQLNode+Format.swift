@@ -25,7 +25,7 @@ package final class FormatNode: SQLNode {
         let value = context.scope.lookup(pairs)
         if value.isNil { return }
         guard let fields = value.fields else {
-            throw DAOError.render("format pairs '\(pairs.joined(separator: "."))' is a \(value.kindName), not a dictionary", at: location)
+            throw DAOError.render("format pairs '\(pairs.joined(separator: "."))' is \(value.kindPhrase), not a dictionary", at: location)
         }
         guard !fields.isEmpty else { return }
         context.buffer.append(text: " " + prefix + " ")

@@ -109,6 +109,15 @@ public enum DAOValue: Sendable, Hashable {
         case .model(let n, _): return "model \(n)"
         }
     }
+
+    /// `kindName` with its article, as messages say it: "an integer", "a string", "nil".
+    public var kindPhrase: String {
+        switch self {
+        case .nil: return "nil"
+        case .integer, .array: return "an \(kindName)"
+        default: return "a \(kindName)"
+        }
+    }
 }
 
 extension DAOValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,

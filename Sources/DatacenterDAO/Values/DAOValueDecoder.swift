@@ -72,7 +72,7 @@ enum DAOValueDecoding {
     }
 
     static func mismatch(_ type: Any.Type, _ value: DAOValue, _ path: [any CodingKey]) -> DecodingError {
-        .typeMismatch(type, .init(codingPath: path, debugDescription: "cannot read \(type) from a \(value.kindName)"))
+        .typeMismatch(type, .init(codingPath: path, debugDescription: "cannot read \(type) from \(value.kindPhrase)"))
     }
 
     final class Decoder: Swift.Decoder {
