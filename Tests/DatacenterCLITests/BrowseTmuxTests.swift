@@ -52,8 +52,20 @@ import Testing
         /// server, which keeps the descriptors it inherited open (a pipe would never reach its
         /// end) and which Foundation's `Process` was seen to wait on forever.
         /// The tmux server the tests use: their own socket (`-L`), one per test process, so a
-        /// developer's own tmux server and sessions are never touched.
-        static let socket = "datacenter-tests-\(getpid())"
+        /// developer's own tmux server and sessions are never touched. Its server is stopped
+        /// and its socket file removed when the test process exits: tmux 3.3 leaves the file
+        /// behind when its last session ends, one per test run.
+        static let socket: String = {
+            atexit { Session.stopServer() }
+            return "datacenter-tests-\(getpid())"
+        }()
+
+        /// Stops the tests' tmux server, if it still runs, and removes its socket file.
+        static func stopServer() {
+            _ = try? tmux(["kill-server"])
+            let folder = (ProcessInfo.processInfo.environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") + "/tmux-\(getuid())"
+            unlink(folder + "/" + socket)
+        }
 
         static func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
             let outputPath = NSTemporaryDirectory() + "dc-tmux-\(UUID().uuidString).out"
