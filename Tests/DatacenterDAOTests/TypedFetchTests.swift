@@ -384,4 +384,40 @@ import Testing
         #expect(KeepsDecoder.kept.count == 4)
         KeepsDecoder.kept = []
     }
+
+    /// Watches the decoder it is read with (weakly), reads its id through a container of
+    /// the row and through the container kept from the first row, and its sender through a
+    /// container of another key type.
+    struct WatchesDecoder: Decodable {
+        nonisolated(unsafe) static weak var decoder: AnyObject?
+        nonisolated(unsafe) static var firstContainer: KeyedDecodingContainer<CodingKeys>?
+        var msgId: Int64
+        var throughFirst: Int64
+        var sender: String
+        init(from decoder: any Decoder) throws {
+            Self.decoder = decoder as AnyObject
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            msgId = try container.decode(Int64.self, forKey: .msgId)
+            if Self.firstContainer == nil { Self.firstContainer = container }
+            throughFirst = try Self.firstContainer!.decode(Int64.self, forKey: .msgId)
+            sender = try decoder.container(keyedBy: SenderKey.self).decode(String.self, forKey: .sender)
+        }
+        enum CodingKeys: String, CodingKey { case msgId }
+        enum SenderKey: String, CodingKey { case sender }
+    }
+
+    /// The rows of a `Decodable` list share one keyed container from the second row on: a
+    /// type that reads with two key types, or through a container it kept, reads each row
+    /// as a new container would (the row the decoder is on), and the decoder, which the kept
+    /// container refers to, is freed when the call ends.
+    @Test func aDecodableListReadsEachRowAndFreesItsDecoder() throws {
+        let folder = TemporaryFolder()
+        let dao = try Self.messages(folder)
+        let rows = try dao.fetch("listMessages", [nil, [], false, 5], as: WatchesDecoder.self)
+        #expect(rows.map(\.msgId) == [12, 11, 10, 9, 8])
+        #expect(rows.map(\.throughFirst) == [12, 11, 10, 9, 8], "a kept container reads the current row")
+        #expect(rows.map(\.sender) == ["bob", "ann", "bob", "ann", "bob"])
+        WatchesDecoder.firstContainer = nil
+        #expect(WatchesDecoder.decoder == nil, "the decoder outlived its call")
+    }
 }

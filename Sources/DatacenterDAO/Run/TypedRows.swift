@@ -41,6 +41,11 @@ final class TypedRows: @unchecked Sendable {
         self.decoder = ColumnDecoder(type: ObjectIdentifier(type))
     }
 
+    deinit {
+        // The decoder's kept container refers to it: a cycle, broken when the call ends.
+        decoder.forgetContainer()
+    }
+
     /// Decodes the row `row` is on, laid out by `layout`.
     func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
         guard readsColumns else {
@@ -245,8 +250,42 @@ final class ColumnDecoder: Decoder {
     /// True when crypt column `column` was read (so it decrypted, or holds no BLOB).
     func hasRead(_ column: Int) -> Bool { column < 64 && readMask & (1 << UInt64(column)) != 0 }
 
+    /// A keyed container of the rows (`Decodable` types), kept from the second one made and
+    /// handed out again for its key type: it reads whatever row the decoder is on, as a new
+    /// one would, and a new one per row cost more than a row's fields (run-time metadata
+    /// lookups for the container's generic types, its box allocated). Not kept for a single
+    /// row (a get), which keeping would only slow; one only (a type that reads with two key
+    /// types gets the other made each time, as before). Held until `forgetContainer`.
+    @exclusivity(unchecked) private var keptContainer: AnyObject?
+    /// The key type of `keptContainer`.
+    @exclusivity(unchecked) private var keptContainerKey: ObjectIdentifier?
+    /// True once a keyed container was made (the next one is kept).
+    @exclusivity(unchecked) private var madeContainer = false
+
+    /// A kept keyed container of one key type.
+    private final class KeptContainer<Key: CodingKey> {
+        let container: KeyedDecodingContainer<Key>
+        init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
+    }
+
     @usableFromInline func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(DAOValueDecoding.Keyed<Key, ColumnDecoder>(fields: self, codingPath: []))
+        if keptContainerKey == ObjectIdentifier(Key.self), let kept = keptContainer {
+            return unsafeDowncast(kept, to: KeptContainer<Key>.self).container // the key type says which
+        }
+        let container = KeyedDecodingContainer(DAOValueDecoding.Keyed<Key, ColumnDecoder>(fields: self, codingPath: []))
+        if madeContainer, keptContainer == nil {
+            keptContainer = KeptContainer(container)
+            keptContainerKey = ObjectIdentifier(Key.self)
+        }
+        madeContainer = true
+        return container
+    }
+
+    /// Drops the kept keyed container, which refers to this decoder (called when the call
+    /// ends; a type that kept the container keeps it working).
+    func forgetContainer() {
+        keptContainer = nil
+        keptContainerKey = nil
     }
 
     // A type that reads the row as a whole reads the value the value path builds.
