@@ -63,8 +63,8 @@ import Testing
         /// Stops the tests' tmux server, if it still runs, and removes its socket file.
         static func stopServer() {
             _ = try? tmux(["kill-server"])
-            let folder = (ProcessInfo.processInfo.environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") + "/tmux-\(getuid())"
-            unlink(folder + "/" + socket)
+            let root = ProcessInfo.processInfo.environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            unlink(root + "/tmux-\(getuid())/" + socket)
         }
 
         static func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {

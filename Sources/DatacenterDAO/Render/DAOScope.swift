@@ -113,9 +113,9 @@ public struct DAOScope: Sendable {
 
     /// `lookup(path)`, for a path that `argumentIndex(ofRootOf:...)` found starts from the
     /// argument at `argument`: read by position in a scope made of the method's arguments
-    /// (`init(names:values:globals:)`), looked up in any other.
-    func lookup(_ path: [String], argument: Int) -> DAOValue {
-        guard let root = self.argument(at: argument) else { return lookup(path) }
+    /// (`init(names:values:globals:)`), looked up in any other (and when `argument` is nil).
+    func lookup(_ path: [String], argument: Int?) -> DAOValue {
+        guard let argument, let root = self.argument(at: argument) else { return lookup(path) }
         return path.count == 1 ? root : root.value(at: path.dropFirst())
     }
 
@@ -133,8 +133,7 @@ public struct DAOScope: Sendable {
     /// a method's arguments has no items or named locals); nil for chained access or a name
     /// no argument has (a global).
     static func argumentIndex(of path: [String], among arguments: [DAOArgumentSpec]) -> Int? {
-        guard path.count == 1, let first = path.first else { return nil }
-        return lastIndex(of: rootName(first), among: arguments)
+        path.count == 1 ? argumentIndex(ofRootOf: path, among: arguments, shadowedBy: []) : nil
     }
 
     /// True when `name` is an argument, a loop item or a global.

@@ -214,12 +214,7 @@ final class DecisionProgram: Sendable {
                 next += 1
             case .forEach(let loop, let argument, let end):
                 let node = loops[loop]
-                let elements: [DAOValue]?
-                if let argument {
-                    elements = try node.elements(of: scope.lookup(node.collection, argument: argument))
-                } else {
-                    elements = try node.elements(in: scope)
-                }
+                let elements = try node.elements(of: scope.lookup(node.collection, argument: argument))
                 outcome.decisions.append(Int32(truncatingIfNeeded: elements?.count ?? 0)) // nil as an empty collection
                 if let elements, !elements.isEmpty {
                     scope.push(node.item, .nil)
