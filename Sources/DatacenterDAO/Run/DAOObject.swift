@@ -38,7 +38,9 @@ public final class DAOObject: Sendable {
     /// mutex (`withState`); unchecked because its kept reads hold statements, which are
     /// used on the connection's queue only.
     private struct State: @unchecked Sendable {
-        var tableName: String
+        var tableName: String {
+            didSet { isTablePrepared = preparedTables.contains(tableName) }
+        }
         var globals: [String: DAOValue] = [:]
         var eventHandler: DAOEventHandler?
         var encryptor: any DataCrypt
@@ -48,7 +50,12 @@ public final class DAOObject: Sendable {
         /// The mapper of rows, with the current decryptor.
         var mapper: ResultMapper
         /// Tables whose initializer and upgrades have run.
-        var preparedTables: Set<String> = []
+        var preparedTables: Set<String> = [] {
+            didSet { isTablePrepared = preparedTables.contains(tableName) }
+        }
+        /// True when `preparedTables` holds `tableName`: every call asks, and hashing the name
+        /// each time cost as much as the rest of taking the call's state.
+        private(set) var isTablePrepared = false
         var selectsPrepareTables = true
         var explicitTransaction = false
         /// Selects by key ready to run again, on prepared tables only.
@@ -222,7 +229,7 @@ public final class DAOObject: Sendable {
             return (DAOCall(method: method, arguments: arguments, table: state.tableName, globals: state.globals,
                             cryptRules: config.cryptRules, encryptor: state.encryptor,
                             mapper: state.mapper, typedRows: typedRows,
-                            isPrepared: skipsPreparation || state.preparedTables.contains(state.tableName)),
+                            isPrepared: skipsPreparation || state.isTablePrepared),
                     skipsPreparation)
         }
         if call.1, call.0.table.isEmpty, config.module.initializer != nil { throw DAOError.noTableName }
