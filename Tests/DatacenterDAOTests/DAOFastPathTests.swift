@@ -102,6 +102,7 @@ private let fastXML = """
               <update id="create">create table ${T} (a integer, b text)</update>
               <insert id="add" arguments="a, b">insert into ${T} (a, b) values (#{a}, #{b})</insert>
               <select id="all" result="{}">select * from ${T} order by a</select>
+              <select id="every" result="[{}]">select * from ${T} order by a</select>
               <update id="addColumn">alter table ${T} add column c text default 'new'</update>
               <update id="rename">alter table ${T} rename column b to bee</update>
             </module>
@@ -110,8 +111,16 @@ private let fastXML = """
         try dao.call("create")
         try dao.call("add", [1, "one"])
         #expect(try dao.call("all").value == ["a": 1, "b": "one"])
+        // A typed list takes the layout kept with the statement too, checked the same way.
+        struct AC: DAORowDecodable, Equatable {
+            var a: Int64, c: String?
+            init(a: Int64, c: String?) { self.a = a; self.c = c }
+            init(row: borrowing DAORow) throws { self.init(a: try row["a"], c: try row["c"]) }
+        }
+        for _ in 0..<2 { #expect(try dao.fetch("every", as: AC.self) == [AC(a: 1, c: nil)]) }
         try dao.call("addColumn")
         #expect(try dao.call("all").value == ["a": 1, "b": "one", "c": "new"])
+        #expect(try dao.fetch("every", as: AC.self) == [AC(a: 1, c: "new")])
         try dao.call("rename")
         #expect(try dao.call("all").value == ["a": 1, "bee": "one", "c": "new"])
     }

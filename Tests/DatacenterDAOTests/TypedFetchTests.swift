@@ -178,6 +178,39 @@ import Testing
         #expect(try other.fetch("getMessage", [2], as: Header.self).map(\.msgId) == [2], "a plaintext row reads")
     }
 
+    /// A list's rows are read in one loop as they are stepped: a row after the first that
+    /// does not decrypt fails the list as it fails the value path, whether the type reads
+    /// the crypt column or not; the rows before it alone read.
+    @Test func aListRowAfterTheFirstThatDoesNotDecryptFailsTheList() throws {
+        struct Header: Decodable, Equatable { var msgId: Int64; var content: String? }
+        struct HeaderRow: DAORowDecodable {
+            var msgId: Int64
+            init(row: borrowing DAORow) throws { msgId = try row["msgId"] }
+        }
+        let folder = TemporaryFolder()
+        let dao = try Self.messages(folder)
+        let other = try DAOObject(config: try DAOConfig(xml: DAOExamples.messages, file: "messages.xml"), path: folder.file("m.sqlite"),
+                                  crypt: KeyRing([try EncryptionKey(parsing: String(repeating: "cd", count: 32))]))
+        // The oldest message, so the last row of a list newest first.
+        try other.call("insertMessage", [.model("MessageModel", ["conversation": "c0", "sender": "ann", "time": 1_767_225_000,
+                                                                 "content": "another key's"])])
+        let all: [DAOValue] = [nil, [], false, 0]
+        for read in [{ _ = try dao.fetch("listMessages", all, as: Header.self) },
+                     { _ = try dao.fetch("listMessages", all, as: HeaderRow.self) },
+                     { _ = try dao.fetchValue("listMessages", all, as: Header.self) }] {
+            #expect {
+                try read()
+            } throws: { error in
+                guard case DAOError.crypt = error else { return false }
+                return true
+            }
+        }
+        let before = try dao.fetch("listMessages", [nil, [], false, 12], as: Header.self)
+        #expect(before == (try dao.fetchValue("listMessages", [nil, [], false, 12], as: Header.self)))
+        #expect(before.map(\.msgId) == Array((1...12).reversed()))
+        #expect(try dao.fetch("listMessages", [nil, [], false, 12], as: HeaderRow.self).map(\.msgId) == before.map(\.msgId))
+    }
+
     // MARK: DAORowDecodable
 
     /// The example's message read field by field, as `Message` declares it.

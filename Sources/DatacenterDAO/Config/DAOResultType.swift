@@ -14,6 +14,14 @@ public struct DAOResultType: Sendable, Equatable, CustomStringConvertible {
         case model(String)
         /// A `<map>` by id.
         case map(String)
+
+        /// True for a row's fields (`{}`, a model, a map); false for a scalar of the first column.
+        var isRow: Bool {
+            switch self {
+            case .dictionary, .model, .map: return true
+            case .int, .longLong, .bool, .double, .string, .binary: return false
+            }
+        }
     }
     /// One row's shape.
     public let element: Element

@@ -53,6 +53,66 @@ final class TypedRows: @unchecked Sendable {
             return
         }
         decoder.move(to: row, layout: layout, decryptor: decryptor)
+        try readColumns(of: row, layout: layout, decryptor: decryptor)
+    }
+
+    /// True when rows are read field by field (`readRows`); false for the types read from a
+    /// row's whole value.
+    var readsRowColumns: Bool { readsColumns }
+
+    /// Runs `statement` with `values` bound and decodes its rows as `element` rows (a `{}`,
+    /// model or map: `element.isRow`; `readsRowColumns`), every row when `readsAll`, else
+    /// the first: what a `ResultCollector` with this typed read does, in one loop. The rows'
+    /// layout is `layout` when it was made for the statement's columns; else a new one,
+    /// returned to be kept.
+    ///
+    /// Its own loop: between two steps a row runs only this loop's body and the type's
+    /// reading, and SQLite's stepping evicts what a row runs; the collector's way (a closure
+    /// per row, the collector, the mapper, `add`) ran three times the bytes of code a row.
+    /// - throws: `DatabaseError` from stepping; else the first row's error (the rows after
+    ///   a failed one are stepped, not read, as the collector does).
+    func readRows(of statement: Statement, values: [DatabaseValue], as element: DAOResultType.Element,
+                  mapper: ResultMapper, layout kept: RowLayout?, readsAll: Bool) throws -> RowLayout? {
+        try statement.bind(values: values)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        // The first row: the layout checked against the statement's columns (made again when
+        // SQLite prepared the statement again with others), the decoder moved to it.
+        let decryptor = mapper.decryptor
+        let layout: RowLayout
+        do {
+            if let kept, kept.columnNames == statement.columnNames {
+                layout = kept
+            } else {
+                layout = try RowLayout(element, columnNames: statement.columnNames, mapper: mapper)
+            }
+        } catch {
+            while readsAll, try statement.step() {} // as the collector: a later row's database error comes first
+            throw error
+        }
+        var failure: (any Error)?
+        do {
+            decoder.move(to: statement, layout: layout, decryptor: decryptor)
+            try readColumns(of: statement, layout: layout, decryptor: decryptor)
+        } catch {
+            failure = error
+        }
+        while readsAll, try statement.step() {
+            guard failure == nil else { continue }
+            do {
+                decoder.nextRow()
+                try readColumns(of: statement, layout: layout, decryptor: decryptor)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return layout === kept ? nil : layout
+    }
+
+    /// Decodes the row the decoder is on (`row`, laid out by `layout`) with `readRow`.
+    @inline(__always)
+    private func readColumns(of row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
         do {
             try readRow(DAORow(source: .columns(Unmanaged.passUnretained(decoder))))
             decoder.finishRow()
@@ -100,17 +160,17 @@ final class ColumnDecoder: Decoder {
     private let type: ObjectIdentifier
     /// The statement whose row is read, and that row; or the row read (for rows already read).
     @exclusivity(unchecked) private var statement: Statement?
-    @usableFromInline @exclusivity(unchecked) var cursor: StatementCursor?
+    @exclusivity(unchecked) private var cursor: StatementCursor?
     @exclusivity(unchecked) private var otherRow: (any ResultRow)?
     /// The row's layout and decryptor (set at the first row).
     @exclusivity(unchecked) private var rowLayout: RowLayout?
     @exclusivity(unchecked) private var decryptor: (any DataCrypt)?
     /// The learnt order of the fields; empty while it is being learnt.
-    @usableFromInline @exclusivity(unchecked) var order: [FieldRequest] = []
+    @exclusivity(unchecked) private var order: [FieldRequest] = []
     /// True while the order is being learnt (the first row read on a layout).
     @exclusivity(unchecked) private var learning = false
     /// How many fields have been asked for (the position in `order`).
-    @usableFromInline @exclusivity(unchecked) var position = 0
+    @exclusivity(unchecked) private var position = 0
     /// While learning: the fields asked for, with their columns.
     @exclusivity(unchecked) private var asked: [FieldRequest] = []
     /// The crypt columns read among the first 64 (the others are never taken as read).
@@ -148,9 +208,21 @@ final class ColumnDecoder: Decoder {
         readMask = 0
     }
 
+    /// Starts reading the next row of the statement and layout the decoder was moved to.
+    @inline(__always)
+    func nextRow() {
+        position = 0
+        readMask = 0
+    }
+
     /// Ends reading a row: the order it asked for its fields in is learnt, if it was not.
+    @inline(__always)
     func finishRow() {
-        guard learning else { return }
+        if learning { learnOrder() }
+    }
+
+    /// Keeps the order the row asked for its fields in.
+    private func learnOrder() {
         layout.fieldOrder = (type, asked)
         order = asked
         asked = []
@@ -165,12 +237,10 @@ final class ColumnDecoder: Decoder {
 
     /// Where field `field` is: `FieldRequest.location` (its column and whether it is a crypt
     /// column, in one integer), or -1 when no column fills it. Each call is the next field
-    /// the row is asked for.
-    ///
-    /// Inlined into the type's reading, where `field` is a literal: the learnt guess is
-    /// checked with no call; `lookUp` finds a field the guess misses.
-    @inlinable @inline(__always)
-    func locate(_ field: String) -> Int {
+    /// the row is asked for: the learnt guess is checked first; `lookUp` finds a field the
+    /// guess misses.
+    @inline(__always)
+    private func locate(_ field: String) -> Int {
         let position = self.position
         self.position = position &+ 1
         if position < order.count, order[position].field == field { return order[position].location }
@@ -179,42 +249,58 @@ final class ColumnDecoder: Decoder {
 
     /// `locate` of a field the learnt order does not guess: the layout's column for it
     /// (noted in the order being learnt, while it is).
-    @usableFromInline
-    func lookUp(_ field: String) -> Int {
+    private func lookUp(_ field: String) -> Int {
         let column = layout.column(forField: field)
         let request = FieldRequest(field: field, column: column, decrypted: column.map(layout.isDecrypted) ?? false)
         if learning { asked.append(request) }
         return request.location
     }
 
-    /// The column at `location` (from `locate`, not -1) read directly: nil when it is a crypt
-    /// column holding a BLOB (its value is decrypted) or the row is not a statement's.
-    /// Inlined, as `locate` is.
-    @inlinable
-    func plainColumn(at location: Int) -> ColumnValue? {
-        guard let cursor else { return nil }
+    /// The column of the next field asked for, `field`, read directly: nil when no column
+    /// fills it, it is a crypt column holding a BLOB (its value is decrypted), or the row is
+    /// not a statement's; `readField` then reads the field. A crypt column holding anything
+    /// else reads as it is (and cannot fail the row: it counts as read).
+    ///
+    /// One function for every field of every type: `DAORow.decode`'s inlined part only
+    /// calls it and converts what it returns (see there why it is kept small).
+    @usableFromInline
+    func nextPlainColumn(_ field: String) -> ColumnValue? {
+        let location = locate(field)
+        lastLocation = location
+        guard location >= 0, let cursor else { return nil }
         let column = FieldRequest.column(of: location)
         let value = cursor.column(at: column)
         guard FieldRequest.isDecrypted(location) else { return value }
-        return plainCryptColumn(value, at: column)
-    }
-
-    /// `plainColumn` of crypt column `column`, holding `value`: only a BLOB is decrypted, so
-    /// a crypt column holding anything else reads as it is (and cannot fail the row: it
-    /// counts as read).
-    @usableFromInline
-    func plainCryptColumn(_ value: ColumnValue, at column: Int) -> ColumnValue? {
         guard !value.isBlob else { return nil }
         markRead(column)
         return value
     }
 
-    /// The value at `location` (from `locate`, not -1) as the value path has it, decrypted
-    /// when it is a crypt column.
+    /// Where the last field asked for (by `nextPlainColumn`) is: `FieldRequest.location`.
+    @exclusivity(unchecked) private var lastLocation = -1
+
+    /// The last field asked for, `field`, when `nextPlainColumn` did not read it or its
+    /// column does not hold what `T` reads as it is: through its value, as the value path
+    /// reads it (decrypted for a crypt column); a field no column fills as `T` reads a
+    /// missing one.
+    ///
+    /// Specialized where it is called but never inlined: the common case does not run it.
+    /// - throws: what `T` throws for the value or the missing field; `DAOError.crypt`.
+    @inlinable @inline(never)
+    func readField<T: DAOFieldDecodable>(_ type: T.Type, _ field: String) throws -> T {
+        let value = try lastFieldValue()
+        guard let value else { return try T.decodeMissingField(field) }
+        return try T.decode(fieldValue: value, field: field)
+    }
+
+    /// The value of the last field asked for, as the value path has it (decrypted when it is
+    /// a crypt column); nil when no column fills it.
     /// - throws: `DAOError.crypt` for a crypt column that does not decrypt.
     @usableFromInline
-    func value(at location: Int) throws -> DAOValue {
-        try cell(FieldRequest.column(of: location), decrypted: FieldRequest.isDecrypted(location))
+    func lastFieldValue() throws -> DAOValue? {
+        let location = lastLocation
+        guard location >= 0 else { return nil }
+        return try cell(FieldRequest.column(of: location), decrypted: FieldRequest.isDecrypted(location))
     }
 
     /// The column that fills `field` (nil when none does), and whether it is a crypt column.
@@ -228,10 +314,8 @@ final class ColumnDecoder: Decoder {
     /// (then its value).
     /// - throws: `DAOError.crypt` for a crypt column that does not decrypt.
     func cell(forField field: String) throws -> DAORowCell {
-        let location = locate(field)
-        guard location >= 0 else { return .missing }
-        if let column = plainColumn(at: location) { return .column(DAOColumn(column)) }
-        return .value(try value(at: location))
+        if let column = nextPlainColumn(field) { return .column(DAOColumn(column)) }
+        return try lastFieldValue().map(DAORowCell.value) ?? .missing
     }
 
     /// The value of `column`, decrypted when it is a crypt column.

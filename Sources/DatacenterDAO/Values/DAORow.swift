@@ -1,3 +1,5 @@
+import DatacenterKit
+
 /// A type an app reads a select's rows into by field name, with `fetch(_:_:as:)`, as
 /// GRDB's `FetchableRecord` is read from a `Row`.
 ///
@@ -85,16 +87,21 @@ public struct DAORow: ~Copyable {
     /// Inlined where it is called, so `T`'s reading is specialized: a column holding what
     /// `T` reads without conversion is read straight from the statement (`decode(column:)`),
     /// anything else through its value, with the same result.
+    ///
+    /// What is inlined is kept small: finding the column is one call shared by every field
+    /// and type (`ColumnDecoder.nextPlainColumn`), and everything else (a missing field, a
+    /// crypt column to decrypt, a conversion) is one call out of line (`readField`). A
+    /// row's code runs between two steps of SQLite's own, which evict it: the fewer bytes a
+    /// row runs, the fewer it fetches again (see docs/CLI.md, `dao-messages-list`).
     @inlinable
     public func decode<T: DAOFieldDecodable>(_ type: T.Type, _ name: String) throws -> T {
         if case .columns(let columns) = source {
             // The same reading as `cell(name).read(by:)`, without building the cell.
-            return try columns._withUnsafeGuaranteedRef { decoder in
-                let location = decoder.locate(name)
-                guard location >= 0 else { return try T.decodeMissingField(name) }
-                if let column = decoder.plainColumn(at: location), let value = T.decode(column: DAOColumn(column)) { return value }
-                return try T.decode(fieldValue: decoder.value(at: location), field: name)
+            if let column = columns._withUnsafeGuaranteedRef({ $0.nextPlainColumn(name) }),
+               let value = T.decode(column: DAOColumn(column)) {
+                return value
             }
+            return try columns._withUnsafeGuaranteedRef { try $0.readField(T.self, name) }
         }
         guard let value = try cell(name).read(by: { try T.decode(fieldValue: $0, field: name) }) else {
             return try T.decodeMissingField(name)
