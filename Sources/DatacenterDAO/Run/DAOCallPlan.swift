@@ -6,7 +6,8 @@ import DatacenterKit
 ///
 /// Whatever the way, a call does the same thing: it renders (or binds exactly what rendering
 /// would bind), prepares the table on first use, runs its statements atomically, and maps
-/// its rows the same way (`ResultCollector`). The ways differ only in what they skip, and
+/// its rows the same way (`ResultCollector`; a typed read of one statement's rows, the same
+/// in one loop: `TypedRows.readRows`). The ways differ only in what they skip, and
 /// the equivalence tests hold each to the general path's result, errors included:
 ///
 /// | way | chosen for | what it skips |
