@@ -183,7 +183,7 @@ struct Executor {
                 try statement.execute(values: bindings)
                 return try results.empty.finish()
             }
-            if let typedRows = results.typedRows, typedRows.readsRowColumns, let type = results.type, type.element.isRow {
+            if let typedRows = results.typedRows, typedRows.readsColumns, let type = results.type, type.element.isRow {
                 let layout = try typedRows.readRows(of: statement, values: bindings, as: type.element, mapper: results.mapper,
                                                     layout: statement.keptLayout(for: results.method), readsAll: type.isArray)
                 statement.keep(layout, for: results.method)

@@ -19,7 +19,7 @@ final class TypedRows: @unchecked Sendable {
 
     /// False for the types `DAOValue.decode` reads from a row's whole value (`Date`, `Data`,
     /// `URL`), which take the value path: `readRow` is not called then.
-    private let readsColumns: Bool
+    let readsColumns: Bool
     /// Reads a row from its fields. Not optional: an optional closure of a borrowing
     /// parameter is wrapped in a thunk, allocated per call.
     private let readRow: (borrowing DAORow) throws -> Void
@@ -56,12 +56,8 @@ final class TypedRows: @unchecked Sendable {
         try readColumns(of: row, layout: layout, decryptor: decryptor)
     }
 
-    /// True when rows are read field by field (`readRows`); false for the types read from a
-    /// row's whole value.
-    var readsRowColumns: Bool { readsColumns }
-
     /// Runs `statement` with `values` bound and decodes its rows as `element` rows (a `{}`,
-    /// model or map: `element.isRow`; `readsRowColumns`), every row when `readsAll`, else
+    /// model or map: `element.isRow`; only when `readsColumns`), every row when `readsAll`, else
     /// the first: what a `ResultCollector` with this typed read does, in one loop. The rows'
     /// layout is `layout` when it was made for the statement's columns; else a new one,
     /// returned to be kept.
