@@ -113,17 +113,7 @@ final class ResultMapper: Sendable {
     @inline(__always)
     func value(of row: some ResultRow, as element: DAOResultType.Element, layout: inout RowLayout?,
                typedRows: TypedRows? = nil, checkingColumns: Bool = true) throws -> DAOValue {
-        switch element {
-        case .dictionary, .model, .map:
-            if layout == nil || checkingColumns && layout!.columnNames != row.columnNames {
-                layout = try RowLayout(element, columnNames: row.columnNames, mapper: self)
-            }
-            if let typedRows {
-                try typedRows.add(row, layout: layout!, decryptor: decryptor)
-                return .nil
-            }
-            return try layout!.value(of: row, decryptor: decryptor)
-        default:
+        guard element.isRow else {
             let value = ResultMapper.scalar(row.columnCount > 0 ? row.value(at: 0) : .null, as: element) ?? .nil
             if let typedRows {
                 try typedRows.add(scalar: value)
@@ -131,6 +121,20 @@ final class ResultMapper: Sendable {
             }
             return value
         }
+        if layout == nil || checkingColumns { layout = try self.layout(of: row, as: element, kept: layout) }
+        if let typedRows {
+            try typedRows.add(row, layout: layout!, decryptor: decryptor)
+            return .nil
+        }
+        return try layout!.value(of: row, decryptor: decryptor)
+    }
+
+    /// The layout of `row`'s columns as `element` rows (`element.isRow`): `kept` when it was
+    /// made for these columns (a statement SQLite prepared again may have others), else a new one.
+    /// - throws: `DAOError.resultMapping` (no such map).
+    func layout(of row: some ResultRow, as element: DAOResultType.Element, kept: RowLayout?) throws -> RowLayout {
+        if let kept, kept.columnNames == row.columnNames { return kept }
+        return try RowLayout(element, columnNames: row.columnNames, mapper: self)
     }
 
     /// The model class rows of `element` become; nil for a dictionary or scalar.

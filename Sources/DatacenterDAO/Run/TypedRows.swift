@@ -77,11 +77,7 @@ final class TypedRows: @unchecked Sendable {
         let decryptor = mapper.decryptor
         let layout: RowLayout
         do {
-            if let kept, kept.columnNames == statement.columnNames {
-                layout = kept
-            } else {
-                layout = try RowLayout(element, columnNames: statement.columnNames, mapper: mapper)
-            }
+            layout = try mapper.layout(of: statement, as: element, kept: kept)
         } catch {
             while readsAll, try statement.step() {} // as the collector: a later row's database error comes first
             throw error
