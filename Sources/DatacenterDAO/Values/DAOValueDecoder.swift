@@ -170,9 +170,20 @@ enum DAOValueDecoding {
 
     /// A keyed container over `Fields`: one reading of each Swift type, whatever holds the
     /// fields.
-    struct Keyed<Key: CodingKey, Source: Fields>: KeyedDecodingContainerProtocol {
+    ///
+    /// A class: `KeyedDecodingContainer` boxes it, and its box copies it out for every field
+    /// read (the standard library's generic box reads its stored container by copy). A struct
+    /// of two references was copied through its generic value witnesses, both retained and
+    /// released, per field; a class is one retain and one release.
+    final class Keyed<Key: CodingKey, Source: Fields>: KeyedDecodingContainerProtocol {
         let fields: Source
         let codingPath: [any CodingKey]
+
+        init(fields: Source, codingPath: [any CodingKey]) {
+            self.fields = fields
+            self.codingPath = codingPath
+        }
+
         var allKeys: [Key] { fields.fieldNames.compactMap { Key(stringValue: $0) } }
 
         func contains(_ key: Key) -> Bool { fields.hasField(key.stringValue) }
