@@ -163,12 +163,13 @@ final class DecisionProgram: Sendable {
         var bound = BoundValues(capacity: 8)
     }
 
-    /// Runs the pass for the names in `scope`.
+    /// Runs the pass for the names in `scope`, which it leaves as it found it (loop items
+    /// are bound and unbound as the pass goes; taken `inout` so that the call's scope is not
+    /// copied, five references retained and released, for this).
     /// - throws: what rendering throws for these names (`DAOError.render`, `.expression`).
-    func run(scope: DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>) throws -> Outcome {
+    func run(scope: inout DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>) throws -> Outcome {
         var outcome = Outcome()
         outcome.decisions.reserveCapacity(8)
-        var scope = scope
         try run(0..<instructions.count, scope: &scope, tableName: tableName, cryptRules: cryptRules, into: &outcome)
         return outcome
     }

@@ -114,14 +114,16 @@ public enum Renderer {
     /// `render(_:scope:tableName:cryptRules:)` with the text taken from (or kept in)
     /// `textCache`: a decision pass finds the call's shape and bound values; the text is
     /// written only when no call of that shape on that table wrote it before.
-    static func render(_ node: any SQLNode, scope: DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>,
+    ///
+    /// `scope` is consumed: a call's scope is made for its rendering and moved here.
+    static func render(_ node: any SQLNode, scope: consuming DAOScope, tableName: String, cryptRules: Set<DAOCryptRule>,
                        textCache: RenderedTextCache?) throws -> RenderedSQL {
         if let plan = (node as? SequenceNode)?.staticPlan {
             return try renderStatic(plan, scope: scope, tableName: tableName, cryptRules: cryptRules)
         }
         var decisions: [Int32] = []
         if let textCache {
-            let pass = try textCache.program.run(scope: scope, tableName: tableName, cryptRules: cryptRules)
+            let pass = try textCache.program.run(scope: &scope, tableName: tableName, cryptRules: cryptRules)
             // A text kept for the shape has as many placeholders as the pass has bound values.
             if let (sql, marks) = textCache.text(tableName: tableName, decisions: pass.decisions),
                pass.bound.values.count == marks.placeholders.count {
