@@ -132,5 +132,7 @@ extension Statement {
 /// The row layouts kept with one statement, by method.
 private final class KeptLayouts {
     static let limit = 4
-    var entries: [(method: DAOMethod, layout: RowLayout)] = []
+    /// Unchecked exclusivity: read and written only by the thread using the statement, never
+    /// across a nested access (each call paid two run-time access checks).
+    @exclusivity(unchecked) var entries: [(method: DAOMethod, layout: RowLayout)] = []
 }

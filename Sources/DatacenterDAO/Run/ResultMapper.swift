@@ -123,7 +123,7 @@ final class ResultMapper: Sendable {
         }
         if layout == nil || checkingColumns { layout = try self.layout(of: row, as: element, kept: layout) }
         if let typedRows {
-            try typedRows.add(row, layout: layout!, decryptor: decryptor)
+            try typedRows.add(row, layout: layout!, mapper: self)
             return .nil
         }
         return try layout!.value(of: row, decryptor: decryptor)

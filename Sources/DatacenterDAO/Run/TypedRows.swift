@@ -46,14 +46,15 @@ final class TypedRows: @unchecked Sendable {
         decoder.forgetContainer()
     }
 
-    /// Decodes the row `row` is on, laid out by `layout`.
-    func add(_ row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
+    /// Decodes the row `row` is on, laid out by `layout`, its crypt columns decrypted with
+    /// `mapper`'s decryptor.
+    func add(_ row: some ResultRow, layout: RowLayout, mapper: ResultMapper) throws {
         guard readsColumns else {
-            try read(value: layout.value(of: row, decryptor: decryptor))
+            try read(value: layout.value(of: row, decryptor: mapper.decryptor))
             return
         }
-        decoder.move(to: row, layout: layout, decryptor: decryptor)
-        try readColumns(of: row, layout: layout, decryptor: decryptor)
+        decoder.move(to: row, layout: layout, mapper: mapper)
+        try readColumns(of: row, layout: layout, mapper: mapper)
     }
 
     /// Runs `statement` with `values` bound and decodes its rows as `element` rows (a `{}`,
@@ -74,7 +75,6 @@ final class TypedRows: @unchecked Sendable {
         guard try statement.step() else { return nil }
         // The first row: the layout checked against the statement's columns (made again when
         // SQLite prepared the statement again with others), the decoder moved to it.
-        let decryptor = mapper.decryptor
         let layout: RowLayout
         do {
             layout = try mapper.layout(of: statement, as: element, kept: kept)
@@ -84,8 +84,8 @@ final class TypedRows: @unchecked Sendable {
         }
         var failure: (any Error)?
         do {
-            decoder.move(to: statement, layout: layout, decryptor: decryptor)
-            try readColumns(of: statement, layout: layout, decryptor: decryptor)
+            decoder.move(to: statement, layout: layout, mapper: mapper)
+            try readColumns(of: statement, layout: layout, mapper: mapper)
         } catch {
             failure = error
         }
@@ -93,7 +93,7 @@ final class TypedRows: @unchecked Sendable {
             guard failure == nil else { continue }
             do {
                 decoder.nextRow()
-                try readColumns(of: statement, layout: layout, decryptor: decryptor)
+                try readColumns(of: statement, layout: layout, mapper: mapper)
             } catch {
                 failure = error
             }
@@ -103,20 +103,24 @@ final class TypedRows: @unchecked Sendable {
     }
 
     /// Decodes the row the decoder is on (`row`, laid out by `layout`) with `readRow`.
+    ///
+    /// The mapper is handed down rather than its decryptor: the decryptor is an existential
+    /// of two references, copied (both retained and released) at each hand-over, and it is
+    /// needed only where a crypt column is read.
     @inline(__always)
-    private func readColumns(of row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) throws {
+    private func readColumns(of row: some ResultRow, layout: RowLayout, mapper: ResultMapper) throws {
         do {
             try readRow(DAORow(source: .columns(Unmanaged.passUnretained(decoder))))
             decoder.finishRow()
             // The value path decrypts every crypt column of a row: one the type does not read
             // fails the row just the same (only a BLOB is decrypted; other values pass).
             for column in layout.decryptedColumns where !decoder.hasRead(column) && row.isBlob(at: column) {
-                _ = try layout.cell(column, of: row, decryptor: decryptor)
+                _ = try layout.cell(column, of: row, decryptor: mapper.decryptor)
             }
         } catch {
             // As the value path: a crypt column that does not decrypt is the row's error,
             // the first such in column order.
-            for column in layout.decryptedColumns { _ = try layout.cell(column, of: row, decryptor: decryptor) }
+            for column in layout.decryptedColumns { _ = try layout.cell(column, of: row, decryptor: mapper.decryptor) }
             throw error
         }
     }
@@ -154,9 +158,10 @@ final class ColumnDecoder: Decoder {
     @exclusivity(unchecked) private var statement: Statement?
     @exclusivity(unchecked) private var cursor: StatementCursor?
     @exclusivity(unchecked) private var otherRow: (any ResultRow)?
-    /// The row's layout and decryptor (set at the first row).
+    /// The row's layout and the mapper whose decryptor decrypts its crypt columns (set at
+    /// the first row).
     @exclusivity(unchecked) private var rowLayout: RowLayout?
-    @exclusivity(unchecked) private var decryptor: (any DataCrypt)?
+    @exclusivity(unchecked) private var mapper: ResultMapper?
     /// The learnt order of the fields; empty while it is being learnt.
     @exclusivity(unchecked) private var order: [FieldRequest] = []
     /// True while the order is being learnt (the first row read on a layout).
@@ -176,8 +181,9 @@ final class ColumnDecoder: Decoder {
         self.type = type
     }
 
-    /// Starts reading the row `row` is on, laid out by `layout`.
-    func move(to row: some ResultRow, layout: RowLayout, decryptor: any DataCrypt) {
+    /// Starts reading the row `row` is on, laid out by `layout`, its crypt columns decrypted
+    /// with `mapper`'s decryptor.
+    func move(to row: some ResultRow, layout: RowLayout, mapper: ResultMapper) {
         if let statement = row as? Statement {
             if self.statement !== statement {
                 self.statement = statement
@@ -190,7 +196,7 @@ final class ColumnDecoder: Decoder {
         }
         if rowLayout !== layout {
             rowLayout = layout
-            self.decryptor = decryptor // the call's, the same for every row
+            self.mapper = mapper // the call's, the same for every row
             let learnt = layout.fieldOrder(of: type)
             order = learnt ?? []
             learning = learnt == nil
@@ -314,7 +320,7 @@ final class ColumnDecoder: Decoder {
     private func cell(_ column: Int, decrypted: Bool) throws -> DAOValue {
         guard decrypted else { return DAOValue(cursor?.value(at: column) ?? otherRow!.value(at: column)) }
         markRead(column)
-        return try layout.cell(column, of: row, decryptor: decryptor!)
+        return try layout.cell(column, of: row, decryptor: mapper!.decryptor)
     }
 
     /// Notes that crypt column `column` was read (decrypted, or not a BLOB).
@@ -376,7 +382,7 @@ final class ColumnDecoder: Decoder {
     /// A decoder of the row's value as the value path builds it (every column read).
     private func wholeRow() throws -> DAOValueDecoding.Decoder {
         readMask = ~0
-        return DAOValueDecoding.Decoder(value: try layout.value(of: row, decryptor: decryptor!), codingPath: [])
+        return DAOValueDecoding.Decoder(value: try layout.value(of: row, decryptor: mapper!.decryptor), codingPath: [])
     }
 }
 
