@@ -60,6 +60,10 @@ private let dynamicXML = """
       <update id="secret" arguments="m">
         update ${T} set secret = #{m.secret} <where onVoid="quit"><if true="m.id != nil">id = #{m.id}</if></where>
       </update>
+      <select id="lists" arguments="lists, ids">
+        select 1 <foreach item="l" collection="lists" separator=" or "><foreach item="l" collection="l" open="(" separator="," close=")">#{l}</foreach><if true="l.count > 1"> and many</if></foreach>
+        <foreach item="i" collection="ids" open=" in (" separator="," close=")" reverse="true">#{$i}</foreach>
+      </select>
       <select id="inlined" arguments="a, b">select @{a} as x <if true="b != nil">, @{b} as y, #{b} as z</if></select>
     </module>
     """
@@ -204,6 +208,28 @@ private func expectCachedRendersAsWritten(_ method: DAOMethod, _ arguments: [DAO
         expectCachedRendersAsWritten(method, [nil, [], nil], cache: cache)
     }
 
+    /// A loop whose body is one `#{}` of its item binds each element as it is, the item not
+    /// put in the scope: the bindings writing the text gives, an inner item shadowing the
+    /// outer one of its name inside its loop only, `$i` as `i`, `reverse` honoured.
+    @Test func aLoopOfItsItemAloneBindsItsElements() throws {
+        let (method, cache) = try cachedMethod("lists", arity: 2)
+        let itemLoops = cache.program.instructions.filter { if case .forEachItem = $0 { true } else { false } }
+        #expect(itemLoops.count == 2) // the inner loop over `l` and the loop over `ids`
+        let arguments: [DAOValue] = [[["a", "b"], ["c"]], [1, nil, "three"]]
+        for _ in 0..<2 { // written, then from the cache
+            let statement = try Renderer.render(method, arguments: arguments, globals: [:], tableName: "items", cryptRules: [],
+                                                textCache: cache).statements[0]
+            #expect(statement.bindings == [.text("a"), .text("b"), .text("c"), .text("three"), .null, .integer(1)])
+            // After the inner loop `l` is the outer item again: the first group has two elements.
+            #expect(statement.sql.components(separatedBy: "and many").count == 2, "\(statement.sql)")
+        }
+        // The last two bind as many values in loops of other lengths: the lengths are decisions.
+        for calls in [arguments, [nil, []], [[[], ["x"]], nil], [["x"], [2]], [[["x"], "y"], [2]],
+                      [[["a", "b"]], [1]], [[["a", "b", "c"]], []]] as [[DAOValue]] {
+            expectCachedRendersAsWritten(method, calls, cache: cache)
+        }
+    }
+
     /// Only templates whose text their branches determine get a cache: not one with an
     /// `@{}`, a `<format>` or an `onVoid` trim.
     @Test func templatesWithTextOfTheirArgumentsGetNoCache() throws {
@@ -213,6 +239,6 @@ private func expectCachedRendersAsWritten(_ method: DAOMethod, _ arguments: [DAO
             guard case .sql(let template) = method.body else { continue }
             if RenderedTextCache(template: template, arguments: method.arguments) != nil { cached.append(method.id) }
         }
-        #expect(cached.sorted() == ["collide", "nested", "search", "shadow", "touch"])
+        #expect(cached.sorted() == ["collide", "lists", "nested", "search", "shadow", "touch"])
     }
 }

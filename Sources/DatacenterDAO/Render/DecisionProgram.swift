@@ -44,6 +44,12 @@ final class DecisionProgram: Sendable {
         /// The `<foreach>` `loops[loop]`: its body, up to `end`, once per element, the item
         /// bound to it. Its collection starts from argument `argument` when not nil.
         case forEach(loop: Int, argument: Int?, end: Int)
+        /// A `<foreach>` whose body is one `#{}` of its item itself (`in (#{id}, …)`, the
+        /// commonest loop): each element is bound as it is, by `references[reference]`. The
+        /// item is not put in the scope: nothing in the body looks a name up, and a one-name
+        /// path is never a crypt property (`DAOScope.isEncrypted`), so the element binds as
+        /// the body would bind it.
+        case forEachItem(loop: Int, argument: Int?, reference: Int)
     }
 
     /// The instructions.
@@ -129,7 +135,12 @@ final class DecisionProgram: Sendable {
                 items.append(node.item)
                 defer { items.removeLast() }
                 guard compile(node.body) else { return false }
-                code[start] = .forEach(loop: loop, argument: collection, end: code.count)
+                if code.count == start + 2, case .bindItem(let reference) = code[start + 1] {
+                    code.removeLast()
+                    code[start] = .forEachItem(loop: loop, argument: collection, reference: reference)
+                } else {
+                    code[start] = .forEach(loop: loop, argument: collection, end: code.count)
+                }
                 return true
             case let node as TrimNode:
                 return node.onVoid == nil && compile(node.body)
@@ -212,6 +223,16 @@ final class DecisionProgram: Sendable {
                 next = end
             case .otherwise(let index):
                 outcome.decisions.append(index)
+                next += 1
+            case .forEachItem(let loop, let argument, let reference):
+                let node = loops[loop]
+                let elements = try node.elements(of: scope.lookup(node.collection, argument: argument))
+                outcome.decisions.append(Int32(truncatingIfNeeded: elements?.count ?? 0)) // nil as an empty collection
+                let reference = references[reference]
+                for element in elements ?? [] {
+                    let (value, encrypted) = reference.binding(of: element, in: scope, cryptRules: cryptRules)
+                    outcome.bound.append(value, encrypted: encrypted)
+                }
                 next += 1
             case .forEach(let loop, let argument, let end):
                 let node = loops[loop]
