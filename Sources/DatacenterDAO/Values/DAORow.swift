@@ -21,11 +21,12 @@ import DatacenterKit
 /// let messages = try dao.fetch("listMessages", arguments, as: Message.self)
 /// ```
 ///
-/// For many rows, write `init(row:)` in an extension, calling the memberwise initializer:
-/// `self.init(id: try row["msgId"], sender: try row["sender"], content: try row["content"])`.
-/// Swift 6.3 compiles a throwing initializer that assigns the fields of a larger struct one
-/// by one with a copy and a destroy of the whole value at its end (a retain and a release
-/// per reference it holds, per row: measured on the bench's seven-field `MessageRow`); the
+/// For many rows, write `init(row:)` in an extension, calling the memberwise initializer
+/// Swift synthesizes: `self.init(id: try row["msgId"], sender: try row["sender"], content:
+/// try row["content"])`. Swift 6.3 compiles a throwing initializer that assigns the fields of
+/// a larger struct one by one, or that calls an initializer written in the struct, with a
+/// copy and a destroy of the whole value at its end (a retain and a release per reference it
+/// holds, per row: measured on the bench's seven-field `MessageRow`); the synthesized
 /// memberwise form builds the value in place.
 public protocol DAORowDecodable {
     /// Reads one row. `row` is borrowed for this call only (it cannot be copied or kept):
