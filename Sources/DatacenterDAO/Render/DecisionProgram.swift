@@ -225,9 +225,7 @@ final class DecisionProgram: Sendable {
                 outcome.decisions.append(index)
                 next += 1
             case .forEachItem(let loop, let argument, let reference):
-                let node = loops[loop]
-                let elements = try node.elements(of: scope.lookup(node.collection, argument: argument))
-                outcome.decisions.append(Int32(truncatingIfNeeded: elements?.count ?? 0)) // nil as an empty collection
+                let elements = try self.elements(of: loop, argument: argument, in: scope, into: &outcome)
                 let reference = references[reference]
                 for element in elements ?? [] {
                     let (value, encrypted) = reference.binding(of: element, in: scope, cryptRules: cryptRules)
@@ -236,8 +234,7 @@ final class DecisionProgram: Sendable {
                 next += 1
             case .forEach(let loop, let argument, let end):
                 let node = loops[loop]
-                let elements = try node.elements(of: scope.lookup(node.collection, argument: argument))
-                outcome.decisions.append(Int32(truncatingIfNeeded: elements?.count ?? 0)) // nil as an empty collection
+                let elements = try self.elements(of: loop, argument: argument, in: scope, into: &outcome)
                 if let elements, !elements.isEmpty {
                     scope.push(node.item, .nil)
                     defer { scope.pop() }
@@ -249,5 +246,16 @@ final class DecisionProgram: Sendable {
                 next = end
             }
         }
+    }
+
+    /// The elements `loops[loop]` iterates (nil for a nil collection), its collection read
+    /// from argument `argument` when not nil; their count is noted as the loop's decision (a
+    /// nil collection as an empty one).
+    @inline(__always)
+    private func elements(of loop: Int, argument: Int?, in scope: DAOScope, into outcome: inout Outcome) throws -> [DAOValue]? {
+        let node = loops[loop]
+        let elements = try node.elements(of: scope.lookup(node.collection, argument: argument))
+        outcome.decisions.append(Int32(truncatingIfNeeded: elements?.count ?? 0))
+        return elements
     }
 }
