@@ -418,6 +418,101 @@ import Testing
         KeepsDecoder.kept = []
     }
 
+    /// Watches the decoder it is read with (weakly) and reads its id and content; throws
+    /// after reading its id when it is `failing`.
+    struct LentDecoder: Decodable {
+        nonisolated(unsafe) static weak var decoder: AnyObject?
+        nonisolated(unsafe) static var failing: Int64?
+        var msgId: Int64
+        var content: String?
+        init(from decoder: any Decoder) throws {
+            Self.decoder = decoder as AnyObject
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            msgId = try container.decode(Int64.self, forKey: .msgId)
+            if msgId == Self.failing { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "failing")) }
+            content = try container.decode(String?.self, forKey: .content)
+        }
+        enum CodingKeys: String, CodingKey { case msgId, content }
+    }
+
+    /// A kept get lends its decoder to the next get of the same type, which reads its own row
+    /// as a new decoder would: after a get as another type, after a row that failed while its
+    /// fields' order was being learnt, and with the decryptor set since (a wrong key fails,
+    /// the right one reads again). A decoder the type kept is never lent again, and the one
+    /// kept last is freed with the DAO object (nothing it holds keeps it).
+    @Test func aKeptGetLendsItsDecoderOnlyWhenNothingKeptIt() throws {
+        try lendsItsDecoderOnlyWhenNothingKeptIt()
+        #expect(LentDecoder.decoder == nil, "a decoder kept in a cycle")
+    }
+
+    func lendsItsDecoderOnlyWhenNothingKeptIt() throws {
+        let folder = TemporaryFolder()
+        let dao = try Self.messages(folder)
+        func get(_ id: Int64) throws -> [LentDecoder] { try dao.fetch("getMessage", [.integer(id)], as: LentDecoder.self) }
+        _ = try dao.fetch("getMessage", [12], as: Message.self) // prepares: the next gets are kept reads
+        LentDecoder.failing = 12
+        #expect(throws: DAOError.self) { try get(12) } // fails on the first row its decoder reads
+        LentDecoder.failing = nil
+        // Messages 12, 10 and 8 are plain; 11 and 9 encrypted.
+        #expect(try get(11).map(\.content) == ["message 10"], "decrypted")
+        // Weakly watched: alive after the call only because it is kept for the next get.
+        let lent = try #require(LentDecoder.decoder.map(ObjectIdentifier.init), "kept for the next get")
+        #expect(try get(12).map(\.content) == ["message 11"])
+        #expect(LentDecoder.decoder.map(ObjectIdentifier.init) == lent, "lent again")
+        #expect(try dao.fetch("getMessage", [5], as: Message.self) == [Self.message(5, read: false)])
+        #expect(try get(6).map(\.msgId) == [6])
+
+        let right = dao.decryptor
+        dao.decryptor = KeyRing([try EncryptionKey(parsing: String(repeating: "cd", count: 32))])
+        #expect(throws: DAOError.self) { try get(11) }
+        #expect(try get(12).map(\.content) == ["message 11"], "plain content reads with any key")
+        dao.decryptor = right
+        #expect(try get(11).map(\.content) == ["message 10"])
+
+        var kept: [any Decoder] = []
+        KeepsOwnDecoder.keep = { kept.append($0) }
+        for id: Int64 in [12, 11] { #expect(try dao.fetch("getMessage", [.integer(id)], as: KeepsOwnDecoder.self).map(\.msgId) == [id]) }
+        KeepsOwnDecoder.keep = { _ in }
+        #expect(kept.count == 2 && kept[0] as AnyObject !== kept[1] as AnyObject, "a kept decoder lent again")
+        #expect(try kept[0].container(keyedBy: KeepsOwnDecoder.CodingKeys.self).contains(.msgId), "still reads")
+        #expect(try get(12).map(\.content) == ["message 11"])
+        #expect(LentDecoder.decoder != nil, "kept")
+    }
+
+    /// A decoder lent again starts as a new one: the fields a failed row asked for while their
+    /// order was being learnt are not learnt with the next row's.
+    @Test func anEndedReadLeavesNoHalfLearntOrder() throws {
+        let db = try Database.inMemory()
+        try db.execute("create table t (a integer, b text, c integer); insert into t values (1, 'x', 2)")
+        let statement = try db.makeStatement("select a, b, c from t")
+        let config = try DAOConfig(xml: #"<module name="T" tableName="t" version="1.0"></module>"#, file: "t.xml")
+        let mapper = ResultMapper(config: config, decryptor: KeyRing([EncryptionKey.random()]), registry: DAOModelRegistry())
+        let layout = try RowLayout(.dictionary, columnNames: statement.columnNames, mapper: mapper)
+        let type = ObjectIdentifier(Int.self)
+        let decoder = ColumnDecoder(type: type)
+        #expect(try statement.step())
+        decoder.move(to: statement, layout: layout, mapper: mapper)
+        #expect(decoder.nextPlainColumn("c")?.integer == 2) // then the row fails
+        decoder.endRead()
+        decoder.move(to: statement, layout: layout, mapper: mapper)
+        #expect(decoder.nextPlainColumn("a")?.integer == 1)
+        #expect(decoder.nextPlainColumn("b")?.text == "x")
+        decoder.finishRow()
+        #expect(layout.fieldOrder(of: type)?.map(\.field) == ["a", "b"])
+        statement.reset()
+    }
+
+    /// Hands the decoder it is read with to `keep`.
+    struct KeepsOwnDecoder: Decodable {
+        nonisolated(unsafe) static var keep: (any Decoder) -> Void = { _ in }
+        var msgId: Int64
+        init(from decoder: any Decoder) throws {
+            Self.keep(decoder)
+            msgId = try decoder.container(keyedBy: CodingKeys.self).decode(Int64.self, forKey: .msgId)
+        }
+        enum CodingKeys: String, CodingKey { case msgId }
+    }
+
     /// Watches the decoder it is read with (weakly), reads its id through a container of
     /// the row and through the container kept from the first row, and its sender through a
     /// container of another key type.

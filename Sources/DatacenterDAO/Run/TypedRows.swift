@@ -26,24 +26,53 @@ final class TypedRows: @unchecked Sendable {
     /// Reads a whole value that is not `.nil`: a scalar result, a row of the value path, or
     /// a row whose columns are not read. nil: `readRow` reads it as a row (`DAORow(value:)`).
     private let readValue: ((DAOValue) throws -> Void)?
-    /// The decoder of the row being read, moved from row to row. A separate object, which
-    /// holds nothing of the call: a type may keep the decoder it was given, and the call's
-    /// closures must not outlive the call.
-    private let decoder: ColumnDecoder
+    /// The type the rows are read as.
+    private let type: ObjectIdentifier
+    /// The decoder of the row being read, moved from row to row; made at the first row
+    /// (or lent by `lend(_:)`). A separate object, which holds nothing of the call: a type
+    /// may keep the decoder it was given, and the call's closures must not outlive the call.
+    /// Unchecked exclusivity: used by the one thread running the call.
+    @exclusivity(unchecked) private var decoder: ColumnDecoder?
 
     /// Rows of `type` read by `readRow` (when `readsColumns`), values by `readValue` (nil:
     /// by `readRow` too); both append to `fetch`'s array.
     init(type: Any.Type, readsColumns: Bool, readRow: @escaping (borrowing DAORow) throws -> Void,
          readValue: ((DAOValue) throws -> Void)?) {
+        self.type = ObjectIdentifier(type)
         self.readsColumns = readsColumns
         self.readRow = readRow
         self.readValue = readValue
-        self.decoder = ColumnDecoder(type: ObjectIdentifier(type))
     }
 
     deinit {
         // The decoder's kept container refers to it: a cycle, broken when the call ends.
-        decoder.forgetContainer()
+        decoder?.forgetContainer()
+    }
+
+    /// Reads with `spare` (a decoder of an earlier read, see `takeBackDecoder`) instead of
+    /// making one, when it reads the same type; `spare` is then nil.
+    func lend(_ spare: inout ColumnDecoder?) {
+        guard decoder == nil, let kept = spare, kept.type == type else { return }
+        decoder = kept
+        spare = nil
+    }
+
+    /// The decoder this read used, ended (`ColumnDecoder.endRead`), for a later read of the
+    /// same rows (`lend`): nil when there was none, or when the type kept it (or a container
+    /// of it): the type may read it at any time, on any thread, so it is never lent again.
+    func takeBackDecoder() -> ColumnDecoder? {
+        guard var decoder else { return nil }
+        self.decoder = nil
+        decoder.endRead()
+        return isKnownUniquelyReferenced(&decoder) ? decoder : nil
+    }
+
+    /// The decoder, made at its first use.
+    private func rowDecoder() -> ColumnDecoder {
+        if let decoder { return decoder }
+        let made = ColumnDecoder(type: type)
+        decoder = made
+        return made
     }
 
     /// Decodes the row `row` is on, laid out by `layout`, its crypt columns decrypted with
@@ -53,8 +82,9 @@ final class TypedRows: @unchecked Sendable {
             try read(value: layout.value(of: row, decryptor: mapper.decryptor))
             return
         }
+        let decoder = rowDecoder()
         decoder.move(to: row, layout: layout, mapper: mapper)
-        try readColumns(of: row, layout: layout, mapper: mapper)
+        try readColumns(of: row, with: decoder, layout: layout, mapper: mapper)
     }
 
     /// Runs `statement` with `values` bound and decodes its rows as `element` rows (a `{}`,
@@ -83,9 +113,10 @@ final class TypedRows: @unchecked Sendable {
             throw error
         }
         var failure: (any Error)?
+        let decoder = rowDecoder()
         do {
             decoder.move(to: statement, layout: layout, mapper: mapper)
-            try readColumns(of: statement, layout: layout, mapper: mapper)
+            try readColumns(of: statement, with: decoder, layout: layout, mapper: mapper)
         } catch {
             failure = error
         }
@@ -93,7 +124,7 @@ final class TypedRows: @unchecked Sendable {
             guard failure == nil else { continue }
             do {
                 decoder.nextRow()
-                try readColumns(of: statement, layout: layout, mapper: mapper)
+                try readColumns(of: statement, with: decoder, layout: layout, mapper: mapper)
             } catch {
                 failure = error
             }
@@ -102,13 +133,14 @@ final class TypedRows: @unchecked Sendable {
         return layout === kept ? nil : layout
     }
 
-    /// Decodes the row the decoder is on (`row`, laid out by `layout`) with `readRow`.
+    /// Decodes the row `decoder` is on (`row`, laid out by `layout`) with `readRow`.
     ///
     /// The mapper is handed down rather than its decryptor: the decryptor is an existential
     /// of two references, copied (both retained and released) at each hand-over, and it is
     /// needed only where a crypt column is read.
     @inline(__always)
-    private func readColumns(of row: some ResultRow, layout: RowLayout, mapper: ResultMapper) throws {
+    private func readColumns(of row: some ResultRow, with decoder: ColumnDecoder, layout: RowLayout,
+                             mapper: ResultMapper) throws {
         do {
             try readRow(DAORow(source: .columns(Unmanaged.passUnretained(decoder))))
             decoder.finishRow()
@@ -153,7 +185,7 @@ final class ColumnDecoder: Decoder {
     // nested access.
 
     /// The type the rows are read as (the learnt order is per type).
-    private let type: ObjectIdentifier
+    let type: ObjectIdentifier
     /// The statement whose row is read, and that row; or the row read (for rows already read).
     @exclusivity(unchecked) private var statement: Statement?
     @exclusivity(unchecked) private var cursor: StatementCursor?
@@ -196,12 +228,13 @@ final class ColumnDecoder: Decoder {
         }
         if rowLayout !== layout {
             rowLayout = layout
-            self.mapper = mapper // the call's, the same for every row
             let learnt = layout.fieldOrder(of: type)
             order = learnt ?? []
             learning = learnt == nil
             asked = []
         }
+        // A decoder lent again (`TypedRows.lend`) may meet another call's mapper (a new key).
+        if self.mapper !== mapper { self.mapper = mapper }
         position = 0
         readMask = 0
     }
@@ -368,6 +401,16 @@ final class ColumnDecoder: Decoder {
     func forgetContainer() {
         keptContainer = nil
         keptContainerKey = nil
+    }
+
+    /// Ends a read (a call), for a decoder lent to the next one (`TypedRows.lend`): drops
+    /// what was the call's own, so the next read starts as on a new decoder: the kept
+    /// container (and the count of containers made), and the fields a row that failed asked
+    /// for while the order was being learnt (the next row learns it again, from its first field).
+    func endRead() {
+        forgetContainer()
+        madeContainer = false
+        asked = []
     }
 
     // A type that reads the row as a whole reads the value the value path builds.
