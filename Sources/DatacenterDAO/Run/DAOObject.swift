@@ -299,8 +299,11 @@ public final class DAOObject: Sendable {
         var rows: [T] = []
         // `DAOValue.decode` reads these from a row's whole value, not field by field.
         let readsColumns = T.self != Date.self && T.self != Data.self && T.self != URL.self
-        try read(id, arguments, as: T.self, readsColumns: readsColumns, readRow: { rows.append(try T(from: $0.decoder)) },
-                 readValue: { rows.append(try $0.decode(T.self)) })
+        try withUnsafeMutablePointer(to: &rows) { rows in
+            try read(id, arguments, as: T.self, readsColumns: readsColumns, into: UnsafeMutableRawPointer(rows),
+                     readRow: { array, row in array.assumingMemoryBound(to: [T].self).pointee.append(try T(from: row.decoder)) },
+                     readValue: { array, value in array.assumingMemoryBound(to: [T].self).pointee.append(try value.decode(T.self)) })
+        }
         return rows
     }
 
@@ -317,36 +320,36 @@ public final class DAOObject: Sendable {
         try fetchRows(id, arguments, as: T.self)
     }
 
-    /// `fetch` of a `DAORowDecodable` type.
+    /// `fetch` of a `DAORowDecodable` type: a whole value (a scalar, a row of the value path)
+    /// is read as a row too (`DAORow(value:)`), so one function reads everything.
     @inlinable
     func fetchRows<T: DAORowDecodable>(_ id: String, _ arguments: [DAOValue], as type: T.Type) throws -> [T] {
         var rows: [T] = []
-        try read(id, arguments, as: T.self, readRow: { rows.append(try T(row: $0)) })
+        try withUnsafeMutablePointer(to: &rows) { rows in
+            try read(id, arguments, as: T.self, readsColumns: true, into: UnsafeMutableRawPointer(rows),
+                     readRow: { array, row in array.assumingMemoryBound(to: [T].self).pointee.append(try T(row: row)) },
+                     readValue: nil)
+        }
         return rows
     }
 
-    /// Runs a typed read of `type`: each row of the result to `readRow` (unless not
-    /// `readsColumns`: then the row's whole value to `readValue`), a scalar or the value
-    /// path's rows (not `.nil`) to `readValue`. The generic part of `fetch` is inlined where
-    /// it is called, specialized to the app's type; this part is not generic.
+    /// Runs a typed read of `type` into `array` (`fetch`'s array of the type's values): each
+    /// row of the result to `readRow` (unless not `readsColumns`: then the row's whole value
+    /// to `readValue`), a scalar or the value path's rows (not `.nil`) to `readValue` (nil:
+    /// to `readRow`, as a row). The generic part of `fetch` is inlined where it is called,
+    /// specialized to the app's type; this part is not generic.
+    ///
+    /// The array is passed as a pointer, to functions that capture nothing: once specialized
+    /// they need no context, where closures capturing the array were each given one, made
+    /// escaping for `TypedRows` by a thunk allocated per call and called through per row.
+    /// `TypedRows` must not outlive the read (the pointer is valid only during it): checked.
     @usableFromInline
-    func read(_ id: String, _ arguments: [DAOValue], as type: Any.Type, readsColumns: Bool,
-              readRow: (borrowing DAORow) throws -> Void, readValue: (DAOValue) throws -> Void) throws {
-        try withoutActuallyEscaping(readRow) { readRow in
-            try withoutActuallyEscaping(readValue) { readValue in
-                try read(id, arguments, into: TypedRows(type: type, readsColumns: readsColumns, readRow: readRow, readValue: readValue))
-            }
-        }
-    }
-
-    /// `read` for a `DAORowDecodable` type: a whole value (a scalar, a row of the value
-    /// path) is read as a row too (`DAORow(value:)`), so one closure reads everything (each
-    /// closure handed down costs an allocation per call).
-    @usableFromInline
-    func read(_ id: String, _ arguments: [DAOValue], as type: Any.Type, readRow: (borrowing DAORow) throws -> Void) throws {
-        try withoutActuallyEscaping(readRow) { readRow in
-            try read(id, arguments, into: TypedRows(type: type, readsColumns: true, readRow: readRow, readValue: nil))
-        }
+    func read(_ id: String, _ arguments: [DAOValue], as type: Any.Type, readsColumns: Bool, into array: UnsafeMutableRawPointer,
+              readRow: @escaping (UnsafeMutableRawPointer, borrowing DAORow) throws -> Void,
+              readValue: ((UnsafeMutableRawPointer, DAOValue) throws -> Void)?) throws {
+        var rows = TypedRows(type: type, readsColumns: readsColumns, array: array, readRow: readRow, readValue: readValue)
+        defer { precondition(isKnownUniquelyReferenced(&rows), "a typed read's rows outlived it") }
+        try read(id, arguments, into: rows)
     }
 
     /// Runs the typed read `rows` reads: the call's rows decoded as they are stepped when it

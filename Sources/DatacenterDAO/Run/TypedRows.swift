@@ -7,7 +7,8 @@ import Foundation
 /// so no dictionary is made per row.
 ///
 /// Not generic: `fetch` is inlined into the app's code, where the type's reading and the
-/// array it fills are specialized, and hands its closures here. A generic type here ran
+/// array it fills are specialized, and hands here its array (a pointer) and the functions
+/// that append to it (they capture nothing, so they need no context). A generic type here ran
 /// unspecialized in the app's module, looking up its metadata and its array's at run time
 /// on every call and row.
 ///
@@ -20,26 +21,32 @@ final class TypedRows: @unchecked Sendable {
     /// False for the types `DAOValue.decode` reads from a row's whole value (`Date`, `Data`,
     /// `URL`), which take the value path: `readRow` is not called then.
     let readsColumns: Bool
-    /// Reads a row from its fields. Not optional: an optional closure of a borrowing
-    /// parameter is wrapped in a thunk, allocated per call.
-    private let readRow: (borrowing DAORow) throws -> Void
-    /// Reads a whole value that is not `.nil`: a scalar result, a row of the value path, or
-    /// a row whose columns are not read. nil: `readRow` reads it as a row (`DAORow(value:)`).
-    private let readValue: ((DAOValue) throws -> Void)?
+    /// `fetch`'s array, which `readRow` and `readValue` append to: valid while the read runs,
+    /// which these rows must not outlive (`DAOObject.read` checks).
+    private let array: UnsafeMutableRawPointer
+    /// Reads a row from its fields into the array. Not optional: an optional closure of a
+    /// borrowing parameter is wrapped in a thunk, allocated per call.
+    private let readRow: (UnsafeMutableRawPointer, borrowing DAORow) throws -> Void
+    /// Reads a whole value that is not `.nil` into the array: a scalar result, a row of the
+    /// value path, or a row whose columns are not read. nil: `readRow` reads it as a row
+    /// (`DAORow(value:)`).
+    private let readValue: ((UnsafeMutableRawPointer, DAOValue) throws -> Void)?
     /// The type the rows are read as.
     private let type: ObjectIdentifier
     /// The decoder of the row being read, moved from row to row; made at the first row
     /// (or lent by `lend(_:)`). A separate object, which holds nothing of the call: a type
-    /// may keep the decoder it was given, and the call's closures must not outlive the call.
+    /// may keep the decoder it was given, and the call's array pointer must not outlive the call.
     /// Unchecked exclusivity: used by the one thread running the call.
     @exclusivity(unchecked) private var decoder: ColumnDecoder?
 
     /// Rows of `type` read by `readRow` (when `readsColumns`), values by `readValue` (nil:
-    /// by `readRow` too); both append to `fetch`'s array.
-    init(type: Any.Type, readsColumns: Bool, readRow: @escaping (borrowing DAORow) throws -> Void,
-         readValue: ((DAOValue) throws -> Void)?) {
+    /// by `readRow` too); both append to `array`, `fetch`'s.
+    init(type: Any.Type, readsColumns: Bool, array: UnsafeMutableRawPointer,
+         readRow: @escaping (UnsafeMutableRawPointer, borrowing DAORow) throws -> Void,
+         readValue: ((UnsafeMutableRawPointer, DAOValue) throws -> Void)?) {
         self.type = ObjectIdentifier(type)
         self.readsColumns = readsColumns
+        self.array = array
         self.readRow = readRow
         self.readValue = readValue
     }
@@ -142,7 +149,7 @@ final class TypedRows: @unchecked Sendable {
     private func readColumns(of row: some ResultRow, with decoder: ColumnDecoder, layout: RowLayout,
                              mapper: ResultMapper) throws {
         do {
-            try readRow(DAORow(source: .columns(Unmanaged.passUnretained(decoder))))
+            try readRow(array, DAORow(source: .columns(Unmanaged.passUnretained(decoder))))
             decoder.finishRow()
             // The value path decrypts every crypt column of a row: one the type does not read
             // fails the row just the same (only a BLOB is decrypted; other values pass).
@@ -167,8 +174,8 @@ final class TypedRows: @unchecked Sendable {
     /// - throws: what reading throws; `DecodingError.typeMismatch` for a value that is not
     ///   a row, read as one.
     func read(value: DAOValue) throws {
-        if let readValue { return try readValue(value) }
-        try readRow(DAORow(value: value))
+        if let readValue { return try readValue(array, value) }
+        try readRow(array, DAORow(value: value))
     }
 }
 
