@@ -7,12 +7,25 @@ import Testing
 @Suite(.serialized) struct DBRekeyKillTests {
     static let rows = 120_000   // about 30 MB: a rekey takes seconds
 
+    /// When a run is killed: at once, when its partial file appears, or when its partial
+    /// files (the copy and its journal) hold `bytes`; `never` lets it finish.
+    enum Kill: CustomStringConvertible {
+        case atOnce, atPartialFile, atPartialSize(Int), never
+        var description: String {
+            switch self {
+            case .atOnce: "at once"
+            case .atPartialFile: "when its partial file appears"
+            case .atPartialSize(let bytes): "when its partial files hold \(bytes) bytes"
+            case .never: "never"
+            }
+        }
+    }
+
     /// Starts `datacenter db rekey FILE --to NEW --db-key NEW --db-key OLD`, kills it with
-    /// SIGKILL `delay` seconds after its partial file appears in `folder` (or at once, when
-    /// `delay` is negative), and returns whether it was killed before it finished, and how
-    /// long it ran after its partial file appeared (its keys derived, the file's work begun).
-    static func rekeyAndKill(_ file: String, in folder: String, to key: String, keys: [String],
-                             delay: Double) throws -> (killed: Bool, worked: TimeInterval) {
+    /// SIGKILL as `kill` says (watching its partial files in `folder`), and returns whether it
+    /// was killed before it finished. The kills follow the run's progress, not a clock, so
+    /// they fall in the same phase however fast or loaded the machine is.
+    static func rekeyAndKill(_ file: String, in folder: String, to key: String, keys: [String], _ when: Kill) throws -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLI.binaryPath)
         process.arguments = ["db", "rekey", file, "--to", key] + keys.flatMap { ["--db-key", $0] }
@@ -20,22 +33,28 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var appeared = Date()
-        if delay >= 0 {
-            let deadline = Date().addingTimeInterval(60)
-            while process.isRunning, Date() < deadline {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-                if names.contains(where: { $0.contains(".dc-partial-") }) { break }
-                usleep(1_000)
+        // The bytes of the partial files, nil while there are none.
+        func partialBytes() -> Int? {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.contains(".dc-partial-") }
+            guard !names.isEmpty else { return nil }
+            return names.reduce(0) { total, name in
+                total + (((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.size] as? Int) ?? 0)
             }
-            appeared = Date()
-            let end = appeared.addingTimeInterval(delay)
-            while process.isRunning, Date() < end { usleep(2_000) }
+        }
+        let deadline = Date().addingTimeInterval(120) // a hung run fails the test below, it does not hang it
+        func waitUntil(_ reached: () -> Bool) {
+            while process.isRunning, Date() < deadline, !reached() { usleep(1_000) }
+        }
+        switch when {
+        case .atOnce: break
+        case .atPartialFile: waitUntil { partialBytes() != nil }
+        case .atPartialSize(let bytes): waitUntil { (partialBytes() ?? 0) >= bytes }
+        case .never: waitUntil { false }
         }
         let wasRunning = process.isRunning
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        return (wasRunning && process.terminationReason == .uncaughtSignal, Date().timeIntervalSince(appeared))
+        return wasRunning && process.terminationReason == .uncaughtSignal
     }
 
     /// Opens `file` with either key; checks it whole. Returns which key opened it.
@@ -58,26 +77,24 @@ import Testing
         try DatabaseFileConversion.encrypt(from: plain, to: file, key: try .passphrase("key A"))
         do { try Database(path: file, key: try .passphrase("key A")).enableWAL() }
 
-        // One whole run, timed from its partial file's appearance, spreads the kills over the
-        // copy, the check, the sync and the rename, however fast this machine is. Not from
-        // its start: opening the file with its key comes first (slower under a sanitizer), and
-        // a kill's delay counts from the partial file too.
-        let whole = try Self.rekeyAndKill(file, in: folder, to: "key B", keys: ["key A"], delay: 600)
-        #expect(!whole.killed)
-        let duration = whole.worked
+        #expect(try !Self.rekeyAndKill(file, in: folder, to: "key B", keys: ["key A"], .never))
         #expect(try Self.check(file, keys: ["key B"]) == "key B")
 
+        // Kills spread over the run by its progress: before and at the partial file, through
+        // the copy, and once the copy is whole (the check, the sync and the rename follow).
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        let kills: [Kill] = [.atOnce, .atPartialFile] + [0.15, 0.4, 0.7, 0.95, 1].map { .atPartialSize(Int(Double(size) * $0)) }
         var current = "key B"
         var killedMidway = 0
-        for delay in [-1, 0] + [0.15, 0.4, 0.7, 0.85, 0.95].map({ $0 * duration }) {
+        for kill in kills {
             let next = current == "key A" ? "key B" : "key A"
-            let (killed, _) = try Self.rekeyAndKill(file, in: folder, to: next, keys: [current, next], delay: delay)
-            if killed { killedMidway += 1 }
+            if try Self.rekeyAndKill(file, in: folder, to: next, keys: [current, next], kill) { killedMidway += 1 }
             let opened = try Self.check(file, keys: ["key A", "key B"])
-            #expect(opened == current || opened == next, "delay \(delay)")
+            #expect(opened == current || opened == next, "killed \(kill)")
             current = opened ?? current
         }
-        #expect(killedMidway >= 4, "the rekey ended before most kills (a whole run took \(duration) s after its partial file appeared)")
+        // Every kill before the copy is whole comes mid-run; the last may come after the end.
+        #expect(killedMidway >= kills.count - 1, "\(killedMidway) of \(kills.count) runs killed mid-run")
 
         // A rerun with both keys finishes, and removes what the killed runs left.
         let target = current == "key A" ? "key B" : "key A"
