@@ -296,15 +296,13 @@ public final class DAOObject: Sendable {
     /// `call(id, arguments).value` decoded with `DAOValue.decode` gives.
     @inlinable
     public func fetch<T: Decodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
-        var rows: [T] = []
         // `DAOValue.decode` reads these from a row's whole value, not field by field.
         let readsColumns = T.self != Date.self && T.self != Data.self && T.self != URL.self
-        try withUnsafeMutablePointer(to: &rows) { rows in
-            try read(id, arguments, as: T.self, readsColumns: readsColumns, into: UnsafeMutableRawPointer(rows),
-                     readRow: { array, row in array.assumingMemoryBound(to: [T].self).pointee.append(try T(from: row.decoder)) },
-                     readValue: { array, value in array.assumingMemoryBound(to: [T].self).pointee.append(try value.decode(T.self)) })
+        return try Self.collecting(T.self) { array in
+            try read(id, arguments, as: T.self, readsColumns: readsColumns, into: array,
+                     readRow: { array, row in Self.append(try T(from: row.decoder), to: array) },
+                     readValue: { array, value in Self.append(try value.decode(T.self), to: array) })
         }
-        return rows
     }
 
     /// Calls a select and reads each row of its result with `T.init(row:)`: the typed read
@@ -324,13 +322,25 @@ public final class DAOObject: Sendable {
     /// is read as a row too (`DAORow(value:)`), so one function reads everything.
     @inlinable
     func fetchRows<T: DAORowDecodable>(_ id: String, _ arguments: [DAOValue], as type: T.Type) throws -> [T] {
-        var rows: [T] = []
-        try withUnsafeMutablePointer(to: &rows) { rows in
-            try read(id, arguments, as: T.self, readsColumns: true, into: UnsafeMutableRawPointer(rows),
-                     readRow: { array, row in array.assumingMemoryBound(to: [T].self).pointee.append(try T(row: row)) },
-                     readValue: nil)
+        try Self.collecting(T.self) { array in
+            try read(id, arguments, as: T.self, readsColumns: true, into: array,
+                     readRow: { array, row in Self.append(try T(row: row), to: array) }, readValue: nil)
         }
+    }
+
+    /// The array of `T` that `body` fills through the pointer it is given (`append(_:to:)`),
+    /// valid while `body` runs: what a typed read hands `TypedRows`.
+    @inlinable
+    static func collecting<T>(_ type: T.Type, _ body: (UnsafeMutableRawPointer) throws -> Void) rethrows -> [T] {
+        var rows: [T] = []
+        try withUnsafeMutablePointer(to: &rows) { try body(UnsafeMutableRawPointer($0)) }
         return rows
+    }
+
+    /// Appends `value` to the array of `collecting(_:_:)` that `array` points to.
+    @inlinable
+    static func append<T>(_ value: T, to array: UnsafeMutableRawPointer) {
+        array.assumingMemoryBound(to: [T].self).pointee.append(value)
     }
 
     /// Runs a typed read of `type` into `array` (`fetch`'s array of the type's values): each
