@@ -11,6 +11,11 @@ import Darwin
 /// inside the kernel (a priority-inheritance futex), where ThreadSanitizer cannot see it, so
 /// every contended use is reported as a data race and real races drown among them. A pthread
 /// mutex is one ThreadSanitizer knows; uncontended it costs the same (two atomic operations).
+/// Contended, the mutex spins a little before it sleeps (glibc's adaptive mutex): the bodies
+/// are short (a cache hit holds the lock for tens of nanoseconds), and a thread that sleeps
+/// and is woken for each hand-over spends far longer in the kernel than the holder takes to
+/// let go: four threads on one memory cache did about a third of one thread's hits per
+/// second on a two-core machine, and about half with the spin (`lru-mem-get-4threads`).
 /// Not recursive: a body must not take the same lock again. Not for an empty `State` (a lock
 /// guarding no variables is a plain lock): ThreadSanitizer places a zero-sized state at the
 /// mutex field's address and reports reading that field as a race with the body.
@@ -29,7 +34,7 @@ package final class LockedState<State>: @unchecked Sendable {
         self.state = state
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        initializeSpinningMutex(mutex)
     }
 
     deinit {
@@ -43,4 +48,19 @@ package final class LockedState<State>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
+}
+
+/// Initializes `mutex` as `LockedState`'s lock: adaptive (it spins briefly before sleeping
+/// when contended) where glibc offers it, a default mutex elsewhere.
+@usableFromInline
+func initializeSpinningMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    #if canImport(Glibc)
+    var attributes = pthread_mutexattr_t()
+    pthread_mutexattr_init(&attributes)
+    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+    pthread_mutex_init(mutex, &attributes)
+    pthread_mutexattr_destroy(&attributes)
+    #else
+    pthread_mutex_init(mutex, nil)
+    #endif
 }
