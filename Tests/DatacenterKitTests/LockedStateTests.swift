@@ -6,8 +6,8 @@ import Testing
 /// sleeps when contended.
 @Suite struct LockedStateTests {
     /// Contended, the lock spins a little before the waiting thread sleeps (glibc's adaptive
-    /// mutex), which is what keeps four threads on one memory cache near one thread's pace
-    /// (`lru-mem-get-4threads`); a default mutex sleeps at once.
+    /// mutex), which keeps four threads on one memory cache at half or more of one thread's
+    /// pace (`lru-mem-get-4threads`); a default mutex sleeps at once.
     @Test func theLockSpinsBeforeItSleeps() {
         let state = LockedState(0)
         #if canImport(Glibc)
