@@ -1,3 +1,4 @@
+import DatacenterKit
 import Foundation
 
 /// The real SQLCipher as a baseline: PyPI's `sqlcipher3-binary` (SQLCipher 4) in the virtual
@@ -132,7 +133,17 @@ package enum SQLCipherPython {
     }
 
     /// Runs `python` with `arguments`; returns its exit status and output (stdout and stderr).
+    /// A program given with `-c` first sets SQLCipher's default PBKDF2 count for its
+    /// connections to the count of the engine's SQLCipher 4 defaults: SQLCipher's own 256,000,
+    /// except in a debug build under test (`DATACENTER_TEST_KDF_ITER`), so that both sides
+    /// always open each other's files with the same settings.
     private static func run(_ python: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        var arguments = arguments
+        if arguments.count >= 2, arguments[0] == "-c" {
+            let count = DatabaseCipherSettings.sqlcipher4.kdfIterations
+            arguments[1] = "import sqlcipher3 as _reference\n"
+                + "_reference.connect(':memory:').execute('PRAGMA cipher_default_kdf_iter = \(count)').close()\n" + arguments[1]
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = arguments

@@ -16,6 +16,11 @@ package enum DemoStore {
     /// The demo's default key.
     package static var key: EncryptionKey { try! EncryptionKey(parsing: keyHex) }
 
+    /// The key of the vault's value, not published, so tools show that value as locked. Its
+    /// bytes are a sentence of 32 characters: it was once derived from an app key string,
+    /// which spent 100,000 PBKDF2 rounds on every demo built for a key nobody is given.
+    package static var unpublishedKey: EncryptionKey { try! EncryptionKey(bytes: Array("demo vault: a key not published.".utf8)) }
+
     /// The demo's database passphrase (`datacenter demo --encrypt-db`): every SQLite file of
     /// an encrypted demo root is encrypted with it in SQLCipher 4's format. Published, like
     /// `keyHex`, so the demo can be opened with `--db-key`: it protects nothing.
@@ -71,7 +76,7 @@ package enum DemoStore {
             try common.saveJsonObject(["user": "alice", "scope": "read write"], forKey: "grant", business: "session", encryption: .default)
             try common.archiveObject(LastLogin(device: "Pixel 9", at: day, attempts: 1), forKey: "lastLogin", business: "session")
             try common.setString("4711", forKey: "pin", business: "vault",
-                                 encryption: .custom(AESGCMCrypt(key: EncryptionKey.derived(fromAppKey: "demo-vault-unpublished"))))
+                                 encryption: .custom(AESGCMCrypt(key: unpublishedKey)))
             for i in 1...5 {
                 try common.saveJsonObject(["id": "\(i)", "title": "Post number \(i)"], forKey: "post-\(i)",
                                           business: "feed-cache", options: .purgeable)

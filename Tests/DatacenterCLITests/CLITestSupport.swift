@@ -67,6 +67,11 @@ enum CLI {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// The environment of a run that derives keys as SQLCipher does (256,000 rounds for
+    /// SQLCipher 4), whatever count the tests use (`DATACENTER_TEST_KDF_ITER`, which the
+    /// engine reads in debug builds and takes empty as unset).
+    static let fullKeyDerivation = ["DATACENTER_TEST_KDF_ITER": ""]
+
     /// Parses one JSON document.
     static func json(_ text: String) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])

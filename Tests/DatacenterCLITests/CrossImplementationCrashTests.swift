@@ -74,7 +74,7 @@ extension CrashTests {
                 let acks = Int.random(in: 1...3, using: &dice)
                 let out = ours
                     ? try Self.runAndKill(Self.writerPath, ["cipher-update", path, mode], acks: acks, dice: &dice)
-                    : try Self.runAndKill(SQLCipherReference.python, ["-c", Self.sqlcipherWriter, path, mode], acks: acks, dice: &dice)
+                    : try Self.runAndKill(SQLCipherReference.python, ["-c", SQLCipherReference.program(Self.sqlcipherWriter), path, mode], acks: acks, dice: &dice)
                 let last = Self.lastAck(out)
                 let label = "seed \(Self.seed) trial \(trial), \(mode), writer \(ours ? "ours" : "SQLCipher")"
                 #expect(last >= 1, "\(label): the writer acknowledged nothing: \(out.suffix(300))")

@@ -56,7 +56,9 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
     public static func compatibility(_ version: Int) -> DatabaseCipherSettings {
         var c = dc_cipher_settings()
         dc_cipher_settings_for_version(Int32(version), &c)
-        return DatabaseCipherSettings(c)
+        var settings = DatabaseCipherSettings(c)
+        settings.kdfIterations = TestingKeyDerivation.iterations(standingFor: settings.kdfIterations)
+        return settings
     }
 
     /// SQLCipher 4's defaults: what new files get.
@@ -259,10 +261,10 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
 
     /// The (KDF digest, iterations) pairs real files use, the most common first: SQLCipher
     /// 4's, 3's and 2's (and 1's) defaults, then the other digests at those counts.
-    static let standardDerivations: [(Digest, Int)] = [
+    static let standardDerivations: [(Digest, Int)] = ([
         (.sha512, 256_000), (.sha1, 64_000), (.sha1, 4_000),
         (.sha256, 256_000), (.sha512, 64_000), (.sha256, 64_000), (.sha1, 256_000), (.sha512, 4_000), (.sha256, 4_000),
-    ]
+    ] as [(Digest, Int)]).map { ($0.0, TestingKeyDerivation.iterations(standingFor: $0.1)) }
 
     /// Every page size SQLCipher allows, the defaults first.
     static let pageSizes = [4096, 1024, 8192, 16384, 2048, 512, 32768, 65536]
