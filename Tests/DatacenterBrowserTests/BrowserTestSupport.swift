@@ -106,7 +106,11 @@ func assertSnapshot(_ screen: ScreenGrid, named name: String, redact: [String: S
         return
     }
     let expected = try String(contentsOfFile: path, encoding: .utf8)
-    #expect(text + "\n" == expected, "screen differs from Snapshots/\(name).txt (re-record with RECORD_SNAPSHOTS=1)", sourceLocation: sourceLocation)
+    if text + "\n" != expected {
+        let difference = lineDifference(expected: expected, actual: text + "\n")
+        Issue.record("screen differs from Snapshots/\(name).txt (re-record with RECORD_SNAPSHOTS=1): \(difference)",
+                     sourceLocation: sourceLocation)
+    }
 }
 
 /// Every row of `source`, a page of `limit` at a time from the first.
