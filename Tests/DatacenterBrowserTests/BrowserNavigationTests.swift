@@ -129,9 +129,11 @@ import Testing
     @Test func theHeaderNamesTheKeyDerivedFromTheAppKey() throws {
         let folder = TemporaryFolder()
         let derived = EncryptionKey.derived(fromAppKey: "my-app")
-        let catalog = try BrowserCatalog(path: try makeDemo(folder), keys: KeyRing([DemoStore.key, derived]),
+        let root = try makeDemo(folder)
+        let catalog = try BrowserCatalog(path: root, keys: KeyRing([DemoStore.key, derived]),
                                          keyLabels: [derived.fingerprint: "app key"])
-        let b = Browser(catalog: catalog, width: 160, height: 20)
+        // Wide enough for the keys after the root's path, wherever the temporary folder is.
+        let b = Browser(catalog: catalog, width: root.count + 80, height: 20)
         let header = b.screenText.split(separator: "\n").first.map(String.init) ?? ""
         #expect(header.contains("keys: \(DemoStore.key.fingerprint),\(derived.fingerprint) (app key)"))
     }

@@ -49,7 +49,12 @@ extension BrowseTmuxTests {
         }
         #expect(listed, "the list never showed the new write:\n\((try? session.screen()) ?? "")")
         try session.send("q")
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: marks)) ?? []).isEmpty, "the mark goes with the browser")
+        let gone = Date().addingTimeInterval(5)
+        var left = ["?"]
+        while !left.isEmpty, Date() < gone {
+            left = (try? FileManager.default.contentsOfDirectory(atPath: marks)) ?? []
+            if !left.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(left.isEmpty, "the mark goes with the browser: \(left)")
     }
 }

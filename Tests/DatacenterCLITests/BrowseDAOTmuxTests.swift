@@ -3,7 +3,7 @@ import Testing
 
 /// Drives a DAO write through the real browser in tmux, then checks the file with the
 /// `sqlite3` shell: the crypt column holds ciphertext and the journal mode is unchanged.
-@Suite(.serialized) struct BrowseDAOTmuxTests {
+@Suite struct BrowseDAOTmuxTests {
     /// Runs the `sqlite3` shell on `path` (the shared helper).
     static func sqlite3(_ path: String, _ sql: String) throws -> String { try sqlite3Shell(path, sql) }
 

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Drives the real `datacenter browse` in a tmux session, as a person would.
-@Suite(.serialized) struct BrowseTmuxTests {
+@Suite struct BrowseTmuxTests {
     static let demoKey = "64336d305a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
 
     /// A tmux session running one command, killed when released. The command runs with a
@@ -55,9 +55,17 @@ import Testing
         /// developer's own tmux server and sessions are never touched. Its server is stopped
         /// and its socket file removed when the test process exits: tmux 3.3 leaves the file
         /// behind when its last session ends, one per test run.
+        ///
+        /// The server is started once, with a session that keeps it up for as long as the
+        /// test process lives (`tail --pid`), so tests can open sessions side by side: a
+        /// server exits when its last session ends, and a test opening one then was refused
+        /// ("server exited unexpectedly").
         static let socket: String = {
             atexit { Session.stopServer() }
-            return "datacenter-tests-\(getpid())"
+            let name = "datacenter-tests-\(getpid())"
+            _ = try? tmux(["-L", name, "new-session", "-d", "-s", "keep-alive", "tail --pid=\(getpid()) -f /dev/null"],
+                          socketless: true)
+            return name
         }()
 
         /// Stops the tests' tmux server, if it still runs, and removes its socket file.
@@ -67,7 +75,7 @@ import Testing
             unlink(root + "/tmux-\(getuid())/" + socket)
         }
 
-        static func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        static func tmux(_ arguments: [String], socketless: Bool = false) throws -> (status: Int32, output: String) {
             let outputPath = NSTemporaryDirectory() + "dc-tmux-\(UUID().uuidString).out"
             defer { try? FileManager.default.removeItem(atPath: outputPath) }
             var actions = posix_spawn_file_actions_t()
@@ -76,7 +84,7 @@ import Testing
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
-            let argv = (["tmux", "-L", socket] + arguments).map { strdup($0) } + [nil]
+            let argv = (["tmux"] + (socketless ? [] : ["-L", socket]) + arguments).map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
             var pid: pid_t = 0
             let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)

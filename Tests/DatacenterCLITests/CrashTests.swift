@@ -6,7 +6,7 @@ import Testing
 /// every store passes `PRAGMA integrity_check`, an import is all or nothing and a store being
 /// re-keyed is all old key or all new key. Seeded and printed; `CRASH_TRIALS` sets the number
 /// of kills per writer (`make crash` runs many more).
-@Suite(.serialized) struct CrashTests {
+@Suite struct CrashTests {
     static let trials = testCount("CRASH_TRIALS", default: 10)
     static let seed = testSeed("CRASH_SEED", default: 0xC0FFEE)
 

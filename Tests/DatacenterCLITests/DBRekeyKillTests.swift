@@ -4,7 +4,7 @@ import Testing
 
 /// `db rekey` killed with SIGKILL at different moments: the file opens with the old key or
 /// the new one and passes `integrity_check`, with every row; a rerun with both keys finishes.
-@Suite(.serialized) struct DBRekeyKillTests {
+@Suite struct DBRekeyKillTests {
     static let rows = 120_000   // about 30 MB: a rekey takes seconds
 
     /// When a run is killed: at once, when its partial file appears, or when its partial

@@ -5,7 +5,7 @@ import Testing
 /// `datacenter snapshot` killed with SIGKILL at random moments leaves either a complete
 /// snapshot (its diff with the root finds nothing) or none; what a killed run leaves
 /// behind is a private partial folder, which the next snapshot into that folder removes.
-@Suite(.serialized) struct SnapshotKillTests {
+@Suite struct SnapshotKillTests {
     @Test func aKilledSnapshotIsWholeOrAbsent() throws {
         let folder = TemporaryFolder()
         let root = folder.file("root")
