@@ -85,7 +85,8 @@ import Testing
         try makeAgedFile(weekly + "/old", size: 13, daysOld: 8)
 
         let report = try CacheCleaner(dataCenter: center, tasks: [CleaningTask(builtin: "cleanPurgeablePaths")]).run()
-        #expect(report.tasks == [.init(task: "cleanPurgeablePaths", itemsDeleted: 3, bytesFreed: 5 + 7 + 13)])
+        let expected: [CleanReport.TaskResult] = [.init(task: "cleanPurgeablePaths", itemsDeleted: 3, bytesFreed: 5 + 7 + 13)]
+        #expect(report.tasks == expected)
         #expect(!exists(manual + "/new") && !exists(manual + "/sub/old"))
         #expect(exists(manual), "the folder itself stays")
         #expect(exists(weekly + "/new") && !exists(weekly + "/old"))

@@ -179,7 +179,8 @@ import Testing
         #expect(sealed.first == 0x02)
         #expect(AESGCMCrypt.format(of: sealed) == 2)
         let check = Self.here.check
-        #expect(Array(sealed[1..<5]) == [UInt8(check >> 24), UInt8(check >> 16 & 0xFF), UInt8(check >> 8 & 0xFF), UInt8(check & 0xFF)])
+        let checkBytes: [UInt8] = [UInt8(check >> 24), UInt8(check >> 16 & 0xFF), UInt8(check >> 8 & 0xFF), UInt8(check & 0xFF)]
+        #expect(Array(sealed[1..<5]) == checkBytes)
         #expect(try crypt.decrypt(sealed, boundTo: Self.here) == plaintext)
         #expect(throws: CryptError.misplaced) { try crypt.decrypt(sealed, boundTo: Self.there) }
         #expect(throws: CryptError.self) { try crypt.decrypt(sealed) }
