@@ -318,6 +318,9 @@ struct DBCommandInUseTests {
         let plain = folder.file("plain.db")
         try DBCommandTests.makePlain(plain, rows: 1)
         for (pair, expected) in [("kdf_iter=many", "kdf_iter: expected a whole number"),
+                                 ("kdf_iter=0", "kdf_iter must be a whole number from 1 to 2147483647, not 0"),
+                                 // Past what SQLCipher's int holds: refused with its bound, not as "at least 1".
+                                 ("kdf_iter=3000000000", "kdf_iter must be a whole number from 1 to 2147483647, not 3000000000"),
                                  ("cipher_page_size=1000", "cipher_page_size must be a power of 2"),
                                  ("cipher_colour=red", "unknown database cipher setting 'cipher_colour'")] {
             let result = try CLI.run(["db", "encrypt", plain, folder.file("out-\(pair.count).db"), "--db-key", "pw", "--db-cipher", pair])

@@ -127,7 +127,9 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
             return "cipher_page_size \(pageSize) leaves \(pageSize - reserve) bytes a page beside the cipher's \(reserve); "
                 + "SQLite needs 480 (512-byte pages work only with cipher_use_hmac=OFF)"
         }
-        if kdfIterations < 1 || kdfIterations > Int(Int32.max) { return "kdf_iter must be at least 1, not \(kdfIterations)" }
+        if kdfIterations < 1 || kdfIterations > Int(Int32.max) {
+            return "kdf_iter must be a whole number from 1 to \(Int32.max), not \(kdfIterations)"
+        }
         if plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 || plaintextHeaderSize > pageSize - reserve {
             return "cipher_plaintext_header_size must be a multiple of 16 from 0 to \(pageSize - reserve), not \(plaintextHeaderSize)"
         }
