@@ -17,7 +17,7 @@ struct FileCommand: ParsableCommand {
         @Argument(help: "The plain file.") var input: String
         @Argument(help: "The encrypted file to write.") var output: String
         func run() throws {
-            guard let key = try global.keyRing().keys.first else { throw CLIError("encrypting needs a key: pass --key or set DATACENTER_KEY") }
+            guard let key = try global.keyRing().keys.first else { throw CLIError("encrypting needs a key: pass --key or --app-key, or set DATACENTER_KEY or DATACENTER_APP_KEY") }
             try EncryptedFile.encrypt(from: expandTilde(input), to: expandTilde(output), key: key)
         }
     }

@@ -75,16 +75,16 @@ struct GlobalOptions: ParsableArguments {
     /// `keyRing()`, and the key derived from the app key (the ring's last), when one is given.
     /// Derived once here: 100,000 PBKDF2 rounds, tens of milliseconds.
     func keys() throws -> (ring: KeyRing, appKey: EncryptionKey?) {
-        var texts = key
-        if let env = ProcessEnvironment.value("DATACENTER_KEY"), !env.isEmpty { texts.append(env) }
+        // Each key with where it came from, so a key that does not parse is named by it.
+        var texts = key.enumerated().map { (text: $0.element, source: key.count == 1 ? "--key" : "--key #\($0.offset + 1)") }
+        if let env = ProcessEnvironment.value("DATACENTER_KEY"), !env.isEmpty { texts.append((env, "$DATACENTER_KEY")) }
         let appKeyText = appKey ?? ProcessEnvironment.value("DATACENTER_APP_KEY")
         let hasAppKey = appKeyText.map { !$0.isEmpty } ?? false
         // Secrets in memory from here on: no core dump may carry them.
         if !texts.isEmpty || hasAppKey { SecretGuard.engage() }
-        let ring: KeyRing
-        do { ring = try KeyRing(parsing: texts) } catch let error as CryptError {
-            throw CLIError("\(error)")
-        }
+        let ring = KeyRing(try texts.map { text, source in
+            do { return try EncryptionKey(parsing: text) } catch let error as CryptError { throw CLIError("\(source): \(error)") }
+        })
         guard let appKeyText, hasAppKey else { return (ring, nil) }
         let derived = EncryptionKey.derived(fromAppKey: appKeyText)
         return (KeyRing(ring.keys + [derived]), derived)

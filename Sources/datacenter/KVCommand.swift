@@ -69,7 +69,7 @@ struct KVCommand: ParsableCommand {
             let store = try selection.store(in: center)
             let parsed = try type.parse(value)
             if encrypt, (store.defaultCrypt as? KeyRing)?.isEmpty ?? false {
-                throw CLIError("--encrypt needs a key: pass --key or set DATACENTER_KEY")
+                throw CLIError("--encrypt needs a key: pass --key or --app-key, or set DATACENTER_KEY or DATACENTER_APP_KEY")
             }
             try store.set(parsed, forKey: key, business: business, encryption: encrypt ? .default : .none,
                           options: purgeable ? .purgeable : [])

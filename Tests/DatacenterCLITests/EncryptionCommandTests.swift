@@ -50,7 +50,10 @@ import Testing
         let root = scratch.file("root")
         let result = try CLI.run(["kv", "set", "s", "t", "v", "--encrypt", "--root", root])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("needs a key"))
+        #expect(result.stderr.contains("needs a key: pass --key or --app-key"), "\(result.stderr)")
+        // An app key is a key: the value is written, encrypted.
+        #expect(try CLI.run(["kv", "set", "s", "t", "v", "--encrypt", "--app-key", "the app", "--root", root]).status == 0)
+        #expect(try CLI.run(["kv", "get", "s", "t", "--app-key", "the app", "--root", root]).stdout == "v\n")
         #expect(try CLI.run(["kv", "get", "s", "t", "--root", root]).status == 1)
     }
 
@@ -58,7 +61,13 @@ import Testing
         let scratch = TemporaryFolder()
         let result = try CLI.run(["kv", "list", "--key", "not-a-key", "--root", scratch.file("root")])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("invalid key"))
+        #expect(result.stderr.contains("error: --key: invalid key"), "\(result.stderr)")
+        // Where the bad key came from is named, and the key itself is never printed.
+        let second = try CLI.run(["kv", "list", "--key", TestKeys.first, "--key", "not-a-key", "--root", scratch.file("root")])
+        #expect(second.status == 1 && second.stderr.contains("error: --key #2: invalid key"), "\(second.stderr)")
+        let env = try CLI.run(["kv", "list", "--root", scratch.file("root")], environment: ["DATACENTER_KEY": "not-a-key"])
+        #expect(env.status == 1 && env.stderr.contains("error: $DATACENTER_KEY: invalid key"), "\(env.stderr)")
+        #expect(!(result.stderr + second.stderr + env.stderr).contains("not-a-key"))
     }
 
     @Test func listMarksLockedValuesAndNeverShowsCiphertext() throws {
