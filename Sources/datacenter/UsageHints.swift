@@ -27,10 +27,15 @@ enum UsageHints {
     }
 
     /// A hint when a value looks like a negative number (`-42`), which the parser reads as an
-    /// option, and no `--` ends the options.
+    /// option, and no `--` ends the options. Right after an option (`--busy-timeout -1`) it is
+    /// that option's value, given with `=`; elsewhere a command's argument, after `--`.
     static func negativeNumber(in arguments: [String]) -> String? {
         guard !arguments.contains("--"),
-              let number = arguments.first(where: { $0.count > 1 && $0.hasPrefix("-") && Double($0) != nil }) else { return nil }
+              let index = arguments.firstIndex(where: { $0.count > 1 && $0.hasPrefix("-") && Double($0) != nil }) else { return nil }
+        let number = arguments[index]
+        if index > 0, case let option = arguments[index - 1], option.hasPrefix("--"), !option.contains("=") {
+            return "hint: '\(number)' is read as an option, not as the value of \(option); write \(option)=\(number)"
+        }
         return "hint: '\(number)' is read as an option; put the options first and '--' before the values, "
             + "so that a value may start with '-' (e.g. datacenter kv set --type int BUSINESS KEY -- \(number))"
     }

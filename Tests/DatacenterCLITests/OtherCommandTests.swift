@@ -187,6 +187,12 @@ import Testing
         let result = try CLI.run(["kv", "set", "s", "k", "-42", "--type", "int", "--root", TemporaryFolder().file("root")])
         #expect(result.status == 2)
         #expect(result.stderr.contains("hint: '-42' is read as an option") && result.stderr.contains("-- -42"), "\(result.stderr)")
+        // Right after an option, the number is meant as that option's value: `=` is the way.
+        let option = try CLI.run(["overview", "--busy-timeout", "-1", "--root", TemporaryFolder().file("root")])
+        #expect(option.status == 2)
+        #expect(option.stderr.contains("hint: '-1' is read as an option, not as the value of --busy-timeout; write --busy-timeout=-1"),
+                "\(option.stderr)")
+        #expect(!option.stderr.contains("kv set"), "\(option.stderr)")
     }
 
     @Test func aFolderGivenAsAFileIsNamedAsAFolder() throws {
