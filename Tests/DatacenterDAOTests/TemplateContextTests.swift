@@ -19,6 +19,10 @@ import Testing
         let error = try #require(contextLoadError("\n" + body), "loaded: \(body)")
         #expect(error.description.contains(context), "\(error)")
         #expect(error.location == SourceLocation(file: "ctx.xml", line: line, column: column), "\(error) for \(body)")
+        // The fix names the place the reference must leave: a comment is not quotes.
+        let place = context.hasSuffix("comment") ? "outside the comment" : "outside the quotes"
+        if !body.contains("${T}'") { #expect(error.description.contains(place), "\(error)") }
+        if context.hasSuffix("comment") { #expect(!error.description.contains("quote"), "\(error)") }
     }
     // Quotes that only look alike: doubled quotes, a quote inside a comment, `--` in a string.
     for body in [#"<select id="a" arguments="v">select 'it''s', "a""b", @{v}</select>"#,

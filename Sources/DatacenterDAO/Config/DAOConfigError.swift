@@ -109,6 +109,11 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unknownInitializer(let name, let s):
             return "initializer '\(q(name))' names no <update> method without arguments" + hint(s.map { "'\(q($0))'" })
         case .unknownMap(let name, let s): return "unknown map ':\(q(name))'" + hint(s.map { "':\(q($0))'" })
+        case .valueInQuotedText(let what, let context) where context.hasSuffix("comment"):
+            let fix = what.hasPrefix("#") || what.hasPrefix("@")
+                ? "a comment is not SQL, so nothing is written or bound there; write " + q(what) + " outside the comment"
+                : "values are written only into plain SQL"
+            return "\(q(what)) inside \(context): \(fix)"
         case .valueInQuotedText(let what, let context):
             let fix = what.hasPrefix("#") ? "a ? there is text, not a parameter; bind the whole value with " + q(what) + " outside the quotes"
                 : what.hasPrefix("@") ? "its value would be written into them and could end them; write " + q(what)
