@@ -145,7 +145,7 @@ package enum DemoStore {
         let now = Date()
         for (name, days, size) in [("fresh.jpg", 1, 20_000), ("recent.jpg", 5, 30_000), ("old.jpg", 10, 40_000), ("ancient.jpg", 40, 50_000)] {
             let path = folder + "/" + name
-            try Data(repeating: UInt8(days), count: size).write(to: URL(fileURLWithPath: path))
+            try PrivateFile.write(Data(repeating: UInt8(days), count: size), toPath: path)
             try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-Double(days) * 86_400)], ofItemAtPath: path)
         }
     }
