@@ -62,7 +62,7 @@ struct ExportCommand: ParsableCommand {
                 var written = 0
                 try PrivateFile.writeAtomically(to: file) { written = try export.run(on: db, to: $0) }
                 rows = written
-                FileHandle.standardError.write(Data("exported \(rows) row(s) of \(name) to \(file)\n".utf8))
+                Output.error("exported \(rows) row(s) of \(name) to \(file)")
             } else {
                 rows = try export.run(on: db, to: FileHandle.standardOutput)
             }

@@ -6,8 +6,14 @@ import DatacenterText
 enum Output {
     static func line(_ text: String = "") { print(text) }
 
+    /// Writes `text` and a newline to standard error, each of its lines made safe for a
+    /// terminal (`TerminalText.visible`: control characters shown escaped, the line breaks
+    /// kept): the names errors and notes quote (a table's, a column's, a store's from a
+    /// snapshot's manifest) may hold escape sequences, as values may.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        let safe = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { TerminalText.visible(String($0)) }.joined(separator: "\n")
+        FileHandle.standardError.write(Data((safe + "\n").utf8))
     }
 
     /// Prints a JSON-compatible object with sorted keys, one line.
@@ -91,6 +97,9 @@ enum Output {
 
     /// Prints rows as an aligned table with a header.
     static func table(_ header: [String], _ rows: [[String]]) {
+        // Column names come from the database, as values do: escaped alike.
+        let header = header.map { TerminalText.visible($0) }
+        let rows = rows.map { $0.map { TerminalText.visible($0) } }
         var widths = header.map(\.displayWidth)
         for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.displayWidth) } }
         func format(_ cells: [String]) -> String {
@@ -113,6 +122,7 @@ enum Output {
         /// Prints the header and the rule; `widths` holds the columns' widths but the last.
         init(header: [String], widths: [Int]) {
             self.widths = widths
+            let header = header.map { TerminalText.visible($0) }
             print(format(header))
             print(format(header.enumerated().map { i, title in
                 String(repeating: "-", count: i == header.count - 1 ? title.displayWidth : widths[i])

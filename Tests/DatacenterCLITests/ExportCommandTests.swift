@@ -1,3 +1,4 @@
+import DatacenterKit
 import Foundation
 import Testing
 
@@ -75,5 +76,28 @@ import Testing
         let user = try CLI.run(["export", root, "notes", "--user", "zed"])
         #expect(user.status == 1)
         #expect(user.stderr.contains("no user zed"))
+    }
+
+    /// A table or column name holding escape sequences reaches the terminal escaped, as a
+    /// value does: in `sql`'s header, in `export`'s list of tables and in its note.
+    @Test func namesWithControlCharactersAreEscapedLikeValues() throws {
+        let scratch = TemporaryFolder()
+        let path = scratch.file("names.db")
+        let table = "t\u{1B}[31mred", column = "c\u{07}ol"
+        let db = try Database(path: path)
+        try db.execute("CREATE TABLE \"\(table)\"(\"\(column)\" TEXT)")
+        try db.execute("INSERT INTO \"\(table)\" VALUES ('v')")
+        let query = try CLI.run(["sql", path, "SELECT * FROM \"\(table)\""])
+        #expect(query.status == 0, "\(query.stderr)")
+        #expect(query.stdout.hasPrefix("c\\u{7}ol\n"), "\(query.stdout.debugDescription)")
+        let missing = try CLI.run(["export", path, "nope"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("(it has: t\\u{1b}[31mred)"), "\(missing.stderr.debugDescription)")
+        let exported = try CLI.run(["export", path, table, "-o", scratch.file("out.csv")])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stderr.contains("of t\\u{1b}[31mred to"), "\(exported.stderr.debugDescription)")
+        for output in [query.stdout, query.stderr, missing.stderr, exported.stderr] {
+            #expect(!output.contains("\u{1B}") && !output.contains("\u{07}"), "\(output.debugDescription)")
+        }
     }
 }
