@@ -27,6 +27,13 @@ public struct ChangeSource: Sendable {
     /// otherwise (opened read-only, with `keys` and `databaseKeys` as any command opens it).
     /// - throws: `ChangeError` when `path` is missing, is neither, or is a damaged snapshot;
     ///   what opening the root throws.
+    /// `path` with every symbolic link of it followed (`realpath`), or nil when it does not resolve.
+    static func resolved(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     public static func at(_ path: String, keys: KeyRing = .empty, databaseKeys: DatabaseKeyList = .empty,
                           busyTimeout: TimeInterval = 5) throws -> ChangeSource {
         var status = stat()
@@ -47,6 +54,15 @@ public struct ChangeSource: Sendable {
                 let stores = manifest.stores.map { StoreFile(name: $0.name, path: path + "/" + $0.name) }
                 for store in stores where !FileManager.default.fileExists(atPath: store.path) {
                     throw ChangeError(path: store.path, reason: "missing from the snapshot (its manifest lists it)")
+                }
+                // A snapshot's stores are its own files: a link out of its folder is not followed.
+                let folder = Self.resolved(path)
+                for store in stores {
+                    let target = Self.resolved(store.path)
+                    guard let folder, let target, target.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else {
+                        throw ChangeError(path: store.path, reason: "leads outside the snapshot's folder (to \(target ?? "nowhere")): "
+                                            + "a snapshot's stores are files of its own, so it is not read")
+                    }
                 }
                 return ChangeSource(kind: .snapshot, path: path, stores: stores, manifest: manifest)
             }

@@ -123,6 +123,24 @@ import DatacenterTestSupport
         #expect(recorder.row(.kv(business: "settings"), "theme")?.kind == .changed)
     }
 
+    /// A store of a snapshot that is a link out of the snapshot's folder (to a file the
+    /// manifest's author chose) is refused, naming it; a snapshot as taken still reads.
+    @Test func aStoreLinkedOutOfTheSnapshotIsRefused() throws {
+        let folder = TemporaryFolder()
+        let (root, _) = try demo(folder, encrypted: false)
+        let snapshot = folder.file("snap")
+        let manifest = try StoreSnapshot.take(of: try ChangeSource.at(root), to: snapshot, databaseKeys: .empty)
+        #expect(try ChangeSource.at(snapshot).stores.count == manifest.stores.count)
+        let name = try #require(manifest.stores.first?.name)
+        let outside = folder.file("elsewhere.sqlite")
+        try FileManager.default.moveItem(atPath: snapshot + "/" + name, toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: snapshot + "/" + name, withDestinationPath: outside)
+        #expect { try ChangeSource.at(snapshot) } throws: { error in
+            guard let error = error as? ChangeError else { return false }
+            return error.path == snapshot + "/" + name && "\(error)".contains("outside the snapshot's folder")
+        }
+    }
+
     @Test func aSnapshotIsWholeOrAbsentAndNeverReplacesAFolder() throws {
         let folder = TemporaryFolder()
         let (root, _) = try demo(folder, encrypted: false)
