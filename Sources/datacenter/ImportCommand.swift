@@ -19,15 +19,19 @@ struct ImportCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: dumpPath) else { throw CLIError("no dump file at \(dumpPath)") }
         let databasePath = expandTilde(database)
         let created = !FileManager.default.fileExists(atPath: databasePath)
+        let files = ["", "-journal", "-wal", "-shm"].map { databasePath + $0 }
+        // A database this import creates goes with it on Ctrl-C or SIGTERM, as on a failure.
+        let slots = created ? files.map(PartialFiles.register) : []
         let report: DumpImportReport
         do {
+            defer { slots.forEach(PartialFiles.unregister) }
             let db = try global.openDatabase(path: databasePath, mode: .readWrite)
             defer { withExtendedLifetime(db) {} }
             report = try db.importDump(atPath: dumpPath, continueOnError: continueOnError)
         } catch {
             // A database this import created is removed again: a failed import leaves nothing.
             if created {
-                for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+                for file in files { try? FileManager.default.removeItem(atPath: file) }
             }
             if let failure = error as? DumpStatementFailure { throw CLIError("\(failure) (nothing was imported)") }
             throw error

@@ -98,4 +98,40 @@ import Testing
         #expect(state["currentUserId"] as? String == "last")
         #expect((try FileManager.default.attributesOfItem(atPath: root + "/datacenter.json"))[.posixPermissions] as? Int == 0o600)
     }
+
+    /// Ctrl-C during an import into a new file leaves no database behind (nor its journal),
+    /// as a failed import leaves none: the command created it, so it goes with the command.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anInterruptedImportIntoANewFileLeavesNothing(_ signal: Int32) throws {
+        let scratch = TemporaryFolder()
+        let dump = scratch.file("dump.sql")
+        var text = "CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT);\n"
+        for i in 0..<300_000 { text += "INSERT INTO t VALUES(\(i), 'row \(i) of the dump');\n" }
+        try text.write(toFile: dump, atomically: true, encoding: .utf8)
+        let folder = scratch.file("target")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binaryPath)
+        process.arguments = ["import", dump, folder + "/new.db"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Interrupted once its transaction has begun writing (its journal is there).
+        var interrupted = false
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline {
+            if FileManager.default.fileExists(atPath: folder + "/new.db-journal") {
+                kill(process.processIdentifier, signal)
+                interrupted = true
+                break
+            }
+            usleep(500)
+        }
+        process.waitUntilExit()
+        #expect(interrupted, "the import ended before its journal was seen")
+        #expect(process.terminationReason == .uncaughtSignal, "the import finished instead of dying of the signal")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
 }
