@@ -11,9 +11,9 @@ final class StorePair {
     /// - throws: `DatabaseError` naming the file that does not open (a wrong key, not a
     ///   database).
     init(a: String, b: String, databaseKeys: DatabaseKeyList, busyTimeout: Double) throws {
-        let (probe, keyB) = try databaseKeys.open(path: b, mode: .readOnly, busyTimeout: busyTimeout)
+        let (probe, keyB) = try Self.open(b, databaseKeys: databaseKeys, busyTimeout: busyTimeout)
         probe.close()
-        db = try databaseKeys.open(path: a, mode: .readOnly, busyTimeout: busyTimeout).database
+        db = try Self.open(a, databaseKeys: databaseKeys, busyTimeout: busyTimeout).database
         do {
             try db.attachReadOnly(path: b, as: "aux", key: keyB)
             try db.execute("BEGIN")
@@ -23,6 +23,17 @@ final class StorePair {
         } catch {
             db.close()
             throw error
+        }
+    }
+
+    /// `path` opened read-only with whichever of `databaseKeys` opens it, or with none when
+    /// it is a plain file: a diff compares a file before and after `db encrypt` as readily as
+    /// two of one kind, so a key given for one side never refuses the other.
+    static func open(_ path: String, databaseKeys: DatabaseKeyList, busyTimeout: Double) throws -> (database: Database, key: DatabaseKey?) {
+        do {
+            return try databaseKeys.open(path: path, mode: .readOnly, busyTimeout: busyTimeout)
+        } catch let error as DatabaseError where error.keyProblem == .notEncrypted {
+            return try DatabaseKeyList.empty.open(path: path, mode: .readOnly, busyTimeout: busyTimeout)
         }
     }
 

@@ -72,7 +72,8 @@ final class DiffTextPrinter: ChangeSink {
             sign = "~"
             detail = zip(change.old, change.new).map { old, new in
                 let column = old.column == "value" && change.old.count == 1 ? "" : Output.safe(old.column) + " "
-                return column + Self.text(old.value) + " → " + Self.text(new.value)
+                let (before, after) = Self.changed(old.value, new.value)
+                return column + before + " → " + after
             }.joined(separator: "; ")
         case .reencrypted:
             sign = "="
@@ -100,25 +101,38 @@ final class DiffTextPrinter: ChangeSink {
         return values.map { "\(Output.safe($0.column))=\(text($0.value))" }.joined(separator: ", ")
     }
 
-    /// A value for a person: text quoted, numbers as they are, bytes counted, locked said.
-    static func text(_ value: ShownValue) -> String {
+    /// A value for a person: text quoted, numbers as they are, bytes counted, locked said;
+    /// cut to `limit` columns.
+    static func text(_ value: ShownValue, limit: Int = 60) -> String {
         switch value {
         case .database(let v), .decrypted(let v):
             switch v {
             case .null: return "NULL"
             case .integer(let i): return String(i)
             case .real(let d): return Database.realText(d)
-            case .text(let s): return Output.safe(Output.jsonString(s), limit: 60)
+            case .text(let s): return Output.safe(Output.jsonString(s), limit: limit)
             case .blob(let d): return "<\(d.count) bytes>"
             }
         case .kv(let v):
-            if case .string(let s) = v { return Output.safe(Output.jsonString(s), limit: 60) }
-            return Output.safe(v.displayString, limit: 60)
+            if case .string(let s) = v { return Output.safe(Output.jsonString(s), limit: limit) }
+            return Output.safe(v.displayString, limit: limit)
         case .cache(let p):
             if case .data(let d) = p { return "<\(d.count) bytes>" }
-            return Output.safe((try? Output.jsonFragment(p.jsonObject)) ?? "?", limit: 60)
+            return Output.safe((try? Output.jsonFragment(p.jsonObject)) ?? "?", limit: limit)
         case .locked(let why): return "<locked: \(why)>"
         }
+    }
+
+    /// Old and new as `text` shows them; when those read alike though the values differ (they
+    /// part past the columns shown), each from a little before where they part, so the line
+    /// shows the difference instead of two identical strings.
+    static func changed(_ old: ShownValue, _ new: ShownValue) -> (String, String) {
+        let (shortOld, shortNew) = (text(old), text(new))
+        let (fullOld, fullNew) = (text(old, limit: .max), text(new, limit: .max))
+        guard shortOld == shortNew, fullOld != fullNew else { return (shortOld, shortNew) }
+        let start = max(0, zip(fullOld, fullNew).prefix { $0 == $1 }.count - 20)
+        func window(_ full: String) -> String { "…" + Output.safe(String(full.dropFirst(start)), limit: 60) }
+        return (window(fullOld), window(fullNew))
     }
 
     private func colourCode(_ sign: String) -> String {

@@ -103,5 +103,48 @@ import Testing
         #expect(diff.status == 1)
         #expect(diff.stdout.contains("+ users/ann/user.sqlite: only in B"), "\(diff.stdout)")
     }
-}
 
+    /// A file before and after `db encrypt` compares as any two files: each side opens with
+    /// the key that opens it, the plain one with none, whichever side `--db-key` is for.
+    @Test func aPlainFileAndItsEncryptedCopyCompare() throws {
+        let folder = TemporaryFolder()
+        let (plain, encrypted, edited) = (folder.file("plain.db"), folder.file("enc.db"), folder.file("edited.db"))
+        let db = try Database(path: plain)
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        try db.execute("INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+        db.close()
+        #expect(try CLI.run(["db", "encrypt", plain, encrypted, "--db-key", "pw"]).status == 0)
+        for (a, b) in [(plain, encrypted), (encrypted, plain)] {
+            let same = try CLI.run(["diff", a, b, "--db-key", "pw"])
+            #expect(same.status == 0 && same.stdout.contains("no changes"), "\(same.stdout)\(same.stderr)")
+        }
+        try FileManager.default.copyItem(atPath: plain, toPath: edited)
+        try Database(path: edited).execute("UPDATE t SET v = 'B' WHERE id = 2")
+        let changed = try CLI.run(["diff", encrypted, edited, "--db-key", "pw"])
+        #expect(changed.status == 1 && changed.stdout.contains("~ t id=2: v \"b\" → \"B\""), "\(changed.stdout)\(changed.stderr)")
+        // Without the key the encrypted side still says what it needs (exit 2).
+        let keyless = try CLI.run(["diff", plain, encrypted])
+        #expect(keyless.status == 2 && keyless.stderr.contains("enc.db") && keyless.stderr.contains("--db-key"), "\(keyless.stderr)")
+    }
+
+    /// A change past the columns a value is cut to shows where the two part, not two strings
+    /// that read alike.
+    @Test func aChangeFarIntoALongValueShowsWhereTheyPart() throws {
+        let folder = TemporaryFolder()
+        let (a, b) = (folder.file("a.db"), folder.file("b.db"))
+        let long = String(repeating: "x", count: 100)
+        let db = try Database(path: a)
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        try db.execute("INSERT INTO t VALUES (1, ?)", [.text(long)])
+        db.close()
+        try FileManager.default.copyItem(atPath: a, toPath: b)
+        var edited = Array(long)
+        edited[90] = "Y"
+        try Database(path: b).execute("UPDATE t SET v = ? WHERE id = 1", [.text(String(edited))])
+        let result = try CLI.run(["diff", a, b])
+        #expect(result.status == 1, "\(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.contains("~ t id=1") }.map(String.init))
+        let sides = line.components(separatedBy: " → ")
+        #expect(sides.count == 2 && sides[1].contains("Y") && !sides[0].contains("Y"), "\(line)")
+    }
+}
