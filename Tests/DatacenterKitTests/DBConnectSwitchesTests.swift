@@ -13,6 +13,40 @@ import Testing
         try db.query("SELECT x FROM t ORDER BY x").compactMap { $0[0].int64Value }
     }
 
+    /// DBConnect's headline example, as written: one call, five statements, thirteen values,
+    /// `?1` reused in every insert. Numbered parameters are the call's values by number
+    /// across the whole sequence (they were once counted statement by statement, so the third
+    /// insert got 2 values for 10 parameters and the sequence rolled back).
+    @Test func numberedParametersCountAcrossTheSequence() throws {
+        let db = try Database.inMemory()
+        try db.execute("""
+            DROP TABLE IF EXISTS test; CREATE TABLE IF NOT EXISTS test (pid INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \
+            pType TEXT NOT NULL, pTitle TEXT, \
+            loc_lat FLOAT NOT NULL, loc_lon FLOAT NOT NULL); \
+            CREATE UNIQUE INDEX locationIndex ON test (loc_lat, loc_lon); \
+            INSERT INTO test (pType, pTitle, loc_lat, loc_lon) VALUES ( ?1, ?2, ?3, ?4 ); \
+            INSERT INTO test (pType, pTitle, loc_lat, loc_lon) VALUES ( ?1, ?5, ?6, ?7 ); \
+            INSERT INTO test (pType, pTitle, loc_lat, loc_lon) VALUES ( ?1, ?8, ?9, ?10 ); \
+            INSERT INTO test (pType, pTitle, loc_lat, loc_lon) VALUES ( ?1, ?11, ?12, ?13 );
+            """, StatementArguments([.text("City"), .text("Cupertino"), .real(37.3261), .real(-122.0320),
+                                     .text("New York"), .real(40.724), .real(-74.06),
+                                     .text("Dnepropetrovsk"), .real(48.47), .real(35.050),
+                                     .text("Kiev"), .real(50.457), .real(30.525)]))
+        let rows = try db.query("SELECT pType, pTitle, loc_lat FROM test ORDER BY pid")
+        #expect(rows.map { $0[0].stringValue } == ["City", "City", "City", "City"])
+        #expect(rows.map { $0[1].stringValue } == ["Cupertino", "New York", "Dnepropetrovsk", "Kiev"])
+        #expect(rows.map { $0[2].doubleValue } == [37.3261, 40.724, 48.47, 50.457])
+        // Anonymous parameters still take the next values in line, statement by statement.
+        try db.execute("CREATE TABLE t (x INTEGER)")
+        try db.execute("INSERT INTO t VALUES (?); INSERT INTO t VALUES (?), (?)", StatementArguments([.integer(1), .integer(2), .integer(3)]))
+        #expect(try table(db) == [1, 2, 3])
+        // A value no statement takes is still an error, whichever way they count.
+        #expect(throws: DatabaseError.self) {
+            try db.execute("INSERT INTO t VALUES (?1); INSERT INTO t VALUES (?1)", StatementArguments([.integer(4), .integer(5)]))
+        }
+        #expect(try table(db) == [1, 2, 3])
+    }
+
     /// The reference's defaults, pinned: a sequence that fails keeps nothing, through
     /// `execute` and `executeScript` alike.
     @Test func aFailingSequenceKeepsNothingByDefault() throws {

@@ -352,24 +352,34 @@ public final class Database {
         }
         // Several statements: a sequence (`sqlSequences`), each run once, uncached. The first
         // was prepared before the sequence's transaction began, which changes nothing it reads.
+        // Positional values: a statement of `?` takes the next ones in line; one with numbered
+        // parameters takes the call's values from the first, `?N` the call's value N, as
+        // DBConnect numbers them across the whole sequence (its example reuses `?1` in every
+        // insert of one call).
         try runSequence(SQLScript.statements(in: sql)) {
-            var offset = 0
+            var offset = 0, numbered = 0
             var statement: Statement? = first
             while let current = statement {
                 let used = current.parameterCount
                 var args = arguments
                 if !arguments.positional.isEmpty {
-                    let end = min(arguments.positional.count, offset + used)
-                    args.positional = offset < end ? Array(arguments.positional[offset..<end]) : []
-                    offset = end
+                    if current.hasNumberedParameters {
+                        args.positional = Array(arguments.positional.prefix(used))
+                        numbered = max(numbered, used)
+                    } else {
+                        let end = min(arguments.positional.count, offset + used)
+                        args.positional = offset < end ? Array(arguments.positional[offset..<end]) : []
+                        offset = end
+                    }
                 }
                 try current.execute(args)
                 let sqlRest = remaining
                 statement = try prepare(sqlRest, persistent: false, tail: &remaining)
             }
-            if offset < arguments.positional.count {
+            let taken = max(offset, numbered)
+            if taken < arguments.positional.count {
                 throw DatabaseError(extendedCode: SQLITE_RANGE,
-                                    message: "the statements take \(offset) value(s), \(arguments.positional.count) given", sql: sql, path: path)
+                                    message: "the statements take \(taken) value(s), \(arguments.positional.count) given", sql: sql, path: path)
             }
         }
     }

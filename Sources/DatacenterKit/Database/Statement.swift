@@ -39,6 +39,17 @@ public final class Statement {
     /// How many parameters the statement has (the largest index, for `?N`).
     public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
 
+    /// True when a parameter is numbered (`?NNN`): its value is the call's value N, not the
+    /// next one in line.
+    public var hasNumberedParameters: Bool {
+        let count = sqlite3_bind_parameter_count(handle)
+        guard count > 0 else { return false }
+        return (1...count).contains { index in
+            guard let name = sqlite3_bind_parameter_name(handle, index), name.pointee == UInt8(ascii: "?") else { return false }
+            return name.advanced(by: 1).pointee != 0
+        }
+    }
+
     /// How many columns a row of this statement has.
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
