@@ -27,7 +27,7 @@ export DATACENTER_TEST_KDF_ITER := 100
 TEST_TMPDIR ?= $(if $(wildcard /dev/shm/.),/dev/shm/datacenter-tests-$(shell id -u))
 TEST_ENV     = $(if $(TEST_TMPDIR),mkdir -p -m 700 $(TEST_TMPDIR) && TMPDIR=$(TEST_TMPDIR)/)
 
-.PHONY: run test quick sanitize fuzz crash build deps sqlcipher-reference demo bench clean
+.PHONY: run test quick sanitize fuzz crash build deps sqlcipher-reference demo bench clean install uninstall manual
 
 run: build
 	@test -d "$(DEMO_ROOT)" || $(RELEASE_BIN) demo "$(DEMO_ROOT)"
@@ -81,6 +81,41 @@ build: deps
 	  objcopy --only-keep-debug $(BUILT_BIN) $(RELEASE_BIN).debug && \
 	  objcopy --strip-debug --strip-unneeded --add-gnu-debuglink=$(RELEASE_BIN).debug $(BUILT_BIN) $(RELEASE_BIN); \
 	fi
+
+# `make install` puts the binary users run, its manual page and its shell completions under
+# PREFIX (~/.local by default: no root needed; PREFIX=/usr/local as root for every user).
+# The page is generated from the argument parser's own description of every command (its
+# generate-manual plugin), the completions by the binary itself; `make uninstall` removes
+# exactly what install put there.
+PREFIX   ?= $(HOME)/.local
+BINDIR    = $(PREFIX)/bin
+MAN1DIR   = $(PREFIX)/share/man/man1
+BASHDIR   = $(PREFIX)/share/bash-completion/completions
+ZSHDIR    = $(PREFIX)/share/zsh/site-functions
+FISHDIR   = $(PREFIX)/share/fish/vendor_completions.d
+MANUAL   := .build/dist/datacenter.1
+
+# The plugin builds the package in release mode (linking the Swift libraries dynamically),
+# so `build` runs after it: what install copies is always the static, stripped binary.
+install: manual build
+	install -d -m 755 "$(BINDIR)" "$(MAN1DIR)" "$(BASHDIR)" "$(ZSHDIR)" "$(FISHDIR)"
+	install -m 755 $(RELEASE_BIN) "$(BINDIR)/datacenter"
+	install -m 644 $(MANUAL) "$(MAN1DIR)/datacenter.1"
+	$(RELEASE_BIN) --generate-completion-script bash > "$(BASHDIR)/datacenter"
+	$(RELEASE_BIN) --generate-completion-script zsh > "$(ZSHDIR)/_datacenter"
+	$(RELEASE_BIN) --generate-completion-script fish > "$(FISHDIR)/datacenter.fish"
+	chmod 644 "$(BASHDIR)/datacenter" "$(ZSHDIR)/_datacenter" "$(FISHDIR)/datacenter.fish"
+	@echo "installed $(BINDIR)/datacenter, its manual page (man datacenter) and bash, zsh and fish completions"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on PATH";; esac
+
+uninstall:
+	rm -f "$(BINDIR)/datacenter" "$(MAN1DIR)/datacenter.1" "$(BASHDIR)/datacenter" "$(ZSHDIR)/_datacenter" "$(FISHDIR)/datacenter.fish"
+	@echo "removed datacenter, its manual page and completions from $(PREFIX)"
+
+manual: deps
+	set -o pipefail; $(SWIFT) package generate-manual 2>&1 | cat
+	@mkdir -p .build/dist
+	cp .build/plugins/GenerateManual/outputs/datacenter/datacenter.1 $(MANUAL)
 
 # bench db's import is compared with the reference SQLCipher, hence sqlcipher-reference.
 bench: build sqlcipher-reference
