@@ -36,4 +36,17 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         for subcommand in ["snapshot", "browse", "kv"] { #expect(result.stdout.contains(subcommand), "\(shell): \(subcommand)") }
     }
+
+    /// The README names every Debian package `make` installs, so a reader can install them
+    /// by hand first.
+    @Test func theReadmeNamesEveryPackageMakeInstalls() throws {
+        let root = SQLCipherReference.packageRoot
+        let makefile = try String(contentsOfFile: root + "/Makefile", encoding: .utf8)
+        let line = try #require(makefile.split(separator: "\n").first { $0.hasPrefix("APT_PACKAGES") })
+        let packages = line.split(separator: "=", maxSplits: 1).last.map { $0.split(separator: " ").map(String.init) } ?? []
+        #expect(packages.count >= 8, "\(line)")
+        let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+        let words = Set(readme.components(separatedBy: CharacterSet(charactersIn: " `\n(),")))
+        for package in packages { #expect(words.contains(package), "README.md does not name \(package)") }
+    }
 }
