@@ -313,3 +313,38 @@ func renderOne(_ config: DAOConfig, _ id: String, _ args: [DAOValue], globals: [
     #expect(method.summary.member("arguments") == [["name": "id", "required": true], ["name": "name", "required": false]])
     #expect(try DAOValue(parsingJSON: #"{"a": [1, 2.5, null, true]}"#) == ["a": [1, 2.5, nil, true]])
 }
+
+/// Where one element's text meets the text around it, two tokens never fuse: `1` then `and`
+/// (from the next `<if>`) is `1 and`, not `1and`; `?` then `or` is `? or`; a `?` never runs
+/// into a number (`?1` is another parameter). Nothing else changes: spaces already there stay
+/// one, `${T}_log` stays one name, punctuation needs none. A text cache (what a DAO object's
+/// calls use) keeps and gives back the same text.
+@Test func adjacentElementsNeverFuseTwoTokens() throws {
+    let config = try makeConfig("""
+        <select id="ifs" arguments="a,b">select * from ${T} <where><if true="a">a = 1</if><if true="b">and b = 2</if></where></select>
+        <select id="after" arguments="a">select * from ${T} where x = 1<if true="a">and a = #{a}</if></select>
+        <select id="bound" arguments="a">select * from ${T} where x = #{a}<if true="a">or 1</if></select>
+        <select id="number" arguments="a">select #{a}<if true="a">1</if></select>
+        <select id="spaced" arguments="a">select * from ${T} where x = 1 <if true="a"> and a = 2 </if> order by x</select>
+        <select id="punctuation" arguments="a">select count(*)<if true="a">,max(x)</if> from ${T}_log</select>
+        """)
+    for _ in 0..<2 {
+        #expect(try renderOne(config, "ifs", [1, 1]).sql == "select * from t WHERE a = 1 and b = 2")
+        #expect(try renderOne(config, "after", [1]).sql == "select * from t where x = 1 and a = ?")
+        #expect(try renderOne(config, "bound", [5]).sql == "select * from t where x = ? or 1")
+        #expect(try renderOne(config, "number", [5]).sql == "select ? 1")
+        #expect(try renderOne(config, "spaced", [1]).sql == "select * from t where x = 1 and a = 2 order by x")
+        #expect(try renderOne(config, "punctuation", [1]).sql == "select count(*),max(x) from t_log")
+        #expect(try renderOne(config, "ifs", [0, 1]).sql == "select * from t WHERE b = 2")
+    }
+    let method = try config.method("ifs", arity: 2)
+    guard case .sql(let template) = method.body, let cache = RenderedTextCache(template: template, arguments: method.arguments) else {
+        Issue.record("ifs has no text cache")
+        return
+    }
+    for _ in 0..<2 {
+        let call = try Renderer.render(method, arguments: [1, 1], globals: [:], tableName: "t", cryptRules: [], textCache: cache)
+        guard case .statement(let rendered)? = call.runs.first else { Issue.record("\(call.runs)"); return }
+        #expect(rendered.sql == "select * from t WHERE a = 1 and b = 2")
+    }
+}

@@ -33,6 +33,9 @@ struct RenderBuffer: Sendable {
     private(set) var pieces: [Piece] = []
     /// The first piece of the innermost open region: text never merges into a piece below.
     private var floor = 0
+    /// Set at the edge of a dynamic element (`markElementEdge`): the next piece appended
+    /// is checked against the last one for tokens that would fuse.
+    private var atElementEdge = false
 
     /// An empty buffer with room reserved for a typical statement, so its pieces and bytes
     /// are not copied as they grow.
@@ -50,8 +53,41 @@ struct RenderBuffer: Sendable {
         text.withUTF8 { append(textBytes: $0) }
     }
 
-    private mutating func append(textBytes text: UnsafeBufferPointer<UInt8>) {
+    /// Marks the edge of a dynamic element (`<if>`, `<foreach>`, `<where>`…), where the text
+    /// of one element meets the text around it: the next piece appended gets one space before
+    /// it when it would otherwise fuse two tokens with the last one (`1` then `and` reading
+    /// `1and`; `?` then `1` reading `?1`). No other whitespace changes.
+    mutating func markElementEdge() { atElementEdge = true }
+
+    /// True for a byte a word, a number or a `?` parameter is made of (any non-ASCII byte
+    /// included: SQLite takes those as identifier characters).
+    @inline(__always) private static func isTokenByte(_ b: UInt8) -> Bool {
+        b >= 0x80 || b == UInt8(ascii: "_") || b == UInt8(ascii: "?") || b == UInt8(ascii: "$")
+            || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || ((b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z"))
+    }
+
+    /// The last byte of what the buffer holds (`?` for a bound value), or nil when empty.
+    private var lastByte: UInt8? {
+        guard let last = pieces.last else { return nil }
+        switch last {
+        case .text(let range), .inlined(let range): return range.isEmpty ? nil : bytes[range.upperBound - 1]
+        case .bound: return UInt8(ascii: "?")
+        }
+    }
+
+    /// At an element's edge, a space before a piece starting with `first` when it and the
+    /// last byte would fuse into one token.
+    private mutating func separateAtElementEdge(before first: UInt8?) {
+        guard atElementEdge, let first else { return }
+        atElementEdge = false
+        guard Self.isTokenByte(first), let last = lastByte, Self.isTokenByte(last) else { return }
+        var space = " "
+        space.withUTF8 { append(textBytes: $0, checked: true) }
+    }
+
+    private mutating func append(textBytes text: UnsafeBufferPointer<UInt8>, checked: Bool = false) {
         guard !text.isEmpty else { return }
+        if !checked { separateAtElementEdge(before: text.first) }
         if pieces.count > floor, case .text(var range) = pieces[pieces.count - 1] {
             if range.upperBound != bytes.count { range = copyToEnd(range) }
             bytes.append(contentsOf: text)
@@ -63,9 +99,13 @@ struct RenderBuffer: Sendable {
         }
     }
 
-    mutating func append(bound value: DAOValue, encrypted: Bool) { pieces.append(.bound(value, encrypted: encrypted)) }
+    mutating func append(bound value: DAOValue, encrypted: Bool) {
+        separateAtElementEdge(before: UInt8(ascii: "?"))
+        pieces.append(.bound(value, encrypted: encrypted))
+    }
 
     mutating func append(inlined text: String) {
+        separateAtElementEdge(before: text.utf8.first)
         let start = bytes.count
         bytes.append(contentsOf: text.utf8)
         pieces.append(.inlined(start..<bytes.count))

@@ -38,18 +38,24 @@ package final class SequenceNode: SQLNode {
     /// Set when every child is text, `${T}` or a `#{}` reference: the SQL is then the same
     /// for every call on a table, and `Renderer` only looks up the bound values.
     let staticPlan: StaticStatementPlan?
+    /// For each child, whether it is a dynamic element (not text, `${T}` or a reference):
+    /// its edges are where two elements' text meet (`RenderBuffer.markElementEdge`).
+    private let isElement: [Bool]
 
     /// A sequence that renders `children` in order.
     package init(_ children: [any SQLNode], location: SourceLocation) {
         self.children = children
         self.location = location
         self.staticPlan = StaticStatementPlan(children, location: location)
+        self.isElement = children.map { !($0 is TextNode || $0 is TableNameNode || $0 is ReferenceNode) }
     }
 
     package func render(into context: inout RenderContext) throws {
-        for child in children {
+        for (index, child) in children.enumerated() {
             if context.halt != nil { return }
+            if isElement[index] { context.buffer.markElementEdge() }
             try child.render(into: &context)
+            if isElement[index] { context.buffer.markElementEdge() }
         }
     }
 }
