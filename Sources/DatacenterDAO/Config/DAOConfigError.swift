@@ -110,7 +110,7 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
             return "initializer '\(q(name))' names no <update> method without arguments" + hint(s.map { "'\(q($0))'" })
         case .unknownMap(let name, let s): return "unknown map ':\(q(name))'" + hint(s.map { "':\(q($0))'" })
         case .valueInQuotedText(let what, let context) where context.hasSuffix("comment"):
-            let fix = what.hasPrefix("#") || what.hasPrefix("@")
+            let fix = what.hasPrefix("#") || what.hasPrefix("@") || what.hasPrefix("$")
                 ? "a comment is not SQL, so nothing is written or bound there; write " + q(what) + " outside the comment"
                 : "values are written only into plain SQL"
             return "\(q(what)) inside \(context): \(fix)"

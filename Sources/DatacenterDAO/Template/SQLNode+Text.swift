@@ -21,16 +21,41 @@ package final class TextNode: SQLNode {
 /// `${T}` / `${t}`: the DAO object's current table name.
 ///
 /// **Decision**: a name that is a plain identifier is written as is; any other name is
-/// quoted as an identifier, so a run-time table name cannot inject SQL.
+/// quoted as an identifier, so a run-time table name cannot inject SQL. Inside the
+/// template's quotes (`where name = '${T}'`, the common "does the table exist" check
+/// against `sqlite_master`) the name is written as text, with the closing quote doubled, so
+/// it can never end the quoting (`TemplateContextCheck` records which quotes: `quotedIn`).
 package final class TableNameNode: SQLNode {
     package let location: SourceLocation
+    /// The quotes the `${T}` stands in (`.normal` in plain SQL). Set once by the load-time
+    /// check, before the node is shared; read-only afterwards.
+    nonisolated(unsafe) var quotedIn: SQLLexer.State = .normal
 
     /// A `${T}` at `location`.
     package init(location: SourceLocation) { self.location = location }
 
     package func render(into context: inout RenderContext) throws {
         try TableNameNode.check(context.tableName, at: location)
-        context.buffer.append(text: TableNameNode.sqlName(context.tableName))
+        context.buffer.append(text: try text(for: context.tableName))
+    }
+
+    /// What this `${T}` writes for the table `name`: `sqlName(name)` in plain SQL, else the
+    /// name with the closing quote of `quotedIn` doubled.
+    /// - throws: `DAOError.render` for a name holding `]` inside `[…]` (SQLite has no escape
+    ///   there) or a NUL character.
+    func text(for name: String) throws -> String {
+        switch quotedIn {
+        case .normal, .lineComment, .blockComment: return TableNameNode.sqlName(name)
+        case .singleQuoted: return name.replacingOccurrences(of: "'", with: "''")
+        case .doubleQuoted: return name.replacingOccurrences(of: "\"", with: "\"\"")
+        case .backtickQuoted: return name.replacingOccurrences(of: "`", with: "``")
+        case .bracketQuoted:
+            guard !name.contains("]") else {
+                throw DAOError.render("${T}: the table name \(name) holds ], which cannot stand inside [\u{2026}] (SQLite has "
+                                      + "no escape there); quote it with \"\u{2026}\" in the template instead", at: location)
+            }
+            return name
+        }
     }
 
     /// Checks that a `${T}` at `location` has a table name to stand for.

@@ -85,11 +85,15 @@ final class StaticStatementPlan: Sendable {
         let placeholders: [Int]
     }
 
+    /// The `${T}` nodes, in the order of the NUL bytes that stand for them in `template`.
+    private let tableNodes: [TableNameNode]
+
     /// nil when some child is dynamic.
     init?(_ children: [any SQLNode], location: SourceLocation) {
         var writer = SQLWriter()
         var references: [ReferenceNode] = []
         var tableLocation: SourceLocation?
+        var tableNodes: [TableNameNode] = []
         for child in children {
             switch child {
             case let text as TextNode:
@@ -97,6 +101,9 @@ final class StaticStatementPlan: Sendable {
                 t.withUTF8 { writer.template($0) }
             case let table as TableNameNode:
                 tableLocation = tableLocation ?? table.location
+                // A NUL where the name goes: the plan's statements take its text from the
+                // node, so a `${T}` inside quotes writes the name as it does there.
+                tableNodes.append(table)
                 var sentinel = "\u{0}"
                 sentinel.withUTF8 { writer.template($0) }
             case let reference as ReferenceNode where reference.mode == .bind:
@@ -108,6 +115,7 @@ final class StaticStatementPlan: Sendable {
         }
         self.references = references
         self.tableLocation = tableLocation
+        self.tableNodes = tableNodes
         self.template = writer.sql
         self.templatePlaceholders = writer.marks.placeholders
         self.location = location
@@ -118,17 +126,22 @@ final class StaticStatementPlan: Sendable {
     func statement(forTable table: String) throws -> StaticStatement {
         if let statement = cached.withLock({ $0?.table == table ? $0?.statement : nil }) { return statement }
         if let tableLocation, table.isEmpty { throw DAOError.render("${T} used but no table name is set", at: tableLocation) }
-        let name = Array(TableNameNode.sqlName(table).utf8)
+        let names = try tableNodes.map { Array(try $0.text(for: table).utf8) }
         var bytes: [UInt8] = []
         var placeholders: [Int] = []
-        bytes.reserveCapacity(template.count + name.count)
-        var next = 0
+        bytes.reserveCapacity(template.count + (names.first?.count ?? 0) * names.count)
+        var next = 0, nextName = 0
         for (offset, byte) in template.enumerated() {
             if next < templatePlaceholders.count, templatePlaceholders[next] == offset {
                 placeholders.append(bytes.count)
                 next += 1
             }
-            if byte == 0 { bytes += name } else { bytes.append(byte) }
+            if byte == 0 {
+                bytes += names[nextName]
+                nextName += 1
+            } else {
+                bytes.append(byte)
+            }
         }
         let sql = String(decoding: bytes, as: UTF8.self)
         let statement = StaticStatement(sql: sql, placeholders: placeholders)

@@ -1,9 +1,10 @@
 /// Load-time check that every value a template writes stands where SQL expects one.
 ///
-/// A `#{}` becomes a `?` parameter, `${T}` writes the table's name and `<format>` writes
-/// `key = ?` pairs: each is only meaningful in plain SQL. Inside a string literal or a
-/// quoted identifier a `?` would be text, not a parameter, so each of them there is a load
-/// error naming its location. A `@{}` in plain SQL inlines its value as a whole literal;
+/// A `#{}` becomes a `?` parameter and `<format>` writes `key = ?` pairs: each is only
+/// meaningful in plain SQL. Inside a string literal or a quoted identifier a `?` would be
+/// text, not a parameter, so each of them there is a load error naming its location. A
+/// `${T}` writes the table's name: inside quotes as text with the closing quote doubled
+/// (`TableNameNode.quotedIn`, recorded here). A `@{}` in plain SQL inlines its value as a whole literal;
 /// inside the template's quotes (`'…'`, `"…"`, `` `…` ``, `[…]`), as the references allow,
 /// it writes the value's text with the closing quote doubled (`ReferenceNode.quotedText`),
 /// and the check records which quotes it stands in (`ReferenceNode.quotedIn`). Inside a
@@ -46,7 +47,12 @@ enum TemplateContextCheck {
             }
             lexer.wroteValue()
         case let table as TableNameNode:
-            try requirePlainSQL(lexer, what: "${T}", at: table.location)
+            // Inside quotes the name is written as text, its closing quote doubled.
+            if lexer.state.isQuoted {
+                table.quotedIn = lexer.state
+            } else {
+                try requirePlainSQL(lexer, what: "${T}", at: table.location)
+            }
             lexer.wroteValue()
         case let format as FormatNode:
             try requirePlainSQL(lexer, what: "<format>", at: format.location)
