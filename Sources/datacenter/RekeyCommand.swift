@@ -102,8 +102,8 @@ struct RekeyCommand: ParsableCommand {
             case .alreadyDone: outcome = "alreadyDone"
             case .failed(let reason):
                 outcome = "failed"
-                Output.error("error: database \(name) (\(Output.safe(result.path, limit: 400))): "
-                             + "\(Output.safe(reason, limit: 400)) — this file was left unchanged")
+                Output.error("error: database \(name) (\(Output.safe(Self.shown(result.path, rootPath: rootPath), limit: 400))): "
+                             + "\(Output.safe(Self.reason(reason, about: result.path), limit: 400)) — this file was left unchanged")
             }
             object.append(["name": result.name, "path": result.path, "outcome": outcome, "error": result.failure ?? NSNull()])
             guard !json else { continue }
@@ -120,6 +120,20 @@ struct RekeyCommand: ParsableCommand {
                         + "(with --db-key NEW --db-key OLD) once the cause is fixed")
         }
         return (object, failed, DatabaseKeyList([newKey] + current.keys))
+    }
+
+    /// `path` (absolute, as the engine finds a root's files) as the user named the root: a
+    /// file under it is shown under the root as given (`rk/users/alice/user.sqlite`).
+    static func shown(_ path: String, rootPath: String) -> String {
+        let absoluteRoot = URL(fileURLWithPath: rootPath).standardizedFileURL.path
+        guard rootPath != absoluteRoot, path.hasPrefix(absoluteRoot + "/") else { return path }
+        return rootPath + path.dropFirst(absoluteRoot.count)
+    }
+
+    /// An engine error about the file at `path`, without the path it starts with (the line
+    /// names the file already).
+    static func reason(_ error: String, about path: String) -> String {
+        error.hasPrefix(path + ": ") ? String(error.dropFirst(path.count + 2)) : error
     }
 
     /// Re-encrypts the values under the value key `text`, printing the summary (unless `--json`).
@@ -141,8 +155,8 @@ struct RekeyCommand: ParsableCommand {
         }
         bar.clear()
         for store in summary.failed {
-            Output.error("error: \(Output.safe(store.name, limit: 200)) (\(Output.safe(store.path, limit: 400))): "
-                         + "\(Output.safe(store.error ?? "", limit: 400)) — this store was left unchanged")
+            Output.error("error: \(Output.safe(store.name, limit: 200)) (\(Output.safe(Self.shown(store.path, rootPath: rootPath), limit: 400))): "
+                         + "\(Output.safe(Self.reason(store.error ?? "", about: store.path), limit: 400)) — this store was left unchanged")
         }
         if !json { Self.printSummary(summary) }
         return summary

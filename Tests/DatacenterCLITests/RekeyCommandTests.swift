@@ -187,4 +187,18 @@ struct RekeyFixture {
         #expect(rerun.stdout.contains("user u1: 0 value(s) re-encrypted, 1 already under the new key"), "\(rerun.stdout)")
         #expect(try CLI.run(["kv", "get", "s", "c", "--key", TestKeys.second, "--root", root]).stdout == "three\n")
     }
+
+    /// A store that fails is named as the user named the root (a relative root stays
+    /// relative), its path once, not the absolute path twice.
+    @Test func aFailedStoreIsNamedUnderTheRootAsGiven() throws {
+        let scratch = TemporaryFolder()
+        #expect(try CLI.run(["kv", "set", "s", "k", "v", "--encrypt", "--key", TestKeys.first, "--root", scratch.file("root")]).status == 0)
+        #expect(try CLI.run(["users", "switch", "alice", "--root", scratch.file("root")]).status == 0)
+        try FileManager.default.createDirectory(atPath: scratch.file("root/users/alice"), withIntermediateDirectories: true)
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: scratch.file("root/users/alice/user.sqlite")))
+        let result = try CLI.run(["rekey", "--root", "root", "--to", TestKeys.second, "--key", TestKeys.first], directory: scratch.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error: user alice (root/users/alice/user.sqlite): not a SQLite database"), "\(result.stderr)")
+        #expect(!result.stderr.contains(scratch.path), "\(result.stderr)")
+    }
 }
