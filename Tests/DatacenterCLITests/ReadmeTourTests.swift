@@ -16,6 +16,13 @@ import Testing
         return readme[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 
+    /// `line` inside double quotes for `echo`: its quotes and backquotes escaped, so a
+    /// comment naming a command (`make run`) is printed, never run.
+    static func echoed(_ line: String) -> String {
+        line.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "`", with: "\\`")
+    }
+
     @Test func theTourRunsAsWritten() throws {
         let lines = try Self.tourLines()
         #expect(lines.first?.hasPrefix("bin=") == true, "the tour starts by naming the binary")
@@ -25,7 +32,7 @@ import Testing
         // The demo first, as `make run` builds it; then every line, stopping at the first failure.
         let setup = run.prefix { !$0.hasPrefix("$bin ") }
         let steps = run.drop { !$0.hasPrefix("$bin ") }
-        let script = (["set -e"] + setup + ["$bin demo > /dev/null"] + steps.flatMap { ["echo \"+ \($0.replacingOccurrences(of: "\"", with: "\\\""))\" >&2", $0] })
+        let script = (["set -e"] + setup + ["$bin demo > /dev/null"] + steps.flatMap { ["echo \"+ \(Self.echoed($0))\" >&2", $0] })
             .joined(separator: "\n")
         let home = TemporaryFolder()
         let process = Process()
