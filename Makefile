@@ -35,8 +35,10 @@ run: build
 	  $(RELEASE_BIN) browse "$(DEMO_ROOT)" --key $(DEMO_KEY); \
 	else \
 	  echo "(no terminal: printing the demo instead of opening the browser)"; \
-	  $(RELEASE_BIN) overview --root "$(DEMO_ROOT)" --key $(DEMO_KEY); \
-	  $(RELEASE_BIN) kv list --root "$(DEMO_ROOT)" --key $(DEMO_KEY); \
+	  $(RELEASE_BIN) overview --root "$(DEMO_ROOT)" --key $(DEMO_KEY) && \
+	  $(RELEASE_BIN) kv list --root "$(DEMO_ROOT)" --key $(DEMO_KEY) || { \
+	    echo "the demo at $(DEMO_ROOT) does not open as built (its database key was changed?):" \
+	      "build it again with: $(RELEASE_BIN) demo --force \"$(DEMO_ROOT)\"" >&2; exit 1; }; \
 	fi
 
 test: deps sqlcipher-reference

@@ -55,12 +55,24 @@ struct BrowseCommand: ParsableCommand {
         }
         var databaseSettings: DatabaseCipherSettings?
         if let encrypted = DatabasePassphrase.encryptedFile(at: target) {
-            if databaseKeys.isEmpty {
+            // The keys at hand (given, or the demo's published passphrase) are tried first;
+            // when none opens the file the passphrase is asked for, as when none is given. With
+            // no terminal to ask on, the error says which key did not open it.
+            var found: DatabaseKey?
+            if !databaseKeys.isEmpty {
+                do {
+                    found = try databaseKeys.open(path: encrypted, mode: .readOnly, busyTimeout: global.busyTimeout).key
+                } catch let error as DatabaseError where error.keyProblem != nil {
+                    guard isatty(0) == 1, isatty(1) == 1 else { throw CLIError(CommandLineRunner.describe(error)) }
+                }
+            }
+            if found == nil {
                 databaseKeys = try DatabasePassphrase.ask(for: encrypted, shownAs: target, settings: try global.databaseCipherSettings())
+                found = try? databaseKeys.open(path: encrypted, mode: .readOnly, busyTimeout: global.busyTimeout).key
             }
             // The settings found (detected when need be) go first for every file opened, and
             // show in the header.
-            if let found = try? databaseKeys.open(path: encrypted, mode: .readOnly, busyTimeout: global.busyTimeout).key {
+            if let found {
                 databaseSettings = found.settings
                 databaseKeys = DatabaseKeyList([found] + databaseKeys.keys.filter { $0 != found })
             }

@@ -45,7 +45,9 @@ struct OverviewCommand: ParsableCommand {
         var damaged = 0
         for index in stores.indices {
             // A damaged store is listed with its reason; the others are still summarized.
-            do { try summarize(&stores[index], keys: keys, databaseKeys: center.databaseKeys) } catch where DamagedStore.isDamage(error) {
+            // In an encrypted root a store no key opens stops the command: the key is missing or wrong.
+            do { try summarize(&stores[index], keys: keys, databaseKeys: center.databaseKeys) }
+            catch where DamagedStore.isDamage(error, inEncryptedRoot: center.isDatabaseEncrypted) {
                 stores[index].damaged = DamagedStore(path: stores[index].path, error: error).reason
                 damaged += 1
             }

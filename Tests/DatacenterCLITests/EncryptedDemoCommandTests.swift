@@ -43,4 +43,28 @@ import Testing
         #expect(overview.status != 0)
         #expect(overview.stderr.contains("it needs its database key"), "\(overview.stderr)")
     }
+
+    /// In a root that records database encryption, a store no key given opens is a key
+    /// missing or wrong, never damage: overview and clean stop (exit 1) naming the file and
+    /// the wrong key, and the browser, which tries the demo's published passphrase on a demo
+    /// root, says so once when it has no terminal to ask on.
+    @Test func aWrongDatabaseKeyIsAKeyErrorNeverDamage() throws {
+        let scratch = TemporaryFolder()
+        let root = scratch.file("demo")
+        #expect(try CLI.run(["demo", root, "--encrypt-db"]).status == 0)
+        let overview = try CLI.run(["overview", "--root", root, "--db-key", "wrong"])
+        #expect(overview.status == 1, "\(overview.stdout)\(overview.stderr)")
+        #expect(overview.stderr.contains("common.sqlite: wrong key"), "\(overview.stderr)")
+        #expect(!(overview.stdout + overview.stderr).contains("damaged"), "\(overview.stdout)\(overview.stderr)")
+        let clean = try CLI.run(["clean", "--root", root, "--db-key", "wrong", "--dry-run"])
+        #expect(clean.status == 1 && clean.stderr.contains("wrong key"), "\(clean.stdout)\(clean.stderr)")
+        #expect(!(clean.stdout + clean.stderr).contains("damaged"), "\(clean.stdout)\(clean.stderr)")
+        // The README tour's rekey, on a demo root: its published passphrase no longer opens it.
+        let rekey = try CLI.run(["rekey", "--root", root, "--db-key", "datacenter-demo-db", "--to-db-key", "another"])
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        let browse = try CLI.run(["browse", "--root", root])
+        #expect(browse.status == 1)
+        #expect(browse.stderr.components(separatedBy: "error:").count == 2 && browse.stderr.contains("wrong key"), "\(browse.stderr)")
+        #expect(try CLI.run(["overview", "--root", root, "--db-key", "another"]).status == 0)
+    }
 }

@@ -371,7 +371,7 @@ private struct TreeBuilder {
                                      cacheFiles: () throws -> [String]) throws -> TreeNode {
         do {
             return try storeNode(path: path, label: label, name: name, cacheFiles: cacheFiles())
-        } catch where DamagedStore.isDamage(error) {
+        } catch where DamagedStore.isDamage(error, inEncryptedRoot: center?.isDatabaseEncrypted ?? false) {
             state.withLock { _ = $0.stores.removeValue(forKey: path) }
             return TreeNode(id: path, label: label + BrowserCatalog.damagedMark,
                             detail: TerminalText.visible(DamagedStore(path: path, error: error).reason, limit: 120),

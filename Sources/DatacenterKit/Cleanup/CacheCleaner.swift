@@ -301,7 +301,7 @@ public final class CacheCleaner: Sendable {
                 }
                 items += count
                 bytes += summaries.reduce(0) { $0 + $1.purgeableByteCount }
-            } catch where DamagedStore.isDamage(error) {
+            } catch where DamagedStore.isDamage(error, inEncryptedRoot: center.isDatabaseEncrypted) {
                 if !damaged.contains(where: { $0.path == path }) { damaged.append(DamagedStore(path: path, error: error)) }
             }
         }

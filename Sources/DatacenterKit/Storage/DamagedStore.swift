@@ -34,6 +34,17 @@ public struct DamagedStore: Sendable, Equatable {
         }
     }
 
+    /// `isDamage`, for a store of a root that records database encryption when
+    /// `inEncryptedRoot`: there a store no key given opens is a key missing or wrong, never
+    /// damage (without its key an encrypted file cannot be told from a damaged one), so the
+    /// caller stops and says which key is missing or wrong.
+    public static func isDamage(_ error: Error, inEncryptedRoot: Bool) -> Bool {
+        if inEncryptedRoot, let error = error as? DatabaseError, error.keyProblem == .wrongKey || error.keyProblem == .missingKey {
+            return false
+        }
+        return isDamage(error)
+    }
+
     /// The damage `error` (thrown while opening or reading the store at `path`) stands for.
     public init(path: String, error: Error) {
         self.path = path
