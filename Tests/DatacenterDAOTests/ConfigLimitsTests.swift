@@ -11,15 +11,18 @@ import Testing
     static func work(_ body: () throws -> Void) rethrows -> WorkMeter { try WorkMeter.measure(body) }
 
     /// Counts `body`'s work at a tenth of `size` and at `size`, and expects every counter to
-    /// grow linearly: at most 12 × (plus a constant) from the small run to the large one, where
-    /// quadratic work grows a hundredfold. Returns the meter of the run at `size`.
+    /// grow linearly: at most 15 × (plus a constant) from the small run to the large one, where
+    /// quadratic work grows a hundredfold. Not 12: hashed lookups probe more buckets in a
+    /// fuller table, and how many depends on the process's random hash seed (method
+    /// comparisons were seen at 12.18 × once in about ten runs). Returns the meter of the run
+    /// at `size`.
     @discardableResult
     static func expectLinear(size: Int, sourceLocation: Testing.SourceLocation = #_sourceLocation,
                              _ body: (Int) throws -> Void) rethrows -> WorkMeter {
         let small = try work { try body(size / 10) }
         let large = try work { try body(size) }
         for (counter, amount) in large.all {
-            #expect(amount <= small[counter] * 12 + 1_000, "\(counter): \(small[counter]) at \(size / 10), \(amount) at \(size)",
+            #expect(amount <= small[counter] * 15 + 1_000, "\(counter): \(small[counter]) at \(size / 10), \(amount) at \(size)",
                     sourceLocation: sourceLocation)
         }
         return large
