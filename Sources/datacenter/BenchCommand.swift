@@ -16,8 +16,12 @@ struct BenchOptions: ParsableArguments {
     /// Checks `--scenario` against `scenarios`, prints the table header (without `--json`),
     /// then runs `body` with the scenarios chosen and a reporter that prints each result as
     /// soon as it is measured.
+    /// The scratch folder made in the temporary folder (no `--folder`) goes with the command
+    /// on Ctrl-C or `SIGTERM`, as it goes when the benchmark ends.
     func measure(_ scenarios: [String], _ body: (BenchmarkSelection, (BenchmarkResult) -> Void) throws -> Void) throws {
         let selection = try selection(of: scenarios)
+        let cleanup = folder == nil ? ScratchFolderCleanup(path: scratch) : nil
+        defer { cleanup?.disarm() }
         BenchCommand.printHeader(json: json)
         try body(selection) { BenchCommand.print($0, json: json) }
     }

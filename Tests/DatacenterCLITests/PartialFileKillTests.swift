@@ -134,4 +134,38 @@ import Testing
         let left = try FileManager.default.contentsOfDirectory(atPath: folder)
         #expect(left.isEmpty, "left behind: \(left)")
     }
+
+    /// Ctrl-C or SIGTERM during a benchmark removes the scratch folder it made in the
+    /// temporary folder (tens of megabytes), as the end of the benchmark does.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anInterruptedBenchLeavesNoScratchFolder(_ signal: Int32) throws {
+        let scratch = TemporaryFolder()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binaryPath)
+        process.arguments = ["bench", "kv"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path + "/"]) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Interrupted once its folder holds a database.
+        var interrupted = false
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline {
+            let folders = ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).filter { $0.hasPrefix("datacenter-bench-") }
+            if let folder = folders.first,
+               !((try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/" + folder)) ?? []).isEmpty {
+                kill(process.processIdentifier, signal)
+                interrupted = true
+                break
+            }
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        #expect(interrupted, "the benchmark ended before its folder was seen")
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal,
+                "the benchmark did not die of the signal: \(process.terminationStatus)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("datacenter-bench-") }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
 }
