@@ -128,8 +128,9 @@ final class DiffTextPrinter: ChangeSink {
     /// shows the difference instead of two identical strings.
     static func changed(_ old: ShownValue, _ new: ShownValue) -> (String, String) {
         let (shortOld, shortNew) = (text(old), text(new))
+        guard shortOld == shortNew else { return (shortOld, shortNew) }
         let (fullOld, fullNew) = (text(old, limit: .max), text(new, limit: .max))
-        guard shortOld == shortNew, fullOld != fullNew else { return (shortOld, shortNew) }
+        guard fullOld != fullNew else { return (shortOld, shortNew) }
         let start = max(0, zip(fullOld, fullNew).prefix { $0 == $1 }.count - 20)
         func window(_ full: String) -> String { "…" + Output.safe(String(full.dropFirst(start)), limit: 60) }
         return (window(fullOld), window(fullNew))

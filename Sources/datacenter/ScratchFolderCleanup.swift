@@ -15,10 +15,9 @@ final class ScratchFolderCleanup: @unchecked Sendable {
         var saved: [(Int32, sigaction)] = []
         var sources: [DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
-            var old = sigaction()
-            guard sigaction(signalNumber, nil, &old) == 0 else { continue }
             // A signal the process was started ignoring (a background job's SIGINT) stays so.
-            if unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == 1 { continue }
+            var old = sigaction()
+            guard !PartialFiles.isIgnored(signalNumber), sigaction(signalNumber, nil, &old) == 0 else { continue }
             saved.append((signalNumber, old))
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())

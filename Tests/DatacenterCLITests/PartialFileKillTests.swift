@@ -17,32 +17,48 @@ import Testing
         return path
     }
 
-    /// Starts `datacenter file decrypt IN OUT`, waits until its partial file appears in
-    /// `folder`, sends `signal`, and returns the partial file's name and the exit status.
-    private func decryptAndInterrupt(_ input: String, to output: String, in folder: String,
-                                     signal: Int32) throws -> (partial: String?, mode: Int?, status: Int32) {
+    /// Starts `datacenter ARGUMENTS` (with `environment` added to this process's), polls
+    /// `ready` until it holds, sends `signal`, and waits for the command to end. Returns
+    /// whether the signal was sent (false when the command ended first, or after 20 s) and
+    /// the process, ended.
+    private func interrupt(_ arguments: [String], environment: [String: String] = [:], with signal: Int32,
+                           when ready: () -> Bool) throws -> (interrupted: Bool, process: Process) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLI.binaryPath)
-        process.arguments = ["file", "decrypt", input, output, "--key", TestKeys.first]
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var partial: String?
-        var mode: Int?
+        var interrupted = false
         let deadline = Date().addingTimeInterval(20)
         while process.isRunning, Date() < deadline {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            if let name = names.first(where: { $0 != "big.enc" && !$0.hasPrefix("out-") }) {
-                partial = name
-                mode = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.posixPermissions] as? Int
-                usleep(20_000)   // let some plaintext reach it
+            if ready() {
                 kill(process.processIdentifier, signal)
+                interrupted = true
                 break
             }
             usleep(500)
         }
         process.waitUntilExit()
+        return (interrupted, process)
+    }
+
+    /// Starts `datacenter file decrypt IN OUT`, waits until its partial file appears in
+    /// `folder`, sends `signal`, and returns the partial file's name and the exit status.
+    private func decryptAndInterrupt(_ input: String, to output: String, in folder: String,
+                                     signal: Int32) throws -> (partial: String?, mode: Int?, status: Int32) {
+        var partial: String?
+        var mode: Int?
+        let (_, process) = try interrupt(["file", "decrypt", input, output, "--key", TestKeys.first], with: signal) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            guard let name = names.first(where: { $0 != "big.enc" && !$0.hasPrefix("out-") }) else { return false }
+            partial = name
+            mode = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.posixPermissions] as? Int
+            usleep(20_000)   // let some plaintext reach it
+            return true
+        }
         return (partial, mode, process.terminationStatus)
     }
 
@@ -110,25 +126,10 @@ import Testing
         try text.write(toFile: dump, atomically: true, encoding: .utf8)
         let folder = scratch.file("target")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binaryPath)
-        process.arguments = ["import", dump, folder + "/new.db"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         // Interrupted once its transaction has begun writing (its journal is there).
-        var interrupted = false
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning, Date() < deadline {
-            if FileManager.default.fileExists(atPath: folder + "/new.db-journal") {
-                kill(process.processIdentifier, signal)
-                interrupted = true
-                break
-            }
-            usleep(500)
+        let (interrupted, process) = try interrupt(["import", dump, folder + "/new.db"], with: signal) {
+            FileManager.default.fileExists(atPath: folder + "/new.db-journal")
         }
-        process.waitUntilExit()
         #expect(interrupted, "the import ended before its journal was seen")
         #expect(process.terminationReason == .uncaughtSignal, "the import finished instead of dying of the signal")
         let left = try FileManager.default.contentsOfDirectory(atPath: folder)
@@ -140,28 +141,12 @@ import Testing
     @Test(arguments: [SIGINT, SIGTERM])
     func anInterruptedBenchLeavesNoScratchFolder(_ signal: Int32) throws {
         let scratch = TemporaryFolder()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binaryPath)
-        process.arguments = ["bench", "kv"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path + "/"]) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         // Interrupted once its folder holds a database.
-        var interrupted = false
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning, Date() < deadline {
+        let (interrupted, process) = try interrupt(["bench", "kv"], environment: ["TMPDIR": scratch.path + "/"], with: signal) {
             let folders = ((try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []).filter { $0.hasPrefix("datacenter-bench-") }
-            if let folder = folders.first,
-               !((try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/" + folder)) ?? []).isEmpty {
-                kill(process.processIdentifier, signal)
-                interrupted = true
-                break
-            }
-            usleep(2_000)
+            guard let folder = folders.first else { return false }
+            return !((try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/" + folder)) ?? []).isEmpty
         }
-        process.waitUntilExit()
         #expect(interrupted, "the benchmark ended before its folder was seen")
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal,
                 "the benchmark did not die of the signal: \(process.terminationStatus)")

@@ -26,6 +26,19 @@ struct SQLLexer: Equatable, Sendable {
             }
         }
 
+        /// `text` as it may stand inside these quotes: the quote that would end them doubled,
+        /// so nothing in it can end the quoting; nil inside `[…]` when `text` holds `]`
+        /// (SQLite has no escape there). Outside quotes, `text` unchanged.
+        func doublingClosingQuote(in text: String) -> String? {
+            switch self {
+            case .singleQuoted: return text.replacingOccurrences(of: "'", with: "''")
+            case .doubleQuoted: return text.replacingOccurrences(of: "\"", with: "\"\"")
+            case .backtickQuoted: return text.replacingOccurrences(of: "`", with: "``")
+            case .bracketQuoted: return text.contains("]") ? nil : text
+            case .normal, .lineComment, .blockComment: return text
+            }
+        }
+
         /// How an error names it: "a string literal", "a -- comment", ….
         var phrase: String {
             switch self {

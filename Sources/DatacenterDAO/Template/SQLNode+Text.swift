@@ -44,18 +44,12 @@ package final class TableNameNode: SQLNode {
     /// - throws: `DAOError.render` for a name holding `]` inside `[…]` (SQLite has no escape
     ///   there) or a NUL character.
     func text(for name: String) throws -> String {
-        switch quotedIn {
-        case .normal, .lineComment, .blockComment: return TableNameNode.sqlName(name)
-        case .singleQuoted: return name.replacingOccurrences(of: "'", with: "''")
-        case .doubleQuoted: return name.replacingOccurrences(of: "\"", with: "\"\"")
-        case .backtickQuoted: return name.replacingOccurrences(of: "`", with: "``")
-        case .bracketQuoted:
-            guard !name.contains("]") else {
-                throw DAOError.render("${T}: the table name \(name) holds ], which cannot stand inside [\u{2026}] (SQLite has "
-                                      + "no escape there); quote it with \"\u{2026}\" in the template instead", at: location)
-            }
-            return name
+        guard quotedIn.isQuoted else { return TableNameNode.sqlName(name) }
+        guard let quoted = quotedIn.doublingClosingQuote(in: name) else {
+            throw DAOError.render("${T}: the table name \(name) holds ], which cannot stand inside [\u{2026}] (SQLite has "
+                                  + "no escape there); quote it with \"\u{2026}\" in the template instead", at: location)
         }
+        return quoted
     }
 
     /// Checks that a `${T}` at `location` has a table name to stand for.
@@ -173,19 +167,11 @@ package final class ReferenceNode: SQLNode {
             throw DAOError.render("\(name): the value holds a NUL character, which SQL text cannot hold (SQLite would stop "
                                   + "reading there); bind it with #{}", at: location)
         }
-        switch quotedIn {
-        case .singleQuoted: return text.replacingOccurrences(of: "'", with: "''")
-        case .doubleQuoted: return text.replacingOccurrences(of: "\"", with: "\"\"")
-        case .backtickQuoted: return text.replacingOccurrences(of: "`", with: "``")
-        case .bracketQuoted:
-            guard !text.contains("]") else {
-                throw DAOError.render("\(name): the value holds ], which cannot stand inside [\u{2026}] (SQLite has no escape "
-                                      + "there); quote the name with \"\u{2026}\" in the template instead", at: location)
-            }
-            return text
-        case .normal, .lineComment, .blockComment:
-            return text // not reached: the check at load allows quotes only
+        guard let quoted = quotedIn.doublingClosingQuote(in: text) else {
+            throw DAOError.render("\(name): the value holds ], which cannot stand inside [\u{2026}] (SQLite has no escape "
+                                  + "there); quote the name with \"\u{2026}\" in the template instead", at: location)
         }
+        return quoted
     }
 
     /// How `@{}` writes a value into SQL, where the template has an expression (a `@{}`

@@ -70,11 +70,7 @@ public enum PartialFiles {
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
         for signalNumber in [SIGINT, SIGTERM] {
-            var current = sigaction()
-            if sigaction(signalNumber, nil, &current) == 0,
-               unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == 1 {   // SIG_IGN
-                continue
-            }
+            if isIgnored(signalNumber) { continue }
             sigaddset(&unblocked, signalNumber)
             signal(signalNumber) { received in
                 for index in 0..<PartialFiles.capacity {
@@ -85,6 +81,14 @@ public enum PartialFiles {
             }
         }
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+    }
+
+    /// True when the process ignores `signalNumber` (`SIG_IGN`), as a background job started
+    /// by a shell ignores `SIGINT`: a handler installed for it must leave it so.
+    package static func isIgnored(_ signalNumber: Int32) -> Bool {
+        var current = sigaction()
+        return sigaction(signalNumber, nil, &current) == 0
+            && unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == 1   // SIG_IGN
     }
 
     /// Removes, in `folder`, the partial files (and partial folders, with what they hold)
