@@ -15,7 +15,7 @@ struct CacheCommand: ParsableCommand {
     /// temporary files, with the store holding each.
     static func caches(_ global: GlobalOptions, _ selection: StoreSelection, readOnly: Bool) throws -> [(CacheInfo, Store)] {
         let center = try global.openDataCenter(readOnly: readOnly)
-        if let user = selection.user, !center.users().contains(user) { throw CLIError("no user \(user) under \(center.rootPath)") }
+        if let user = selection.user { try KnownUser.require(user, in: center, create: nil) }
         return try center.cacheStorePaths(forUser: selection.user).flatMap { path in
             let store = try center.store(atPath: path)
             return try CacheCatalog.caches(in: store).map { ($0, store) }

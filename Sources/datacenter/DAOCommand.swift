@@ -94,6 +94,7 @@ struct DAOCommand: ParsableCommand {
         var globals: String?
         @Flag(help: "Run on the common store (the default).") var common = false
         @Option(help: ArgumentHelp("Run on this user's store.", valueName: "id")) var user: String?
+        @Flag(help: KnownUser.createHelp) var create = false
         @Option(help: ArgumentHelp("Run on this SQLite file (created when missing).", valueName: "path")) var db: String?
         @Option(help: ArgumentHelp("The table ${T} names (default: the module's tableName).", valueName: "name")) var table: String?
         @Flag(help: "Print the result as JSON.") var json = false
@@ -102,6 +103,7 @@ struct DAOCommand: ParsableCommand {
             if [common, user != nil, db != nil].filter({ $0 }).count > 1 {
                 throw ValidationError("give at most one of --common, --user and --db")
             }
+            if create, user == nil { throw ValidationError("--create goes with --user") }
         }
 
         func run() throws {
@@ -121,6 +123,7 @@ struct DAOCommand: ParsableCommand {
                     return DAOObject(config: loaded, queue: queue, pool: DatabasePool(writer: queue), crypt: keys)
                 }
             } else {
+                if let user { try KnownUser.requireBeforeWriting(user, global, create: create) }
                 let center = try global.openDataCenter()
                 let store = try user.map { try center.store(forUser: $0) } ?? center.commonStore()
                 dao = DAOObject(config: loaded, store: store)

@@ -83,9 +83,7 @@ struct ExportCommand: ParsableCommand {
         let center = try DataCenter(rootPath: source, crypt: global.keyRing(), readOnly: true, busyTimeout: global.busyTimeout,
                                     databaseKeys: global.databaseKeyList())
         guard let user else { return center.commonStorePath }
-        guard center.users().contains(user) else {
-            throw CLIError("no user \(user) under \(source) (users: \(center.users().sorted().joined(separator: ", ")))")
-        }
+        try KnownUser.require(user, in: center, create: nil)
         return try center.storePath(forUser: user)
     }
 

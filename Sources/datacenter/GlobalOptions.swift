@@ -197,13 +197,45 @@ struct StoreSelection: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Work on this user's store instead of the common store.", valueName: "id"))
     var user: String?
 
-    func store(in center: DataCenter) throws -> KVStore {
-        if let user {
-            guard center.isReadOnly == false || center.users().contains(user) else {
-                throw CLIError("no user \(user) under \(center.rootPath)")
-            }
-            return try center.preferences(forUser: user)
+    /// Opens the root (read-only when `readOnly`) and the selected store. A `--user` that is
+    /// not one of the root's users is refused before anything is created, unless `create`
+    /// (a write's `--create`; nil for a command without one) lets the command create it.
+    func openStore(_ global: GlobalOptions, readOnly: Bool, create: Bool? = nil) throws -> KVStore {
+        if let user, !readOnly { try KnownUser.requireBeforeWriting(user, global, create: create) }
+        let center = try global.openDataCenter(readOnly: readOnly)
+        guard let user else { return try center.commonPreferences }
+        if readOnly { try KnownUser.require(user, in: center, create: nil) }
+        return try center.preferences(forUser: user)
+    }
+}
+
+/// A command given a user ID that is not one of the root's users creates nothing: a
+/// mistyped `--user` or `users switch` must not leave a new store in the app's folder.
+enum KnownUser {
+    /// The help of a write's `--create`.
+    static let createHelp: ArgumentHelp = "Create the user's store when the user has none yet."
+
+    /// Throws, naming the root's users, when `id` has no store under `center`'s root and is
+    /// not its current user. `create` is nil for a command that only reads (the error then
+    /// does not offer `--create`), else the command's `--create`, which lets it through.
+    static func require(_ id: String, in center: DataCenter, create: Bool?) throws {
+        try require(id, users: center.users(), current: center.currentUserId, root: center.rootPath, create: create)
+    }
+
+    /// `require`, checked before a command that writes opens the root (which would create
+    /// the root's folder): a root that does not exist yet has no users.
+    static func requireBeforeWriting(_ id: String, _ global: GlobalOptions, create: Bool?) throws {
+        guard create != true else { return }
+        guard FileManager.default.fileExists(atPath: global.rootPath) else {
+            return try require(id, users: [], current: nil, root: global.rootPath, create: create)
         }
-        return try center.commonPreferences
+        try require(id, in: global.openDataCenter(readOnly: true), create: create)
+    }
+
+    private static func require(_ id: String, users: [String], current: String?, root: String, create: Bool?) throws {
+        guard !users.contains(id), id != current, create != true else { return }
+        let listed = users.isEmpty ? "it has no users" : "its users: " + users.map { Output.safe($0) }.joined(separator: ", ")
+        let offer = create == nil ? "" : "; give --create to create its store"
+        throw CLIError("no user '\(Output.safe(id))' under \(root) (\(listed))\(offer)")
     }
 }

@@ -63,10 +63,10 @@ struct KVCommand: ParsableCommand {
         @Option(help: "The value type.") var type: ValueType = .string
         @Flag(help: "Encrypt with the default key (--key or DATACENTER_KEY).") var encrypt = false
         @Flag(help: "Mark the value purgeable: cache cleaning may delete it.") var purgeable = false
+        @Flag(help: KnownUser.createHelp) var create = false
 
         func run() throws {
-            let center = try global.openDataCenter()
-            let store = try selection.store(in: center)
+            let store = try selection.openStore(global, readOnly: false, create: create)
             let parsed = try type.parse(value)
             if encrypt, (store.defaultCrypt as? KeyRing)?.isEmpty ?? false {
                 throw CLIError("--encrypt needs a key: pass --key or --app-key, or set DATACENTER_KEY or DATACENTER_APP_KEY")
@@ -86,7 +86,7 @@ struct KVCommand: ParsableCommand {
         @Flag(help: "Print {\"business\",\"key\",\"type\",\"encrypted\",\"purgeable\",\"value\"}.") var json = false
 
         func run() throws {
-            let store = try selection.store(in: global.openDataCenter(readOnly: true))
+            let store = try selection.openStore(global, readOnly: true)
             guard let entry = try store.entry(forKey: key, business: business) else {
                 throw CLIError("no value for key '\(key)' in business '\(business)'")
             }
@@ -110,7 +110,7 @@ struct KVCommand: ParsableCommand {
         @Flag(help: "Print a JSON array of entries (locked ones carry \"locked\": reason and no value).") var json = false
 
         func run() throws {
-            let store = try selection.store(in: global.openDataCenter(readOnly: true))
+            let store = try selection.openStore(global, readOnly: true)
             // A first pass reads every row's metadata but no value: it gives the table its
             // exact column widths. Then the rows stream, one decoded at a time. A damaged row
             // (unknown encoding, undecodable value) is listed with its reason and the listing
@@ -198,7 +198,7 @@ struct KVCommand: ParsableCommand {
         @Argument(help: "The key.") var key: String
 
         func run() throws {
-            let store = try selection.store(in: global.openDataCenter())
+            let store = try selection.openStore(global, readOnly: false)
             guard try store.removeValue(forKey: key, business: business) else {
                 throw CLIError("no value for key '\(key)' in business '\(business)'")
             }

@@ -174,7 +174,7 @@ private let itemsXML = """
         let config = try writeConfig(scratch, itemsXML)
         let root = scratch.file("root")
         let db = scratch.file("other.sqlite")
-        #expect(try CLI.run(["dao", "call", config, "add", "--args", #"["u", null]"#, "--user", "ann", "--root", root]).status == 0)
+        #expect(try CLI.run(["dao", "call", config, "add", "--args", #"["u", null]"#, "--create", "--user", "ann", "--root", root]).status == 0)
         #expect(try CLI.run(["dao", "call", config, "add", "--args", #"["d", null]"#, "--db", db]).status == 0)
         let user = try CLI.run(["dao", "call", config, "names", "--json", "--user", "ann", "--root", root])
         #expect(try CLI.json(user.stdout) as? [String] == ["u"])
@@ -326,7 +326,7 @@ private let itemsXML = """
         #expect(rows.last?["encrypted_columns"] as? String == #"["content"]"#)
         let content = try CLI.run(["sql", alice, "select count(*) as n from messages where typeof(content) = 'blob'", "--json"])
         #expect((try CLI.json(content.stdout) as? [[String: Any]])?.first?["n"] as? Int == 5)
-        let withKey = try CLI.run(["dao", "call", root + "/examples/messages.xml", "getMessage", "--args", "[4]", "--user", "alice",
+        let withKey = try CLI.run(["dao", "call", root + "/examples/messages.xml", "getMessage", "--args", "[4]", "--create", "--user", "alice",
                                    "--json", "--root", root, "--key", "64336d305a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"])
         let message = try #require(try CLI.json(withKey.stdout) as? [String: Any])
         #expect(message["content"] as? String == "Lunch tomorrow?")

@@ -50,8 +50,8 @@ import Testing
     private func rootWithADamagedUserStore(_ scratch: TemporaryFolder) throws -> (root: String, bob: String) {
         let root = scratch.file("root")
         #expect(try CLI.run(["kv", "set", "b", "k", "v", "--purgeable", "--root", root]).status == 0)
-        #expect(try CLI.run(["kv", "set", "b", "k", "v", "--purgeable", "--user", "alice", "--root", root]).status == 0)
-        #expect(try CLI.run(["kv", "set", "b", "k", "v", "--user", "bob", "--root", root]).status == 0)
+        #expect(try CLI.run(["kv", "set", "b", "k", "v", "--purgeable", "--create", "--user", "alice", "--root", root]).status == 0)
+        #expect(try CLI.run(["kv", "set", "b", "k", "v", "--create", "--user", "bob", "--root", root]).status == 0)
         let bob = root + "/users/bob/user.sqlite"
         try Data(String(repeating: "garbage, not a database\n", count: 200).utf8).write(to: URL(fileURLWithPath: bob))
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: bob + suffix) }

@@ -44,9 +44,9 @@ import Testing
         let root = try Self.encryptedDemo(scratch)
         let set = try CLI.run(["kv", "set", "notes", "plain-marker", "visible-text-42", "--root", root, "--db-key", Self.passphrase])
         #expect(set.status == 0, "\(set.stderr)")
-        let switched = try CLI.run(["users", "switch", "carol", "--root", root, "--db-key", Self.passphrase])
+        let switched = try CLI.run(["users", "switch", "--create", "carol", "--root", root, "--db-key", Self.passphrase])
         #expect(switched.status == 0, "\(switched.stderr)")
-        let carol = try CLI.run(["kv", "set", "p", "k", "carol-text-42", "--user", "carol", "--root", root, "--db-key", Self.passphrase])
+        let carol = try CLI.run(["kv", "set", "p", "k", "carol-text-42", "--create", "--user", "carol", "--root", root, "--db-key", Self.passphrase])
         #expect(carol.status == 0, "\(carol.stderr)")
         for file in [root + "/common.sqlite", root + "/users/carol/user.sqlite"] where FileManager.default.fileExists(atPath: file) {
             #expect(try DatabaseFileKind.of(path: file) == .encryptedOrNotADatabase, "\(file) is plain")

@@ -98,7 +98,7 @@ import Testing
         let root = try root(folder)
         let snapshot = folder.file("snap")
         #expect(try CLI.run(["snapshot", root, "-o", snapshot]).status == 0)
-        #expect(try CLI.run(["kv", "set", "profile", "name", "Ann", "--user", "ann", "--root", root]).status == 0)
+        #expect(try CLI.run(["kv", "set", "profile", "name", "Ann", "--create", "--user", "ann", "--root", root]).status == 0)
         let diff = try CLI.run(["diff", "--since", snapshot, root])
         #expect(diff.status == 1)
         #expect(diff.stdout.contains("+ users/ann/user.sqlite: only in B"), "\(diff.stdout)")

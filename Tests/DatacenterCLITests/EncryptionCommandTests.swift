@@ -86,7 +86,7 @@ import Testing
         let scratch = TemporaryFolder()
         let root = scratch.file("root")
         _ = try CLI.run(["kv", "set", "s", "a", "one", "--encrypt", "--key", TestKeys.first, "--root", root])
-        _ = try CLI.run(["kv", "set", "s", "b", "two", "--encrypt", "--user", "u1", "--key", TestKeys.first, "--root", root])
+        _ = try CLI.run(["kv", "set", "s", "b", "two", "--encrypt", "--create", "--user", "u1", "--key", TestKeys.first, "--root", root])
         let rekey = try CLI.run(["rekey", "--from", TestKeys.first, "--to", TestKeys.second, "--root", root])
         #expect(rekey.status == 0, "\(rekey.stderr)")
         #expect(rekey.stdout.contains("common: 1 value(s) re-encrypted"))

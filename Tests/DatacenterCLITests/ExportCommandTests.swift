@@ -75,7 +75,7 @@ import Testing
         #expect(try CLI.run(["export", root, "notes"]).stdout.split(separator: "\n").count > 1)
         let user = try CLI.run(["export", root, "notes", "--user", "zed"])
         #expect(user.status == 1)
-        #expect(user.stderr.contains("no user zed"))
+        #expect(user.stderr.contains("no user 'zed'"))
     }
 
     /// A table or column name holding escape sequences reaches the terminal escaped, as a

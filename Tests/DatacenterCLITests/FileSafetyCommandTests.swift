@@ -93,14 +93,14 @@ import DatacenterText
 
         let file = scratch.file("a-file")
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
-        expectRefused(try CLI.run(["users", "switch", "alice", "--root", file], timeout: Self.limit),
+        expectRefused(try CLI.run(["users", "switch", "--create", "alice", "--root", file], timeout: Self.limit),
                       path: file, reason: "is not a folder")
         expectRefused(try CLI.run(["overview", "--root", file], timeout: Self.limit), path: file, reason: "is not a folder")
 
         let root = scratch.file("root")
         #expect(try CLI.run(["kv", "set", "b", "k", "v", "--root", root]).status == 0)
         try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/users"))
-        expectRefused(try CLI.run(["users", "switch", "alice", "--root", root], timeout: Self.limit),
+        expectRefused(try CLI.run(["users", "switch", "--create", "alice", "--root", root], timeout: Self.limit),
                       path: root + "/users", reason: "not a folder (a regular file)")
     }
 
@@ -119,8 +119,8 @@ import DatacenterText
         #expect(try mode(scratch.file("s.enc")) == 0o600)
 
         let root = scratch.file("root")
-        #expect(try CLI.run(["users", "switch", "bob", "--root", root]).status == 0)
-        #expect(try CLI.run(["kv", "set", "b", "k", "v", "--user", "bob", "--root", root]).status == 0)
+        #expect(try CLI.run(["users", "switch", "--create", "bob", "--root", root]).status == 0)
+        #expect(try CLI.run(["kv", "set", "b", "k", "v", "--create", "--user", "bob", "--root", root]).status == 0)
         #expect(try CLI.run(["kv", "set", "b", "k", "v", "--root", root]).status == 0)
         #expect(try mode(root) == 0o700)
         #expect(try mode(root + "/datacenter.json") == 0o600)

@@ -87,7 +87,7 @@ import Testing
     @Test func userOptionWritesToThatUsersStore() throws {
         let scratch = TemporaryFolder()
         let root = scratch.file("root")
-        #expect(try CLI.run(["kv", "set", "b", "k", "mine", "--user", "ann", "--root", root]).status == 0)
+        #expect(try CLI.run(["kv", "set", "b", "k", "mine", "--create", "--user", "ann", "--root", root]).status == 0)
         #expect(try CLI.run(["kv", "get", "b", "k", "--user", "ann", "--root", root]).stdout == "mine\n")
         #expect(try CLI.run(["kv", "get", "b", "k", "--root", root]).status == 1)
     }

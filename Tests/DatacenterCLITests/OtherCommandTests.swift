@@ -54,8 +54,8 @@ import Testing
     @Test func usersListAndSwitch() throws {
         let scratch = TemporaryFolder()
         let root = scratch.file("root")
-        #expect(try CLI.run(["users", "switch", "ann", "--root", root]).status == 0)
-        #expect(try CLI.run(["users", "switch", "bob/../x", "--root", root]).status == 0)
+        #expect(try CLI.run(["users", "switch", "--create", "ann", "--root", root]).status == 0)
+        #expect(try CLI.run(["users", "switch", "--create", "bob/../x", "--root", root]).status == 0)
         let listed = try CLI.run(["users", "--root", root])
         #expect(listed.stdout == "* bob/../x\n  ann\n" || listed.stdout == "  ann\n* bob/../x\n")
         let json = try #require(try CLI.json(try CLI.run(["users", "list", "--json", "--root", root]).stdout) as? [[String: Any]])
@@ -69,7 +69,7 @@ import Testing
 
     @Test func emptyUserIdIsRefused() throws {
         let scratch = TemporaryFolder()
-        let result = try CLI.run(["users", "switch", "", "--root", scratch.file("root")])
+        let result = try CLI.run(["users", "switch", "--create", "", "--root", scratch.file("root")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("user id"))
     }

@@ -91,7 +91,7 @@ struct RekeyFixture {
 
     /// The demo's DAO and cache values through the CLI with `key`: the outputs, or nil for a failure.
     func cliReads(with key: String) throws -> [String?] {
-        let message = try CLI.run(["dao", "call", root + "/examples/messages.xml", "getMessage", "--args", "[4]", "--user", "alice",
+        let message = try CLI.run(["dao", "call", root + "/examples/messages.xml", "getMessage", "--args", "[4]", "--create", "--user", "alice",
                                    "--json", "--root", root, "--key", key])
         let token = try CLI.run(["cache", "get", "tokens", "refresh-token", "--root", root, "--key", key])
         let login = try CLI.run(["cache", "get", "tokens", "last-login", "--root", root, "--key", key])
@@ -166,7 +166,7 @@ struct RekeyFixture {
         let scratch = TemporaryFolder()
         let root = scratch.file("root")
         #expect(try CLI.run(["kv", "set", "s", "a", "one", "--encrypt", "--key", TestKeys.first, "--root", root]).status == 0)
-        #expect(try CLI.run(["kv", "set", "s", "b", "two", "--encrypt", "--user", "u1", "--key", TestKeys.first, "--root", root]).status == 0)
+        #expect(try CLI.run(["kv", "set", "s", "b", "two", "--encrypt", "--create", "--user", "u1", "--key", TestKeys.first, "--root", root]).status == 0)
         let third = String(repeating: "ef", count: 32)
         #expect(try CLI.run(["kv", "set", "s", "c", "three", "--encrypt", "--key", third, "--root", root]).status == 0)
         let before = try Database(path: root + "/common.sqlite", mode: .readOnly).query("SELECT hex(value) FROM datacenter_kv ORDER BY key")
@@ -193,7 +193,7 @@ struct RekeyFixture {
     @Test func aFailedStoreIsNamedUnderTheRootAsGiven() throws {
         let scratch = TemporaryFolder()
         #expect(try CLI.run(["kv", "set", "s", "k", "v", "--encrypt", "--key", TestKeys.first, "--root", scratch.file("root")]).status == 0)
-        #expect(try CLI.run(["users", "switch", "alice", "--root", scratch.file("root")]).status == 0)
+        #expect(try CLI.run(["users", "switch", "--create", "alice", "--root", scratch.file("root")]).status == 0)
         try FileManager.default.createDirectory(atPath: scratch.file("root/users/alice"), withIntermediateDirectories: true)
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: scratch.file("root/users/alice/user.sqlite")))
         let result = try CLI.run(["rekey", "--root", "root", "--to", TestKeys.second, "--key", TestKeys.first], directory: scratch.path)

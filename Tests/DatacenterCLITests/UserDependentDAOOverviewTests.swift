@@ -16,8 +16,8 @@ import Testing
               <insert id="add" arguments="content">insert into ${T} (content) values(#{content})</insert>
             </module>
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        #expect(try CLI.run(["users", "switch", "alice", "--root", root]).status == 0)
-        #expect(try CLI.run(["users", "switch", "bob", "--root", root]).status == 0)
+        #expect(try CLI.run(["users", "switch", "--create", "alice", "--root", root]).status == 0)
+        #expect(try CLI.run(["users", "switch", "--create", "bob", "--root", root]).status == 0)
         // The app opens the root the tool switched, and writes through a user-dependent DAO.
         let center = try DataCenter(rootPath: root)
         let dao = try center.makeDAO(configPath: config, userDependent: true)

@@ -55,4 +55,7 @@ public final class CustomStorage: Sendable {
 
     /// The SQLite files of this storage that exist: its common store, then each user's.
     public func databaseFilePaths() -> [String] { space.existingStorePaths() }
+
+    /// Deletes `userId`'s store in this storage (`DataCenter.removeUser`).
+    func deleteUser(_ userId: String) throws { try space.deleteUser(userId) }
 }

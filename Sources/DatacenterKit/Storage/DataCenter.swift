@@ -311,6 +311,47 @@ public final class DataCenter: Sendable {
         }
     }
 
+    /// Deletes everything of `userId` under the root: its store, its stores in the version
+    /// storage and in the named storages, and its disk caches (`LIB_CACHES.` and `TMP.`).
+    /// When `userId` is the current user, it is signed out first, announced as by
+    /// `setCurrentUserId(nil)`, so the next run does not create its store again. Stores and
+    /// caches of that user handed out before must not be used afterwards. A user with no
+    /// data here is no error: there is nothing to delete.
+    /// - throws: `KVError.readOnly` on a read-only data center; the file system's error when
+    ///   a folder cannot be deleted (what was deleted before it stays deleted).
+    public func removeUser(_ userId: String) throws {
+        guard !isReadOnly else { throw KVError.readOnly(path: rootPath) }
+        let folder = try UserFolderName.encode(userId)
+        try switching.withLock {
+            if currentUserId == userId { try setCurrentUserId(nil) }
+            do {
+                try space.deleteUser(userId)
+                let (handedOut, named) = guarded.withLock { guarded in
+                    ([guarded.versionStorage].compactMap { $0 } + guarded.namedStorages.values, Set(guarded.namedStorages.keys))
+                }
+                for storage in handedOut { try storage.deleteUser(userId) }
+                var userFolders = [versionFolder + "/users/" + folder]
+                let storages = (try? FileManager.default.contentsOfDirectory(atPath: namedStoragesFolder)) ?? []
+                // Real folders only: a link there is not the root's to delete through.
+                let folders = storages.filter { name in
+                    !named.contains(name)
+                        && (try? FileManager.default.attributesOfItem(atPath: namedStoragesFolder + "/" + name))?[.type] as? FileAttributeType == .typeDirectory
+                }
+                userFolders += folders.map { namedStoragesFolder + "/" + $0 + "/users/" + folder }
+                for location in [LRUDiskCache.Location.libraryCaches, .temporary] {
+                    let cache = try LRUDiskCache.storePath(location: location, root: rootPath, user: userId, space: space)
+                    userFolders.append(PrivateFile.folder(of: cache))
+                }
+                for path in userFolders { try space.deleteFolder(path) }
+            } catch {
+                DatacenterLog.failure("removing a user", error: error, root: rootPath)
+                throw error
+            }
+            // The user id is not logged: it is often a phone number or an email address.
+            DatacenterLog.event("removed a user", root: rootPath)
+        }
+    }
+
     /// What `reset` deletes and forgets, without the announcement.
     private func deleteEverything() throws {
         try space.deleteAll()

@@ -68,6 +68,22 @@ final class StorageSpace: Sendable {
         withExtendedLifetime(closed) {}
     }
 
+    /// Deletes `userId`'s folder (its store and the files beside it), forgetting its open
+    /// store. Nothing happens when the user has no folder here.
+    func deleteUser(_ userId: String) throws {
+        try deleteFolder(PrivateFile.folder(of: userStorePath(userId)))
+    }
+
+    /// Deletes `folder` and what it holds, forgetting the stores opened inside it (they close
+    /// when no one else holds them).
+    func deleteFolder(_ folder: String) throws {
+        let closed = stores.withLock { stores in
+            stores.keys.filter { $0.hasPrefix(folder + "/") }.compactMap { stores.removeValue(forKey: $0) }
+        }
+        withExtendedLifetime(closed) {}
+        try FileTree.remove(atPath: folder)
+    }
+
     /// Deletes every store file of this space.
     func deleteAll() throws {
         closeAll()
