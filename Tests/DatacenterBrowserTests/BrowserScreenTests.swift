@@ -86,6 +86,13 @@ import DatacenterText
         try assertSnapshot(b.render(), named: "tiny-40x10", redact: [root: "<root>"])
         b.handle(.resize(width: 20, height: 5))
         #expect(b.screenText.contains("Terminal too small"))
+        // However small, the size needed is shown whole, never cut off.
+        for (width, height) in [(20, 5), (12, 3), (9, 1), (4, 1)] {
+            b.handle(.resize(width: width, height: height))
+            let text = b.screenText
+            #expect(text.contains("30×6"), "\(width)×\(height): \(text)")
+            #expect(width < 9 || text.contains("need"), "\(width)×\(height): \(text)")
+        }
         b.handle(.resize(width: 100, height: 30))
         #expect(b.screenText.contains("fontSize"))
     }

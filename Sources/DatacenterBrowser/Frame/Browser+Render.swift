@@ -6,14 +6,26 @@ extension Browser {
     /// The smallest screen the browser draws on; smaller shows a notice.
     package static let minimumSize = (width: 30, height: 6)
 
+    /// What a screen below `minimumSize` says, wrapped to its width: the longest wording
+    /// whose lines fit its height, so the size needed is never the part cut off.
+    private func tooSmallNotice() -> [String] {
+        let need = "\(Browser.minimumSize.width)×\(Browser.minimumSize.height)"
+        let wordings = ["Terminal too small (\(width)×\(height)): need \(need)", "Too small: need \(need)", "need \(need)"]
+        let columns = max(1, width)
+        return wordings.lazy.map { Inspector.wrapWords($0, width: columns) }.first { $0.count <= height } ?? [need]
+    }
+
     /// Draws the whole screen: the frame (header, status line, help) and the panes, each
     /// drawing itself in its area. Drawing never changes state.
     package func render() -> ScreenGrid {
         var screen = ScreenGrid(width: width, height: height)
         guard width >= Browser.minimumSize.width, height >= Browser.minimumSize.height else {
-            let notice = "Terminal too small (\(width)×\(height)): need \(Browser.minimumSize.width)×\(Browser.minimumSize.height)"
             for y in 0..<height { screen.fill(x: 0, y: y, count: width, role: .dialog) }
-            screen.write(notice, x: 0, y: height / 2, maxWidth: width, role: .dialog)
+            let lines = tooSmallNotice()
+            let top = max(0, (height - lines.count) / 2)
+            for (index, line) in lines.enumerated() where top + index < height {
+                screen.write(line, x: 0, y: top + index, maxWidth: width, role: .dialog)
+            }
             return screen
         }
         renderHeader(&screen)
