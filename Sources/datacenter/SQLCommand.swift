@@ -19,7 +19,12 @@ struct SQLCommand: ParsableCommand {
         let path = expandTilde(database)
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database at \(path)") }
         do { try RegularFile.refuseIfNotRegular(path) } catch let error as FileAccessError { throw CLIError(error.description) }
-        let db = try global.openDatabase(path: path, mode: readOnly ? .readOnly : .readWriteExisting)
+        // On read-only media only a read-only opening can work: say how to ask for it.
+        let readOnlyMedia = !readOnly && ReadOnlyMedia.isReadOnlyFileSystem(path)
+        let db: Database
+        do { db = try global.openDatabase(path: path, mode: readOnly ? .readOnly : .readWriteExisting) } catch let error as DatabaseError where readOnlyMedia {
+            throw CLIError("\(error); give --read-only to read it")
+        }
         // The write lock up front: a script that reads first never fails half-way on an upgrade.
         db.sqlSequences.lock = .immediate
         // Each statement that returns rows: its own header and rows (statements differ in

@@ -127,14 +127,15 @@ public final class Database {
         case .readWriteExisting: flags |= SQLITE_OPEN_READWRITE
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         }
+        let openedPath = mode == .readOnly ? ReadOnlyMedia.openingPath(for: path) : path
         var db: OpaquePointer?
         let rc: Int32
         if let key {
             let (secret, isRaw) = key.material
             var settings = key.settings.cValue
-            rc = dc_cipher_open(path, &db, flags, secret, Int32(secret.count), isRaw ? 1 : 0, &settings)
+            rc = dc_cipher_open(openedPath, &db, flags, secret, Int32(secret.count), isRaw ? 1 : 0, &settings)
         } else {
-            rc = sqlite3_open_v2(path, &db, flags, nil)
+            rc = sqlite3_open_v2(openedPath, &db, flags, nil)
         }
         guard rc == SQLITE_OK, let db else {
             var error = DatabaseError.from(db, code: rc, path: Database.displayPath(path))

@@ -147,7 +147,22 @@ public struct DatabaseError: Error, Sendable, Equatable {
         guard (ext & 0xFF) == (code & 0xFF), let handle, let text = sqlite3_errmsg(handle) else {
             return DatabaseError(extendedCode: code, message: String(cString: sqlite3_errstr(code)), sql: sql, path: path)
         }
+        // A file SQLite could not open: the reason in plain words.
+        if ext & 0xFF == SQLITE_CANTOPEN {
+            let reason = cannotOpenReason(path: path, errno: sqlite3_system_errno(handle)) ?? String(cString: text)
+            return DatabaseError(extendedCode: ext, message: reason, sql: sql, path: path)
+        }
         return DatabaseError(extendedCode: ext, message: String(cString: text), sql: sql, path: path)
+    }
+}
+
+extension DatabaseError {
+    /// Why SQLite could not open `path` or a file beside it (its journal, `-wal` or `-shm`):
+    /// a read-only file system first (SQLite then reports the journal it could not create as
+    /// missing), else the system's error in words; nil when neither says anything.
+    static func cannotOpenReason(path: String?, errno code: Int32) -> String? {
+        if let path, ReadOnlyMedia.isReadOnlyFileSystem(path) { return "the file system is read-only" }
+        return code != 0 ? FileAccessError.describe(errno: code) : nil
     }
 }
 
@@ -170,6 +185,8 @@ extension DatabaseError: CustomStringConvertible {
                 + "change this one (a pragma given a value) or load code (load_extension); refused"
         } else if isReadOnly, let path {
             text = "\(path) is open read-only: \(message)"
+        } else if code == SQLITE_CANTOPEN, let path {
+            text = "cannot open \(path) (or the journal beside it): \(message)"
         } else {
             text = "SQLite error \(extendedCode): \(message)"
             if let path { text += " in \(path)" }
