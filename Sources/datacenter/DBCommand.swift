@@ -145,6 +145,9 @@ struct DBCommand: ParsableCommand {
             case .damaged(let reason):
                 (object["state"], text) = ("damaged", "damaged: \(reason)")
                 object["reason"] = reason
+            case .foreignJournal(let reason):
+                (object["state"], text) = ("foreignJournal", reason)
+                object["reason"] = reason
             case .wrongKey:
                 (object["state"], text) = ("wrongKey", info.problem ?? "wrong key or not an encrypted database (no --db-key given opens it)")
                 object["reason"] = info.problem ?? "no --db-key given opens it"

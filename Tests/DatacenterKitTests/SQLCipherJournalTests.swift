@@ -131,6 +131,31 @@ struct SQLCipherJournalTests {
         #expect(try Database(path: path, key: key).scalar("SELECT v FROM t") == .text("mine"))
     }
 
+    /// `db info` on a file with another file's journal beside it says the journal is foreign
+    /// and the file intact (as the open does), never that the file is damaged; the file and
+    /// the journal are left as they were.
+    @Test func infoCallsAForeignJournalForeignNotTheFileDamaged() throws {
+        let folder = TemporaryFolder()
+        let other = try Self.weCrashMidUpdate(path: folder.file("other.sqlite"), key: .passphrase("another key"), into: folder)
+        let path = folder.file("mine.sqlite")
+        let key = try DatabaseKey.passphrase(Self.passphrase)
+        do {
+            let db = try Database(path: path, key: key)
+            try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT, pad BLOB)")
+        }
+        try FileManager.default.copyItem(atPath: other + "-journal", toPath: path + "-journal")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path)), journal = try Data(contentsOf: URL(fileURLWithPath: path + "-journal"))
+        let info = try DatabaseFileInfo.of(path: path, keys: DatabaseKeyList([key]))
+        guard case .foreignJournal(let reason) = info.state else {
+            Issue.record("state \(info.state)")
+            return
+        }
+        #expect(reason.contains("the rollback journal beside \(path) was not written for it"), "\(reason)")
+        #expect(reason.contains("the database is intact"), "\(reason)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-journal")) == journal)
+    }
+
     /// A torn last record (its checksum fails) ends the rollback there, as in SQLite: the
     /// records before it are replayed, and nothing is blamed on the key.
     @Test func aTornLastRecordEndsTheRollbackThere() throws {

@@ -27,6 +27,10 @@ public struct DatabaseFileInfo: Sendable, Equatable {
         /// A database (plain, or opened by a key) that cannot be read whole: cut short, or a
         /// page damaged or altered. `reason` says what was found.
         case damaged(reason: String)
+        /// A rollback journal beside the file was not written for it (its records do not
+        /// authenticate under the key that opens the file): the file is intact, and opens
+        /// once the journal is moved away. `reason` says so, naming the journal.
+        case foreignJournal(reason: String)
     }
 
     /// The file.
@@ -85,6 +89,8 @@ public struct DatabaseFileInfo: Sendable, Equatable {
                     wrong.problem = error.message + "; the file's size (\(size) bytes) is not a whole number of pages: it may have been cut short"
                 }
                 return wrong
+            } catch let error as DatabaseError where error.isForeignJournal {
+                return try info(.foreignJournal(reason: error.description), nil)
             } catch let error as DatabaseError where error.keyProblem == nil {
                 return try info(.damaged(reason: damage(error, size: size)), nil)
             }
