@@ -75,8 +75,12 @@ import Testing
         #expect(results.first { $0.name == "user ann" }?.failure?.contains("in use") == true, "\(results)")
         #expect(results.filter { $0.failure == nil }.map(\.outcome) == [.encrypted, .encrypted])
         #expect(try DatabaseFileKind.of(path: root + "/users/ann/user.sqlite") == .plain)
-        // Not recorded while a file is left plain: the root is half done, and says so.
-        #expect(try !String(contentsOfFile: root + "/datacenter.json", encoding: .utf8).contains("databaseEncryption"))
+        // Not recorded as encrypted while a file is left plain, but as begun: the root is half
+        // done, and says so.
+        let state = try RootState.load(from: root + "/datacenter.json")
+        #expect(state.databaseEncryption == nil && state.databaseEncryptionBegun?.format == key.format)
+        let error = #expect(throws: StorageError.self) { try DataCenter(rootPath: root, readOnly: true) }
+        if case .halfConverted? = error {} else { Issue.record("expected halfConverted, got \(String(describing: error))") }
         let rerun = try DataCenter.rekeyDatabases(rootPath: root, from: DatabaseKeyList([key]), to: key)
         #expect(rerun.map(\.outcome) == [.alreadyDone, .encrypted, .alreadyDone])
         #expect(try Self.read(root, keys: DatabaseKeyList([key])) == ["common-secret", "ann-secret", "bo-secret"])

@@ -318,7 +318,11 @@ import Testing
         let root = folder.file("root")
         try Self.makePlainRoot(root, commonValue: "common value")
         let key = try DatabaseKey.passphrase(Self.passphrase)
-        try DatabaseFileConversion.encryptInPlace(path: root + "/common.sqlite", key: key)   // the run stopped here
+        // What the conversion records before its first file, then its first file: it stopped there.
+        var state = try RootState.load(from: root + "/datacenter.json")
+        state.databaseEncryptionBegun = RootDatabaseEncryption(format: key.format)
+        try state.save(to: root + "/datacenter.json")
+        try DatabaseFileConversion.encryptInPlace(path: root + "/common.sqlite", key: key)
         for keys in [DatabaseKeyList.empty, DatabaseKeyList([key])] {
             let error = #expect(throws: StorageError.self) { try DataCenter(rootPath: root, readOnly: true, databaseKeys: keys) }
             guard case .halfConverted(let at, let encrypted, let plain)? = error else {
@@ -335,6 +339,33 @@ import Testing
         let center = try DataCenter(rootPath: root, databaseKeys: DatabaseKeyList([key]))
         #expect(try center.commonPreferences.string(forKey: "k", business: "b") == "common value")
         #expect(try center.preferences(forUser: "alice").string(forKey: "k", business: "b") == "alice's")
+    }
+
+    /// In a plain root where no conversion began, a store whose first page is not SQLite's
+    /// is damaged, not a sign of a half-done conversion: the root opens, that store says it
+    /// is not a database, the others read; and a finished conversion leaves no record of
+    /// having begun.
+    @Test func aDamagedFirstPageInAPlainRootIsDamageNotAHalfConversion() throws {
+        let folder = TemporaryFolder()
+        let root = folder.file("root")
+        try Self.makePlainRoot(root, commonValue: "common value")
+        let common = root + "/common.sqlite"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: common))
+        try handle.write(contentsOf: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
+        try handle.close()
+        #expect(try DatabaseFileKind.of(path: common) == .encryptedOrNotADatabase)
+        let center = try DataCenter(rootPath: root, readOnly: true)
+        #expect(try center.preferences(forUser: "alice").string(forKey: "k", business: "b") == "alice's")
+        let error = #expect(throws: DatabaseError.self) { try center.commonPreferences.string(forKey: "k", business: "b") }
+        #expect(error?.isNotADatabase == true, "\(String(describing: error))")
+
+        // A conversion run to its end records the encryption, and no longer that it began.
+        let other = folder.file("other")
+        try Self.makePlainRoot(other, commonValue: "v")
+        let key = try DatabaseKey.passphrase(Self.passphrase)
+        #expect(try DataCenter.rekeyDatabases(rootPath: other, from: .empty, to: key).allSatisfy { $0.failure == nil })
+        let state = try RootState.load(from: other + "/datacenter.json")
+        #expect(state.databaseEncryption != nil && state.databaseEncryptionBegun == nil)
     }
 
     @Test func aRootWithOnlyItsStateBecomesEncryptedAndAReadOnlyOpenWritesNothing() throws {

@@ -96,8 +96,9 @@ extension DataCenter {
         // An encrypted file holds whole pages (512 bytes or more each); a damaged one that is
         // not a whole number of them is left to the store's own "damaged" report.
         let encrypted = kinds.filter { $0.kind == .encryptedOrNotADatabase && holdsWholePages($0.path) }.map(\.path)
-        // Part encrypted, part plain, and not recorded: a conversion that stopped midway.
-        if !plain.isEmpty, !encrypted.isEmpty {
+        // Part encrypted, part plain, after a conversion began: it stopped midway. Without
+        // that record, what reads as encrypted is damaged, and each such store says so.
+        if state.databaseEncryptionBegun != nil, !plain.isEmpty, !encrypted.isEmpty {
             throw StorageError.halfConverted(root: rootPath, encrypted: encrypted, plain: plain)
         }
         // (Every file encrypted and nothing recorded reads, without a key, as stores that are
@@ -105,6 +106,7 @@ extension DataCenter {
         guard let newest = given.newest else { return given }
         guard plain.isEmpty else { throw StorageError.plainRootGivenKeys(root: rootPath, files: plain) }
         state.databaseEncryption = RootDatabaseEncryption(format: newest.format)
+        state.databaseEncryptionBegun = nil
         return given
     }
 }

@@ -25,6 +25,13 @@ extension DataCenter {
         let withNew = DatabaseKeyList([newKey] + current.keys.filter { $0 != newKey })
         var results: [DatabaseRekeyResult] = []
         let targets = rekeyTargets(rootPath: rootPath, customStorages: customStorages)
+        // Encrypting a plain root: recorded before the first file is touched, so a run that
+        // stops midway is known for one (and a damaged file in a plain root is not taken
+        // for one).
+        if state.databaseEncryption == nil, state.databaseEncryptionBegun == nil {
+            state.databaseEncryptionBegun = RootDatabaseEncryption(format: newKey.format)
+            try state.save(to: statePath)
+        }
         for (index, target) in targets.enumerated() {
             progress?(index, targets.count, target.name)
             let outcome: DatabaseRekeyResult.Outcome?
@@ -38,6 +45,7 @@ extension DataCenter {
         progress?(targets.count, targets.count, "")
         if results.allSatisfy({ $0.failure == nil }) {
             state.databaseEncryption = RootDatabaseEncryption(format: newKey.format)
+            state.databaseEncryptionBegun = nil
             try state.save(to: statePath)
         }
         return results

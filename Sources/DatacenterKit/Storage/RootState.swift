@@ -11,6 +11,11 @@ struct RootState: Codable, Equatable {
     /// Set when every SQLite file of the root is encrypted, with their format; nil (or
     /// absent, in files written before encryption existed) for a plain root.
     var databaseEncryption: RootDatabaseEncryption?
+    /// Set by a conversion that encrypts a plain root (`rekeyDatabases`) before it touches
+    /// the first file, cleared when it finishes: only a root with it is "half converted"
+    /// when its files are part encrypted, part plain. Without it, a file that reads as
+    /// encrypted in a plain root is a damaged one (its first page is not SQLite's).
+    var databaseEncryptionBegun: RootDatabaseEncryption?
     /// The DAO databases kept in files of their own under the root
     /// (`DataCenter.daoDatabaseFile`), by path relative to it; nil (absent) when none.
     var daoDatabases: [String]?

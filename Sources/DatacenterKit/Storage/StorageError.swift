@@ -30,9 +30,9 @@ public enum StorageError: Error, Sendable, Equatable {
     /// A plain root that already has SQLite files, opened with database keys: its files are
     /// not encrypted, and encrypting only the new ones would mix plain and encrypted files.
     case plainRootGivenKeys(root: String, files: [String])
-    /// A root whose SQLite files are part encrypted, part plain, with no record of its
-    /// encryption: a `rekey --to-db-key` that encrypts a plain root stopped midway. Nothing
-    /// is lost; a rerun with the same key finishes it.
+    /// A root whose SQLite files are part encrypted, part plain, where a `rekey --to-db-key`
+    /// that encrypts the plain root began (`datacenter.json` records it) and stopped midway.
+    /// Nothing is lost; a rerun with the same key finishes it.
     case halfConverted(root: String, encrypted: [String], plain: [String])
 }
 
