@@ -194,3 +194,26 @@ import Testing
         #expect(try db.scalar(sql) == .integer(1), "\(name): \(sql)")
     }
 }
+
+/// Consts are spliced verbatim, in quotes too: lint warns when one spliced inside quotes
+/// holds the quote that ends them, and only then (outside quotes, or another quote, or no
+/// quote in the value, is fine).
+@Test func lintWarnsOfAConstHoldingTheQuoteItIsSplicedInside() {
+    let xml = """
+        <module name="m" tableName="t">
+          <const owner="O'Brien"/>
+          <const plain="Smith"/>
+          <const column="a&quot;b"/>
+          <select id="a">select * from ${T} where name = '${owner}'</select>
+          <select id="b">select * from ${T} where name = '${plain}' and x = "${owner}"</select>
+          <select id="c">select ${owner} from ${T}</select>
+          <select id="d">select "${column}" from ${T}</select>
+        </module>
+        """
+    let findings = DAOLinter.lint(xml: xml, file: "q.xml").filter { $0.message.contains("verbatim inside") }
+    #expect(findings.map { "\($0.location.line):\($0.location.column)" } == ["5:51", "8:26"], "\(findings)")
+    #expect(findings.first?.description.hasPrefix(
+        "q.xml:5:51: warning: ${owner} splices the const 'owner' verbatim inside a string literal ('…'), and its value holds the quote that ends it") == true,
+            "\(findings)")
+    #expect(findings.dropFirst().first?.message.contains("a quoted identifier (\"…\")") == true, "\(findings)")
+}

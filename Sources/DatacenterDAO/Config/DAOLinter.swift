@@ -41,6 +41,8 @@ public struct DAOLintDiagnostic: Sendable, Equatable, CustomStringConvertible {
 /// - a `${name}` inside a method where `name` is one of its arguments: when a const or
 ///   fragment has that name, `${}` splices it at load time (`#{name}` was probably meant);
 ///   else it reads the argument, bound as `#{name}` is, and `#{name}` is the usual spelling;
+/// - a `${name}` splicing a const or fragment inside quotes whose value holds the quote that
+///   ends them (consts are spliced verbatim: the quoting would end inside the value);
 /// - a `result` naming a model type that is not registered (not in `registeredModels`, and
 ///   not the class of a `<map>` or `<crypt>` of the config): rows come back as dictionaries.
 ///
@@ -76,6 +78,7 @@ public enum DAOLinter {
         var findings = warnings(for: config, registeredModels: registeredModels)
         if let tree = try? XMLTree.parse(data, file: file) {
             findings += splicedArgumentWarnings(tree.root, source: tree.source, config: config)
+            findings += quoteEndingConstWarnings(tree.root, source: tree.source, config: config)
         }
         return sorted(findings)
     }
@@ -151,6 +154,39 @@ public enum DAOLinter {
                     }
                     rest = rest[rest.index(after: close)...]
                 }
+            }
+        }
+        return findings
+    }
+
+    /// `${name}` splicing a const (or fragment) inside quotes when its value holds the quote
+    /// that ends them: consts are spliced verbatim, so the quoting ends inside the value.
+    private static func quoteEndingConstWarnings(_ root: XMLElementNode, source: SourceText, config: DAOConfig) -> [DAOLintDiagnostic] {
+        var findings: [DAOLintDiagnostic] = []
+        for element in root.elements where DAOMethodKind(rawValue: element.name) != nil {
+            // The method's text in document order, as the lexer would read it rendered.
+            var lexer = SQLLexer()
+            scanTexts(element) { text in
+                var rest = Substring(text.text)
+                while let open = rest.range(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {
+                    lexer.scan(String(rest[..<open.lowerBound]))
+                    let name = rest[open.upperBound..<close].trimmingCharacters(in: .whitespaces)
+                    let spliced = config.consts[name] ?? config.fragments[name]
+                    if let spliced, lexer.state.isQuoted, lexer.state.doublingClosingQuote(in: spliced) != spliced {
+                        let kind = config.consts[name] != nil ? "const" : "sql fragment"
+                        let snippet = String(rest[open.lowerBound...close])
+                        let offset = text.text.distance(from: text.text.startIndex, to: open.lowerBound)
+                        findings.append(DAOLintDiagnostic(
+                            .warning,
+                            "${\(name)} splices the \(kind) '\(name)' verbatim inside \(lexer.state.phrase), and its value holds "
+                                + "the quote that ends it: the quoting ends inside the value (write that quote doubled in the "
+                                + "\(kind), or splice it outside the quotes)",
+                            at: source.location(in: text.text, offset: offset, start: text.location, snippet: snippet)))
+                    }
+                    lexer.scan(spliced ?? String(rest[open.lowerBound...close]))
+                    rest = rest[rest.index(after: close)...]
+                }
+                lexer.scan(String(rest))
             }
         }
         return findings
