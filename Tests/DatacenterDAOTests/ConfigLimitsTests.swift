@@ -205,9 +205,12 @@ import Testing
     @Test func manyElementsAndAttributesOnOneLineLoadInLinearTime() throws {
         // Columns are searched on from the previous match, not from the line's start.
         func module(_ count: Int) -> String {
-            let consts = (0..<count).map { "k\($0)=\"v\($0)\"" }.joined(separator: " ")
+            // A thousand consts per <const> (one element may have at most 4,096 attributes).
+            let consts = stride(from: 0, to: count, by: 1_000).map { first in
+                "<const " + (first..<min(first + 1_000, count)).map { "k\($0)=\"v\($0)\"" }.joined(separator: " ") + "/>"
+            }.joined()
             let methods = (0..<count).map { "<update id=\"m\($0)\">x</update>" }.joined()
-            return "<module name=\"m\"><const \(consts)/>\(methods)</module>"
+            return "<module name=\"m\">\(consts)\(methods)</module>"
         }
         let xml = module(20_000)
         var config: DAOConfig?
@@ -227,6 +230,40 @@ import Testing
         #expect { try DAOConfig(xml: bad) } throws: { error in
             guard let error = error as? DAOConfigError else { return false }
             return error.location.column == bad.distance(from: bad.startIndex, to: bad.range(of: "${nope}")!.lowerBound) + 1
+        }
+    }
+
+    /// libxml2 2.9 compares each attribute of an element with every one before it: 40,000
+    /// attributes on one element took seconds. The start tags are checked first, in one pass
+    /// over the bytes, and such an element is refused by name and place before libxml2 sees it.
+    @Test func anElementWithTooManyAttributesIsRefusedBeforeParsing() throws {
+        func module(_ count: Int) -> String {
+            let attributes = (0..<count).map { "a\($0)=\"v\"" }.joined(separator: " ")
+            return "<module name=\"m\" tableName=\"t\">\n  <!-- <select a=\"1\"> --><select id=\"x\" \(attributes)>select 1</select>\n</module>"
+        }
+        var caught: DAOConfigError?
+        let work = Self.expectLinear(size: 40_000) { count in
+            do { _ = try DAOConfig(xml: module(count), file: "many.xml") } catch let error as DAOConfigError {
+                if count == 40_000 { caught = error }
+            } catch {}
+        }
+        #expect(work[.startTagBytes] <= module(40_000).utf8.count, "\(work.all)")
+        #expect(caught?.description == "many.xml:2:26: error: <select> has more than 4096 attributes (the most an element may have): "
+                + "split it (consts can be declared over several <const> elements)", "\(String(describing: caught))")
+        // At the limit, the element is read (and its unknown attributes named, as before).
+        #expect { try DAOConfig(xml: module(4_095)) } throws: { error in
+            (error as? DAOConfigError)?.message.hasPrefix("unknown attribute 'a0' on <select>") == true
+        }
+    }
+
+    /// An attribute longer than libxml2 reads in one piece is named, where it is, never
+    /// reported in libxml2's words ("Extra content at the end of the document").
+    @Test func anOverLongAttributeIsNamed() throws {
+        let long = String(repeating: "x", count: DAOLimits.attributeLength + 1)
+        let xml = "<module name=\"m\" tableName=\"t\">\n  <select id=\"a\" result='\(long)'>select 1</select>\n</module>"
+        #expect { try DAOConfig(xml: xml, file: "long.xml") } throws: { error in
+            (error as? DAOConfigError)?.description == "long.xml:2:18: error: the value of 'result' on <select> is longer than "
+                + "10000000 bytes (the most the XML parser reads in one attribute)"
         }
     }
 

@@ -66,6 +66,10 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         /// `${}` splicing made the named const or fragment (or a statement text when the name
         /// is empty) larger than `DAOLimits.splicedSize` bytes.
         case splicedTooLarge(String, limit: Int)
+        /// An element with more than `DAOLimits.attributesPerElement` attributes.
+        case tooManyAttributes(element: String, limit: Int)
+        /// An attribute value longer than `DAOLimits.attributeLength` bytes.
+        case attributeTooLong(String, element: String, limit: Int)
     }
 
     /// What is wrong.
@@ -133,6 +137,12 @@ public struct DAOConfigError: Error, Sendable, Equatable, CustomStringConvertibl
         case .splicedTooLarge(let name, let limit):
             let what = name.isEmpty ? "this text" : "${\(q(name))}"
             return "splicing ${} references makes \(what) larger than \(limit) bytes (the limit on spliced size)"
+        case .tooManyAttributes(let element, let limit):
+            return "<\(q(element))> has more than \(limit) attributes (the most an element may have): split it (consts can be "
+                + "declared over several <const> elements)"
+        case .attributeTooLong(let name, let element, let limit):
+            return "the value of '\(q(name))' on <\(q(element))> is longer than \(limit) bytes (the most the XML parser reads "
+                + "in one attribute)"
         }
     }
 

@@ -26,6 +26,15 @@ public enum DAOLimits {
     /// at most this deep.
     public static let elementDepth = 256
 
+    /// The most attributes one element may have: 4,096. libxml2 2.9 checks each attribute
+    /// against every one before it, so 40,000 on one element took seconds to parse; a
+    /// `<const>` declaring many consts can be split over several elements.
+    public static let attributesPerElement = 4_096
+
+    /// The longest attribute value, in bytes: 10,000,000, libxml2's own bound (without
+    /// `XML_PARSE_HUGE`), checked first so the error names the attribute.
+    public static let attributeLength = 10_000_000
+
     /// "Did you mean" suggestions are looked for only for names of at most 64 characters;
     /// a longer name is no typo of a short one, and comparing it would cost its length
     /// times each candidate's.

@@ -132,6 +132,7 @@ enum XMLTree {
     /// - throws: `DAOConfigError` (`.xmlSyntax`) with libxml2's message, line and column.
     static func parse(_ data: Data, file: String) throws -> (root: XMLElementNode, source: SourceText) {
         let source = SourceText(file: file, text: String(decoding: data, as: UTF8.self))
+        try XMLStartTagLimits.check(data, file: file)
         xmlInitParser()
         guard let context = xmlNewParserCtxt() else {
             throw DAOConfigError(.xmlSyntax("libxml2 could not allocate a parser"), at: SourceLocation(file: file, line: 1))
