@@ -54,7 +54,7 @@ let package = Package(
 
         // The benchmarks behind `datacenter bench`, with their raw-SQLite baselines.
         .target(name: "DatacenterBench", dependencies: ["DatacenterKit", "DatacenterDAO", "DatacenterBrowser",
-                                                        "DatacenterDemo", "CSQLite"]),
+                                                        "DatacenterDemo", "CSQLite", "CPageCipher"]),
 
         // The command-line tool (and the curses edge of the browser).
         .executableTarget(name: "datacenter", dependencies: [

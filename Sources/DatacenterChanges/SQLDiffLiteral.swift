@@ -22,14 +22,15 @@ enum SQLDiffLiteral {
 
     /// A value as an SQL literal. Reals as SQLite prints them (15 significant digits), or
     /// with 17 when 15 do not give the same number back (`sqldiff` stops at 15, which loses
-    /// the last bits of such a real); an infinity as `1e999`. Text with control characters
+    /// the last bits of such a real); an infinity as `DatabaseValue.realLiteral` spells it
+    /// (`sqldiff` writes `Inf`, which SQLite cannot read). Text with control characters
     /// splices them in as `X'..'` as `sqldiff` does.
     static func value(_ value: DatabaseValue) -> String {
         switch value {
         case .null: return "NULL"
         case .integer(let i): return String(i)
         case .real(let d):
-            if d.isInfinite { return d < 0 ? "-1e999" : "1e999" }
+            if !d.isFinite { return DatabaseValue.realLiteral(d) }
             let short = Database.realText(d)
             if Double(short) == d { return short }
             return Database.realText(d, significantDigits: 17)

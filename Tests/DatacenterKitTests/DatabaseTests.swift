@@ -292,8 +292,11 @@ import Testing
         #expect(error?.isBusy == true)
         let message = error?.message ?? ""
         #expect(message.contains("the busy timeout is 0.3 s"), "\(message)")
-        // It waited the whole timeout (0.3 s, printed to a tenth), not the default 5 s.
-        #expect(message.contains("waited 0.3 s") || message.contains("waited 0.4 s"), "\(message)")
+        // It waited at least the whole timeout (printed to a tenth); how much longer depends on
+        // the machine's load, so no upper bound is asserted (the setting is read above).
+        let waited = message.range(of: #"waited (\d+\.\d) s"#, options: .regularExpression)
+            .flatMap { Double(message[$0].dropFirst("waited ".count).dropLast(" s".count)) }
+        #expect((waited ?? 0) >= 0.3, "\(message)")
     }
 
     @Test func aDataCenterHandsItsTimeoutToEveryStore() throws {

@@ -70,14 +70,14 @@ enum ConsoleOutputMode: String, CaseIterable, Sendable {
     }
 
     /// A value in `.mode json`, as the shell writes it: numbers bare (reals with 20
-    /// significant digits, infinities as ±9.0e+999), NULL `null`, anything else (`text`, a
+    /// significant digits, infinities as ±1e999), NULL `null`, anything else (`text`, a
     /// decrypted value's) a JSON string.
     static func json(_ value: DatabaseValue, text: String?, decrypted: Bool) -> String {
         guard let text else { return "null" }
         guard !decrypted else { return JSONText.quoted(text) }
         switch value {
         case .integer(let i): return String(i)
-        case .real(let d) where d.isInfinite: return d < 0 ? "-9.0e+999" : "9.0e+999"
+        case .real(let d) where d.isInfinite: return DatabaseValue.realLiteral(d)
         case .real(let d): return Database.realText(d, significantDigits: 20)
         default: return JSONText.quoted(text)
         }

@@ -118,10 +118,7 @@ enum TypedValue {
         switch value {
         case .null: return "NULL"
         case .integer(let i): return String(i)
-        case .real(let d):
-            if d.isInfinite { return d < 0 ? "-9e999" : "9e999" }
-            let text = String(d)
-            return text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? text : text + ".0"
+        case .real(let d): return DatabaseValue.realLiteral(d)
         case .blob(let d): return "X'" + d.map { String(format: "%02x", $0) }.joined() + "'"
         case .text(let s):
             return parse(s) == .text(s) ? s : Database.quoteLiteral(s)

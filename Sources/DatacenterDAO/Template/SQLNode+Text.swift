@@ -181,7 +181,8 @@ package final class ReferenceNode: SQLNode {
     /// `'` doubled byte by byte (a quote followed by a combining mark is one Swift
     /// `Character`, but SQLite reads bytes); newlines are kept, as a literal may hold them.
     /// `raw` writes the text as is (still refused later if it makes more than one
-    /// statement). nil is `NULL`; numbers as SQL numbers; bools as 1/0; data as `X'…'`;
+    /// statement). nil is `NULL`; numbers as SQL numbers (a real as
+    /// `DatabaseValue.realLiteral` writes it: an infinity `1e999`, NaN `NULL`); bools as 1/0; data as `X'…'`;
     /// dates as seconds since 1970. nil when a string holds a NUL character: SQLite would
     /// stop reading the SQL there, silently dropping the rest.
     package static func inline(_ value: DAOValue, raw: Bool) -> String? {
@@ -193,7 +194,7 @@ package final class ReferenceNode: SQLNode {
         case .nil: return "NULL"
         case .bool(let b): return b ? "1" : "0"
         case .integer(let i): return String(i)
-        case .double(let d): return d.isFinite ? String(d) : "NULL"
+        case .double(let d): return DatabaseValue.realLiteral(d)
         case .string(let s): return quoted(s)
         case .data(let d):
             let hex = d.map { String(format: "%02X", $0) }.joined()

@@ -9,7 +9,7 @@
 ///   `{"$blob": "<base64>"}` as in `datacenter sql --json`; a real that is not finite is null.
 /// - `sql`: one `INSERT INTO "table"("a","b") VALUES(…);` per row inside
 ///   `BEGIN TRANSACTION;` … `COMMIT;`, which `sqlite3 FILE < export.sql` loads as one
-///   transaction; reals round-trip exactly, infinities are `9e999`/`-9e999`, NaN is NULL.
+///   transaction; reals round-trip exactly, infinities are `1e999`/`-1e999` (`DatabaseValue.realLiteral`), NaN is NULL.
 public enum ExportFormat: String, Sendable, CaseIterable {
     case csv, jsonl, sql
 

@@ -117,9 +117,7 @@ package struct ExportRowWriter {
         case .jsonl:
             out.append(contentsOf: d.isFinite ? String(d).utf8 : "null".utf8)
         case .sql:
-            if d.isNaN { out.append(contentsOf: "NULL".utf8) }
-            else if d.isInfinite { out.append(contentsOf: (d < 0 ? "-9e999" : "9e999").utf8) }
-            else { out.append(contentsOf: String(d).utf8) }
+            out.append(contentsOf: DatabaseValue.realLiteral(d).utf8)
         }
     }
 

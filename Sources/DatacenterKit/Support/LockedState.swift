@@ -54,13 +54,18 @@ package final class LockedState<State>: @unchecked Sendable {
 /// when contended) where glibc offers it, a default mutex elsewhere.
 @usableFromInline
 func initializeSpinningMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
-    #if canImport(Glibc)
-    var attributes = pthread_mutexattr_t()
-    pthread_mutexattr_init(&attributes)
-    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+    var attributes = spinningMutexAttributes()
     pthread_mutex_init(mutex, &attributes)
     pthread_mutexattr_destroy(&attributes)
-    #else
-    pthread_mutex_init(mutex, nil)
+}
+
+/// The attributes `initializeSpinningMutex` gives the mutex (the caller destroys them):
+/// glibc's adaptive type, which spins a little before it sleeps; the default elsewhere.
+func spinningMutexAttributes() -> pthread_mutexattr_t {
+    var attributes = pthread_mutexattr_t()
+    pthread_mutexattr_init(&attributes)
+    #if canImport(Glibc)
+    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
     #endif
+    return attributes
 }
