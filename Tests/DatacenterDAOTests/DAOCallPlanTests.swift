@@ -278,6 +278,43 @@ private struct PlanPair {
         }
     }
 
+    /// A single-row result reads its statement's first row only, on every plan: an error
+    /// SQLite raises only on a later row (an integer overflow on row 2) fails no plan, and
+    /// each gives the general path's result, the first row's value.
+    @Test(arguments: [false, true])
+    func aLaterRowsErrorFailsNoPlanOfASingleRowResult(inFiles: Bool) throws {
+        let overflowOnRow2 = "case when id = 2 then abs(-9223372036854775808) else id end"
+        let xml = """
+            <module name="LaterRow" initializer="create" tableName="t" version="1.0">
+              <update id="create">
+                <step>create table if not exists ${T} (id integer primary key)</step>
+                <step>insert or ignore into ${T} values (1), (2), (3)</step>
+              </update>
+              <select id="kept" arguments="min" result="int">select \(overflowOnRow2) from ${T} where id >= #{min} order by id</select>
+              <select id="one" arguments="min" result="int">select \(overflowOnRow2) from ${T} <where><if true="min != nil">id >= #{min}</if></where> order by id</select>
+              <select id="stepped" arguments="min" result="int"><step>select 0 where 0</step><step>select \(overflowOnRow2) from ${T} where id >= #{min} order by id</step></select>
+              <select id="each" arguments="mins" foreach="mins.m" result="int">select \(overflowOnRow2) from ${T} where id >= #{m} order by id</select>
+              <select id="pooled" arguments="min" result="int" parallel="true">select \(overflowOnRow2) from ${T} where id >= #{min} order by id</select>
+              <select id="all" arguments="min" result="[int]">select \(overflowOnRow2) from ${T} where id >= #{min} order by id</select>
+            </module>
+            """
+        let config = try DAOConfig(xml: xml, file: "later.xml")
+        var plans: [String: String] = [:]
+        for method in config.methods { plans[method.id] = method.plan.name }
+        #expect(plans == ["create": "transaction", "kept": "keptRead", "one": "oneStatement", "stepped": "transaction",
+                          "each": "staticForEach", "pooled": "poolRead", "all": "oneStatement"], "\(plans)")
+        let folder = TemporaryFolder()
+        let pair = try PlanPair(config: config, crypt: KeyRing.empty, inFiles: inFiles ? folder : nil)
+        for _ in 0..<2 {   // a kept read's first and later calls differ
+            for id in ["kept", "one", "stepped", "pooled"] {
+                #expect(pair.expectSame(id, [1]).value == 1, "\(id)")
+            }
+            #expect(pair.expectSame("each", [[1, 3]]).value == [1, 3])
+            // An array result reads every row: the overflow fails it, on both paths alike.
+            #expect(pair.expectSame("all", [1]).error?.contains("integer overflow") == true)
+        }
+    }
+
     /// The project's own example, `examples/messages.xml`, the way an app calls it (and the
     /// shapes `bench dao` measures): a `%{}` foreach insert of models and of dictionaries,
     /// a select into the `:message` map, and `listMessages` with every filter.

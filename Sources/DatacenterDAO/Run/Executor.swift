@@ -72,6 +72,12 @@ struct Executor {
 
         /// A collector of no rows (a call whose statements returned no columns).
         var empty: ResultCollector { ResultCollector(type, mapper: mapper, typedRows: typedRows) }
+
+        /// False for a single-row result: on every plan its statement is stepped to its first
+        /// row only, then reset (a read leaves nothing to finish, and a write with RETURNING
+        /// makes all its changes on its first step), so an error SQLite would raise only on
+        /// a later row fails no plan. True for an array result, or none.
+        var readsAllRows: Bool { type?.isArray ?? true }
     }
 
     /// The mapped rows of the last statement that returned columns, and the statements run.
@@ -169,8 +175,7 @@ struct Executor {
     /// Runs `sql` on its prepared `statement` (from `soleReadOnlyStatement`, which has
     /// checked that it only reads) and maps its rows: the call's value and decoded objects
     /// (`.nil` and none when rows are not mapped). A single-row result reads the first row
-    /// only: the statement is reset after it, as a read leaves nothing to finish (an error
-    /// SQLite would raise only on a later row does not fail the call).
+    /// only (`ResultMapping.readsAllRows`).
     /// - throws: `DAOError.database`; what mapping throws.
     func runReading(_ sql: RenderedSQL, on statement: Statement) throws -> (value: DAOValue, objects: [any Sendable]) {
         let bindings = try encryptedBindings(of: sql)
@@ -190,7 +195,7 @@ struct Executor {
                 return (.nil, [])
             }
             let collector = results.collector(for: statement)
-            let readsAll = results.type?.isArray ?? true
+            let readsAll = results.readsAllRows
             try statement.forEachRow(values: bindings) { row in
                 collector.add(row)
                 return readsAll
@@ -210,7 +215,8 @@ struct Executor {
             return nil
         }
         let collector = results.collector(for: statement)
-        try statement.forEachRow(values: bindings) { collector.add($0); return true }
+        let readsAll = results.readsAllRows
+        try statement.forEachRow(values: bindings) { collector.add($0); return readsAll }
         statement.keep(collector.newLayout, for: results.method)
         return collector
     }

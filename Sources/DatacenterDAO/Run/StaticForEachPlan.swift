@@ -130,7 +130,8 @@ struct StaticForEachPlan: Sendable {
                             }
                             let collector = returnsRows ? results.collector(for: statement) : results.empty
                             if returnsRows {
-                                try statement.forEachBoundRow { collector.add($0); return true }
+                                let readsAll = results.readsAllRows
+                                try statement.forEachBoundRow { collector.add($0); return readsAll }
                                 statement.keep(collector.newLayout, for: method)
                             } else {
                                 try statement.executeBound()
