@@ -435,17 +435,11 @@ import Testing
         enum CodingKeys: String, CodingKey { case msgId, content }
     }
 
-    /// A kept get lends its decoder to the next get of the same type, which reads its own row
-    /// as a new decoder would: after a get as another type, after a row that failed while its
-    /// fields' order was being learnt, and with the decryptor set since (a wrong key fails,
-    /// the right one reads again). A decoder the type kept is never lent again, and the one
-    /// kept last is freed with the DAO object (nothing it holds keeps it).
-    @Test func aKeptGetLendsItsDecoderOnlyWhenNothingKeptIt() throws {
-        try lendsItsDecoderOnlyWhenNothingKeptIt()
-        #expect(LentDecoder.decoder == nil, "a decoder kept in a cycle")
-    }
-
-    func lendsItsDecoderOnlyWhenNothingKeptIt() throws {
+    /// Each get reads its own row with a decoder of its own: after a get as another type,
+    /// after a row that failed while its fields' order was being learnt, and with the
+    /// decryptor set since (a wrong key fails, the right one reads again). No decoder
+    /// outlives its read unless the type kept it, and one the type kept still reads.
+    @Test func eachGetReadsItsOwnRowAndFreesItsDecoder() throws {
         let folder = TemporaryFolder()
         let dao = try Self.messages(folder)
         func get(_ id: Int64) throws -> [LentDecoder] { try dao.fetch("getMessage", [.integer(id)], as: LentDecoder.self) }
@@ -455,10 +449,8 @@ import Testing
         LentDecoder.failing = nil
         // Messages 12, 10 and 8 are plain; 11 and 9 encrypted.
         #expect(try get(11).map(\.content) == ["message 10"], "decrypted")
-        // Weakly watched: alive after the call only because it is kept for the next get.
-        let lent = try #require(LentDecoder.decoder.map(ObjectIdentifier.init), "kept for the next get")
+        #expect(LentDecoder.decoder == nil, "a decoder outlived its read")
         #expect(try get(12).map(\.content) == ["message 11"])
-        #expect(LentDecoder.decoder.map(ObjectIdentifier.init) == lent, "lent again")
         #expect(try dao.fetch("getMessage", [5], as: Message.self) == [Self.message(5, read: false)])
         #expect(try get(6).map(\.msgId) == [6])
 
@@ -473,33 +465,9 @@ import Testing
         KeepsOwnDecoder.keep = { kept.append($0) }
         for id: Int64 in [12, 11] { #expect(try dao.fetch("getMessage", [.integer(id)], as: KeepsOwnDecoder.self).map(\.msgId) == [id]) }
         KeepsOwnDecoder.keep = { _ in }
-        #expect(kept.count == 2 && kept[0] as AnyObject !== kept[1] as AnyObject, "a kept decoder lent again")
+        #expect(kept.count == 2 && kept[0] as AnyObject !== kept[1] as AnyObject, "one decoder for two reads")
         #expect(try kept[0].container(keyedBy: KeepsOwnDecoder.CodingKeys.self).contains(.msgId), "still reads")
         #expect(try get(12).map(\.content) == ["message 11"])
-        #expect(LentDecoder.decoder != nil, "kept")
-    }
-
-    /// A decoder lent again starts as a new one: the fields a failed row asked for while their
-    /// order was being learnt are not learnt with the next row's.
-    @Test func anEndedReadLeavesNoHalfLearntOrder() throws {
-        let db = try Database.inMemory()
-        try db.execute("create table t (a integer, b text, c integer); insert into t values (1, 'x', 2)")
-        let statement = try db.makeStatement("select a, b, c from t")
-        let config = try DAOConfig(xml: #"<module name="T" tableName="t" version="1.0"></module>"#, file: "t.xml")
-        let mapper = ResultMapper(config: config, decryptor: KeyRing([EncryptionKey.random()]), registry: DAOModelRegistry())
-        let layout = try RowLayout(.dictionary, columnNames: statement.columnNames, mapper: mapper)
-        let type = ObjectIdentifier(Int.self)
-        let decoder = ColumnDecoder(type: type)
-        #expect(try statement.step())
-        decoder.move(to: statement, layout: layout, mapper: mapper)
-        #expect(decoder.nextPlainColumn("c")?.integer == 2) // then the row fails
-        decoder.endRead()
-        decoder.move(to: statement, layout: layout, mapper: mapper)
-        #expect(decoder.nextPlainColumn("a")?.integer == 1)
-        #expect(decoder.nextPlainColumn("b")?.text == "x")
-        decoder.finishRow()
-        #expect(layout.fieldOrder(of: type)?.map(\.field) == ["a", "b"])
-        statement.reset()
     }
 
     /// Hands the decoder it is read with to `keep`.
@@ -534,16 +502,15 @@ import Testing
         enum SenderKey: String, CodingKey { case sender }
     }
 
-    /// The rows of a `Decodable` list share one keyed container from the second row on: a
-    /// type that reads with two key types, or through a container it kept, reads each row
-    /// as a new container would (the row the decoder is on), and the decoder, which the kept
-    /// container refers to, is freed when the call ends.
+    /// The rows of a `Decodable` list: a type that reads with two key types, or through a
+    /// container it kept from the first row, reads each row (the row the decoder is on), and
+    /// the decoder is freed when the call ends.
     @Test func aDecodableListReadsEachRowAndFreesItsDecoder() throws {
         let folder = TemporaryFolder()
         let dao = try Self.messages(folder)
         let rows = try dao.fetch("listMessages", [nil, [], false, 5], as: WatchesDecoder.self)
         #expect(rows.map(\.msgId) == [12, 11, 10, 9, 8])
-        #expect(rows.map(\.throughFirst) == [12, 11, 10, 9, 8], "a kept container reads the current row")
+        #expect(rows.map(\.throughFirst) == [12, 11, 10, 9, 8], "a container kept from the first row reads the current row")
         #expect(rows.map(\.sender) == ["bob", "ann", "bob", "ann", "bob"])
         WatchesDecoder.firstContainer = nil
         #expect(WatchesDecoder.decoder == nil, "the decoder outlived its call")

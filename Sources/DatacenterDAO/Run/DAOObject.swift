@@ -298,11 +298,11 @@ public final class DAOObject: Sendable {
     public func fetch<T: Decodable>(_ id: String, _ arguments: [DAOValue] = [], as type: T.Type) throws -> [T] {
         // `DAOValue.decode` reads these from a row's whole value, not field by field.
         let readsColumns = T.self != Date.self && T.self != Data.self && T.self != URL.self
-        return try Self.collecting(T.self) { array in
-            try read(id, arguments, as: T.self, readsColumns: readsColumns, into: array,
-                     readRow: { array, row in Self.append(try T(from: row.decoder), to: array) },
-                     readValue: { array, value in Self.append(try value.decode(T.self), to: array) })
-        }
+        let fetched = FetchedRows<T>()
+        try read(id, arguments, as: T.self, readsColumns: readsColumns,
+                 readRow: { row in fetched.rows.append(try T(from: row.decoder)) },
+                 readValue: { value in fetched.rows.append(try value.decode(T.self)) })
+        return fetched.rows
     }
 
     /// Calls a select and reads each row of its result with `T.init(row:)`: the typed read
@@ -322,44 +322,21 @@ public final class DAOObject: Sendable {
     /// is read as a row too (`DAORow(value:)`), so one function reads everything.
     @inlinable
     func fetchRows<T: DAORowDecodable>(_ id: String, _ arguments: [DAOValue], as type: T.Type) throws -> [T] {
-        try Self.collecting(T.self) { array in
-            try read(id, arguments, as: T.self, readsColumns: true, into: array,
-                     readRow: { array, row in Self.append(try T(row: row), to: array) }, readValue: nil)
-        }
+        let fetched = FetchedRows<T>()
+        try read(id, arguments, as: T.self, readsColumns: true,
+                 readRow: { row in fetched.rows.append(try T(row: row)) }, readValue: nil)
+        return fetched.rows
     }
 
-    /// The array of `T` that `body` fills through the pointer it is given (`append(_:to:)`),
-    /// valid while `body` runs: what a typed read hands `TypedRows`.
-    @inlinable
-    static func collecting<T>(_ type: T.Type, _ body: (UnsafeMutableRawPointer) throws -> Void) rethrows -> [T] {
-        var rows: [T] = []
-        try withUnsafeMutablePointer(to: &rows) { try body(UnsafeMutableRawPointer($0)) }
-        return rows
-    }
-
-    /// Appends `value` to the array of `collecting(_:_:)` that `array` points to.
-    @inlinable
-    static func append<T>(_ value: T, to array: UnsafeMutableRawPointer) {
-        array.assumingMemoryBound(to: [T].self).pointee.append(value)
-    }
-
-    /// Runs a typed read of `type` into `array` (`fetch`'s array of the type's values): each
-    /// row of the result to `readRow` (unless not `readsColumns`: then the row's whole value
-    /// to `readValue`), a scalar or the value path's rows (not `.nil`) to `readValue` (nil:
-    /// to `readRow`, as a row). The generic part of `fetch` is inlined where it is called,
-    /// specialized to the app's type; this part is not generic.
-    ///
-    /// The array is passed as a pointer, to functions that capture nothing: once specialized
-    /// they need no context, where closures capturing the array were each given one, made
-    /// escaping for `TypedRows` by a thunk allocated per call and called through per row.
-    /// `TypedRows` must not outlive the read (the pointer is valid only during it): checked.
+    /// Runs a typed read of `type`: each row of the result to `readRow` (unless not
+    /// `readsColumns`: then the row's whole value to `readValue`), a scalar or the value
+    /// path's rows (not `.nil`) to `readValue` (nil: to `readRow`, as a row). The generic
+    /// part of `fetch` is inlined where it is called, specialized to the app's type; this
+    /// part is not generic.
     @usableFromInline
-    func read(_ id: String, _ arguments: [DAOValue], as type: Any.Type, readsColumns: Bool, into array: UnsafeMutableRawPointer,
-              readRow: @escaping (UnsafeMutableRawPointer, borrowing DAORow) throws -> Void,
-              readValue: ((UnsafeMutableRawPointer, DAOValue) throws -> Void)?) throws {
-        var rows = TypedRows(type: type, readsColumns: readsColumns, array: array, readRow: readRow, readValue: readValue)
-        defer { precondition(isKnownUniquelyReferenced(&rows), "a typed read's rows outlived it") }
-        try read(id, arguments, into: rows)
+    func read(_ id: String, _ arguments: [DAOValue], as type: Any.Type, readsColumns: Bool,
+              readRow: @escaping (borrowing DAORow) throws -> Void, readValue: ((DAOValue) throws -> Void)?) throws {
+        try read(id, arguments, into: TypedRows(type: type, readsColumns: readsColumns, readRow: readRow, readValue: readValue))
     }
 
     /// Runs the typed read `rows` reads: the call's rows decoded as they are stepped when it

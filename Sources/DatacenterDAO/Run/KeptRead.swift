@@ -59,14 +59,8 @@ final class KeptRead {
     let table: String
     private let statement: Statement
     /// The layout of the statement's rows (`{}`, model and map results).
-    // Unchecked: read and written only by `run`, under the store's write lock.
-    @exclusivity(unchecked) private var layout: RowLayout?
-    /// The decoder of the last typed read, lent to the next one of the same type: a get
-    /// reads one row, and making a decoder, setting it up for the statement and layout and
-    /// freeing it were 500 of its 13,700 instructions. Not kept when the type kept it
-    /// (`TypedRows.takeBackDecoder`).
-    // Unchecked, as `layout`.
-    @exclusivity(unchecked) private var spareDecoder: ColumnDecoder?
+    // Read and written only by `run`, under the store's write lock.
+    private var layout: RowLayout?
 
     /// Keeps `statement` (prepared from the method's SQL for `table`) when it only reads and
     /// returns columns; nil otherwise (such a call runs as `DAOCallPlan.oneStatement`).
@@ -85,8 +79,6 @@ final class KeptRead {
     func run(_ arguments: [DAOValue], mapper: ResultMapper, typedRows: TypedRows? = nil) throws -> (DAOValue, [any Sendable]) {
         let plan = self.plan
         var value = DAOValue.nil
-        if let typedRows { typedRows.lend(&spareDecoder) }
-        defer { if let typedRows { spareDecoder = typedRows.takeBackDecoder() } }
         _ = try statement.firstRow(bindingCount: plan.bindings.count, { plan.value($0, of: arguments) }, { row in
             value = try mapper.value(of: row, as: plan.result.element, layout: &layout, typedRows: typedRows)
         })
@@ -140,7 +132,6 @@ extension Statement {
 /// The row layouts kept with one statement, by method.
 private final class KeptLayouts {
     static let limit = 4
-    /// Unchecked exclusivity: read and written only by the thread using the statement, never
-    /// across a nested access (each call paid two run-time access checks).
-    @exclusivity(unchecked) var entries: [(method: DAOMethod, layout: RowLayout)] = []
+    /// Read and written only by the thread using the statement.
+    var entries: [(method: DAOMethod, layout: RowLayout)] = []
 }

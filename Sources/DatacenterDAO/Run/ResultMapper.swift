@@ -290,27 +290,26 @@ struct FieldRequest {
 /// (25 of the 385 retains and releases of a ten-row typed read). Each statement run makes
 /// its own; none is shared once made (`Executor.Outcome` keeps the last run's).
 final class ResultCollector {
-    // Unchecked exclusivity: used by the one thread running the statement, never across a
-    // nested access (a checked access on every row cost more than the copies it replaced).
+    // Used by the one thread running the statement.
 
     private let type: DAOResultType?
     private let mapper: ResultMapper
     /// Where a typed read decodes the rows; nil for the value path.
     private let typedRows: TypedRows?
     /// The layout of the rows so far (made at the first row, again if the columns change).
-    @exclusivity(unchecked) private var layout: RowLayout?
+    private var layout: RowLayout?
     /// The layout given at the start (kept with the statement): a new one is kept again.
     private let givenLayout: RowLayout?
     /// The row of a single-row type (no array to allocate), or every row of an array type.
-    @exclusivity(unchecked) private var first: DAOValue?
-    @exclusivity(unchecked) private var all: [DAOValue] = []
-    @exclusivity(unchecked) private var objects: [any Sendable] = []
-    @exclusivity(unchecked) private var decoder: DAOModelRegistry.Decoder?
-    @exclusivity(unchecked) private var lookedUpDecoder = false
-    @exclusivity(unchecked) private var error: (any Error)?
+    private var first: DAOValue?
+    private var all: [DAOValue] = []
+    private var objects: [any Sendable] = []
+    private var decoder: DAOModelRegistry.Decoder?
+    private var lookedUpDecoder = false
+    private var error: (any Error)?
     /// True once a row's columns were checked against the layout: the rows collected are
     /// those of one statement run, whose columns do not change from row to row.
-    @exclusivity(unchecked) private var checkedColumns = false
+    private var checkedColumns = false
 
     /// A collector of rows into `type` (nil: no result, the value is `.nil`); with
     /// `typedRows`, rows are decoded there and the value has none of them.

@@ -6,72 +6,36 @@ import Foundation
 /// (field → column, crypt columns decrypted) the value path builds its dictionaries with,
 /// so no dictionary is made per row.
 ///
-/// Not generic: `fetch` is inlined into the app's code, where the type's reading and the
-/// array it fills are specialized, and hands here its array (a pointer) and the functions
-/// that append to it (they capture nothing, so they need no context). A generic type here ran
-/// unspecialized in the app's module, looking up its metadata and its array's at run time
-/// on every call and row.
+/// Not generic: `fetch` is inlined into the app's code, where the type's reading is
+/// specialized, and hands here the two functions that read a row or a value into its array.
 ///
 /// Carried by the call (`DAOCall.typedRows`, `Executor.ResultMapping`) and used only on the
-/// thread running the call. A class: the row loop passes it along per row, one reference
-/// (a struct of its closures and decoder was three).
+/// thread running the call. A class: the row loop passes it along per row, one reference.
 final class TypedRows: @unchecked Sendable {
     // @unchecked: used by the one thread running the call, while `fetch` waits for it.
 
     /// False for the types `DAOValue.decode` reads from a row's whole value (`Date`, `Data`,
     /// `URL`), which take the value path: `readRow` is not called then.
     let readsColumns: Bool
-    /// `fetch`'s array, which `readRow` and `readValue` append to: valid while the read runs,
-    /// which these rows must not outlive (`DAOObject.read` checks).
-    private let array: UnsafeMutableRawPointer
-    /// Reads a row from its fields into the array. Not optional: an optional closure of a
-    /// borrowing parameter is wrapped in a thunk, allocated per call.
-    private let readRow: (UnsafeMutableRawPointer, borrowing DAORow) throws -> Void
+    /// Reads a row from its fields into `fetch`'s array.
+    private let readRow: (borrowing DAORow) throws -> Void
     /// Reads a whole value that is not `.nil` into the array: a scalar result, a row of the
     /// value path, or a row whose columns are not read. nil: `readRow` reads it as a row
     /// (`DAORow(value:)`).
-    private let readValue: ((UnsafeMutableRawPointer, DAOValue) throws -> Void)?
+    private let readValue: ((DAOValue) throws -> Void)?
     /// The type the rows are read as.
     private let type: ObjectIdentifier
-    /// The decoder of the row being read, moved from row to row; made at the first row
-    /// (or lent by `lend(_:)`). A separate object, which holds nothing of the call: a type
-    /// may keep the decoder it was given, and the call's array pointer must not outlive the call.
-    /// Unchecked exclusivity: used by the one thread running the call.
-    @exclusivity(unchecked) private var decoder: ColumnDecoder?
+    /// The decoder of the row being read, moved from row to row; made at the first row.
+    private var decoder: ColumnDecoder?
 
     /// Rows of `type` read by `readRow` (when `readsColumns`), values by `readValue` (nil:
-    /// by `readRow` too); both append to `array`, `fetch`'s.
-    init(type: Any.Type, readsColumns: Bool, array: UnsafeMutableRawPointer,
-         readRow: @escaping (UnsafeMutableRawPointer, borrowing DAORow) throws -> Void,
-         readValue: ((UnsafeMutableRawPointer, DAOValue) throws -> Void)?) {
+    /// by `readRow` too).
+    init(type: Any.Type, readsColumns: Bool, readRow: @escaping (borrowing DAORow) throws -> Void,
+         readValue: ((DAOValue) throws -> Void)?) {
         self.type = ObjectIdentifier(type)
         self.readsColumns = readsColumns
-        self.array = array
         self.readRow = readRow
         self.readValue = readValue
-    }
-
-    deinit {
-        // The decoder's kept container refers to it: a cycle, broken when the call ends.
-        decoder?.forgetContainer()
-    }
-
-    /// Reads with `spare` (a decoder of an earlier read, see `takeBackDecoder`) instead of
-    /// making one, when it reads the same type; `spare` is then nil.
-    func lend(_ spare: inout ColumnDecoder?) {
-        guard decoder == nil, let kept = spare, kept.type == type else { return }
-        decoder = kept
-        spare = nil
-    }
-
-    /// The decoder this read used, ended (`ColumnDecoder.endRead`), for a later read of the
-    /// same rows (`lend`): nil when there was none, or when the type kept it (or a container
-    /// of it): the type may read it at any time, on any thread, so it is never lent again.
-    func takeBackDecoder() -> ColumnDecoder? {
-        guard var decoder else { return nil }
-        self.decoder = nil
-        decoder.endRead()
-        return isKnownUniquelyReferenced(&decoder) ? decoder : nil
     }
 
     /// The decoder, made at its first use.
@@ -149,7 +113,7 @@ final class TypedRows: @unchecked Sendable {
     private func readColumns(of row: some ResultRow, with decoder: ColumnDecoder, layout: RowLayout,
                              mapper: ResultMapper) throws {
         do {
-            try readRow(array, DAORow(source: .columns(Unmanaged.passUnretained(decoder))))
+            try readRow(DAORow(columns: decoder))
             decoder.finishRow()
             // The value path decrypts every crypt column of a row: one the type does not read
             // fails the row just the same (only a BLOB is decrypted; other values pass).
@@ -174,8 +138,8 @@ final class TypedRows: @unchecked Sendable {
     /// - throws: what reading throws; `DecodingError.typeMismatch` for a value that is not
     ///   a row, read as one.
     func read(value: DAOValue) throws {
-        if let readValue { return try readValue(array, value) }
-        try readRow(array, DAORow(value: value))
+        if let readValue { return try readValue(value) }
+        try readRow(DAORow(value: value))
     }
 }
 
@@ -188,29 +152,28 @@ final class TypedRows: @unchecked Sendable {
 /// misses costs a lookup, never a wrong column).
 @usableFromInline
 final class ColumnDecoder: Decoder {
-    // Unchecked exclusivity: used by the one thread reading the rows, never across a
-    // nested access.
+    // Used by the one thread reading the rows.
 
     /// The type the rows are read as (the learnt order is per type).
     let type: ObjectIdentifier
     /// The statement whose row is read, and that row; or the row read (for rows already read).
-    @exclusivity(unchecked) private var statement: Statement?
-    @exclusivity(unchecked) private var cursor: StatementCursor?
-    @exclusivity(unchecked) private var otherRow: (any ResultRow)?
+    private var statement: Statement?
+    private var cursor: StatementCursor?
+    private var otherRow: (any ResultRow)?
     /// The row's layout and the mapper whose decryptor decrypts its crypt columns (set at
     /// the first row).
-    @exclusivity(unchecked) private var rowLayout: RowLayout?
-    @exclusivity(unchecked) private var mapper: ResultMapper?
+    private var rowLayout: RowLayout?
+    private var mapper: ResultMapper?
     /// The learnt order of the fields; empty while it is being learnt.
-    @exclusivity(unchecked) private var order: [FieldRequest] = []
+    private var order: [FieldRequest] = []
     /// True while the order is being learnt (the first row read on a layout).
-    @exclusivity(unchecked) private var learning = false
+    private var learning = false
     /// How many fields have been asked for (the position in `order`).
-    @exclusivity(unchecked) private var position = 0
+    private var position = 0
     /// While learning: the fields asked for, with their columns.
-    @exclusivity(unchecked) private var asked: [FieldRequest] = []
+    private var asked: [FieldRequest] = []
     /// The crypt columns read among the first 64 (the others are never taken as read).
-    @exclusivity(unchecked) private var readMask: UInt64 = 0
+    private var readMask: UInt64 = 0
 
     @usableFromInline var codingPath: [any CodingKey] { [] }
     @usableFromInline var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -240,7 +203,6 @@ final class ColumnDecoder: Decoder {
             learning = learnt == nil
             asked = []
         }
-        // A decoder lent again (`TypedRows.lend`) may meet another call's mapper (a new key).
         if self.mapper !== mapper { self.mapper = mapper }
         position = 0
         readMask = 0
@@ -315,7 +277,7 @@ final class ColumnDecoder: Decoder {
     }
 
     /// Where the last field asked for (by `nextPlainColumn`) is: `FieldRequest.location`.
-    @exclusivity(unchecked) private var lastLocation = -1
+    private var lastLocation = -1
 
     /// The last field asked for, `field`, when `nextPlainColumn` did not read it or its
     /// column does not hold what `T` reads as it is: through its value, as the value path
@@ -372,52 +334,8 @@ final class ColumnDecoder: Decoder {
     /// True when crypt column `column` was read (so it decrypted, or holds no BLOB).
     func hasRead(_ column: Int) -> Bool { column < 64 && readMask & (1 << UInt64(column)) != 0 }
 
-    /// A keyed container of the rows (`Decodable` types), kept from the second one made and
-    /// handed out again for its key type: it reads whatever row the decoder is on, as a new
-    /// one would, and a new one per row cost more than a row's fields (run-time metadata
-    /// lookups for the container's generic types, its box allocated). Not kept for a single
-    /// row (a get), which keeping would only slow; one only (a type that reads with two key
-    /// types gets the other made each time, as before). Held until `forgetContainer`.
-    @exclusivity(unchecked) private var keptContainer: AnyObject?
-    /// The key type of `keptContainer`.
-    @exclusivity(unchecked) private var keptContainerKey: ObjectIdentifier?
-    /// True once a keyed container was made (the next one is kept).
-    @exclusivity(unchecked) private var madeContainer = false
-
-    /// A kept keyed container of one key type.
-    private final class KeptContainer<Key: CodingKey> {
-        let container: KeyedDecodingContainer<Key>
-        init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
-    }
-
     @usableFromInline func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        if keptContainerKey == ObjectIdentifier(Key.self), let kept = keptContainer {
-            return unsafeDowncast(kept, to: KeptContainer<Key>.self).container // the key type says which
-        }
-        let container = KeyedDecodingContainer(DAOValueDecoding.Keyed<Key, ColumnDecoder>(fields: self, codingPath: []))
-        if madeContainer, keptContainer == nil {
-            keptContainer = KeptContainer(container)
-            keptContainerKey = ObjectIdentifier(Key.self)
-        }
-        madeContainer = true
-        return container
-    }
-
-    /// Drops the kept keyed container, which refers to this decoder (called when the call
-    /// ends; a type that kept the container keeps it working).
-    func forgetContainer() {
-        keptContainer = nil
-        keptContainerKey = nil
-    }
-
-    /// Ends a read (a call), for a decoder lent to the next one (`TypedRows.lend`): drops
-    /// what was the call's own, so the next read starts as on a new decoder: the kept
-    /// container (and the count of containers made), and the fields a row that failed asked
-    /// for while the order was being learnt (the next row learns it again, from its first field).
-    func endRead() {
-        forgetContainer()
-        madeContainer = false
-        asked = []
+        KeyedDecodingContainer(DAOValueDecoding.Keyed<Key, ColumnDecoder>(fields: self, codingPath: []))
     }
 
     // A type that reads the row as a whole reads the value the value path builds.

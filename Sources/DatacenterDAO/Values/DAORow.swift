@@ -47,11 +47,8 @@ public struct DAORow: ~Copyable {
     /// Where the fields are read from.
     @usableFromInline
     enum Source {
-        /// The row a statement is on, read by the call's `ColumnDecoder`. Unmanaged: a row
-        /// is read only while its call runs, which holds the decoder; its fields are read
-        /// with no reference counting (a retain and a release per field were a fifth of a
-        /// field).
-        case columns(Unmanaged<ColumnDecoder>)
+        /// The row a statement is on, read by the call's `ColumnDecoder`.
+        case columns(ColumnDecoder)
         /// A row value's fields.
         case dictionary([String: DAOValue])
     }
@@ -61,7 +58,7 @@ public struct DAORow: ~Copyable {
     /// The fields, for the reads that need no speed.
     private var fields: any DAOValueDecoding.Fields {
         switch source {
-        case .columns(let columns): return columns.takeUnretainedValue()
+        case .columns(let columns): return columns
         case .dictionary(let fields): return DAOValueDecoding.DictionaryFields(fields: fields)
         }
     }
@@ -93,16 +90,15 @@ public struct DAORow: ~Copyable {
     /// and type (`ColumnDecoder.nextPlainColumn`), and everything else (a missing field, a
     /// crypt column to decrypt, a conversion) is one call out of line (`readField`). A
     /// row's code runs between two steps of SQLite's own, which evict it: the fewer bytes a
-    /// row runs, the fewer it fetches again (see docs/CLI.md, `dao-messages-list`).
+    /// row runs, the fewer it fetches again (see docs/BENCHMARKS.md, `dao-messages-list`).
     @inlinable
     public func decode<T: DAOFieldDecodable>(_ type: T.Type, _ name: String) throws -> T {
         if case .columns(let columns) = source {
             // The same reading as `cell(name).read(by:)`, without building the cell.
-            if let column = columns._withUnsafeGuaranteedRef({ $0.nextPlainColumn(name) }),
-               let value = T.decode(column: DAOColumn(column)) {
+            if let column = columns.nextPlainColumn(name), let value = T.decode(column: DAOColumn(column)) {
                 return value
             }
-            return try columns._withUnsafeGuaranteedRef { try $0.readField(T.self, name) }
+            return try columns.readField(T.self, name)
         }
         guard let value = try cell(name).read(by: { try T.decode(fieldValue: $0, field: name) }) else {
             return try T.decodeMissingField(name)
@@ -118,7 +114,7 @@ public struct DAORow: ~Copyable {
     @usableFromInline
     func cell(_ name: String) throws -> DAORowCell {
         switch source {
-        case .columns(let columns): return try columns._withUnsafeGuaranteedRef { try $0.cell(forField: name) }
+        case .columns(let columns): return try columns.cell(forField: name)
         case .dictionary(let fields): return DAOValueDecoding.DictionaryFields(fields: fields).cell(forField: name)
         }
     }
@@ -131,6 +127,12 @@ public struct DAORow: ~Copyable {
 }
 
 extension DAORow {
+    /// The row `decoder` is on. The decoder is taken as an owned reference: Swift 6.3's
+    /// optimizer crashes building a non-copyable row from a borrowed one.
+    init(columns decoder: consuming ColumnDecoder) {
+        self.init(source: .columns(decoder))
+    }
+
     /// The row of a call's result value: a `{}`, model or map row (a dictionary).
     /// - throws: `DecodingError.typeMismatch` for a value that is not a row.
     @usableFromInline
