@@ -20,7 +20,7 @@ import Foundation
 /// was most of what a fast answer measured. Figures are medians of the rounds. Needs tmux
 /// and sqlite3.
 enum BrowserTerminalBenchmark {
-    static let scenarios = ["browse-tmux-first-rows", "browse-tmux-end", "browse-tmux-end-page"]
+    static let scenarios = ["browse-tmux-first-rows", "browse-tmux-end", "browse-tmux-down"]
 
     /// A tmux server of this run's own, driven through one control-mode client.
     final class Tmux {
@@ -197,7 +197,7 @@ enum BrowserTerminalBenchmark {
     /// reads `message N: …`) of the file at `path`.
     static func run(path: String, table: String, rows: Int, rounds: Int, selection: BenchmarkSelection,
                     report: (BenchmarkResult) throws -> Void) throws {
-        guard selection.includesAny("browse-tmux-first-rows", "browse-tmux-end", "browse-tmux-end-page") else { return }
+        guard selection.includesAny("browse-tmux-first-rows", "browse-tmux-end", "browse-tmux-down") else { return }
         guard let binary = Bundle.main.executableURL?.resolvingSymlinksInPath().path, binary.hasSuffix("/datacenter"),
               let shell = SQLiteShell.path, BenchChildProcess.tool("tmux") != nil else { return }
         // They watch for row 30 and the last page's 38 rows: a smaller table never shows them.
@@ -211,7 +211,7 @@ enum BrowserTerminalBenchmark {
         // TERM as tmux sets it in its panes (tmux-256color): the keys it sends are the ones its terminfo names.
         let browse = "XDG_STATE_HOME=\(state) exec \(binary) browse \(path) --table \(table)"
         let firstRow: (Substring) -> Bool = { $0.contains("message 30:") }
-        var first: [Double] = [], firstShell: [Double] = [], end: [Double] = [], endShell: [Double] = [], pageShell: [Double] = []
+        var first: [Double] = [], firstShell: [Double] = [], down: [Double] = [], end: [Double] = [], pageShell: [Double] = []
         for _ in 0..<rounds {
             // Start-up included: the command is started, then watched.
             var start = Stopwatch.now()
@@ -222,18 +222,16 @@ enum BrowserTerminalBenchmark {
             firstShell.append(Double(Stopwatch.now() - start) + (try tmux.wait(printed, until: firstRow)))
             tmux.kill(printed)
 
+            // The cursor on the next row: the status line names its key.
+            try tmux.send(browser, "Down")
+            down.append(try tmux.wait(browser) { $0.contains("key 2 of ") })
             try tmux.send(browser, "End")
             end.append(try tmux.wait(browser) { $0.contains("message \(rows):") })
             tmux.kill(browser)
             let interactive = try tmux.start("\(shell) \(path)")
             _ = try tmux.wait(interactive) { $0.hasPrefix("sqlite>") }
-            let answer = String(Int.random(in: 10_000_000...99_999_999))
-            // Quoted, the ";" is typed rather than taken as the end of the tmux command.
-            try tmux.send(interactive, "-l " + Tmux.quoted("SELECT \(answer);"))
-            _ = try tmux.wait(interactive) { $0.contains("SELECT \(answer);") }
-            try tmux.send(interactive, "Enter")
-            endShell.append(try tmux.wait(interactive) { $0 == Substring(answer) })
             // The last page, newest row first: on screen once its last line (row N - 37) is.
+            // Quoted, the ";" is typed rather than taken as the end of the tmux command.
             let lastPage = "SELECT * FROM \(table) ORDER BY rowid DESC LIMIT 38;"
             try tmux.send(interactive, "-l " + Tmux.quoted(lastPage))
             _ = try tmux.wait(interactive) { $0.contains(lastPage) }
@@ -244,20 +242,21 @@ enum BrowserTerminalBenchmark {
         if selection.includes("browse-tmux-first-rows") {
             let (engine, baseline) = (Stopwatch.median(first), Stopwatch.median(firstShell))
             try report(BenchmarkResult(scenario: "browse-tmux-first-rows", engineNanoseconds: engine, baselineNanoseconds: baseline,
-                                       target: "ratio <= 2 (start-up included, in tmux; baseline: sqlite3 printing 38 rows)",
-                                       meetsTarget: engine / baseline <= 2))
+                                       target: "ratio <= 3 (start-up included, in tmux; baseline: sqlite3 printing 38 rows)",
+                                       meetsTarget: engine / baseline <= 3))
         }
         if selection.includes("browse-tmux-end") {
-            let (engine, baseline) = (Stopwatch.median(end), Stopwatch.median(endShell))
-            try report(BenchmarkResult(scenario: "browse-tmux-end", engineNanoseconds: engine, baselineNanoseconds: baseline,
-                                       target: "ratio <= 2 (End until the last row shows, in tmux; baseline: the shell's answer to a trivial query)",
-                                       meetsTarget: engine / baseline <= 2))
-        }
-        if selection.includes("browse-tmux-end-page") {
             let (engine, baseline) = (Stopwatch.median(end), Stopwatch.median(pageShell))
-            try report(BenchmarkResult(scenario: "browse-tmux-end-page", engineNanoseconds: engine, baselineNanoseconds: baseline,
-                                       target: "reported (End until the last row shows; baseline: the open shell printing that last page)",
-                                       meetsTarget: true, isReportedOnly: true))
+            try report(BenchmarkResult(scenario: "browse-tmux-end", engineNanoseconds: engine, baselineNanoseconds: baseline,
+                                       target: "frame <= 16 ms (End until the last row shows, in tmux; baseline, reported: "
+                                           + "the open shell printing that last page)",
+                                       meetsTarget: engine <= 16_000_000))
+        }
+        if selection.includes("browse-tmux-down") {
+            let engine = Stopwatch.median(down)
+            try report(BenchmarkResult(scenario: "browse-tmux-down", engineNanoseconds: engine, baselineNanoseconds: engine,
+                                       target: "frame <= 16 ms (Down until the cursor shows on the next row, in tmux; no baseline)",
+                                       meetsTarget: engine <= 16_000_000))
         }
     }
 }

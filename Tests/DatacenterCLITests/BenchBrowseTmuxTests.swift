@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// `bench browse`'s terminal scenarios measure both sides in a real tmux pane: each reports
-/// a time for the browser and one for the sqlite3 shell (a wait that never ends would fail).
+/// `bench browse`'s terminal scenarios measure in a real tmux pane: first rows and End
+/// report a time for the browser and one for the sqlite3 shell, Down the browser's alone (a
+/// wait that never ends would fail).
 @Suite struct BenchBrowseTmuxTests {
     @Test func theTerminalScenariosMeasureBothSides() throws {
         let scratch = TemporaryFolder()
@@ -13,12 +14,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: sockets) }
         let result = try CLI.run(["bench", "browse", "--quick", "--json", "--rows", "3000", "--folder", scratch.file("bench"),
                                   "--scenario", "browse-tmux-first-rows", "--scenario", "browse-tmux-end",
-                                  "--scenario", "browse-tmux-end-page"], environment: ["TMUX_TMPDIR": sockets], timeout: 120)
+                                  "--scenario", "browse-tmux-down"], environment: ["TMUX_TMPDIR": sockets], timeout: 120)
         #expect(result.status == 0, "\(result.stderr)")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: sockets + "/tmux-\(getuid())")) ?? []
         #expect(left.isEmpty, "the run's tmux socket is removed with its server: \(left)")
         let objects = try result.stdout.split(separator: "\n").map { try #require(try CLI.json(String($0)) as? [String: Any]) }
-        #expect(objects.compactMap { $0["scenario"] as? String } == ["browse-tmux-first-rows", "browse-tmux-end", "browse-tmux-end-page"])
+        #expect(objects.compactMap { $0["scenario"] as? String } == ["browse-tmux-first-rows", "browse-tmux-end", "browse-tmux-down"])
         #expect(objects.allSatisfy { ($0["engine_ns"] as? Double ?? 0) > 0 && ($0["baseline_ns"] as? Double ?? 0) > 0 })
     }
 
