@@ -18,11 +18,11 @@ import DatacenterKit
 /// text and blob values, before `LIKE` turns a number into text: on the 2,000,000-row
 /// `messages` table (four numeric columns, one text) that took the scan from 1.9 s to
 /// about 0.8 s.
-struct SearchPredicate {
+package struct SearchPredicate {
     /// The condition, with one `?` per column.
-    let sql: String
+    package let sql: String
     /// The values of its `?`, in order.
-    let arguments: [DatabaseValue]
+    package let arguments: [DatabaseValue]
     /// Whether an encrypted column is tested, so the decrypting function must be registered.
     private let decrypts: Bool
     /// The needle's regular expression, when it is one.
@@ -31,7 +31,7 @@ struct SearchPredicate {
     /// The predicate for `needle` over `columns`, decrypting `encryptedColumns` and skipping
     /// `numericOnly` (columns that cannot hold text) when no number holds the needle; nil
     /// for an empty needle or a substring with non-ASCII characters.
-    init?(needle search: SearchNeedle, columns: [String], encryptedColumns: Set<String>, numericOnly: Set<String> = []) {
+    package init?(needle search: SearchNeedle, columns: [String], encryptedColumns: Set<String>, numericOnly: Set<String> = []) {
         decrypts = columns.contains { encryptedColumns.contains($0) }
         if search.isRegex {
             guard !search.text.isEmpty else { return nil }

@@ -106,7 +106,7 @@ package final class TableSource: GridSource, Sendable {
     /// alias (the one INTEGER PRIMARY KEY column, the primary key SQLite keeps no index
     /// for) and the INT, INTEGER and REAL columns of a STRICT table. Any other column takes
     /// text whatever its declared type.
-    static func numericOnlyColumns(of table: String, on db: Database) throws -> Set<String> {
+    package static func numericOnlyColumns(of table: String, on db: Database) throws -> Set<String> {
         guard let list = try db.queryFirst("SELECT wr, strict FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table)]) else {
             return []
         }
