@@ -14,6 +14,8 @@ BUILT_BIN    := .build/release/datacenter
 # The reference SQLCipher 4 the interoperability tests check our encrypted files against.
 SQLCIPHER_VENV := .build/sqlcipher-venv
 SQLCIPHER_PIN  := sqlcipher3-binary==0.6.0
+# SQLite3 Multiple Ciphers, the other family of encrypted SQLite, in the same environment.
+SQLITE3MC_PIN  := apsw-sqlite3mc==3.54.0.0
 
 # The tests' PBKDF2 count standing for SQLCipher 4's 256,000 (a debug build reads it, a release
 # build never does; see TestingKeyDerivation.swift): each passphrase then costs microseconds
@@ -140,10 +142,12 @@ deps:
 	fi
 
 # SQLCipher 4 from PyPI in a virtual environment (SQLCipher 3 files through its compatibility
-# mode); the interoperability tests skip, saying so, when it is missing.
+# mode), and SQLite3 Multiple Ciphers (apsw-sqlite3mc); the interoperability tests skip, saying
+# so, when they are missing.
 sqlcipher-reference:
 	@$(SQLCIPHER_VENV)/bin/python -c "import sqlcipher3" 2>/dev/null || { \
 	  python3 -m venv $(SQLCIPHER_VENV) && $(SQLCIPHER_VENV)/bin/pip install -q "$(SQLCIPHER_PIN)"; }
+	@$(SQLCIPHER_VENV)/bin/python -c "import apsw" 2>/dev/null || $(SQLCIPHER_VENV)/bin/pip install -q "$(SQLITE3MC_PIN)"
 
 clean:
 	rm -rf .build

@@ -102,8 +102,11 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
                                         + "give it with --db-cipher cipher_salt=x'<32 hex digits>', or a raw key with its salt (x'<96 hex digits>')",
                                     path: path, failedPage: 1, keyProblem: .wrongKey)
             }
-            throw DatabaseError(extendedCode: SQLITE_NOTADB, message: DatabaseKeyList.detectionFailure(keysTried: Set(keys.map(\.secret)).count),
-                                path: path, failedPage: 1, keyProblem: .wrongKey)
+            let keysTried = Set(keys.map(\.secret)).count
+            let message = DatabaseKeyList.keepsHeaderFieldsInTheClear(DatabaseFileHead.read(path, count: 24))
+                ? DatabaseKeyList.sqlite3MultipleCiphersFailure(keysTried: keysTried)
+                : DatabaseKeyList.detectionFailure(keysTried: keysTried)
+            throw DatabaseError(extendedCode: SQLITE_NOTADB, message: message, path: path, failedPage: 1, keyProblem: .wrongKey)
         }
     }
 
@@ -132,7 +135,35 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
     static func detectionFailure(keysTried: Int) -> String {
         let keys = keysTried > 1 ? "none of the \(keysTried) keys" : "the key"
         return DatabaseError.wrongKeyMessage + ": with \(keys), tried SQLCipher 4, 3, 2 and 1 settings and page sizes 512–65536: "
-            + "none authenticates page 1; if the app sets kdf_iter or a salt, give it with --db-cipher NAME=VALUE"
+            + "none authenticates page 1; if the app sets kdf_iter or a salt, give it with --db-cipher NAME=VALUE "
+            + "(this version reads SQLCipher's format only, not SQLite3 Multiple Ciphers' rc4, System.Data.SQLite's)"
+    }
+
+    /// What a key list says of a file that SQLite3 Multiple Ciphers wrote, by the look of it:
+    /// that no key opened it as SQLCipher, and that this version does not read that library's
+    /// other schemes, so a right key is never taken for a wrong one without a word.
+    static func sqlite3MultipleCiphersFailure(keysTried: Int) -> String {
+        let keys = keysTried > 1 ? "none of the \(keysTried) keys" : "the key"
+        return "not opened: page 1 keeps bytes 16–23 of SQLite's header in the clear, as SQLite3 Multiple Ciphers' schemes "
+            + "write it (chacha20, its default; aes128cbc, aes256cbc, rc4, Ascon-128, AEGIS, and sqlcipher in its non-legacy "
+            + "mode): this version reads SQLCipher's format only (tried with \(keys): SQLCipher 4, 3, 2 and 1 settings and "
+            + "page sizes 512–65536, none authenticates page 1), so the key may be right; the file is not read"
+    }
+
+    /// True when `head` (a file's first 24 bytes) is not SQLite's plain header but holds
+    /// bytes 16–23 of one in the clear, as SQLite3 Multiple Ciphers keeps them on page 1 in
+    /// its schemes (SQLCipher encrypts them, unless its whole 32-byte header is plain): a
+    /// page size that is a power of two from 512 to 65536, file format versions 1 or 2, and
+    /// the payload fractions 64, 32, 32 SQLite requires.
+    static func keepsHeaderFieldsInTheClear(_ head: Data?) -> Bool {
+        guard let head, head.count >= 24 else { return false }
+        let bytes = [UInt8](head)
+        if bytes[0..<16].elementsEqual(Array("SQLite format 3\0".utf8)) { return false }
+        let raw = Int(bytes[16]) << 8 | Int(bytes[17])
+        let pageSize = raw == 1 ? 65_536 : raw
+        return pageSize >= 512 && pageSize <= 65_536 && pageSize & (pageSize - 1) == 0
+            && (1...2).contains(bytes[18]) && (1...2).contains(bytes[19])
+            && bytes[21] == 64 && bytes[22] == 32 && bytes[23] == 32
     }
 
     /// Names how many keys the list holds and their kinds, never a secret.
