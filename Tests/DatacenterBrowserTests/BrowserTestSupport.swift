@@ -96,6 +96,9 @@ func assertSnapshot(_ screen: ScreenGrid, named name: String, redact: [String: S
             : replacement + String(repeating: ".", count: needle.count - replacement.count)
         text = text.replacingOccurrences(of: needle, with: padded)
     }
+    // Beside the text, a letter per cell for its colour role, so how a value is shown
+    // (staged, decrypted, locked, NULL, selected…) is compared as well as what is shown.
+    text += "\n\nroles:\n" + screen.roleLetters
     let directory = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("Snapshots")
     let path = directory.appendingPathComponent(name + ".txt").path
     if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" || !FileManager.default.fileExists(atPath: path) {
@@ -133,4 +136,35 @@ func walk(_ source: GridSource, column: String, limit: Int) throws -> (forward: 
         page = try source.page(before: first, limit: limit)
     }
     return (forward, backward)
+}
+
+extension StyleRole {
+    /// The letter a snapshot stores for a cell of this role (`ScreenGrid.roleLetters`).
+    var snapshotLetter: Character {
+        switch self {
+        case .header: return "H"
+        case .status: return "S"
+        case .tree: return "t"
+        case .treeSelected: return "T"
+        case .grid: return "."
+        case .gridHeader: return "h"
+        case .gridSelected: return "G"
+        case .decrypted: return "d"
+        case .locked: return "l"
+        case .null: return "n"
+        case .blob: return "b"
+        case .marker: return "m"
+        case .staged: return "s"
+        case .error: return "e"
+        case .dialog: return "D"
+        case .changed: return "c"
+        }
+    }
+}
+
+extension ScreenGrid {
+    /// A line of role letters per screen line, one letter per cell (`StyleRole.snapshotLetter`).
+    var roleLetters: String {
+        (0..<height).map { y in String((0..<width).map { self[$0, y].role.snapshotLetter }) }.joined(separator: "\n")
+    }
 }

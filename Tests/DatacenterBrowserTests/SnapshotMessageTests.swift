@@ -15,7 +15,7 @@ import Testing
         } matching: { issue in
             let message = issue.comments.map(\.rawValue).joined(separator: "\n")
             return message.contains("Snapshots/snapshot-message.txt")
-                && message.contains("1 of 3 lines differ")
+                && message.contains("1 of 8 lines differ")   // 3 of text, a blank, "roles:", 3 of roles
                 && message.contains("line 2, from column 8")
                 && message.contains("expected: ‹second line›")
                 && message.contains("actual:   ‹second LINE›")
