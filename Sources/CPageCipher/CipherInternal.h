@@ -3,8 +3,9 @@
 /*
  * What the cipher VFS's files share: the settings as the codec holds them, the codec (keys
  * and page transforms, one per open main database), and the VFS's file. One concern a file:
- * Settings.c, KeyDerivation.c, Codec.c (keys and pages), Journal.c (rollback journal
- * records), WAL.c (WAL frames and their checksums), PageCipher.c (the VFS shim and the API).
+ * Settings.c, KeyDerivation.c, Codec.c (keys and pages), Schemes.c (SQLite3 Multiple Ciphers'
+ * own schemes' keys and pages), Journal.c (rollback journal records), WAL.c (WAL frames and
+ * their checksums), PageCipher.c (the VFS shim and the API).
  */
 #include "CPageCipher.h"
 
@@ -29,14 +30,30 @@ typedef struct Format {
     const EVP_MD *(*hmac_digest)(void);
     int has_salt;
     unsigned char salt[DC_SALT_LEN];
+    int scheme;  /* DC_SCHEME_* */
+    int legacy;  /* SQLite3MC's chacha20 and AES schemes: page 1 wholly encrypted */
 } Format;
 
 /* Checks `in` and fills `out`; 0 when a setting is out of range (as SQLCipher refuses it). */
 int cipher_format_for(const dc_cipher_settings *in, Format *out);
 
-/* Where page 1's encrypted span starts: after the salt, or after the plaintext header. */
+/* Whether page 1 keeps bytes 16-23 of SQLite's header (page size, versions, reserve,
+ * payload fractions) in the clear, as SQLite3MC's non-legacy modes do. */
+static inline int cipher_page1_keeps_fields(const Format *f) {
+    return f->scheme == DC_SCHEME_MC_SQLCIPHER
+        || ((f->scheme == DC_SCHEME_CHACHA20 || f->scheme == DC_SCHEME_AES128CBC || f->scheme == DC_SCHEME_AES256CBC) && !f->legacy);
+}
+
+/* Whether the keys are derived with a salt kept at the start of page 1 (or given). */
+static inline int cipher_scheme_has_salt(const Format *f) {
+    return f->scheme == DC_SCHEME_SQLCIPHER || f->scheme == DC_SCHEME_MC_SQLCIPHER || f->scheme == DC_SCHEME_CHACHA20;
+}
+
+/* Where page 1's encrypted span starts in SQLCipher's page layout: after the salt (and
+ * the clear fields, in SQLite3MC's non-legacy mode), or after the plaintext header. */
 static inline int cipher_page1_start(const Format *f) {
-    return f->plaintext_header ? f->plaintext_header : DC_SALT_LEN;
+    if (f->plaintext_header) return f->plaintext_header;
+    return cipher_page1_keeps_fields(f) ? 24 : DC_SALT_LEN;
 }
 
 /* ---- The codec (Codec.c) --------------------------------------------------------------- */
@@ -61,6 +78,9 @@ typedef struct Codec {
     unsigned int aes_gen[2];
     EVP_MAC_CTX *mac;
     unsigned int mac_gen;
+    /* SQLite3MC's schemes (Schemes.c): a cipher context re-keyed per page, and Poly1305. */
+    EVP_CIPHER_CTX *scheme_cipher;
+    EVP_MAC_CTX *poly1305;
 } Codec;
 
 /* Derives (or finds in the per-process cache) the keys for the codec's salt. 1 on success. */
@@ -71,6 +91,21 @@ void cipher_codec_free(Codec *c);
 int cipher_page_decrypt(Codec *c, unsigned int pgno, unsigned char *disk, unsigned char *out);
 /* Encrypts SQLite's page `in` into the file page `out`; 1 on success. */
 int cipher_page_encrypt(Codec *c, unsigned int pgno, const unsigned char *in, unsigned char *out);
+
+/* ---- SQLite3 Multiple Ciphers' schemes (Schemes.c) ------------------------------------ */
+
+/* Derives the key of a chacha20, aes128cbc, aes256cbc or rc4 codec into enc_key (chacha20
+ * with the codec's salt). 1 on success; 0 also for a raw key where the scheme takes none. */
+int cipher_scheme_derive(Codec *c, unsigned char key[DC_KEY_LEN]);
+/* As cipher_page_decrypt and cipher_page_encrypt, for those schemes. */
+int cipher_scheme_decrypt(Codec *c, unsigned int pgno, unsigned char *disk, unsigned char *out);
+int cipher_scheme_encrypt(Codec *c, unsigned int pgno, const unsigned char *in, unsigned char *out);
+/* AES-256-CBC with ciphertext stealing (CS2) in place over `len` bytes (> 16), for page 1 of
+ * SQLite3MC's non-legacy sqlcipher, whose span after its 24 clear bytes is not whole blocks. */
+int cipher_aes256_cbc_cts(Codec *c, int encrypt, const unsigned char *iv, const unsigned char *in, int len, unsigned char *out);
+/* Whether page 1 as decrypted (`page`, `pg` bytes) reads as SQLite's header for the format:
+ * its page size, reserve and payload fractions. */
+int cipher_page1_plausible(const Format *f, const unsigned char *page);
 
 /* ---- The VFS's files (PageCipher.c) ---------------------------------------------------- */
 

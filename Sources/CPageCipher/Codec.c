@@ -27,8 +27,9 @@ static int cache_next;
 static _Thread_local int kdf_count; /* per thread, so tests running in parallel do not mix */
 
 static int cache_id(const Codec *c, unsigned char id[32]) {
-    /* Everything both derivations read: the digest, iterations, salt mask and secret. */
-    unsigned char head[12] = {(unsigned char)c->f.kdf_algorithm, (unsigned char)c->is_raw, (unsigned char)c->f.salt_mask, 0,
+    /* Everything both derivations read: the scheme, digest, iterations, salt mask and secret. */
+    unsigned char head[12] = {(unsigned char)c->f.kdf_algorithm, (unsigned char)c->is_raw, (unsigned char)c->f.salt_mask,
+                              (unsigned char)c->f.scheme,
                               (unsigned char)(c->f.kdf_iter >> 24), (unsigned char)(c->f.kdf_iter >> 16),
                               (unsigned char)(c->f.kdf_iter >> 8), (unsigned char)c->f.kdf_iter, 0, 0, 0, 0};
     unsigned int len = 0;
@@ -67,6 +68,13 @@ int cipher_codec_derive(Codec *c) {
     }
     pthread_mutex_unlock(&cache_lock);
 
+    if (c->f.scheme >= DC_SCHEME_CHACHA20) {
+        /* SQLite3MC's schemes: one key, derived as each derives it. */
+        if (!cipher_scheme_derive(c, c->enc_key)) return 0;
+        if (!c->is_raw && c->f.scheme == DC_SCHEME_CHACHA20) kdf_count++;
+        memset(c->hmac_key, 0, DC_KEY_LEN);
+        goto derived;
+    }
     if (c->is_raw) {
         memcpy(c->enc_key, c->secret, DC_KEY_LEN);
     } else {
@@ -77,6 +85,7 @@ int cipher_codec_derive(Codec *c) {
     unsigned char hmac_salt[DC_SALT_LEN];
     for (int i = 0; i < DC_SALT_LEN; i++) hmac_salt[i] = c->salt[i] ^ (unsigned char)c->f.salt_mask;
     if (!dc_pbkdf2(c->f.kdf_algorithm, c->enc_key, DC_KEY_LEN, hmac_salt, DC_SALT_LEN, 2, c->hmac_key, DC_KEY_LEN)) return 0;
+derived:
 
     pthread_mutex_lock(&cache_lock);
     CacheEntry *e = &cache[cache_next];
@@ -94,6 +103,7 @@ int cipher_codec_derive(Codec *c) {
 /* Makes sure the codec has keys: for a file without a salt yet, a new random one. */
 static int codec_ready_for_write(Codec *c) {
     if (c->keys_ready) return 1;
+    if (!cipher_scheme_has_salt(&c->f)) return cipher_codec_derive(c);
     if (c->f.has_salt) { memcpy(c->salt, c->f.salt, DC_SALT_LEN); return cipher_codec_derive(c); }
     if (RAND_bytes(c->salt, DC_SALT_LEN) != 1) return 0;
     return cipher_codec_derive(c);
@@ -101,6 +111,7 @@ static int codec_ready_for_write(Codec *c) {
 
 /* Adopts the salt found at the start of page 1, when the codec had none from the file. */
 static int codec_adopt_salt(Codec *c, const unsigned char *salt) {
+    if (!cipher_scheme_has_salt(&c->f)) return c->keys_ready || cipher_codec_derive(c);
     if (c->f.has_salt || c->f.plaintext_header) return c->keys_ready; /* the salt is not in the file */
     if (c->keys_ready && (c->salt_from_file || memcmp(c->salt, salt, DC_SALT_LEN) == 0)) return 1;
     memcpy(c->salt, salt, DC_SALT_LEN);
@@ -114,6 +125,8 @@ void cipher_codec_free(Codec *c) {
     EVP_CIPHER_CTX_free(c->aes[0]);
     EVP_CIPHER_CTX_free(c->aes[1]);
     EVP_MAC_CTX_free(c->mac);
+    EVP_CIPHER_CTX_free(c->scheme_cipher);
+    EVP_MAC_CTX_free(c->poly1305);
     if (c->secret) {
         OPENSSL_cleanse(c->secret, (size_t)c->secret_len);
         free(c->secret);
@@ -196,6 +209,13 @@ static int aes_cbc(Codec *c, int encrypt, const unsigned char *iv, const unsigne
     return n1 + n2 == len;
 }
 
+/* The encrypted span of a page: whole blocks, but for page 1 of SQLite3MC's non-legacy
+ * sqlcipher, whose span starts at 24 and is encrypted with ciphertext stealing. */
+static int span_cbc(Codec *c, int encrypt, const unsigned char *iv, const unsigned char *in, int len, unsigned char *out) {
+    if (len % 16 != 0) return cipher_aes256_cbc_cts(c, encrypt, iv, in, len, out);
+    return aes_cbc(c, encrypt, iv, in, len, out);
+}
+
 /* Verifies and decrypts one file page (`disk`, modified as scratch) into `out`.
  * Returns 1 when the page is authentic. */
 int cipher_page_decrypt(Codec *c, unsigned int pgno,
@@ -203,6 +223,7 @@ int cipher_page_decrypt(Codec *c, unsigned int pgno,
     int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? cipher_page1_start(&c->f) : 0;
     if (pgno == 1 && !codec_adopt_salt(c, disk)) return 0;
     if (!c->keys_ready) return 0;
+    if (c->f.scheme >= DC_SCHEME_CHACHA20) return cipher_scheme_decrypt(c, pgno, disk, out);
     if (c->f.use_hmac) {
         unsigned char stored[DC_MAX_HMAC], computed[DC_MAX_HMAC];
         unsigned char *mac = disk + pg - rs + DC_IV_LEN;
@@ -212,11 +233,12 @@ int cipher_page_decrypt(Codec *c, unsigned int pgno,
         memcpy(mac, stored, (size_t)c->f.hmac_len);
         if (!ok) return 0;
     }
-    if (start < pg - rs && !aes_cbc(c, 0, disk + pg - rs, disk + start, pg - rs - start, out + start))
+    if (start < pg - rs && !span_cbc(c, 0, disk + pg - rs, disk + start, pg - rs - start, out + start))
         return 0;
     if (pgno == 1) {
         if (c->f.plaintext_header) memcpy(out, disk, (size_t)c->f.plaintext_header);
         else memcpy(out, "SQLite format 3", 16);
+        if (!c->f.plaintext_header && cipher_page1_keeps_fields(&c->f)) memcpy(out + 16, disk + 16, 8);
         /* Without an HMAC nothing authenticates a page: page 1 must at least decrypt into
          * SQLite's header for this page size, or the key is wrong (as SQLCipher 1 finds it). */
         if (!c->f.use_hmac) {
@@ -235,6 +257,10 @@ int cipher_page_decrypt(Codec *c, unsigned int pgno,
 int cipher_page_encrypt(Codec *c, unsigned int pgno,
                         const unsigned char *in, unsigned char *out) {
     int pg = c->f.page_size, rs = c->f.reserve, start = pgno == 1 ? cipher_page1_start(&c->f) : 0;
+    if (c->f.scheme >= DC_SCHEME_CHACHA20) {
+        if (pgno == 1 && !cipher_page1_plausible(&c->f, in)) return 0;
+        return codec_ready_for_write(c) && cipher_scheme_encrypt(c, pgno, in, out);
+    }
     if (pgno == 1) {
         /* SQLite must lay pages out with this format's size and at least its reserve, or
          * the IV and HMAC would overwrite its data. (A larger reserve is fine, and occurs:
@@ -246,9 +272,10 @@ int cipher_page_encrypt(Codec *c, unsigned int pgno,
     if (!codec_ready_for_write(c)) return 0;
     if (pgno == 1 && c->f.plaintext_header) memcpy(out, in, (size_t)c->f.plaintext_header);
     else if (pgno == 1) memcpy(out, c->salt, DC_SALT_LEN);
+    if (pgno == 1 && !c->f.plaintext_header && cipher_page1_keeps_fields(&c->f)) memcpy(out + 16, in + 16, 8);
     unsigned char *iv = out + pg - rs;
     if (RAND_bytes(iv, rs) != 1) return 0; /* the IV, and filler for the rest */
-    if (start < pg - rs && !aes_cbc(c, 1, iv, in + start, pg - rs - start, out + start)) return 0;
+    if (start < pg - rs && !span_cbc(c, 1, iv, in + start, pg - rs - start, out + start)) return 0;
     if (!c->f.use_hmac) return 1;
     unsigned char mac[DC_MAX_HMAC];
     unsigned char filler[4];

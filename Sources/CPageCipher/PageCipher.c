@@ -15,6 +15,9 @@
  * With a plaintext header of N bytes, page 1's first N bytes are SQLite's own, stored in the
  * clear, encryption starts at N, and the salt is not in the file: the settings give it.
  * Every one of these is a setting (dc_cipher_settings), as SQLCipher's pragmas set them.
+ * SQLite3 Multiple Ciphers' non-legacy sqlcipher is this layout with page 1's bytes 16-23
+ * kept in the clear (its span from 24, with ciphertext stealing); its other schemes lay
+ * pages out as Schemes.c describes. The journal and WAL code is the same for every scheme.
  */
 #include "CipherInternal.h"
 
@@ -249,7 +252,9 @@ static int c_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, i
         sqlite3_int64 size = 0;
         rc = f->real->pMethods->xFileSize(f->real, &size);
         if (rc == SQLITE_OK && size >= DC_SALT_LEN) {
-            if (codec->f.has_salt) {
+            if (!cipher_scheme_has_salt(&codec->f)) {
+                /* aes128cbc, aes256cbc, rc4: the key comes from the secret alone */
+            } else if (codec->f.has_salt) {
                 memcpy(codec->salt, codec->f.salt, DC_SALT_LEN);
             } else if (codec->f.plaintext_header) {
                 rc = SQLITE_NOTADB; /* its salt is not in the file, and none was given */
@@ -492,12 +497,14 @@ int dc_cipher_detect(const char *filename, const void *secret, int secret_len, i
             for (int i = 0; i < count && found < 0; i++) {
                 Format f;
                 if (!cipher_format_for(&candidates[i], &f) || have < (size_t)f.page_size) continue;
+                if (f.scheme >= DC_SCHEME_CHACHA20 && is_raw_key && f.scheme != DC_SCHEME_CHACHA20) continue;
                 if (f.plaintext_header && !f.has_salt) continue; /* no salt to derive with */
                 c->f = f;
                 c->keys_ready = 0;
                 c->salt_from_file = 0;
-                memcpy(c->salt, f.has_salt ? f.salt : head, DC_SALT_LEN);
-                if (f.has_salt || f.plaintext_header) c->salt_from_file = 1;
+                if (!cipher_scheme_has_salt(&f)) memset(c->salt, 0, DC_SALT_LEN);
+                else memcpy(c->salt, f.has_salt ? f.salt : head, DC_SALT_LEN);
+                if (f.has_salt || f.plaintext_header || !cipher_scheme_has_salt(&f)) c->salt_from_file = 1;
                 if (!cipher_codec_derive(c)) continue;
                 memcpy(scratch, head, (size_t)f.page_size);
                 if (cipher_page_decrypt(c, 1, scratch, plain)) found = i;

@@ -1,7 +1,7 @@
 /*
  * SQLCipher's settings as the codec holds them: each version's defaults, and the checks
  * SQLCipher makes of a setting before it takes it (the page size, the reserve the IV and
- * HMAC need, the plaintext header).
+ * HMAC need, the plaintext header); and those of SQLite3MC's other schemes.
  */
 #include "CipherInternal.h"
 
@@ -34,6 +34,23 @@ int cipher_format_for(const dc_cipher_settings *in, Format *out) {
     if (!in) return 0;
     int pg = in->page_size;
     if (pg < 512 || pg > 65536 || (pg & (pg - 1)) != 0) return 0;
+    if (in->scheme < DC_SCHEME_SQLCIPHER || in->scheme > DC_SCHEME_RC4) return 0;
+    if (in->scheme >= DC_SCHEME_CHACHA20) {
+        /* SQLite3MC's own schemes: the page size and kdf_iter are their only settings here
+         * (a plaintext header and a given salt are not read by this version). */
+        if (in->kdf_iter < 1 || in->plaintext_header_size != 0 || in->has_salt) return 0;
+        memset(out, 0, sizeof *out);
+        out->scheme = in->scheme;
+        out->legacy = in->scheme == DC_SCHEME_RC4 ? 1 : (in->legacy ? 1 : 0);
+        out->page_size = pg;
+        out->kdf_iter = in->kdf_iter;
+        out->kdf_algorithm = DC_CIPHER_SHA256;
+        out->kdf_digest = EVP_sha256;
+        out->hmac_digest = EVP_sha256;
+        /* chacha20 keeps a 16-byte nonce and a 16-byte Poly1305 tag in each page. */
+        out->reserve = in->scheme == DC_SCHEME_CHACHA20 ? 32 : 0;
+        return pg - out->reserve >= 480;
+    }
     if (in->kdf_iter < 1 || in->hmac_pgno < DC_CIPHER_PGNO_LE || in->hmac_pgno > DC_CIPHER_PGNO_NATIVE) return 0;
     if (in->hmac_salt_mask < 0 || in->hmac_salt_mask > 255) return 0;
     const EVP_MD *(*kdf)(void) = digest_for(in->kdf_algorithm);
@@ -58,5 +75,8 @@ int cipher_format_for(const dc_cipher_settings *in, Format *out) {
     out->plaintext_header = phs;
     out->has_salt = in->has_salt ? 1 : 0;
     memcpy(out->salt, in->salt, DC_SALT_LEN);
+    out->scheme = in->scheme;
+    /* SQLite3MC's non-legacy sqlcipher keeps 24 bytes of page 1 before its encrypted span. */
+    if (in->scheme == DC_SCHEME_MC_SQLCIPHER && phs != 0 && phs < 24) return 0;
     return 1;
 }

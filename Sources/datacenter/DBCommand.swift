@@ -47,6 +47,7 @@ struct DBCommand: ParsableCommand {
             // The plain input needs no settings: --db-cipher shapes the file written.
             let settings = try global.databaseCipherSettings(base: compatibility.settings) ?? compatibility.settings
             let key = try DBCommand.key(text, settings: settings, option: "--db-key")
+            DBCommand.warnIfSQLCipherCannotRead(settings)
             switch try DBCommand.kind(of: input) {
             case .plain: break
             case .encryptedOrNotADatabase:
@@ -100,6 +101,7 @@ struct DBCommand: ParsableCommand {
             let file = expandTilde(self.file)
             let settings = try GlobalOptions.cipherSettings(compatibility.settings, applying: toCipher, option: "--to-cipher")
             let newKey = try DBCommand.key(try GlobalOptions.readSecret(to, option: "--to"), settings: settings, option: "--to")
+            DBCommand.warnIfSQLCipherCannotRead(settings)
             let keys = try global.databaseKeyList()
             switch try DBCommand.kind(of: file) {
             case .plain: throw CLIError("\(file): plain SQLite database: nothing to rekey (use db encrypt)")
@@ -156,7 +158,7 @@ struct DBCommand: ParsableCommand {
                 if case .raw = key.secret { kind = "raw" } else { kind = "passphrase" }
                 let number = keys.secretNumber(of: key) ?? index + 1
                 object["state"] = "encrypted"
-                object["format"] = key.settings.compatibilityVersion.map { "sqlcipher\($0)" } ?? "custom"
+                object["format"] = key.settings.formatName
                 object["settings"] = DBCommand.settingsObject(key.settings)
                 object["key"] = number
                 object["keyKind"] = kind
@@ -175,6 +177,14 @@ struct DBCommand: ParsableCommand {
     }
 
     // MARK: Shared
+
+    /// Warns that `cipher=sqlcipher` (SQLite3 Multiple Ciphers' non-legacy mode) writes what
+    /// SQLCipher itself does not read, and how to write SQLCipher's own format instead.
+    static func warnIfSQLCipherCannotRead(_ settings: DatabaseCipherSettings) {
+        guard settings.scheme == .sqlite3mcSQLCipher else { return }
+        Output.error("warning: cipher=sqlcipher writes SQLite3 Multiple Ciphers' non-legacy sqlcipher scheme (page 1's bytes 16–23 "
+            + "in the clear), which SQLCipher itself does not read; add --db-cipher legacy=4 (or leave cipher= out) for SQLCipher 4's format")
+    }
 
     /// A key from its text, with `settings`, or a usage-style error naming the option.
     static func key(_ text: String, settings: DatabaseCipherSettings, option: String) throws -> DatabaseKey {
@@ -236,6 +246,23 @@ struct DBCommand: ParsableCommand {
     /// Every setting, in SQLCipher's pragma names, for `db info --json`: numbers as numbers,
     /// the rest as SQLCipher prints them.
     static func settingsObject(_ settings: DatabaseCipherSettings) -> [String: Any] {
+        if settings.scheme.isSQLite3MultipleCiphers {
+            // SQLite3MC's own setting names, as its pragmas and URI parameters take them.
+            var object: [String: Any] = ["cipher": settings.scheme.cipherName, "legacy": settings.legacy ? 1 : 0,
+                                         settings.legacy ? "legacy_page_size" : "page_size": settings.pageSize]
+            switch settings.scheme {
+            case .chacha20: object["kdf_iter"] = settings.kdfIterations
+            case .sqlite3mcSQLCipher:
+                object["kdf_iter"] = settings.kdfIterations
+                object["kdf_algorithm"] = Int(settings.kdfAlgorithm.rawValue) - 1
+                object["hmac_algorithm"] = Int(settings.hmacAlgorithm.rawValue) - 1
+                object["hmac_use"] = settings.usesHMAC ? 1 : 0
+                object["hmac_pgno"] = Int(settings.hmacPageNumber.rawValue)
+                object["hmac_salt_mask"] = Int(settings.hmacSaltMask)
+            default: break
+            }
+            return object
+        }
         var object: [String: Any] = [
             "cipher_page_size": settings.pageSize, "kdf_iter": settings.kdfIterations,
             "cipher_hmac_algorithm": "HMAC_\(settings.hmacAlgorithm.name)", "cipher_kdf_algorithm": "PBKDF2_HMAC_\(settings.kdfAlgorithm.name)",

@@ -22,12 +22,12 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(name: .customLong("db-key"),
             help: ArgumentHelp("A database key: a passphrase, x'<64 hex digits>' for a raw key (96: a raw key and its salt), or @file. Repeat for older keys, newest first.",
-                               discussion: "Opens SQLCipher-encrypted database files, whatever their SQLCipher settings (versions 1 to 4 and the settings apps use are detected). $DATACENTER_DB_KEY is tried after the keys given here.",
+                               discussion: "Opens SQLCipher-encrypted database files, whatever their SQLCipher settings (versions 1 to 4 and the settings apps use are detected), and SQLite3 Multiple Ciphers' (chacha20, aes128cbc, aes256cbc, sqlcipher, rc4). $DATACENTER_DB_KEY is tried after the keys given here.",
                                valueName: "secret"))
     var dbKey: [String] = []
 
     @Option(name: .customLong("db-cipher"),
-            help: ArgumentHelp("A SQLCipher setting of the encrypted database files, in SQLCipher's pragma names: cipher_compatibility=1..4, cipher_page_size=N, kdf_iter=N, cipher_hmac_algorithm=HMAC_SHA1|HMAC_SHA256|HMAC_SHA512, cipher_kdf_algorithm=PBKDF2_HMAC_SHA1|…, cipher_use_hmac=ON|OFF, cipher_hmac_pgno=le|be|native, cipher_plaintext_header_size=N, cipher_salt=x'<32 hex digits>'. Repeatable.",
+            help: ArgumentHelp("A SQLCipher setting of the encrypted database files, in SQLCipher's pragma names: cipher_compatibility=1..4, cipher_page_size=N, kdf_iter=N, cipher_hmac_algorithm=HMAC_SHA1|HMAC_SHA256|HMAC_SHA512, cipher_kdf_algorithm=PBKDF2_HMAC_SHA1|…, cipher_use_hmac=ON|OFF, cipher_hmac_pgno=le|be|native, cipher_plaintext_header_size=N, cipher_salt=x'<32 hex digits>'; or SQLite3 Multiple Ciphers' scheme, first: cipher=chacha20|aes128cbc|aes256cbc|sqlcipher|rc4, then legacy=0|1 (sqlcipher: 0..4), kdf_iter=N, page_size=N, legacy_page_size=N. Repeatable.",
                                discussion: "Only what the key alone cannot find is needed: without it the settings SQLCipher 1 to 4 and apps use are tried. $DATACENTER_DB_CIPHER adds pairs separated by ';' (before these).",
                                valueName: "name=value"))
     var dbCipher: [String] = []

@@ -21,6 +21,20 @@ extern "C" {
 #define DC_CIPHER_SHA256 2
 #define DC_CIPHER_SHA512 3
 
+/**
+ * The page-encryption scheme (SQLite3 Multiple Ciphers' `cipher=` names but the first):
+ * SQLCipher's own format (and SQLite3MC's `sqlcipher` in its legacy modes 1-4, which is it);
+ * SQLite3MC's `sqlcipher` in its default, non-legacy mode (SQLCipher's pages, but page 1's
+ * bytes 16-23 kept in the clear); `chacha20` (sqleet's ChaCha20 + Poly1305); `aes128cbc`
+ * (wxSQLite3's AES-128); `aes256cbc` (wxSQLite3's AES-256); `rc4` (System.Data.SQLite's).
+ */
+#define DC_SCHEME_SQLCIPHER 0
+#define DC_SCHEME_MC_SQLCIPHER 1
+#define DC_SCHEME_CHACHA20 2
+#define DC_SCHEME_AES128CBC 3
+#define DC_SCHEME_AES256CBC 4
+#define DC_SCHEME_RC4 5
+
 /** The byte order of the page number in each page's HMAC (cipher_hmac_pgno). */
 #define DC_CIPHER_PGNO_LE 0
 #define DC_CIPHER_PGNO_BE 1
@@ -33,6 +47,11 @@ extern "C" {
  * (a multiple of 16; page 1's first bytes stay SQLite's own, in the clear) and cipher_salt
  * (`has_salt`: the 16-byte KDF salt given, not read from the file; needed with a plaintext
  * header, and given with a raw key as x'<key><salt>').
+ * `scheme` (DC_SCHEME_*; 0, SQLCipher's format, when zeroed) and `legacy` (SQLite3MC's
+ * chacha20, aes128cbc and aes256cbc: page 1 wholly encrypted, as their first versions wrote
+ * it; otherwise its bytes 16-23 stay in the clear) choose the other schemes; for those, only
+ * page_size and kdf_iter (chacha20's PBKDF2-SHA256) also apply, and a raw key only to
+ * chacha20 (SQLite3MC derives the others' keys from the text it is given).
  */
 typedef struct dc_cipher_settings {
     int page_size;
@@ -45,6 +64,8 @@ typedef struct dc_cipher_settings {
     int plaintext_header_size;
     int has_salt;
     unsigned char salt[16];
+    int scheme;
+    int legacy;
 } dc_cipher_settings;
 
 /** Fills `out` with the defaults of SQLCipher `version` (1 to 4; cipher_compatibility). */

@@ -51,6 +51,15 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
     public var plaintextHeaderSize: Int
     /// `cipher_salt`: the 16-byte KDF salt, when given rather than read from the file.
     public var salt: [UInt8]?
+    /// The page-encryption scheme: SQLCipher's format unless `cipher=` names one of SQLite3
+    /// Multiple Ciphers' (`DatabaseCipherScheme.swift`). For those, only `pageSize`,
+    /// `kdfIterations` (chacha20's) and `legacy` apply, and for its `sqlcipher` every
+    /// setting above but the plaintext header's.
+    public var scheme: Scheme
+    /// SQLite3MC's `legacy=1` for chacha20 (sqleet's format: 12,345 rounds), aes128cbc and
+    /// aes256cbc: page 1 is encrypted whole; otherwise its bytes 16–23 stay in the clear.
+    /// Always true for rc4, which has no other mode.
+    public var legacy: Bool
 
     /// The defaults of SQLCipher `version` (1 to 4), as `PRAGMA cipher_compatibility` sets them.
     public static func compatibility(_ version: Int) -> DatabaseCipherSettings {
@@ -79,6 +88,8 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
         hmacSaltMask = UInt8(truncatingIfNeeded: c.hmac_salt_mask)
         plaintextHeaderSize = Int(c.plaintext_header_size)
         salt = c.has_salt != 0 ? withUnsafeBytes(of: c.salt) { Array($0) } : nil
+        scheme = Scheme(rawValue: c.scheme) ?? .sqlcipher
+        legacy = c.legacy != 0
     }
 
     /// The settings as the page cipher takes them.
@@ -96,18 +107,26 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
             c.has_salt = 1
             withUnsafeMutableBytes(of: &c.salt) { $0.copyBytes(from: salt) }
         }
+        c.scheme = scheme.rawValue
+        c.legacy = legacy ? 1 : 0
         return c
     }
 
     /// The SQLCipher version whose defaults these are exactly (with no salt and no plaintext
     /// header), or nil for custom settings.
     public var compatibilityVersion: Int? {
-        guard salt == nil, plaintextHeaderSize == 0 else { return nil }
+        guard scheme == .sqlcipher, salt == nil, plaintextHeaderSize == 0 else { return nil }
         return [4, 3, 2, 1].first { Self.compatibility($0) == self }
     }
 
     /// The reserve each page keeps for the IV and HMAC (rounded up to the AES block).
-    public var reserve: Int { (16 + (usesHMAC ? hmacLength : 0) + 15) / 16 * 16 }
+    public var reserve: Int {
+        switch scheme {
+        case .sqlcipher, .sqlite3mcSQLCipher: return (16 + (usesHMAC ? hmacLength : 0) + 15) / 16 * 16
+        case .chacha20: return 32   // the nonce and the Poly1305 tag
+        case .aes128cbc, .aes256cbc, .rc4: return 0
+        }
+    }
 
     /// The HMAC's length in bytes.
     var hmacLength: Int {
@@ -130,6 +149,12 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
         if kdfIterations < 1 || kdfIterations > Int(Int32.max) {
             return "kdf_iter must be a whole number from 1 to \(Int32.max), not \(kdfIterations)"
         }
+        if scheme != .sqlcipher, scheme != .sqlite3mcSQLCipher {
+            if plaintextHeaderSize != 0 || salt != nil {
+                return "cipher=\(scheme.cipherName): a plaintext header and a given salt are read with SQLCipher's format only"
+            }
+            return nil
+        }
         if plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 || plaintextHeaderSize > pageSize - reserve {
             return "cipher_plaintext_header_size must be a multiple of 16 from 0 to \(pageSize - reserve), not \(plaintextHeaderSize)"
         }
@@ -145,6 +170,7 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
     /// quotes: `"x'…'"`). The salt is shown, never a key.
     public var pragmas: [(name: String, value: String)] {
         if let version = compatibilityVersion { return [("cipher_compatibility", "\(version)")] }
+        if scheme != .sqlcipher { return sqlite3mcPragmas }
         let base = Self.sqlcipher4
         var out: [(String, String)] = []
         if pageSize != base.pageSize { out.append(("cipher_page_size", "\(pageSize)")) }
@@ -169,11 +195,48 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
         pragmas.map { "PRAGMA \($0.name) = \($0.value);" }.joined(separator: " ")
     }
 
-    /// `SQLCipher 4` for a version's defaults, `custom SQLCipher settings` otherwise.
-    public var name: String { compatibilityVersion.map { "SQLCipher \($0)" } ?? "custom SQLCipher settings" }
+    /// SQLite3MC's settings as its pragmas (and URI parameters) name them, run before
+    /// `PRAGMA key`: `cipher`, then what differs from that scheme's defaults.
+    private var sqlite3mcPragmas: [(name: String, value: String)] {
+        var out: [(String, String)] = [("cipher", "'\(scheme.cipherName)'")]
+        if legacy, scheme != .rc4 { out.append(("legacy", "1")) }
+        if pageSize != 4096 { out.append((legacy ? "legacy_page_size" : "page_size", "\(pageSize)")) }
+        switch scheme {
+        case .chacha20 where kdfIterations != (legacy ? Self.sqleetIterations : Self.chacha20Iterations):
+            out.append(("kdf_iter", "\(kdfIterations)"))
+        case .sqlite3mcSQLCipher:
+            let base = Self.sqlite3MultipleCiphers(.sqlite3mcSQLCipher)
+            if kdfIterations != base.kdfIterations { out.append(("kdf_iter", "\(kdfIterations)")) }
+            if kdfAlgorithm != base.kdfAlgorithm { out.append(("kdf_algorithm", "\(kdfAlgorithm.rawValue - 1)")) }
+            if hmacAlgorithm != base.hmacAlgorithm { out.append(("hmac_algorithm", "\(hmacAlgorithm.rawValue - 1)")) }
+            if usesHMAC != base.usesHMAC { out.append(("hmac_use", usesHMAC ? "1" : "0")) }
+            if hmacPageNumber != base.hmacPageNumber { out.append(("hmac_pgno", "\(hmacPageNumber.rawValue)")) }
+            if hmacSaltMask != base.hmacSaltMask { out.append(("hmac_salt_mask", "\(hmacSaltMask)")) }
+        default: break
+        }
+        return out
+    }
+
+    /// `SQLCipher 4` for a version's defaults, `custom SQLCipher settings` for others, and
+    /// `SQLite3 Multiple Ciphers chacha20` (and so on) for that library's schemes.
+    public var name: String {
+        switch scheme {
+        case .sqlcipher: return compatibilityVersion.map { "SQLCipher \($0)" } ?? "custom SQLCipher settings"
+        case .sqlite3mcSQLCipher: return "SQLite3 Multiple Ciphers sqlcipher (non-legacy)"
+        default: return "SQLite3 Multiple Ciphers \(scheme.cipherName)" + (legacy && scheme != .rc4 ? " (legacy)" : "")
+        }
+    }
+
+    /// The format's name in JSON: `sqlcipher4` (…1) for SQLCipher's defaults, `custom` for
+    /// other SQLCipher settings, `sqlite3mc-chacha20` (`-aes128cbc`, `-aes256cbc`, `-rc4`,
+    /// `-sqlcipher`) for SQLite3MC's schemes.
+    public var formatName: String {
+        if scheme != .sqlcipher { return "sqlite3mc-" + scheme.cipherName }
+        return compatibilityVersion.map { "sqlcipher\($0)" } ?? "custom"
+    }
 
     /// What a header shows: `SQLCipher 4` for a version's defaults, else the pragmas.
-    public var summary: String { compatibilityVersion == nil ? description : name }
+    public var summary: String { compatibilityVersion == nil && scheme == .sqlcipher ? description : name }
 
     /// The salt as SQL writes a blob, `x'…'`, when one is given.
     public var saltLiteral: String? { salt.map { "x'" + $0.map { String(format2: $0) }.joined() + "'" } }
@@ -198,6 +261,8 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
             return n
         }
         func digest(prefix: String) throws -> Digest {
+            // SQLite3MC's numbers: 0 SHA1, 1 SHA256, 2 SHA512.
+            if let n = Int(value), let found = Digest(rawValue: Int32(n + 1)) { return found }
             let upper = value.uppercased().replacingOccurrences(of: "-", with: "_")
             let bare = upper.hasPrefix(prefix) ? String(upper.dropFirst(prefix.count)) : upper
             guard let found = Digest.allCases.first(where: { $0.name == bare }) else { throw bad("\(prefix)SHA1, \(prefix)SHA256 or \(prefix)SHA512") }
@@ -208,6 +273,33 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
             let version = try integer()
             guard (1...4).contains(version) else { throw bad("1, 2, 3 or 4") }
             self = .compatibility(version)
+        case "cipher":
+            guard let named = Scheme.named(value) else {
+                throw CryptError.invalidKey("cipher: expected chacha20, aes128cbc, aes256cbc, sqlcipher or rc4, got '\(value)' "
+                    + "(ascon128 and aegis files are not read by this version)")
+            }
+            self = .sqlite3MultipleCiphers(named)
+        case "legacy":
+            let level = try integer()
+            switch scheme {
+            case .sqlcipher, .sqlite3mcSQLCipher:
+                // SQLite3MC's sqlcipher: legacy=N is SQLCipher N's format, 0 its own mode.
+                guard (0...4).contains(level) else { throw bad("0 to 4 for cipher=sqlcipher") }
+                self = level == 0 ? .sqlite3MultipleCiphers(.sqlite3mcSQLCipher) : .compatibility(level)
+            case .rc4:
+                guard level == 1 else { throw bad("1: rc4 has no other mode") }
+            case .chacha20, .aes128cbc, .aes256cbc:
+                guard (0...1).contains(level) else { throw bad("0 or 1") }
+                legacy = level == 1
+                if scheme == .chacha20 { kdfIterations = legacy ? Self.sqleetIterations : Self.chacha20Iterations }
+            }
+        case "legacy_page_size": pageSize = try integer()
+        case "hmac_use":
+            switch value.lowercased() {
+            case "1", "on", "true": usesHMAC = true
+            case "0", "off", "false": usesHMAC = false
+            default: throw bad("0 or 1")
+            }
         case "page_size", "default_page_size": pageSize = try integer()
         case "kdf_iter", "default_kdf_iter": kdfIterations = try integer()
         case "hmac_algorithm", "default_hmac_algorithm": hmacAlgorithm = try digest(prefix: "HMAC_")
@@ -219,11 +311,18 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
             default: throw bad("ON or OFF")
             }
         case "hmac_pgno":
-            guard let order = PageNumberOrder.allCases.first(where: { $0.name == value.lowercased() }) else { throw bad("le, be or native") }
+            let byNumber = Int(value).flatMap { PageNumberOrder(rawValue: Int32($0)) }
+            guard let order = byNumber ?? PageNumberOrder.allCases.first(where: { $0.name == value.lowercased() }) else {
+                throw bad("le, be or native")
+            }
             hmacPageNumber = order
         case "hmac_salt_mask":
-            guard let bytes = Self.blob(value), bytes.count == 1 else { throw bad("one byte as x'3a'") }
-            hmacSaltMask = bytes[0]
+            if let n = Int(value), let byte = UInt8(exactly: n) {
+                hmacSaltMask = byte   // SQLite3MC's form: a number
+            } else {
+                guard let bytes = Self.blob(value), bytes.count == 1 else { throw bad("one byte as x'3a'") }
+                hmacSaltMask = bytes[0]
+            }
         case "plaintext_header_size", "default_plaintext_header_size": plaintextHeaderSize = try integer()
         case "salt":
             guard let bytes = Self.blob(value), bytes.count == 16 else { throw bad("16 bytes as x'<32 hex digits>'") }
@@ -231,7 +330,8 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
         default:
             throw CryptError.invalidKey("unknown database cipher setting '\(name)': expected one of cipher_compatibility, "
                 + "cipher_page_size, kdf_iter, cipher_hmac_algorithm, cipher_kdf_algorithm, cipher_use_hmac, "
-                + "cipher_hmac_pgno, cipher_hmac_salt_mask, cipher_plaintext_header_size, cipher_salt")
+                + "cipher_hmac_pgno, cipher_hmac_salt_mask, cipher_plaintext_header_size, cipher_salt; "
+                + "or SQLite3 Multiple Ciphers' cipher, legacy, legacy_page_size, hmac_use")
         }
     }
 

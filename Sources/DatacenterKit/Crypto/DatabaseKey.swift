@@ -42,6 +42,12 @@ public struct DatabaseKey: Sendable, Equatable, CustomStringConvertible {
         guard bytes.count == 32 else {
             throw CryptError.invalidKey("a raw database key is 32 bytes, got \(bytes.count)")
         }
+        switch settings.scheme {
+        case .sqlcipher, .sqlite3mcSQLCipher, .chacha20: break
+        case .aes128cbc, .aes256cbc, .rc4:
+            throw CryptError.invalidKey("cipher=\(settings.scheme.cipherName) derives its key from the text it is given: "
+                + "a raw key (x'…') is taken by SQLCipher's format, sqlcipher and chacha20 only")
+        }
         return try DatabaseKey(secret: .raw(bytes), settings: settings)
     }
 

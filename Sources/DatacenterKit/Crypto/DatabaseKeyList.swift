@@ -92,9 +92,20 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
                     continue
                 }
             }
-            // Then detection: what real files use, for each distinct secret.
-            if let found = try detect(path: path, plaintextHeader: plaintextHeader) {
-                return (try Database(path: path, key: found, mode: mode, busyTimeout: busyTimeout), found)
+            // Then detection: what real files use, for each distinct secret. Page 1's bytes
+            // 16–23 in the clear are SQLite3 Multiple Ciphers' non-legacy schemes (SQLCipher
+            // encrypts them): they, chosen by the page size and reserve kept there, are tried
+            // alone. Otherwise SQLCipher's settings, then SQLite3MC's legacy schemes.
+            let head = DatabaseFileHead.read(path, count: 24).map { [UInt8]($0) } ?? []
+            let clearFields = !plaintextHeader && DatabaseKeyList.keepsHeaderFieldsInTheClear(Data(head))
+            let passes: [(DatabaseCipherSettings?) -> [DatabaseCipherSettings]] = clearFields
+                ? [{ DatabaseCipherSettings.sqlite3mcCandidates(clearFields: Array(head[16..<24]), base: $0) }]
+                : [{ DatabaseCipherSettings.detectionCandidates(base: $0, plaintextHeader: plaintextHeader) }]
+                    + (plaintextHeader ? [] : [{ _ in DatabaseCipherSettings.sqlite3mcLegacyCandidates() }])
+            for candidates in passes {
+                if let found = try detect(path: path, candidates: candidates) {
+                    return (try Database(path: path, key: found, mode: mode, busyTimeout: busyTimeout), found)
+                }
             }
             if plaintextHeader, !keys.contains(where: { $0.settings.salt != nil }) {
                 throw DatabaseError(extendedCode: SQLITE_NOTADB,
@@ -103,8 +114,8 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
                                     path: path, failedPage: 1, keyProblem: .wrongKey)
             }
             let keysTried = Set(keys.map(\.secret)).count
-            let message = DatabaseKeyList.keepsHeaderFieldsInTheClear(DatabaseFileHead.read(path, count: 24))
-                ? DatabaseKeyList.sqlite3MultipleCiphersFailure(keysTried: keysTried)
+            let message = clearFields
+                ? DatabaseKeyList.sqlite3MultipleCiphersFailure(keysTried: keysTried, reserve: Int(head[20]))
                 : DatabaseKeyList.detectionFailure(keysTried: keysTried)
             throw DatabaseError(extendedCode: SQLITE_NOTADB, message: message, path: path, failedPage: 1, keyProblem: .wrongKey)
         }
@@ -114,13 +125,19 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
     /// (`DatabaseCipherSettings.detectionCandidates`) against page 1, each distinct key
     /// derivation once; returns the key with the settings that authenticate it, or nil.
     func detect(path: String, plaintextHeader: Bool = false) throws -> DatabaseKey? {
+        try detect(path: path) { DatabaseCipherSettings.detectionCandidates(base: $0, plaintextHeader: plaintextHeader) }
+    }
+
+    /// Tries, for each distinct secret in order, the settings `candidates` makes (from the
+    /// settings named for that secret with `--db-cipher`, if any) against page 1, each
+    /// distinct key derivation once; returns the key with the settings that open it, or nil.
+    func detect(path: String, candidates make: (DatabaseCipherSettings?) -> [DatabaseCipherSettings]) throws -> DatabaseKey? {
         var seen = Set<DatabaseKey.Secret>()
         for key in keys where seen.insert(key.secret).inserted {
             // Settings given by name (not a version's defaults) shape every candidate.
             let base = keys.first { $0.secret == key.secret && $0.settings.compatibilityVersion == nil }?.settings
             let tried = Set(keys.filter { $0.secret == key.secret }.map(\.settings))
-            let candidates = DatabaseCipherSettings.detectionCandidates(base: base, plaintextHeader: plaintextHeader)
-                .filter { !tried.contains($0) }
+            let candidates = make(base).filter { !tried.contains($0) }
             let c = candidates.map(\.cValue)
             let (secret, isRaw) = key.material
             let index = c.withUnsafeBufferPointer { buffer in
@@ -134,20 +151,26 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
     /// What a key list that opens nothing says: what was tried, and what to give.
     static func detectionFailure(keysTried: Int) -> String {
         let keys = keysTried > 1 ? "none of the \(keysTried) keys" : "the key"
-        return DatabaseError.wrongKeyMessage + ": with \(keys), tried SQLCipher 4, 3, 2 and 1 settings and page sizes 512–65536: "
-            + "none authenticates page 1; if the app sets kdf_iter or a salt, give it with --db-cipher NAME=VALUE "
-            + "(this version reads SQLCipher's format only, not SQLite3 Multiple Ciphers' rc4, System.Data.SQLite's)"
+        return DatabaseError.wrongKeyMessage + ": with \(keys), tried SQLCipher 4, 3, 2 and 1 settings and page sizes 512–65536, "
+            + "and SQLite3 Multiple Ciphers' legacy chacha20 (sqleet), aes256cbc, aes128cbc and rc4: none opens page 1; "
+            + "if the app sets kdf_iter or a salt, give it with --db-cipher NAME=VALUE"
     }
 
     /// What a key list says of a file that SQLite3 Multiple Ciphers wrote, by the look of it:
     /// that no key opened it as SQLCipher, and that this version does not read that library's
     /// other schemes, so a right key is never taken for a wrong one without a word.
-    static func sqlite3MultipleCiphersFailure(keysTried: Int) -> String {
+    static func sqlite3MultipleCiphersFailure(keysTried: Int, reserve: Int) -> String {
         let keys = keysTried > 1 ? "none of the \(keysTried) keys" : "the key"
-        return "not opened: page 1 keeps bytes 16–23 of SQLite's header in the clear, as SQLite3 Multiple Ciphers' schemes "
-            + "write it (chacha20, its default; aes128cbc, aes256cbc, rc4, Ascon-128, AEGIS, and sqlcipher in its non-legacy "
-            + "mode): this version reads SQLCipher's format only (tried with \(keys): SQLCipher 4, 3, 2 and 1 settings and "
-            + "page sizes 512–65536, none authenticates page 1), so the key may be right; the file is not read"
+        let tried: String
+        switch reserve {
+        case 32: tried = "chacha20 (its default)"
+        case 0: tried = "aes256cbc and aes128cbc"
+        default: tried = "sqlcipher in its non-legacy mode"
+        }
+        return DatabaseError.wrongKeyMessage + ": page 1 keeps bytes 16–23 of SQLite's header in the clear, as SQLite3 Multiple "
+            + "Ciphers writes it, with \(reserve) reserved bytes a page; with \(keys), tried its \(tried) at the page size kept "
+            + "there: none opens page 1. Ascon-128 and AEGIS files are not read by this version: if the file is one, the key "
+            + "may be right; if the app sets kdf_iter, give it with --db-cipher cipher=NAME --db-cipher kdf_iter=N"
     }
 
     /// True when `head` (a file's first 24 bytes) is not SQLite's plain header but holds
