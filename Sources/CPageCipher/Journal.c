@@ -14,7 +14,18 @@
  * a record, the VFS checks the stored checksum itself against the segment's nonce: a record
  * whose checksum fails is the torn end of the journal, and SQLite is given a checksum that
  * fails too (it stops there); a record whose checksum holds but whose page does not
- * authenticate was written for another file or key (DC_CIPHER_FCNTL_FAILED_IN_JOURNAL). */
+ * authenticate was written for another file or key (DC_CIPHER_FCNTL_FAILED_IN_JOURNAL).
+ *
+ * SQLite3 Multiple Ciphers encrypts journal pages in its VFS, under SQLite's own checksum:
+ * over the plaintext. For its schemes the checksum is left as SQLite computes it, and a
+ * record whose page does not authenticate (or decrypt into page 1's header) is read as the
+ * torn end: without the plaintext, nothing tells a torn record from another file's. */
+
+/* Whether the journal's checksums are over the plaintext (SQLite3MC) rather than over the
+ * page as stored (SQLCipher). */
+static int checksum_over_plaintext(const CipherFile *f) {
+    return f->codec->f.scheme != DC_SCHEME_SQLCIPHER;
+}
 
 static const unsigned char journal_magic[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
 
@@ -35,6 +46,11 @@ int cipher_journal_read(CipherFile *f, unsigned char *buf, int amt, sqlite3_int6
     if (amt == pg && off == f->last_pgno_offset + 4 && f->last_pgno > 0) {
         int rc = f->real->pMethods->xRead(f->real, f->disk, pg, off);
         if (rc != SQLITE_OK) return rc;
+        if (checksum_over_plaintext(f)) {
+            /* A page that does not open is the torn end: SQLite's checksum over zeros fails. */
+            if (!cipher_page_decrypt(f->codec, f->last_pgno, f->disk, buf)) memset(buf, 0, (size_t)pg);
+            return SQLITE_OK;
+        }
         unsigned int cipher_sum = journal_sample_sum(f->disk, pg);
         unsigned char stored[4];
         int has_checksum = f->real->pMethods->xRead(f->real, stored, 4, off + pg) == SQLITE_OK;
@@ -94,6 +110,7 @@ int cipher_journal_check_at_open(CipherFile *f) {
         || f->real->pMethods->xRead(f->real, f->disk, pg, sector + 4) != SQLITE_OK
         || f->real->pMethods->xRead(f->real, stored, 4, sector + 4 + pg) != SQLITE_OK) return SQLITE_OK;
     unsigned int pgno = be32(number);
+    if (checksum_over_plaintext(f)) return SQLITE_OK; /* a record that does not open reads as torn */
     if (pgno == 0 || be32(stored) != nonce + journal_sample_sum(f->disk, pg)) return SQLITE_OK; /* torn: SQLite stops there */
     if (cipher_page_decrypt(f->codec, pgno, f->disk, f->plain)) return SQLITE_OK;
     f->codec->failed_in_journal = 1;
@@ -105,6 +122,7 @@ int cipher_journal_write(CipherFile *f, const unsigned char *buf, int amt, sqlit
     int pg = f->codec->f.page_size;
     if (amt == pg && off == f->last_pgno_offset + 4 && f->last_pgno > 0) {
         if (!cipher_page_encrypt(f->codec, f->last_pgno, buf, f->disk)) return SQLITE_IOERR_WRITE;
+        if (checksum_over_plaintext(f)) return f->real->pMethods->xWrite(f->real, f->disk, pg, off);
         f->journal_checksum_offset = off + pg;
         f->journal_checksum_delta = journal_sample_sum(f->disk, pg) - journal_sample_sum(buf, pg);
         return f->real->pMethods->xWrite(f->real, f->disk, pg, off);

@@ -31,9 +31,10 @@ extension CrashTests {
         """
 
     /// A new encrypted file of `crossRows` rows at generation 0, with an index on the value
-    /// the writers rewrite (so each transaction touches pages all over the file).
-    static func makeCrossFile(_ path: String) throws {
-        let db = try Database(path: path, key: .passphrase(crossPassphrase))
+    /// the writers rewrite (so each transaction touches pages all over the file), in SQLCipher
+    /// 4's format or SQLite3 Multiple Ciphers' `scheme`.
+    static func makeCrossFile(_ path: String, scheme: String? = nil) throws {
+        let db = try Database(path: path, key: .passphrase(crossPassphrase, settings: try crossSettings(scheme)))
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT, pad BLOB)")
         try db.execute("CREATE INDEX t_v ON t(v)")
         try db.execute("""
@@ -51,9 +52,14 @@ extension CrashTests {
             """)
     }
 
+    /// SQLCipher 4's settings, or SQLite3 Multiple Ciphers' `scheme` with its defaults.
+    static func crossSettings(_ scheme: String?) throws -> DatabaseCipherSettings {
+        try scheme.map { try DatabaseCipherSettings(pairs: ["cipher=" + $0]) } ?? .sqlcipher4
+    }
+
     /// The same, as this engine sees it.
-    static func ourGenerations(_ path: String) throws -> String {
-        let db = try Database(path: path, key: .passphrase(crossPassphrase), mode: .readWriteExisting)
+    static func ourGenerations(_ path: String, scheme: String? = nil) throws -> String {
+        let db = try Database(path: path, key: .passphrase(crossPassphrase, settings: try crossSettings(scheme)), mode: .readWriteExisting)
         let generations = try db.scalar("""
             SELECT group_concat(g) FROM (SELECT DISTINCT CAST(substr(v, 5, instr(substr(v, 5), ' ') - 1) AS INTEGER) AS g FROM t ORDER BY g)
             """, cached: false)?.stringValue ?? ""
@@ -93,6 +99,76 @@ extension CrashTests {
                     #expect(lines.count == 3 && lines[1] == "\(Self.crossRows)" && lines[2] == "ok", "\(label): \(read)")
                     generations = lines.first ?? ""
                 }
+                #expect(generations == "\(last)" || generations == "\(last + 1)", "\(label): generations \(generations), last acknowledged \(last)")
+            }
+        }
+    }
+
+    /// The writer SQLite3 Multiple Ciphers runs (`apsw-sqlite3mc`): the same loop in `scheme`.
+    static let sqlite3mcWriter = """
+        import sys, apsw
+        path, mode, scheme = sys.argv[1], sys.argv[2], sys.argv[3]
+        db = apsw.Connection(path)
+        db.execute("PRAGMA cipher = '" + scheme + "'")
+        db.execute("PRAGMA key = 'cross crash'")
+        if mode == "wal":
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA cache_size = 8")
+        generation = 1
+        while True:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("UPDATE t SET v = 'gen ' || ? || ' row ' || id", (generation,))
+            db.execute("COMMIT")
+            print("ack %d" % generation, flush=True)
+            generation += 1
+        """
+
+    /// The generations and integrity check as SQLite3 Multiple Ciphers sees the file.
+    static func sqlite3mcGenerations(_ path: String, scheme: String) throws -> (status: Int32, output: String) {
+        let program = """
+            import sys, apsw
+            db = apsw.Connection(sys.argv[1])
+            db.execute("PRAGMA cipher = '" + sys.argv[2] + "'")
+            db.execute("PRAGMA key = 'cross crash'")
+            print(list(db.execute("SELECT group_concat(g) FROM (SELECT DISTINCT CAST(substr(v, 5, instr(substr(v, 5), ' ') - 1) AS INTEGER) AS g FROM t ORDER BY g)"))[0][0])
+            print(list(db.execute("SELECT count(*) FROM t"))[0][0])
+            print(list(db.execute("PRAGMA integrity_check"))[0][0])
+            """
+        return try SQLCipherReference.run(["-c", program, path, scheme], fullDerivation: true)
+    }
+
+    static let sqlite3mcAvailable = FileManager.default.isExecutableFile(atPath: SQLCipherReference.python)
+        && (try? SQLCipherReference.run(["-c", "import apsw"], fullDerivation: true).status) == 0
+
+    /// The same kill -9 trials in SQLite3 Multiple Ciphers' chacha20 and aes256cbc, against
+    /// `apsw-sqlite3mc`: the other side sees the last committed generation whole.
+    @Test(.enabled(if: CrashTests.sqlite3mcAvailable, "apsw-sqlite3mc missing: run `make test`"),
+          arguments: ["chacha20", "aes256cbc"], ["delete", "wal"])
+    func aKilledWriterInASQLite3MCSchemeIsRecoveredExactlyByTheOther(scheme: String, mode: String) throws {
+        var dice = SplitMix64(seed: Self.seed &+ (mode == "wal" ? 18 : 17) &+ (scheme == "chacha20" ? 0 : 100))
+        let scratch = TemporaryFolder()
+        for trial in 0..<max(1, Self.trials / 4) {
+            for ours in [true, false] {
+                let path = scratch.file("mc-\(scheme)-\(mode)-\(trial)-\(ours ? "ours" : "theirs").sqlite")
+                try Self.makeCrossFile(path, scheme: scheme)
+                let acks = Int.random(in: 1...3, using: &dice)
+                let out = ours
+                    ? try Self.runAndKill(Self.writerPath, ["cipher-update", path, mode, scheme], acks: acks, dice: &dice)
+                    : try Self.runAndKill(SQLCipherReference.python, ["-c", Self.sqlite3mcWriter, path, mode, scheme], acks: acks, dice: &dice)
+                let last = Self.lastAck(out)
+                let label = "seed \(Self.seed) trial \(trial), \(scheme) \(mode), writer \(ours ? "ours" : "SQLite3MC")"
+                #expect(last >= 1, "\(label): the writer acknowledged nothing: \(out.suffix(300))")
+                let read: String
+                if ours {
+                    let theirs = try Self.sqlite3mcGenerations(path, scheme: scheme)
+                    #expect(theirs.status == 0, "\(label): \(theirs.output)")
+                    read = theirs.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                } else {
+                    read = try Self.ourGenerations(path, scheme: scheme)
+                }
+                let lines = read.split(separator: "\n").map(String.init)
+                #expect(lines.count == 3 && lines[1] == "\(Self.crossRows)" && lines[2] == "ok", "\(label): \(read)")
+                let generations = lines.first ?? ""
                 #expect(generations == "\(last)" || generations == "\(last + 1)", "\(label): generations \(generations), last acknowledged \(last)")
             }
         }
