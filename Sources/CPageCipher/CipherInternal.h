@@ -79,7 +79,7 @@ typedef struct Codec {
     EVP_MAC_CTX *mac;
     unsigned int mac_gen;
     /* SQLite3MC's schemes (Schemes.c): a cipher context re-keyed per page, and Poly1305. */
-    EVP_CIPHER_CTX *scheme_cipher;
+    EVP_CIPHER_CTX *scheme_cipher[2]; /* [0] decrypts, [1] encrypts (and runs ChaCha20) */
     EVP_MAC_CTX *poly1305;
 } Codec;
 

@@ -125,7 +125,8 @@ void cipher_codec_free(Codec *c) {
     EVP_CIPHER_CTX_free(c->aes[0]);
     EVP_CIPHER_CTX_free(c->aes[1]);
     EVP_MAC_CTX_free(c->mac);
-    EVP_CIPHER_CTX_free(c->scheme_cipher);
+    EVP_CIPHER_CTX_free(c->scheme_cipher[0]);
+    EVP_CIPHER_CTX_free(c->scheme_cipher[1]);
     EVP_MAC_CTX_free(c->poly1305);
     if (c->secret) {
         OPENSSL_cleanse(c->secret, (size_t)c->secret_len);

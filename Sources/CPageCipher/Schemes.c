@@ -22,8 +22,12 @@
  * rc4 (System.Data.SQLite's): key = SHA-1(passphrase)[0..16]; each page RC4 from the start
  *   of the keystream, page 1 wholly.
  */
+#define OPENSSL_SUPPRESS_DEPRECATED /* the one-shot MD5, SHA1 and SHA256 */
 #include "CipherInternal.h"
 #include "KeyDerivation.h"
+
+#include <openssl/md5.h>
+#include <openssl/sha.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -50,13 +54,35 @@ static void pad_passphrase(const unsigned char *secret, int len, unsigned char o
     memcpy(out + n, pdf_padding, (size_t)(32 - n));
 }
 
-static int digest(const EVP_MD *md, const unsigned char *a, size_t a_len, const unsigned char *b, size_t b_len,
-                  unsigned char *out) {
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    int ok = ctx && EVP_DigestInit_ex(ctx, md, NULL) && EVP_DigestUpdate(ctx, a, a_len)
-        && (b_len == 0 || EVP_DigestUpdate(ctx, b, b_len)) && EVP_DigestFinal_ex(ctx, out, NULL);
-    EVP_MD_CTX_free(ctx);
-    return ok;
+/* The ciphers, fetched once: OpenSSL 3 fetches a cipher named by EVP_aes_256_cbc() and the
+ * like again on every init, which costs more than a page's own AES. The digests of the key
+ * derivations and of each page's key and IV go through OpenSSL's one-shot MD5, SHA1 and
+ * SHA256, which skip EVP's dispatch (hundreds of short hashes per page read otherwise). */
+static pthread_once_t fetch_once = PTHREAD_ONCE_INIT;
+static EVP_CIPHER *cipher_chacha20, *cipher_aes128, *cipher_aes256, *cipher_aes256_cts;
+
+static void fetch_algorithms(void) {
+    cipher_chacha20 = EVP_CIPHER_fetch(NULL, "ChaCha20", NULL);
+    cipher_aes128 = EVP_CIPHER_fetch(NULL, "AES-128-CBC", NULL);
+    cipher_aes256 = EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
+    cipher_aes256_cts = EVP_CIPHER_fetch(NULL, "AES-256-CBC-CTS", NULL);
+}
+
+static int fetched(void) {
+    pthread_once(&fetch_once, fetch_algorithms);
+    return cipher_chacha20 && cipher_aes128 && cipher_aes256 && cipher_aes256_cts;
+}
+
+/* A cipher context of the codec's, per direction: given its cipher once, then re-keyed alone
+ * (a NULL cipher keeps it, and keeps the context's provider state). */
+static EVP_CIPHER_CTX *keyed(Codec *c, int encrypt, const EVP_CIPHER *cipher, const unsigned char *key,
+                             const unsigned char *iv) {
+    EVP_CIPHER_CTX **ctx = &c->scheme_cipher[encrypt ? 1 : 0];
+    if (!*ctx && !(*ctx = EVP_CIPHER_CTX_new())) return NULL;
+    int same = EVP_CIPHER_CTX_get0_cipher(*ctx) == cipher;
+    if (!EVP_CipherInit_ex(*ctx, same ? NULL : cipher, NULL, key, iv, encrypt)) return NULL;
+    EVP_CIPHER_CTX_set_padding(*ctx, 0);
+    return *ctx;
 }
 
 /* RC4 lives in OpenSSL's legacy provider, loaded into a library context of its own so that
@@ -86,6 +112,7 @@ int cipher_scheme_derive(Codec *c, unsigned char key[DC_KEY_LEN]) {
     const unsigned char *secret = c->secret;
     int len = c->secret_len;
     memset(key, 0, DC_KEY_LEN);
+    if (!fetched()) return 0;
     switch (c->f.scheme) {
     case DC_SCHEME_CHACHA20:
         if (c->is_raw) { memcpy(key, secret, DC_KEY_LEN); return 1; }
@@ -94,8 +121,8 @@ int cipher_scheme_derive(Codec *c, unsigned char key[DC_KEY_LEN]) {
         if (c->is_raw) return 0;
         unsigned char pad[32];
         pad_passphrase(secret, len, pad);
-        int ok = digest(EVP_sha256(), pad, 32, NULL, 0, key);
-        for (int i = 0; ok && i < 4001; i++) ok = digest(EVP_sha256(), key, 32, NULL, 0, key);
+        int ok = (SHA256(pad, 32, key) != NULL);
+        for (int i = 0; ok && i < 4001; i++) ok = (SHA256(key, 32, key) != NULL);
         OPENSSL_cleanse(pad, sizeof pad);
         return ok;
     }
@@ -104,15 +131,19 @@ int cipher_scheme_derive(Codec *c, unsigned char key[DC_KEY_LEN]) {
         unsigned char user[32], owner[32], d[16], mkey[16];
         pad_passphrase(secret, len, user);
         pad_passphrase(NULL, 0, owner);
-        int ok = digest(EVP_md5(), owner, 32, NULL, 0, d);
-        for (int k = 0; ok && k < 50; k++) ok = digest(EVP_md5(), d, 16, NULL, 0, d);
+        int ok = (MD5(owner, 32, d) != NULL);
+        for (int k = 0; ok && k < 50; k++) ok = (MD5(d, 16, d) != NULL);
         memcpy(owner, user, 32);
         for (int i = 0; ok && i < 20; i++) {
             for (int j = 0; j < 16; j++) mkey[j] = (unsigned char)(d[j] ^ i);
             ok = rc4_xor(mkey, 16, owner, 32, owner);
         }
-        ok = ok && digest(EVP_md5(), user, 32, owner, 32, d);
-        for (int k = 0; ok && k < 50; k++) ok = digest(EVP_md5(), d, 16, NULL, 0, d);
+        unsigned char both[64];
+        memcpy(both, user, 32);
+        memcpy(both + 32, owner, 32);
+        ok = ok && MD5(both, 64, d) != NULL;
+        OPENSSL_cleanse(both, sizeof both);
+        for (int k = 0; ok && k < 50; k++) ok = (MD5(d, 16, d) != NULL);
         memcpy(key, d, 16);
         OPENSSL_cleanse(user, sizeof user);
         OPENSSL_cleanse(owner, sizeof owner);
@@ -123,7 +154,7 @@ int cipher_scheme_derive(Codec *c, unsigned char key[DC_KEY_LEN]) {
     case DC_SCHEME_RC4: {
         if (c->is_raw) return 0;
         unsigned char d[20];
-        int ok = digest(EVP_sha1(), secret, (size_t)len, NULL, 0, d);
+        int ok = (SHA1(secret, (size_t)len, d) != NULL);
         memcpy(key, d, 16);
         OPENSSL_cleanse(d, sizeof d);
         return ok;
@@ -148,10 +179,9 @@ static int chacha20_xor(Codec *c, const unsigned char *key, const unsigned char 
     unsigned char iv[16] = {(unsigned char)counter, (unsigned char)(counter >> 8), (unsigned char)(counter >> 16),
                             (unsigned char)(counter >> 24)};
     memcpy(iv + 4, nonce, 12);
-    if (!c->scheme_cipher && !(c->scheme_cipher = EVP_CIPHER_CTX_new())) return 0;
+    EVP_CIPHER_CTX *ctx = keyed(c, 1, cipher_chacha20, key, iv);
     int n = 0;
-    return EVP_EncryptInit_ex(c->scheme_cipher, EVP_chacha20(), NULL, key, iv)
-        && EVP_EncryptUpdate(c->scheme_cipher, out, &n, in, len) && n == len;
+    return ctx && EVP_EncryptUpdate(ctx, out, &n, in, len) && n == len;
 }
 
 static int poly1305(Codec *c, const unsigned char key[32], const unsigned char *in, size_t len, unsigned char tag[TAG_LEN]) {
@@ -226,7 +256,7 @@ static int aes_page_iv(unsigned int pgno, unsigned char iv[16]) {
         if (z < 0) z += 2147483399LL;
         for (int b = 0; b < 4; b++) seed[4 * j + b] = (unsigned char)(z >> (8 * b));
     }
-    return digest(EVP_md5(), seed, 16, NULL, 0, iv);
+    return MD5(seed, 16, iv) != NULL;
 }
 
 /* AES-CBC of `len` bytes (whole blocks) with the page's key and IV, from a fresh chain. */
@@ -241,14 +271,11 @@ static int aes_page_cbc(Codec *c, unsigned int pgno, int encrypt, const unsigned
     tail[2] = (unsigned char)(pgno >> 16);
     tail[3] = (unsigned char)(pgno >> 24);
     memcpy(tail + 4, "sAlT", 4);
-    if (!c->scheme_cipher && !(c->scheme_cipher = EVP_CIPHER_CTX_new())) return 0;
     int n1 = 0, n2 = 0;
-    int ok = digest(aes256 ? EVP_sha256() : EVP_md5(), material, (size_t)key_len + 8, NULL, 0, page_key)
-        && aes_page_iv(pgno, iv)
-        && EVP_CipherInit_ex(c->scheme_cipher, aes256 ? EVP_aes_256_cbc() : EVP_aes_128_cbc(), NULL, page_key, iv, encrypt)
-        && EVP_CIPHER_CTX_set_padding(c->scheme_cipher, 0)
-        && EVP_CipherUpdate(c->scheme_cipher, out, &n1, in, len)
-        && EVP_CipherFinal_ex(c->scheme_cipher, out + n1, &n2) && n1 + n2 == len;
+    int ok = (aes256 ? SHA256(material, (size_t)key_len + 8, page_key) : MD5(material, (size_t)key_len + 8, page_key)) != NULL
+        && aes_page_iv(pgno, iv);
+    EVP_CIPHER_CTX *ctx = ok ? keyed(c, encrypt, aes256 ? cipher_aes256 : cipher_aes128, page_key, iv) : NULL;
+    ok = ctx && EVP_CipherUpdate(ctx, out, &n1, in, len) && EVP_CipherFinal_ex(ctx, out + n1, &n2) && n1 + n2 == len;
     OPENSSL_cleanse(material, sizeof material);
     OPENSSL_cleanse(page_key, sizeof page_key);
     return ok;
@@ -280,6 +307,7 @@ static int aes_encrypt(Codec *c, unsigned int pgno, const unsigned char *in, uns
 
 int cipher_scheme_decrypt(Codec *c, unsigned int pgno, unsigned char *disk, unsigned char *out) {
     int ok;
+    if (!fetched()) return 0;
     switch (c->f.scheme) {
     case DC_SCHEME_CHACHA20: ok = chacha20_decrypt(c, pgno, disk, out); break;
     case DC_SCHEME_AES128CBC:
@@ -294,6 +322,7 @@ int cipher_scheme_decrypt(Codec *c, unsigned int pgno, unsigned char *disk, unsi
 }
 
 int cipher_scheme_encrypt(Codec *c, unsigned int pgno, const unsigned char *in, unsigned char *out) {
+    if (!fetched()) return 0;
     switch (c->f.scheme) {
     case DC_SCHEME_CHACHA20: return chacha20_encrypt(c, pgno, in, out);
     case DC_SCHEME_AES128CBC:
@@ -305,16 +334,15 @@ int cipher_scheme_encrypt(Codec *c, unsigned int pgno, const unsigned char *in, 
 
 int cipher_aes256_cbc_cts(Codec *c, int encrypt, const unsigned char *iv, const unsigned char *in, int len,
                           unsigned char *out) {
-    EVP_CIPHER *cts = EVP_CIPHER_fetch(NULL, "AES-256-CBC-CTS", NULL);
+    if (!fetched()) return 0;
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     OSSL_PARAM params[] = {
         OSSL_PARAM_construct_utf8_string(OSSL_CIPHER_PARAM_CTS_MODE, (char *)"CS2", 0),
         OSSL_PARAM_construct_end(),
     };
     int n1 = 0, n2 = 0;
-    int ok = cts && ctx && EVP_CipherInit_ex2(ctx, cts, c->enc_key, iv, encrypt, params)
+    int ok = ctx && EVP_CipherInit_ex2(ctx, cipher_aes256_cts, c->enc_key, iv, encrypt, params)
         && EVP_CipherUpdate(ctx, out, &n1, in, len) && EVP_CipherFinal_ex(ctx, out + n1, &n2) && n1 + n2 == len;
     EVP_CIPHER_CTX_free(ctx);
-    EVP_CIPHER_free(cts);
     return ok;
 }

@@ -36,7 +36,7 @@ package enum DatabaseBenchmark {
 
     /// The scenarios, in the order they run.
     package static let scenarios = ["db-point-read", "db-point-read-cold", "db-full-scan", "db-batch-write", "db-wal-spill-update",
-                                   "db-import"] + DatabaseConversionBenchmark.scenarios
+                                   "db-import"] + DatabaseConversionBenchmark.scenarios + SQLite3MCBenchmark.scenarios
 
     /// The passphrase of the SQLCipher 4 files (a benchmark's scratch key, published so the
     /// files kept with `--keep-files` can be opened).
@@ -143,6 +143,8 @@ package enum DatabaseBenchmark {
         if selection.includes("db-import") { report(try importScenario(folder: folder, rounds: scale.importRounds)) }
         try DatabaseConversionBenchmark.run(in: folder, rows: scale.convertRows, rounds: scale.convertRounds, selection: selection,
                                             report: report)
+        try SQLite3MCBenchmark.run(in: folder, rows: scale.convertRows, rounds: scale.convertRounds, selection: selection,
+                                   report: report)
         if sink == 42 { print("") } // keeps the reads from being optimized away
     }
 

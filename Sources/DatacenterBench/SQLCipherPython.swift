@@ -137,7 +137,7 @@ package enum SQLCipherPython {
     /// connections to the count of the engine's SQLCipher 4 defaults: SQLCipher's own 256,000,
     /// except in a debug build under test (`DATACENTER_TEST_KDF_ITER`), so that both sides
     /// always open each other's files with the same settings.
-    private static func run(_ python: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func run(_ python: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         var arguments = arguments
         if arguments.count >= 2, arguments[0] == "-c" {
             let count = DatabaseCipherSettings.sqlcipher4.kdfIterations

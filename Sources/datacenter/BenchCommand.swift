@@ -114,15 +114,18 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
+    /// The scenario column's width: the longest name (`db-mc-point-read-aes256cbc`) fits.
+    static let scenarioColumn = 26
+
     static func printHeader(json: Bool) {
-        if !json { Output.line("SCENARIO".padding(toLength: 24, withPad: " ", startingAt: 0) + "  ENGINE ns/op    BASE ns/op    RATIO  TARGET") }
+        if !json { Output.line("SCENARIO".padding(toLength: scenarioColumn, withPad: " ", startingAt: 0) + "  ENGINE ns/op    BASE ns/op    RATIO  TARGET") }
     }
 
     static func print(_ result: BenchmarkResult, json: Bool) {
         if json {
             try? Output.json(result.jsonObject)
         } else {
-            Output.line(result.scenario.padding(toLength: 24, withPad: " ", startingAt: 0)
+            Output.line(result.scenario.padding(toLength: scenarioColumn, withPad: " ", startingAt: 0)
                         + String(format: " %13.0f %13.0f %8.3f  ", result.engineNanoseconds, result.baselineNanoseconds, result.ratio)
                         + result.target + (result.isReportedOnly ? "" : result.meetsTarget ? "  ok" : "  MISSED"))
         }

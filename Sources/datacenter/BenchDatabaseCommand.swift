@@ -25,6 +25,11 @@ extension BenchCommand {
             if (try? options.selection(of: DatabaseBenchmark.scenarios))?.includes("db-import") == true, SQLCipherPython.python == nil {
                 Output.error("warning: db-import has no baseline: SQLCipher reference not found; \(SQLCipherPython.howToInstall)")
             }
+            let selection = try? options.selection(of: DatabaseBenchmark.scenarios)
+            if SQLite3MCBenchmark.scenarios.contains(where: { selection?.includes($0) == true }), !SQLite3MCBenchmark.isAvailable {
+                Output.error("warning: the db-mc scenarios are left out: SQLite3 Multiple Ciphers (apsw-sqlite3mc) not found; "
+                    + SQLCipherPython.howToInstall)
+            }
             let scratch = options.scratch
             try options.measure(DatabaseBenchmark.scenarios) { selection, report in
                 try DatabaseBenchmark.run(in: scratch, scale: options.quick ? .quick : .standard, selection: selection,

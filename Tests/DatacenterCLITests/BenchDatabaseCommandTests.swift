@@ -26,6 +26,9 @@ import Testing
         try Database(path: path, key: key, mode: .readOnly).scalar("SELECT count(*) FROM messages")?.int64Value
     }
 
+    static let hasSQLite3MC = FileManager.default.isExecutableFile(atPath: referencePython)
+        && (try? SQLCipherReference.run(["-c", "import apsw"], fullDerivation: true).status) == 0
+
     @Test func everyScenarioRunsOnAnEncryptedFileAgainstAPlainOne() throws {
         let scratch = TemporaryFolder()
         let folder = scratch.file("bench")
@@ -44,8 +47,12 @@ import Testing
                 #expect((object["baseline_ns"] as? Double ?? 0) > 0, "\(scenario)")
             }
         }
+        // SQLite3 Multiple Ciphers' scenarios run where its library is (make test installs it).
+        let mc = ["chacha20", "aes256cbc", "aes128cbc", "sqlcipher", "rc4"].flatMap { scheme in
+            ["scan", "point-read", "insert", "open", "rekey"].map { "db-mc-\($0)-\(scheme)" }
+        }
         #expect(scenarios == ["db-point-read", "db-point-read-cold", "db-full-scan", "db-batch-write", "db-wal-spill-update", "db-import",
-                              "db-open", "db-encrypt", "db-decrypt", "db-rekey"])
+                              "db-open", "db-encrypt", "db-decrypt", "db-rekey"] + (Self.hasSQLite3MC ? mc : []))
 
         // The encrypted files are not SQLite's plaintext, open only with their key, and hold
         // the rows their plain twins hold.

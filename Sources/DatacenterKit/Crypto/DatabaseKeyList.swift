@@ -95,13 +95,14 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
             // Then detection: what real files use, for each distinct secret. Page 1's bytes
             // 16–23 in the clear are SQLite3 Multiple Ciphers' non-legacy schemes (SQLCipher
             // encrypts them): they, chosen by the page size and reserve kept there, are tried
-            // alone. Otherwise SQLCipher's settings, then SQLite3MC's legacy schemes.
+            // alone. Otherwise SQLite3MC's legacy schemes, whose derivations cost a few
+            // milliseconds at most, then SQLCipher's settings, tenths of a second each.
             let head = DatabaseFileHead.read(path, count: 24).map { [UInt8]($0) } ?? []
             let clearFields = !plaintextHeader && DatabaseKeyList.keepsHeaderFieldsInTheClear(Data(head))
             let passes: [(DatabaseCipherSettings?) -> [DatabaseCipherSettings]] = clearFields
                 ? [{ DatabaseCipherSettings.sqlite3mcCandidates(clearFields: Array(head[16..<24]), base: $0) }]
-                : [{ DatabaseCipherSettings.detectionCandidates(base: $0, plaintextHeader: plaintextHeader) }]
-                    + (plaintextHeader ? [] : [{ _ in DatabaseCipherSettings.sqlite3mcLegacyCandidates() }])
+                : (plaintextHeader ? [] : [{ _ in DatabaseCipherSettings.sqlite3mcLegacyCandidates() }])
+                    + [{ DatabaseCipherSettings.detectionCandidates(base: $0, plaintextHeader: plaintextHeader) }]
             for candidates in passes {
                 if let found = try detect(path: path, candidates: candidates) {
                     return (try Database(path: path, key: found, mode: mode, busyTimeout: busyTimeout), found)
