@@ -241,12 +241,9 @@ int cipher_page_decrypt(Codec *c, unsigned int pgno,
         else memcpy(out, "SQLite format 3", 16);
         if (!c->f.plaintext_header && cipher_page1_keeps_fields(&c->f)) memcpy(out + 16, disk + 16, 8);
         /* Without an HMAC nothing authenticates a page: page 1 must at least decrypt into
-         * SQLite's header for this page size, or the key is wrong (as SQLCipher 1 finds it). */
-        if (!c->f.use_hmac) {
-            int size = (out[16] << 8) | out[17];
-            if (size == 1) size = 65536;
-            if (size != pg || out[21] != 64 || out[22] != 32 || out[23] != 32) return 0;
-        }
+         * SQLite's header for this page size and a schema page SQLite would read, or the key
+         * is wrong (as SQLCipher 1 finds it). */
+        if (!c->f.use_hmac && !cipher_page1_plausible(&c->f, out)) return 0;
     }
     /* SQLite never writes its reserve, and zeroes new pages: handing it zeros keeps what it
      * checksums (WAL frames, journal records) equal to what it wrote. */

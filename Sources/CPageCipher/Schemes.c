@@ -88,12 +88,13 @@ static EVP_CIPHER_CTX *keyed(Codec *c, int encrypt, const EVP_CIPHER *cipher, co
 /* RC4 lives in OpenSSL's legacy provider, loaded into a library context of its own so that
  * the rest of the process keeps OpenSSL's defaults. */
 static pthread_once_t rc4_once = PTHREAD_ONCE_INIT;
+static OSSL_LIB_CTX *rc4_context;
 static EVP_CIPHER *rc4_cipher;
 
 static void load_rc4(void) {
-    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
-    if (!libctx || !OSSL_PROVIDER_load(libctx, "legacy") || !OSSL_PROVIDER_load(libctx, "default")) return;
-    rc4_cipher = EVP_CIPHER_fetch(libctx, "RC4", NULL);
+    rc4_context = OSSL_LIB_CTX_new();
+    if (!rc4_context || !OSSL_PROVIDER_load(rc4_context, "legacy") || !OSSL_PROVIDER_load(rc4_context, "default")) return;
+    rc4_cipher = EVP_CIPHER_fetch(rc4_context, "RC4", NULL);
 }
 
 static int rc4_xor(const unsigned char *key, int key_len, const unsigned char *in, int len, unsigned char *out) {
@@ -167,7 +168,16 @@ int cipher_scheme_derive(Codec *c, unsigned char key[DC_KEY_LEN]) {
 int cipher_page1_plausible(const Format *f, const unsigned char *page) {
     int size = (page[16] << 8) | page[17];
     if (size == 1) size = 65536;
-    return size == f->page_size && page[20] >= f->reserve && page[21] == 64 && page[22] == 32 && page[23] == 32;
+    if (size != f->page_size || page[20] < f->reserve || page[21] != 64 || page[22] != 32 || page[23] != 32) return 0;
+    /* The schema's b-tree page header after SQLite's 100 bytes, as SQLite would read it: a
+     * table page (leaf or interior), its free block, cells and content area inside the page. */
+    int usable = size - page[20];
+    int type = page[100], freeblock = (page[101] << 8) | page[102], cells = (page[103] << 8) | page[104];
+    int content = (page[105] << 8) | page[106];
+    if (content == 0) content = 65536;
+    int header = type == 0x05 ? 12 : 8;
+    return (type == 0x0d || type == 0x05) && freeblock < usable && page[107] <= 60
+        && 100 + header + 2 * cells <= content && content <= usable;
 }
 
 /* ---- chacha20 ------------------------------------------------------------------------- */

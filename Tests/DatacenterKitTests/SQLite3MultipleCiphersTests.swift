@@ -34,6 +34,7 @@ import Testing
         Written(cipher: "sqlcipher", pragmas: [], format: "sqlite3mc-sqlcipher", legacy: false, pageSize: 4096),
         Written(cipher: "sqlcipher", pragmas: ["page_size=1024", "hmac_algorithm=0", "kdf_algorithm=0", "kdf_iter=4000"],
                 format: "sqlite3mc-sqlcipher", legacy: false, pageSize: 1024),
+        Written(cipher: "sqlcipher", pragmas: ["hmac_use=0"], format: "sqlite3mc-sqlcipher", legacy: false, pageSize: 4096),
         Written(cipher: "rc4", pragmas: [], format: "sqlite3mc-rc4", legacy: true, pageSize: 4096),
         Written(cipher: "rc4", pragmas: ["legacy_page_size=2048"], format: "sqlite3mc-rc4", legacy: true, pageSize: 2048),
     ]
@@ -95,16 +96,24 @@ import Testing
         #expect(try library(path, scheme, Self.check) == "ok (3000, 4501500, 'row 999')")
     }
 
-    @Test(.enabled(if: SQLite3MultipleCiphersTests.isAvailable), arguments: ["chacha20", "aes256cbc", "rc4"])
-    func aWrongKeyIsCalledWrongAndOpensNothing(cipher: String) throws {
+    /// Every scheme without a MAC (and sqlcipher with `hmac_use=0`): page 1 is checked as
+    /// SQLite would read it, so a wrong key is never taken for the right one.
+    @Test(.enabled(if: SQLite3MultipleCiphersTests.isAvailable),
+          arguments: [("chacha20", [String]()), ("aes256cbc", []), ("aes128cbc", ["legacy=1"]), ("rc4", []), ("sqlcipher", ["hmac_use=0"])])
+    func aWrongKeyIsCalledWrongAndOpensNothing(cipher: String, pragmas: [String]) throws {
         let folder = TemporaryFolder()
         let path = folder.file("mc.db")
-        let scheme = Written(cipher: cipher, pragmas: [], format: "", legacy: cipher == "rc4", pageSize: 4096)
+        let scheme = Written(cipher: cipher, pragmas: pragmas, format: "", legacy: cipher == "rc4", pageSize: 4096)
         _ = try library(path, scheme, Self.rows)
-        let keys = DatabaseKeyList([try DatabaseKey.passphrase("Secret")])
-        let error = #expect(throws: DatabaseError.self) { _ = try keys.open(path: path, mode: .readOnly) }
-        #expect(error?.keyProblem == .wrongKey)
-        #expect(error?.description.contains("wrong key") == true, "\(String(describing: error))")
+        let named = try DatabaseCipherSettings(pairs: ["cipher=\(cipher)"] + pragmas)
+        for keys in [DatabaseKeyList([try DatabaseKey.passphrase("Secret")]), DatabaseKeyList([try .passphrase("Secret", settings: named)])] {
+            let error = #expect(throws: DatabaseError.self) { _ = try keys.open(path: path, mode: .readOnly) }
+            #expect(error?.keyProblem == .wrongKey)
+            #expect(error?.description.contains("wrong key") == true, "\(String(describing: error))")
+        }
+        // The right key, with the scheme named, opens it.
+        let (db, _) = try DatabaseKeyList([try .passphrase("secret", settings: named)]).open(path: path, mode: .readOnly)
+        #expect(try db.scalar("SELECT count(*) FROM t") == .integer(2000))
     }
 
     /// Ascon-128 and AEGIS: no library here provides them. Named as not read, so a right key

@@ -96,11 +96,13 @@ extension DatabaseCipherSettings {
             add(.aes256cbc)
             add(.aes128cbc)
         default:
-            for hmac in [Digest.sha512, .sha1, .sha256] {
+            // Each HMAC digest, and none (hmac_use=0: a 16-byte reserve, the IV alone).
+            for hmac in [Digest.sha512, .sha1, .sha256, nil] {
                 for kdf in [Digest.sha512, .sha1, .sha256] {
                     for iterations in Set([base?.kdfIterations ?? 256_000, 256_000, 64_000, 4_000]).sorted(by: >) {
                         add(.sqlite3mcSQLCipher) {
-                            $0.hmacAlgorithm = hmac
+                            $0.hmacAlgorithm = hmac ?? .sha512
+                            $0.usesHMAC = hmac != nil
                             $0.kdfAlgorithm = kdf
                             $0.kdfIterations = iterations
                         }
