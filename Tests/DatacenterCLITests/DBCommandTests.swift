@@ -367,3 +367,52 @@ struct DBCommandInUseTests {
         }
     }
 }
+
+/// SQLite3 Multiple Ciphers' schemes through the commands: written by `db encrypt` and
+/// `db rekey --to-cipher`, named by `db info` in its own setting names, read by `sql` with
+/// the key alone.
+@Suite struct DBSQLite3MultipleCiphersCommandTests {
+    @Test func encryptInfoRekeyAndReadAcrossSchemes() throws {
+        let folder = TemporaryFolder()
+        let (plain, chacha) = (folder.file("plain.db"), folder.file("chacha.db"))
+        try DBCommandTests.makePlain(plain, rows: 50)
+        let encrypt = try CLI.run(["db", "encrypt", plain, chacha, "--db-key", "s3", "--db-cipher", "cipher=chacha20"])
+        #expect(encrypt.status == 0, "\(encrypt.stderr)")
+        #expect(encrypt.stdout.contains("encrypted (SQLite3 Multiple Ciphers chacha20)"), "\(encrypt.stdout)")
+        #expect(encrypt.stderr.isEmpty, "\(encrypt.stderr)")
+
+        let info = try #require(try CLI.json(try CLI.run(["db", "info", chacha, "--db-key", "s3", "--json"]).stdout) as? [String: Any])
+        #expect(info["state"] as? String == "encrypted" && info["format"] as? String == "sqlite3mc-chacha20", "\(info)")
+        let settings = try #require(info["settings"] as? [String: Any])
+        #expect(settings["cipher"] as? String == "chacha20" && settings["legacy"] as? Int == 0
+            && settings["kdf_iter"] as? Int == 64_007 && settings["page_size"] as? Int == 4096, "\(settings)")
+        let text = try CLI.run(["db", "info", chacha, "--db-key", "s3"])
+        #expect(text.stdout.contains("SQLite3 Multiple Ciphers chacha20") && text.stdout.contains("PRAGMA cipher = 'chacha20';"), "\(text.stdout)")
+
+        let read = try CLI.run(["sql", chacha, "SELECT count(*) FROM t", "--db-key", "s3", "--json"])
+        #expect(read.status == 0 && read.stdout.contains("50"), "\(read.stdout)\(read.stderr)")
+
+        // Between schemes, SQLCipher's included; cipher=sqlcipher warns that SQLCipher cannot read it.
+        let toAES = try CLI.run(["db", "rekey", chacha, "--db-key", "s3", "--to", "t4", "--to-cipher", "cipher=aes256cbc"])
+        #expect(toAES.status == 0 && toAES.stdout.contains("from SQLite3 Multiple Ciphers chacha20 to SQLite3 Multiple Ciphers aes256cbc"),
+                "\(toAES.stdout)\(toAES.stderr)")
+        let toMC = try CLI.run(["db", "rekey", chacha, "--db-key", "t4", "--to", "t5", "--to-cipher", "cipher=sqlcipher"])
+        #expect(toMC.status == 0 && toMC.stderr.contains("warning: cipher=sqlcipher writes SQLite3 Multiple Ciphers' non-legacy"),
+                "\(toMC.stderr)")
+        let toSQLCipher = try CLI.run(["db", "rekey", chacha, "--db-key", "t5", "--to", "t6"])
+        #expect(toSQLCipher.status == 0 && toSQLCipher.stdout.contains("to SQLCipher 4"), "\(toSQLCipher.stdout)\(toSQLCipher.stderr)")
+        let back = try #require(try CLI.json(try CLI.run(["db", "info", chacha, "--db-key", "t6", "--json"]).stdout) as? [String: Any])
+        #expect(back["format"] as? String == "sqlcipher4", "\(back)")
+    }
+
+    @Test func aSchemeThatIsNotReadOrARawKeyItCannotTakeIsNamed() throws {
+        let folder = TemporaryFolder()
+        let plain = folder.file("plain.db")
+        try DBCommandTests.makePlain(plain, rows: 5)
+        let ascon = try CLI.run(["db", "encrypt", plain, folder.file("a.db"), "--db-key", "s3", "--db-cipher", "cipher=ascon128"])
+        #expect(ascon.status == 1 && ascon.stderr.contains("cipher: expected chacha20, aes128cbc, aes256cbc, sqlcipher or rc4"), "\(ascon.stderr)")
+        let raw = try CLI.run(["db", "encrypt", plain, folder.file("r.db"), "--db-key", DBCommandTests.rawKey, "--db-cipher", "cipher=rc4"])
+        #expect(raw.status == 1 && raw.stderr.contains("cipher=rc4 derives its key from the text it is given"), "\(raw.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("a.db")) && !FileManager.default.fileExists(atPath: folder.file("r.db")))
+    }
+}
