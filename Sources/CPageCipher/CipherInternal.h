@@ -49,6 +49,13 @@ static inline int cipher_scheme_has_salt(const Format *f) {
     return f->scheme == DC_SCHEME_SQLCIPHER || f->scheme == DC_SCHEME_MC_SQLCIPHER || f->scheme == DC_SCHEME_CHACHA20;
 }
 
+/* Whether the keys need that salt: not chacha20's raw key behind a plaintext header, which is
+ * the key itself (SQLite3MC keeps no salt in such a file, and derives nothing). */
+static inline int cipher_needs_salt(const Format *f, int is_raw) {
+    if (!cipher_scheme_has_salt(f)) return 0;
+    return !(f->scheme == DC_SCHEME_CHACHA20 && is_raw && f->plaintext_header);
+}
+
 /* Where page 1's encrypted span starts in SQLCipher's page layout: after the salt (and
  * the clear fields, in SQLite3MC's non-legacy mode), or after the plaintext header. */
 static inline int cipher_page1_start(const Format *f) {

@@ -103,7 +103,7 @@ derived:
 /* Makes sure the codec has keys: for a file without a salt yet, a new random one. */
 static int codec_ready_for_write(Codec *c) {
     if (c->keys_ready) return 1;
-    if (!cipher_scheme_has_salt(&c->f)) return cipher_codec_derive(c);
+    if (!cipher_needs_salt(&c->f, c->is_raw)) return cipher_codec_derive(c);
     if (c->f.has_salt) { memcpy(c->salt, c->f.salt, DC_SALT_LEN); return cipher_codec_derive(c); }
     if (RAND_bytes(c->salt, DC_SALT_LEN) != 1) return 0;
     return cipher_codec_derive(c);
@@ -111,7 +111,7 @@ static int codec_ready_for_write(Codec *c) {
 
 /* Adopts the salt found at the start of page 1, when the codec had none from the file. */
 static int codec_adopt_salt(Codec *c, const unsigned char *salt) {
-    if (!cipher_scheme_has_salt(&c->f)) return c->keys_ready || cipher_codec_derive(c);
+    if (!cipher_needs_salt(&c->f, c->is_raw)) return c->keys_ready || cipher_codec_derive(c);
     if (c->f.has_salt || c->f.plaintext_header) return c->keys_ready; /* the salt is not in the file */
     if (c->keys_ready && (c->salt_from_file || memcmp(c->salt, salt, DC_SALT_LEN) == 0)) return 1;
     memcpy(c->salt, salt, DC_SALT_LEN);

@@ -252,8 +252,8 @@ static int c_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file, i
         sqlite3_int64 size = 0;
         rc = f->real->pMethods->xFileSize(f->real, &size);
         if (rc == SQLITE_OK && size >= DC_SALT_LEN) {
-            if (!cipher_scheme_has_salt(&codec->f)) {
-                /* aes128cbc, aes256cbc, rc4: the key comes from the secret alone */
+            if (!cipher_needs_salt(&codec->f, codec->is_raw)) {
+                /* aes128cbc, aes256cbc, rc4, a raw chacha20 key: the key is the secret's alone */
             } else if (codec->f.has_salt) {
                 memcpy(codec->salt, codec->f.salt, DC_SALT_LEN);
             } else if (codec->f.plaintext_header) {
@@ -498,13 +498,14 @@ int dc_cipher_detect(const char *filename, const void *secret, int secret_len, i
                 Format f;
                 if (!cipher_format_for(&candidates[i], &f) || have < (size_t)f.page_size) continue;
                 if (f.scheme >= DC_SCHEME_CHACHA20 && is_raw_key && f.scheme != DC_SCHEME_CHACHA20) continue;
-                if (f.plaintext_header && !f.has_salt) continue; /* no salt to derive with */
+                int needs_salt = cipher_needs_salt(&f, c->is_raw);
+                if (f.plaintext_header && !f.has_salt && needs_salt) continue; /* no salt to derive with */
                 c->f = f;
                 c->keys_ready = 0;
                 c->salt_from_file = 0;
-                if (!cipher_scheme_has_salt(&f)) memset(c->salt, 0, DC_SALT_LEN);
+                if (!needs_salt) memset(c->salt, 0, DC_SALT_LEN);
                 else memcpy(c->salt, f.has_salt ? f.salt : head, DC_SALT_LEN);
-                if (f.has_salt || f.plaintext_header || !cipher_scheme_has_salt(&f)) c->salt_from_file = 1;
+                if (f.has_salt || f.plaintext_header || !needs_salt) c->salt_from_file = 1;
                 if (!cipher_codec_derive(c)) continue;
                 memcpy(scratch, head, (size_t)f.page_size);
                 if (cipher_page_decrypt(c, 1, scratch, plain)) found = i;

@@ -215,8 +215,12 @@ static int chacha20_one_time_key(Codec *c, unsigned int pgno, const unsigned cha
     return chacha20_xor(c, c->enc_key, nonce, *counter, zeros, 64, otk);
 }
 
+/* Where page 1's span starts: after the clear fields (24), or after a plaintext header
+ * (at least 24 bytes in the default mode); from 0 in legacy mode, under the salt. */
 static int chacha20_span_start(const Format *f, unsigned int pgno) {
-    return pgno == 1 && !f->legacy ? 24 : 0;
+    if (pgno != 1) return 0;
+    if (f->legacy) return f->plaintext_header;
+    return f->plaintext_header > 24 ? f->plaintext_header : 24;
 }
 
 static int chacha20_decrypt(Codec *c, unsigned int pgno, unsigned char *disk, unsigned char *out) {
@@ -229,7 +233,9 @@ static int chacha20_decrypt(Codec *c, unsigned int pgno, unsigned char *disk, un
         && chacha20_xor(c, otk + 32, disk + n, counter + 1, disk + start, n - start, out + start);
     OPENSSL_cleanse(otk, sizeof otk);
     if (!ok) return 0;
-    if (pgno == 1) {
+    if (pgno == 1 && c->f.plaintext_header) {
+        memcpy(out, disk, (size_t)start);   /* SQLite's own bytes, stored as they are */
+    } else if (pgno == 1) {
         memcpy(out, sqlite_header, 16);
         if (start) memcpy(out + 16, disk + 16, 8);
     }
@@ -244,7 +250,9 @@ static int chacha20_encrypt(Codec *c, unsigned int pgno, const unsigned char *in
     if (RAND_bytes(out + n, NONCE_LEN) != 1) return 0;
     int ok = chacha20_one_time_key(c, pgno, out + n, otk, &counter)
         && chacha20_xor(c, otk + 32, out + n, counter + 1, in + start, n - start, out + start);
-    if (ok && pgno == 1) {
+    if (ok && pgno == 1 && c->f.plaintext_header) {
+        memcpy(out, in, (size_t)start);
+    } else if (ok && pgno == 1) {
         memcpy(out, c->salt, DC_SALT_LEN);
         if (start) memcpy(out + 16, in + 16, 8);
     }

@@ -36,10 +36,15 @@ int cipher_format_for(const dc_cipher_settings *in, Format *out) {
     if (pg < 512 || pg > 65536 || (pg & (pg - 1)) != 0) return 0;
     if (in->scheme < DC_SCHEME_SQLCIPHER || in->scheme > DC_SCHEME_RC4) return 0;
     if (in->scheme >= DC_SCHEME_CHACHA20) {
-        /* SQLite3MC's own schemes: the page size and kdf_iter are their only settings here
-         * (a plaintext header and a given salt are not read by this version). */
-        if (in->kdf_iter < 1 || in->plaintext_header_size != 0 || in->has_salt) return 0;
+        /* SQLite3MC's own schemes: the page size and kdf_iter, and for chacha20 a plaintext
+         * header (up to SQLite's 100 bytes) with a given salt. */
+        int phs = in->plaintext_header_size;
+        if (in->kdf_iter < 1 || phs < 0 || phs > 100) return 0;
+        if (in->scheme != DC_SCHEME_CHACHA20 && (phs != 0 || in->has_salt)) return 0;
         memset(out, 0, sizeof *out);
+        out->plaintext_header = phs;
+        out->has_salt = in->has_salt ? 1 : 0;
+        memcpy(out->salt, in->salt, DC_SALT_LEN);
         out->scheme = in->scheme;
         out->legacy = in->scheme == DC_SCHEME_RC4 ? 1 : (in->legacy ? 1 : 0);
         out->page_size = pg;

@@ -128,6 +128,41 @@ import Testing
         #expect(error?.description.contains("Ascon-128 and AEGIS files are not read by this version") == true, "\(String(describing: error))")
     }
 
+    /// chacha20 behind a plaintext header, which the library reopens only with a raw key (a
+    /// passphrase would need the salt it does not keep): opens here with that key alone, and
+    /// what we write there keeps the header plain and reads in the library.
+    @Test(.enabled(if: SQLite3MultipleCiphersTests.isAvailable))
+    func chacha20BehindAPlaintextHeaderOpensWithItsRawKey() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("header.db")
+        let hex = String(repeating: "2b", count: 32)
+        let program = """
+            import sys, apsw
+            db = apsw.Connection(sys.argv[1])
+            db.execute("PRAGMA cipher = 'chacha20'")
+            db.execute("PRAGMA plaintext_header_size = 32")
+            db.execute("PRAGMA key = \\"x'\(hex)'\\"")
+            if sys.argv[2] == "write":
+                db.execute("CREATE TABLE t(x INTEGER PRIMARY KEY, y); INSERT INTO t(y) VALUES ('theirs')")
+            else:
+                print(list(db.execute("PRAGMA integrity_check"))[0][0], list(db.execute("SELECT group_concat(y) FROM t"))[0][0])
+            """
+        let written = try SQLCipherReference.run(["-c", program, path, "write"], fullDerivation: true)
+        #expect(written.status == 0, "\(written.output)")
+        #expect(try DatabaseFileKind.of(path: path) == .plain)   // the header is SQLite's own
+        let keys = try DatabaseKeyList(sqlcipherKeys: ["x'\(hex)'"])
+        let (db, key) = try keys.open(path: path)
+        #expect(key?.settings.scheme == .chacha20 && key?.settings.plaintextHeaderSize == 32, "\(String(describing: key))")
+        #expect(try db.scalar("SELECT y FROM t") == .text("theirs"))
+        try db.execute("INSERT INTO t(y) VALUES ('ours')")
+        db.close()
+        let read = try SQLCipherReference.run(["-c", program, path, "read"], fullDerivation: true)
+        #expect(read.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok theirs,ours", "\(read.output)")
+        // A wrong raw key is wrong.
+        let wrong = try DatabaseKeyList(sqlcipherKeys: ["x'" + String(repeating: "2c", count: 32) + "'"])
+        #expect(throws: DatabaseError.self) { _ = try wrong.open(path: path, mode: .readOnly) }
+    }
+
     /// The clear fields pick the schemes: chacha20 by its 32-byte reserve, the AES schemes
     /// by none, the non-legacy sqlcipher by SQLCipher's reserve for its HMAC.
     @Test func theClearHeaderFieldsChooseTheSchemesTried() {

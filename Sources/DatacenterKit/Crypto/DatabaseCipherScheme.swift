@@ -114,6 +114,23 @@ extension DatabaseCipherSettings {
         return out
     }
 
+    /// SQLite3MC's chacha20 behind a plaintext header (`plaintext_header_size`, which the
+    /// library reopens only with a raw key, or the salt given): the header's page size, when
+    /// its reserve is chacha20's 32 bytes, with the header sizes apps use (or the one given).
+    static func sqlite3mcPlaintextHeaderCandidates(header: [UInt8], base: DatabaseCipherSettings?) -> [DatabaseCipherSettings] {
+        guard header.count >= 24, header[20] == 32 else { return [] }
+        let raw = Int(header[16]) << 8 | Int(header[17])
+        let given = base.flatMap { $0.scheme == .chacha20 && $0.plaintextHeaderSize != 0 ? $0.plaintextHeaderSize : nil }
+        return (given.map { [$0] } ?? [32, 24, 48, 64, 80, 96, 100, 16]).compactMap { size in
+            var s = sqlite3MultipleCiphers(.chacha20)
+            s.pageSize = raw == 1 ? 65_536 : raw
+            s.plaintextHeaderSize = size
+            if let base, base.scheme == .chacha20 { s.kdfIterations = base.kdfIterations }
+            s.salt = base?.salt
+            return s.problem == nil ? s : nil
+        }
+    }
+
     /// SQLite3MC's legacy schemes, which encrypt page 1 whole (so nothing in the file names
     /// them): sqleet's chacha20, wxSQLite3's AES-256 and AES-128, and rc4, each in every
     /// page size (4096, their default, first).

@@ -150,9 +150,14 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
             return "kdf_iter must be a whole number from 1 to \(Int32.max), not \(kdfIterations)"
         }
         if scheme != .sqlcipher, scheme != .sqlite3mcSQLCipher {
-            if plaintextHeaderSize != 0 || salt != nil {
-                return "cipher=\(scheme.cipherName): a plaintext header and a given salt are read with SQLCipher's format only"
+            if scheme == .chacha20 {
+                guard (0...100).contains(plaintextHeaderSize) else {
+                    return "plaintext_header_size must be from 0 to 100 for cipher=chacha20, not \(plaintextHeaderSize)"
+                }
+            } else if plaintextHeaderSize != 0 || salt != nil {
+                return "cipher=\(scheme.cipherName): a plaintext header and a given salt are read with SQLCipher's format and chacha20 only"
             }
+            if let salt, salt.count != 16 { return "cipher_salt must be 16 bytes (x'…' around 32 hex digits)" }
             return nil
         }
         if plaintextHeaderSize < 0 || plaintextHeaderSize % 16 != 0 || plaintextHeaderSize > pageSize - reserve {
@@ -202,8 +207,9 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
         if legacy, scheme != .rc4 { out.append(("legacy", "1")) }
         if pageSize != 4096 { out.append((legacy ? "legacy_page_size" : "page_size", "\(pageSize)")) }
         switch scheme {
-        case .chacha20 where kdfIterations != (legacy ? Self.sqleetIterations : Self.chacha20Iterations):
-            out.append(("kdf_iter", "\(kdfIterations)"))
+        case .chacha20:
+            if kdfIterations != (legacy ? Self.sqleetIterations : Self.chacha20Iterations) { out.append(("kdf_iter", "\(kdfIterations)")) }
+            if plaintextHeaderSize != 0 { out.append(("plaintext_header_size", "\(plaintextHeaderSize)")) }
         case .sqlite3mcSQLCipher:
             let base = Self.sqlite3MultipleCiphers(.sqlite3mcSQLCipher)
             if kdfIterations != base.kdfIterations { out.append(("kdf_iter", "\(kdfIterations)")) }

@@ -99,10 +99,11 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
             // milliseconds at most, then SQLCipher's settings, tenths of a second each.
             let head = DatabaseFileHead.read(path, count: 24).map { [UInt8]($0) } ?? []
             let clearFields = !plaintextHeader && DatabaseKeyList.keepsHeaderFieldsInTheClear(Data(head))
-            let passes: [(DatabaseCipherSettings?) -> [DatabaseCipherSettings]] = clearFields
+            var passes: [(DatabaseCipherSettings?) -> [DatabaseCipherSettings]] = clearFields
                 ? [{ DatabaseCipherSettings.sqlite3mcCandidates(clearFields: Array(head[16..<24]), base: $0) }]
                 : (plaintextHeader ? [] : [{ _ in DatabaseCipherSettings.sqlite3mcLegacyCandidates() }])
                     + [{ DatabaseCipherSettings.detectionCandidates(base: $0, plaintextHeader: plaintextHeader) }]
+            if plaintextHeader { passes.append { DatabaseCipherSettings.sqlite3mcPlaintextHeaderCandidates(header: head, base: $0) } }
             for candidates in passes {
                 if let found = try detect(path: path, candidates: candidates) {
                     return (try Database(path: path, key: found, mode: mode, busyTimeout: busyTimeout), found)
