@@ -324,5 +324,6 @@ extension ConsolePane: Pane {
         "                 a SELECT's rows open in the grid; Tab completes;",
         "                 Ctrl-J new line; Ctrl-T new tab, Ctrl-N/P/X",
         "                 Ctrl-R searches the history; \\fs NAME SQL, \\f NAME",
-    ]
+        "  console commands, as in the sqlite3 shell:",
+    ] + ConsoleDotCommand.helpLines.map { "    " + $0 }
 }
