@@ -270,6 +270,8 @@ package final class Browser {
                 startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
             case .openDerived(let node):
                 startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: placeInGrid)
+            case let .openFiltered(node, view):
+                startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: view)
             case let .openAt(node, column):
                 startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
                 opening?.column = column

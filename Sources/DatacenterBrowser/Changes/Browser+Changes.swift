@@ -62,26 +62,6 @@ extension Browser {
         startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
     }
 
-    /// True when the grid shown is `M`'s: Enter there opens a line's changes.
-    var showsChanges: Bool { grid?.source is ChangesSummarySource }
-
-    /// Enter in `M`'s grid: the changes of the business, table or cache under the cursor.
-    func openChangesOfLine() {
-        guard let shown = grid, let summary = shown.source as? ChangesSummarySource, shown.rows.indices.contains(shown.cursor),
-              let entry = summary.entry(of: shown.rows[shown.cursor]) else { return }
-        guard let section = entry.section else {
-            message = (entry.table == "schema" ? "the schema changed: datacenter diff names each object"
-                       : "a whole store: nothing to list row by row", false)
-            return
-        }
-        let node = TreeNode(id: "changes#" + summary.mark + "#" + entry.store + "#" + entry.table + "#\(section)",
-                            label: "changes", detail: "",
-                            kind: .changesOf(mark: summary.mark, live: summary.live, store: entry.store, table: entry.table, section: section),
-                            children: [])
-        let here = GridLifecycle.JumpPlace(node: shown.node, view: shown.source.view, row: shown.rows[shown.cursor], column: shown.column)
-        startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: here)
-    }
-
     /// Removes the mark (the browser quits, or browses another root): nothing of it stays in
     /// the state folder.
     package func discardMark() {

@@ -114,8 +114,6 @@ extension Browser {
         // `?` is the grid's backward search; `H` opens the help everywhere keys navigate.
         case .character("?") where (navigating && focus != .grid) || focus == .inspector: openHelp()
         case .character("H") where navigating || focus == .inspector: openHelp()
-        case .enter where focus == .grid && showsFrequencyTable: filterByFrequencyValue()
-        case .enter where focus == .grid && showsChanges: openChangesOfLine()
         case .character("m") where focus == .tree || focus == .grid: startMark()
         case .character("M") where focus == .tree || focus == .grid: openChanges()
         case .character("d") where focus == .tree || focus == .grid: openDAOPanel()

@@ -30,6 +30,8 @@ extension Browser {
         }
         guard let source else { return }
         var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
+        // A grid made from another answers Enter itself (`DerivedGrid`).
+        fresh.derived = frequencyTables[node.id].map(DerivedGrid.frequency) ?? (source is ChangesSummarySource ? .changesSummary : nil)
         if request.isReload, let old = grid, old.node.id == node.id {
             fresh.keepPlace(of: old, page: visibleRowCount)
             let marked = fresh.markChanges(since: old)
@@ -67,6 +69,8 @@ extension Browser {
         opening = nil
         grid?.search?.cancel.cancel()
         var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
+        // A grid made from another answers Enter itself (`DerivedGrid`).
+        fresh.derived = frequencyTables[node.id].map(DerivedGrid.frequency) ?? (source is ChangesSummarySource ? .changesSummary : nil)
         fresh.lastQuery = grid?.lastQuery
         grid = fresh
         inspector = nil
@@ -183,14 +187,4 @@ extension Browser {
         startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: placeInGrid)
     }
 
-    /// True when the grid shown is a frequency table (`F`): Enter there filters its origin.
-    var showsFrequencyTable: Bool { grid.map { frequencyTables[$0.node.id] != nil } ?? false }
-
-    /// Enter in a frequency table: the grid it was made from, filtered to the rows holding
-    /// the value under the cursor.
-    func filterByFrequencyValue() {
-        guard let shown = grid, let table = frequencyTables[shown.node.id], shown.rows.indices.contains(shown.cursor),
-              case .database(let value) = shown.rows[shown.cursor].cells.first?.content else { return }
-        startOpening(table.origin, page: .first(limit: visibleRowCount * 2), isReload: false, view: table.filter(for: value))
-    }
 }

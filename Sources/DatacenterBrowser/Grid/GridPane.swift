@@ -75,6 +75,9 @@ struct GridPane {
     /// The cells (and rows) staged edits change in this grid, drawn in the `staged` role
     /// (set from the staged edits when the screen is drawn).
     var stagedMarks: Set<StagedMark> = []
+    /// What Enter does when this grid was made from another (a frequency table, the changes
+    /// since a mark); nil for a grid that inspects its cells.
+    var derived: DerivedGrid?
 
     /// The grid of `node` over `source`, showing `rows` (read off the input loop by
     /// `BrowserCommand.openGrid`), and the row count to ask for in the background.
@@ -117,6 +120,7 @@ struct GridPane {
             let now = widths.indices.contains(column) ? widths[column] : 3
             widthOverrides[column] = min(GridPane.widestColumn, max(3, now + (key == .character(">") ? 2 : -2)))
         case .character("_"): widthOverrides[column] = fittedWidth(of: column, rowCount: page)
+        case .enter where derived != nil: effects += derived?.enter(in: self) ?? []
         case .enter:
             if rows.indices.contains(cursor), rows[cursor].cells.indices.contains(column) {
                 let name = source.columns.indices.contains(column) ? source.columns[column] : "value"

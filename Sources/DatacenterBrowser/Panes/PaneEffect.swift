@@ -15,6 +15,9 @@ enum PaneEffect {
     /// Show a grid made from the one shown (`I`'s statistics), remembering where the grid
     /// was for `Backspace`.
     case openDerived(TreeNode)
+    /// Show `node`'s grid sorted and filtered as `view` says (Enter on a frequency table's
+    /// value: the grid it counts, filtered to that value).
+    case openFiltered(TreeNode, view: TableView)
     /// Show a leaf of the tree in the grid, the cursor on its column `column` (Enter on a
     /// column in the tree).
     case openAt(TreeNode, column: String)
