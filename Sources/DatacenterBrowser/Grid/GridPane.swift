@@ -248,16 +248,6 @@ struct GridPane {
         }
     }
 
-    /// The view sorted by the cursor's column (`[` ascending, `]` descending); the same key
-    /// again on the column the grid is sorted by puts it back in its own order.
-    private func sortEffect(descending: Bool) -> PaneEffect {
-        guard source.columns.indices.contains(column) else { return .message("no column to sort by", isError: true) }
-        var view = source.view
-        let sort = TableView.Sort(column: source.columns[column], descending: descending)
-        view.sort = view.sort == sort ? nil : sort
-        return .view(view)
-    }
-
     /// Where `J` leads from the cursor's cell: the row its foreign key references, or why
     /// nowhere (not a foreign key column, a NULL, a locked value).
     private func followEffect() -> PaneEffect {

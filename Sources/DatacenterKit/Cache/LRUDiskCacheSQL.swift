@@ -69,10 +69,7 @@ struct LRUDiskCacheSQL: Sendable {
             }
         }
         for (key, tick) in touches { try db.execute(touch, [.integer(tick), .text(key), .integer(tick)]) }
-        guard let capacity else { return }
-        try db.execute(expire, [.real(Date().timeIntervalSince1970)])
-        let entries = try countEntries(in: db)
-        if entries > capacity { try db.execute(evict, [.integer(Int64(entries - capacity))]) }
+        if let capacity { try evictLeastRecentlyUsed(downTo: capacity, in: db) }
     }
 
     /// Applies one operation; a set takes the next `tick`.
