@@ -51,6 +51,21 @@ void dc_cipher_forget_derived_keys(void) {
     pthread_mutex_unlock(&cache_lock);
 }
 
+/* SQLCipher's keys: the AES key from the passphrase (or the raw key), the HMAC key from it
+ * and the salt with its mask. Returns 1 on success. */
+static int derive_sqlcipher_keys(Codec *c) {
+    if (c->is_raw) {
+        memcpy(c->enc_key, c->secret, DC_KEY_LEN);
+    } else {
+        if (!dc_pbkdf2(c->f.kdf_algorithm, c->secret, (size_t)c->secret_len, c->salt, DC_SALT_LEN,
+                       c->f.kdf_iter, c->enc_key, DC_KEY_LEN)) return 0;
+        kdf_count++;
+    }
+    unsigned char hmac_salt[DC_SALT_LEN];
+    for (int i = 0; i < DC_SALT_LEN; i++) hmac_salt[i] = c->salt[i] ^ (unsigned char)c->f.salt_mask;
+    return dc_pbkdf2(c->f.kdf_algorithm, c->enc_key, DC_KEY_LEN, hmac_salt, DC_SALT_LEN, 2, c->hmac_key, DC_KEY_LEN);
+}
+
 /* Derives (or finds) the keys for the codec's salt. Returns 1 on success. */
 int cipher_codec_derive(Codec *c) {
     unsigned char id[32];
@@ -73,19 +88,9 @@ int cipher_codec_derive(Codec *c) {
         if (!cipher_scheme_derive(c, c->enc_key)) return 0;
         if (!c->is_raw && c->f.scheme == DC_SCHEME_CHACHA20) kdf_count++;
         memset(c->hmac_key, 0, DC_KEY_LEN);
-        goto derived;
+    } else if (!derive_sqlcipher_keys(c)) {
+        return 0;
     }
-    if (c->is_raw) {
-        memcpy(c->enc_key, c->secret, DC_KEY_LEN);
-    } else {
-        if (!dc_pbkdf2(c->f.kdf_algorithm, c->secret, (size_t)c->secret_len, c->salt, DC_SALT_LEN,
-                       c->f.kdf_iter, c->enc_key, DC_KEY_LEN)) return 0;
-        kdf_count++;
-    }
-    unsigned char hmac_salt[DC_SALT_LEN];
-    for (int i = 0; i < DC_SALT_LEN; i++) hmac_salt[i] = c->salt[i] ^ (unsigned char)c->f.salt_mask;
-    if (!dc_pbkdf2(c->f.kdf_algorithm, c->enc_key, DC_KEY_LEN, hmac_salt, DC_SALT_LEN, 2, c->hmac_key, DC_KEY_LEN)) return 0;
-derived:
 
     pthread_mutex_lock(&cache_lock);
     CacheEntry *e = &cache[cache_next];

@@ -19,7 +19,9 @@
  * SQLite3 Multiple Ciphers encrypts journal pages in its VFS, under SQLite's own checksum:
  * over the plaintext. For its schemes the checksum is left as SQLite computes it, and a
  * record whose page does not authenticate (or decrypt into page 1's header) is read as the
- * torn end: without the plaintext, nothing tells a torn record from another file's. */
+ * torn end: without the plaintext, nothing tells a torn record from another file's. Its
+ * `sqlcipher` in SQLCipher's own format (legacy=1…4) is written the same way: a record whose
+ * plaintext checksum holds is read as whole, whichever convention wrote it. */
 
 /* Whether the journal's checksums are over the plaintext (SQLite3MC) rather than over the
  * page as stored (SQLCipher). */
@@ -68,6 +70,11 @@ int cipher_journal_read(CipherFile *f, unsigned char *buf, int amt, sqlite3_int6
         }
         f->journal_checksum_offset = off + pg;
         f->journal_checksum_delta = journal_sample_sum(buf, pg) - cipher_sum;
+        /* SQLite3MC writes SQLCipher's format (its cipher=sqlcipher legacy=N) under SQLite's
+         * own checksum, over the plaintext: such a record is whole too, and goes to SQLite as
+         * it is stored. */
+        if (!checksum_holds && has_checksum && f->journal_nonce_known
+            && be32(stored) == f->journal_nonce + journal_sample_sum(buf, pg)) f->journal_checksum_delta = 0;
         return SQLITE_OK;
     }
     int rc = f->real->pMethods->xRead(f->real, buf, amt, off);

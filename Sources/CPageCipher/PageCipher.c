@@ -497,7 +497,6 @@ int dc_cipher_detect(const char *filename, const void *secret, int secret_len, i
             for (int i = 0; i < count && found < 0; i++) {
                 Format f;
                 if (!cipher_format_for(&candidates[i], &f) || have < (size_t)f.page_size) continue;
-                if (f.scheme >= DC_SCHEME_CHACHA20 && is_raw_key && f.scheme != DC_SCHEME_CHACHA20) continue;
                 int needs_salt = cipher_needs_salt(&f, c->is_raw);
                 if (f.plaintext_header && !f.has_salt && needs_salt) continue; /* no salt to derive with */
                 c->f = f;
@@ -506,7 +505,7 @@ int dc_cipher_detect(const char *filename, const void *secret, int secret_len, i
                 if (!needs_salt) memset(c->salt, 0, DC_SALT_LEN);
                 else memcpy(c->salt, f.has_salt ? f.salt : head, DC_SALT_LEN);
                 if (f.has_salt || f.plaintext_header || !needs_salt) c->salt_from_file = 1;
-                if (!cipher_codec_derive(c)) continue;
+                if (!cipher_codec_derive(c)) continue; /* also a raw key the scheme takes none of */
                 memcpy(scratch, head, (size_t)f.page_size);
                 if (cipher_page_decrypt(c, 1, scratch, plain)) found = i;
             }

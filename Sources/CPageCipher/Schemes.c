@@ -317,8 +317,10 @@ static int aes_decrypt(Codec *c, unsigned int pgno, unsigned char *disk, unsigne
 static int aes_encrypt(Codec *c, unsigned int pgno, const unsigned char *in, unsigned char *out) {
     int pg = c->f.page_size;
     if (pgno != 1 || c->f.legacy) return aes_page_cbc(c, pgno, 1, in, pg, out);
-    return aes_page_cbc(c, pgno, 1, in, 16, out) && aes_page_cbc(c, pgno, 1, in + 16, pg - 16, out + 16)
-        && (memcpy(out + 8, out + 16, 8), memcpy(out + 16, in + 16, 8), 1);
+    if (!aes_page_cbc(c, pgno, 1, in, 16, out) || !aes_page_cbc(c, pgno, 1, in + 16, pg - 16, out + 16)) return 0;
+    memcpy(out + 8, out + 16, 8);   /* the encrypted bytes 16-23 kept where bytes 8-15 were */
+    memcpy(out + 16, in + 16, 8);   /* and the clear ones in their place */
+    return 1;
 }
 
 /* ---- Dispatch ------------------------------------------------------------------------- */

@@ -34,7 +34,7 @@ package enum SQLite3MCBenchmark {
     /// The library's side: `op` on the file at `path` in `scheme`, printing nanoseconds.
     private static let program = """
         import sys, time, apsw
-        path, scheme, op, rows, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+        path, scheme, op, rows = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
         def connect():
             db = apsw.Connection(path)
             if scheme != "plain":
@@ -54,7 +54,7 @@ package enum SQLite3MCBenchmark {
             print(time.perf_counter_ns() - start)
             sys.exit(0)
         list(db.execute("SELECT count(*) FROM sqlite_master"))
-        sql = sys.argv[6]
+        sql = sys.argv[5]
         start = time.perf_counter_ns()
         list(db.execute(sql)) if op != "rekey" else db.execute("PRAGMA rekey = 'datacenter-bench-2'")
         print(time.perf_counter_ns() - start)
@@ -81,10 +81,9 @@ package enum SQLite3MCBenchmark {
         guard isAvailable, let python = SQLCipherPython.python else { return }
         for scheme in schemes where kinds.contains(where: { selection.includes("db-mc-\($0)-\(scheme)") }) {
             let path = folder + "/mc-\(scheme).sqlite"
-            try? FileTree.remove(atPath: path)
+            DatabaseBenchmark.removeDatabase(at: path)
             func library(_ op: String, _ sql: String = "", file: String? = nil) throws -> Double {
-                let run = try SQLCipherPython.run(python, ["-c", program, file ?? path, file == nil ? scheme : "plain", op, "\(rows)",
-                                                           "\(rounds)", sql])
+                let run = try SQLCipherPython.run(python, ["-c", program, file ?? path, file == nil ? scheme : "plain", op, "\(rows)", sql])
                 guard run.status == 0, let ns = Double(run.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                     throw DatabaseBenchmark.Failure(description: "apsw-sqlite3mc failed (\(scheme) \(op)): \(run.output)")
                 }
@@ -96,13 +95,15 @@ package enum SQLite3MCBenchmark {
             guard let key = found, key.settings.scheme.cipherName == scheme else {
                 throw DatabaseBenchmark.Failure(description: "\(path) did not open as \(scheme)")
             }
+            let timed = ["scan", "point-read", "insert"].filter { selection.includes("db-mc-\($0)-\(scheme)") }
             // The floor: the same statements on a plain copy, where the cipher costs nothing and
             // what differs is the two SQLite builds (the system's here, the library's own there).
             let plainPath = folder + "/mc-\(scheme)-plain.sqlite"
-            try? FileTree.remove(atPath: plainPath)
-            try DatabaseFileConversion.decrypt(from: path, keys: DatabaseKeyList([key]), to: plainPath)
-            let plain = try Database(path: plainPath)
-            for kind in ["scan", "point-read", "insert"] where selection.includes("db-mc-\(kind)-\(scheme)") {
+            DatabaseBenchmark.removeDatabase(at: plainPath)
+            if !timed.isEmpty { try DatabaseFileConversion.decrypt(from: path, keys: DatabaseKeyList([key]), to: plainPath) }
+            for kind in timed {
+                let plain = try Database(path: plainPath)
+                defer { plain.close() }
                 let statement = sql(kind, rows: rows)
                 var ours: [Double] = [], theirs: [Double] = [], oursPlain: [Double] = [], theirsPlain: [Double] = []
                 for _ in 0..<rounds {
@@ -120,8 +121,7 @@ package enum SQLite3MCBenchmark {
                                            + "apsw-sqlite3mc; floor: the same on a plain copy, %.2f)", floor),
                                        meetsTarget: e / b <= 1.1))
             }
-            plain.close()
-            try? FileTree.remove(atPath: plainPath)
+            DatabaseBenchmark.removeDatabase(at: plainPath)
             db.close()
             if selection.includes("db-mc-open-\(scheme)") {
                 // What is tried before the scheme: each key's SQLCipher 4 and 3 defaults, and
@@ -158,11 +158,11 @@ package enum SQLite3MCBenchmark {
                 }
                 // Peak memory: `datacenter db rekey` of a copy, as a child process.
                 let copy = folder + "/mc-\(scheme)-memory.sqlite"
-                try? FileTree.remove(atPath: copy)
+                DatabaseBenchmark.removeDatabase(at: copy)
                 try FileManager.default.copyItem(atPath: path, toPath: copy)
                 let peak = try BenchChildProcess.run(["db", "rekey", copy, "--db-key", passphrase, "--to", "datacenter-bench-2",
                                                       "--to-cipher", "cipher=\(scheme)"])?.peakBytes
-                try? FileTree.remove(atPath: copy)
+                DatabaseBenchmark.removeDatabase(at: copy)
                 let memory = peak.map { String(format: "; peak memory %.1f MB (<= 64 MB)", Double($0) / 1_048_576) } ?? ""
                 let (e, b) = (Stopwatch.median(ours), Stopwatch.median(theirs))
                 report(BenchmarkResult(scenario: "db-mc-rekey-\(scheme)", engineNanoseconds: e, baselineNanoseconds: b,
@@ -170,7 +170,7 @@ package enum SQLite3MCBenchmark {
                                            + memory + ")",
                                        meetsTarget: e / b <= 1.5 && (peak ?? 0) <= 64 * 1_048_576))
             }
-            try? FileTree.remove(atPath: path)
+            DatabaseBenchmark.removeDatabase(at: path)
         }
     }
 

@@ -254,8 +254,8 @@ struct DBCommand: ParsableCommand {
             case .chacha20: object["kdf_iter"] = settings.kdfIterations
             case .sqlite3mcSQLCipher:
                 object["kdf_iter"] = settings.kdfIterations
-                object["kdf_algorithm"] = Int(settings.kdfAlgorithm.rawValue) - 1
-                object["hmac_algorithm"] = Int(settings.hmacAlgorithm.rawValue) - 1
+                object["kdf_algorithm"] = settings.kdfAlgorithm.sqlite3mcNumber
+                object["hmac_algorithm"] = settings.hmacAlgorithm.sqlite3mcNumber
                 object["hmac_use"] = settings.usesHMAC ? 1 : 0
                 object["hmac_pgno"] = Int(settings.hmacPageNumber.rawValue)
                 object["hmac_salt_mask"] = Int(settings.hmacSaltMask)

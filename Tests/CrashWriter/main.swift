@@ -12,10 +12,10 @@ import Foundation
 //   crash-writer cipher FILE     a SQLCipher-format database in WAL mode: one row per write, every
 //                                tenth write 100 rows in a transaction that spills to the WAL and
 //                                writes pages there again before it commits
-//   crash-writer cipher-update FILE delete|wal [SCHEME]
+//   crash-writer cipher-update FILE delete|wal [SETTINGS]
 //                                the cross-implementation writer: every row of an existing
 //                                encrypted table rewritten per transaction, the cache spilling;
-//                                SCHEME names a SQLite3 Multiple Ciphers scheme (cipher=SCHEME)
+//                                SETTINGS, `;` between pairs, are the file's (cipher=chacha20)
 //   crash-writer lock-rule FILE  breaks the lock rule on purpose (waits, holding a store, on a
 //                                queue whose work takes it): a debug build traps, naming both
 
@@ -27,7 +27,7 @@ func acknowledge(_ n: Int) {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 || ((4...5).contains(arguments.count) && arguments[1] == "cipher-update") else {
-    FileHandle.standardError.write(Data("usage: crash-writer kv|dao|cache|cipher|lock-rule PATH, or cipher-update PATH delete|wal [SCHEME]\n".utf8))
+    FileHandle.standardError.write(Data("usage: crash-writer kv|dao|cache|cipher|lock-rule PATH, or cipher-update PATH delete|wal [SETTINGS]\n".utf8))
     exit(2)
 }
 let path = arguments[2]
@@ -98,7 +98,8 @@ do {
         // encrypted file in rollback-journal or WAL mode (arguments[3]), a page cache so small
         // that every transaction spills into the file or the WAL before it commits, and one
         // transaction per generation rewriting every row's indexed value.
-        let settings = arguments.count > 4 ? try DatabaseCipherSettings(pairs: ["cipher=" + arguments[4]]) : .sqlcipher4
+        let settings = arguments.count > 4
+            ? try DatabaseCipherSettings(pairs: arguments[4].split(separator: ";").map(String.init)) : .sqlcipher4
         let db = try Database(path: path, key: .passphrase("cross crash", settings: settings))
         if arguments.count > 3, arguments[3] == "wal" { try db.enableWAL() }
         try db.execute("PRAGMA cache_size = 8")

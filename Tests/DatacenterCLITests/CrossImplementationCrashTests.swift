@@ -12,12 +12,13 @@ extension CrashTests {
     static let crossPassphrase = "cross crash"
     static let crossRows = 4_000
 
-    /// The writer SQLCipher runs: the CrashWriter's `cipher-update` loop, in Python.
-    static let sqlcipherWriter = """
-        import sys, sqlcipher3
+    /// The CrashWriter's `cipher-update` loop in Python, after `opening` (which sets `db` to
+    /// a keyed connection of `path`, read from `sys.argv[1]` as `mode` is from `sys.argv[2]`).
+    static func pythonWriter(opening: String) -> String {
+        """
+        import sys
         path, mode = sys.argv[1], sys.argv[2]
-        db = sqlcipher3.connect(path, isolation_level=None)
-        db.execute("PRAGMA key = 'cross crash'")
+        \(opening)
         if mode == "wal":
             db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA cache_size = 8")
@@ -29,10 +30,27 @@ extension CrashTests {
             print("ack %d" % generation, flush=True)
             generation += 1
         """
+    }
+
+    /// The writer SQLCipher runs.
+    static let sqlcipherWriter = pythonWriter(opening: """
+        import sqlcipher3
+        db = sqlcipher3.connect(path, isolation_level=None)
+        db.execute("PRAGMA key = 'cross crash'")
+        """)
+
+    /// The writer SQLite3 Multiple Ciphers runs (`apsw-sqlite3mc`), its settings the pragmas
+    /// `sys.argv[3]` lists (`cipher=chacha20;legacy=1`).
+    static let sqlite3mcWriter = pythonWriter(opening: """
+        import apsw
+        db = apsw.Connection(path)
+        for pragma in sys.argv[3].split(";"): db.execute("PRAGMA " + pragma)
+        db.execute("PRAGMA key = 'cross crash'")
+        """)
 
     /// A new encrypted file of `crossRows` rows at generation 0, with an index on the value
     /// the writers rewrite (so each transaction touches pages all over the file), in SQLCipher
-    /// 4's format or SQLite3 Multiple Ciphers' `scheme`.
+    /// 4's format or with `scheme`'s settings (`cipher=chacha20`, `;` between pairs).
     static func makeCrossFile(_ path: String, scheme: String? = nil) throws {
         let db = try Database(path: path, key: .passphrase(crossPassphrase, settings: try crossSettings(scheme)))
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT, pad BLOB)")
@@ -52,9 +70,9 @@ extension CrashTests {
             """)
     }
 
-    /// SQLCipher 4's settings, or SQLite3 Multiple Ciphers' `scheme` with its defaults.
+    /// SQLCipher 4's settings, or the pairs `scheme` lists (`cipher=chacha20;legacy=1`).
     static func crossSettings(_ scheme: String?) throws -> DatabaseCipherSettings {
-        try scheme.map { try DatabaseCipherSettings(pairs: ["cipher=" + $0]) } ?? .sqlcipher4
+        try scheme.map { try DatabaseCipherSettings(pairs: $0.split(separator: ";").map(String.init)) } ?? .sqlcipher4
     }
 
     /// The same, as this engine sees it.
@@ -104,31 +122,12 @@ extension CrashTests {
         }
     }
 
-    /// The writer SQLite3 Multiple Ciphers runs (`apsw-sqlite3mc`): the same loop in `scheme`.
-    static let sqlite3mcWriter = """
-        import sys, apsw
-        path, mode, scheme = sys.argv[1], sys.argv[2], sys.argv[3]
-        db = apsw.Connection(path)
-        db.execute("PRAGMA cipher = '" + scheme + "'")
-        db.execute("PRAGMA key = 'cross crash'")
-        if mode == "wal":
-            db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA cache_size = 8")
-        generation = 1
-        while True:
-            db.execute("BEGIN IMMEDIATE")
-            db.execute("UPDATE t SET v = 'gen ' || ? || ' row ' || id", (generation,))
-            db.execute("COMMIT")
-            print("ack %d" % generation, flush=True)
-            generation += 1
-        """
-
     /// The generations and integrity check as SQLite3 Multiple Ciphers sees the file.
     static func sqlite3mcGenerations(_ path: String, scheme: String) throws -> (status: Int32, output: String) {
         let program = """
             import sys, apsw
             db = apsw.Connection(sys.argv[1])
-            db.execute("PRAGMA cipher = '" + sys.argv[2] + "'")
+            for pragma in sys.argv[2].split(";"): db.execute("PRAGMA " + pragma)
             db.execute("PRAGMA key = 'cross crash'")
             print(list(db.execute("SELECT group_concat(g) FROM (SELECT DISTINCT CAST(substr(v, 5, instr(substr(v, 5), ' ') - 1) AS INTEGER) AS g FROM t ORDER BY g)"))[0][0])
             print(list(db.execute("SELECT count(*) FROM t"))[0][0])
@@ -141,15 +140,20 @@ extension CrashTests {
         && (try? SQLCipherReference.run(["-c", "import apsw"], fullDerivation: true).status) == 0
 
     /// The same kill -9 trials in SQLite3 Multiple Ciphers' chacha20 and aes256cbc, against
-    /// `apsw-sqlite3mc`: the other side sees the last committed generation whole.
+    /// `apsw-sqlite3mc`: the other side sees the last committed generation whole. And its
+    /// `cipher=sqlcipher legacy=4`, SQLCipher 4's own format, whose rollback journal it writes
+    /// under SQLite's checksum, not SQLCipher's: recovered here (the other way round, our
+    /// journal keeps SQLCipher's convention, which SQLCipher itself needs).
     @Test(.enabled(if: CrashTests.sqlite3mcAvailable, "apsw-sqlite3mc missing: run `make test`"),
-          arguments: ["chacha20", "aes256cbc"], ["delete", "wal"])
+          arguments: [("cipher=chacha20", "delete"), ("cipher=chacha20", "wal"), ("cipher=aes256cbc", "delete"),
+                      ("cipher=aes256cbc", "wal"), ("cipher=sqlcipher;legacy=4;kdf_iter=256000", "delete")])
     func aKilledWriterInASQLite3MCSchemeIsRecoveredExactlyByTheOther(scheme: String, mode: String) throws {
-        var dice = SplitMix64(seed: Self.seed &+ (mode == "wal" ? 18 : 17) &+ (scheme == "chacha20" ? 0 : 100))
+        var dice = SplitMix64(seed: Self.seed &+ (mode == "wal" ? 18 : 17) &+ UInt64(scheme.utf8.count))
         let scratch = TemporaryFolder()
+        let writers = scheme.contains("legacy=4") ? [false] : [true, false]
         for trial in 0..<max(1, Self.trials / 4) {
-            for ours in [true, false] {
-                let path = scratch.file("mc-\(scheme)-\(mode)-\(trial)-\(ours ? "ours" : "theirs").sqlite")
+            for ours in writers {
+                let path = scratch.file("mc-\(trial)-\(mode)-\(ours ? "ours" : "theirs").sqlite")
                 try Self.makeCrossFile(path, scheme: scheme)
                 let acks = Int.random(in: 1...3, using: &dice)
                 let out = ours

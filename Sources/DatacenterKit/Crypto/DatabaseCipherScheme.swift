@@ -1,5 +1,16 @@
 import CPageCipher
 
+extension DatabaseCipherSettings.Digest {
+    /// SQLite3 Multiple Ciphers' number for the digest (`kdf_algorithm`, `hmac_algorithm`):
+    /// 0 SHA1, 1 SHA256, 2 SHA512.
+    public var sqlite3mcNumber: Int { Int(rawValue) - 1 }
+
+    /// The digest SQLite3MC numbers `number`, or nil.
+    init?(sqlite3mcNumber number: Int) {
+        self.init(rawValue: Int32(clamping: number + 1))
+    }
+}
+
 extension DatabaseCipherSettings {
     /// How a file's pages are encrypted: SQLCipher's format, or one of SQLite3 Multiple
     /// Ciphers' own schemes (the default of better-sqlite3-multiple-ciphers,

@@ -213,8 +213,8 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
         case .sqlite3mcSQLCipher:
             let base = Self.sqlite3MultipleCiphers(.sqlite3mcSQLCipher)
             if kdfIterations != base.kdfIterations { out.append(("kdf_iter", "\(kdfIterations)")) }
-            if kdfAlgorithm != base.kdfAlgorithm { out.append(("kdf_algorithm", "\(kdfAlgorithm.rawValue - 1)")) }
-            if hmacAlgorithm != base.hmacAlgorithm { out.append(("hmac_algorithm", "\(hmacAlgorithm.rawValue - 1)")) }
+            if kdfAlgorithm != base.kdfAlgorithm { out.append(("kdf_algorithm", "\(kdfAlgorithm.sqlite3mcNumber)")) }
+            if hmacAlgorithm != base.hmacAlgorithm { out.append(("hmac_algorithm", "\(hmacAlgorithm.sqlite3mcNumber)")) }
             if usesHMAC != base.usesHMAC { out.append(("hmac_use", usesHMAC ? "1" : "0")) }
             if hmacPageNumber != base.hmacPageNumber { out.append(("hmac_pgno", "\(hmacPageNumber.rawValue)")) }
             if hmacSaltMask != base.hmacSaltMask { out.append(("hmac_salt_mask", "\(hmacSaltMask)")) }
@@ -267,8 +267,7 @@ public struct DatabaseCipherSettings: Sendable, Hashable, CustomStringConvertibl
             return n
         }
         func digest(prefix: String) throws -> Digest {
-            // SQLite3MC's numbers: 0 SHA1, 1 SHA256, 2 SHA512.
-            if let n = Int(value), let found = Digest(rawValue: Int32(n + 1)) { return found }
+            if let n = Int(value), let found = Digest(sqlite3mcNumber: n) { return found }
             let upper = value.uppercased().replacingOccurrences(of: "-", with: "_")
             let bare = upper.hasPrefix(prefix) ? String(upper.dropFirst(prefix.count)) : upper
             guard let found = Digest.allCases.first(where: { $0.name == bare }) else { throw bad("\(prefix)SHA1, \(prefix)SHA256 or \(prefix)SHA512") }

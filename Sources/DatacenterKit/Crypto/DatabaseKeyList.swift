@@ -92,19 +92,10 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
                     continue
                 }
             }
-            // Then detection: what real files use, for each distinct secret. Page 1's bytes
-            // 16–23 in the clear are SQLite3 Multiple Ciphers' non-legacy schemes (SQLCipher
-            // encrypts them): they, chosen by the page size and reserve kept there, are tried
-            // alone. Otherwise SQLite3MC's legacy schemes, whose derivations cost a few
-            // milliseconds at most, then SQLCipher's settings, tenths of a second each.
+            // Then detection: what real files use, for each distinct secret.
             let head = DatabaseFileHead.read(path, count: 24).map { [UInt8]($0) } ?? []
             let clearFields = !plaintextHeader && DatabaseKeyList.keepsHeaderFieldsInTheClear(Data(head))
-            var passes: [(DatabaseCipherSettings?) -> [DatabaseCipherSettings]] = clearFields
-                ? [{ DatabaseCipherSettings.sqlite3mcCandidates(clearFields: Array(head[16..<24]), base: $0) }]
-                : (plaintextHeader ? [] : [{ _ in DatabaseCipherSettings.sqlite3mcLegacyCandidates() }])
-                    + [{ DatabaseCipherSettings.detectionCandidates(base: $0, plaintextHeader: plaintextHeader) }]
-            if plaintextHeader { passes.append { DatabaseCipherSettings.sqlite3mcPlaintextHeaderCandidates(header: head, base: $0) } }
-            for candidates in passes {
+            for candidates in DatabaseKeyList.detectionPasses(head: head, clearFields: clearFields, plaintextHeader: plaintextHeader) {
                 if let found = try detect(path: path, candidates: candidates) {
                     return (try Database(path: path, key: found, mode: mode, busyTimeout: busyTimeout), found)
                 }
@@ -123,11 +114,21 @@ public struct DatabaseKeyList: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Tries, for each distinct secret in order, the settings real files use
-    /// (`DatabaseCipherSettings.detectionCandidates`) against page 1, each distinct key
-    /// derivation once; returns the key with the settings that authenticate it, or nil.
-    func detect(path: String, plaintextHeader: Bool = false) throws -> DatabaseKey? {
-        try detect(path: path) { DatabaseCipherSettings.detectionCandidates(base: $0, plaintextHeader: plaintextHeader) }
+    /// The lists of settings detection tries, in order, each made from the settings named for
+    /// a secret (if any), for a file whose first 24 bytes are `head`. Page 1's bytes 16–23 in
+    /// the clear (`clearFields`) are SQLite3 Multiple Ciphers' non-legacy schemes (SQLCipher
+    /// encrypts them): those, chosen by the page size and reserve kept there, are tried alone.
+    /// A plaintext header: SQLCipher's settings with it, then SQLite3MC's chacha20 behind one.
+    /// Otherwise SQLite3MC's legacy schemes, whose derivations cost a few milliseconds at most,
+    /// then SQLCipher's settings, tenths of a second each.
+    static func detectionPasses(head: [UInt8], clearFields: Bool, plaintextHeader: Bool)
+        -> [(DatabaseCipherSettings?) -> [DatabaseCipherSettings]] {
+        if clearFields { return [{ DatabaseCipherSettings.sqlite3mcCandidates(clearFields: Array(head[16..<24]), base: $0) }] }
+        if plaintextHeader {
+            return [{ DatabaseCipherSettings.detectionCandidates(base: $0, plaintextHeader: true) },
+                    { DatabaseCipherSettings.sqlite3mcPlaintextHeaderCandidates(header: head, base: $0) }]
+        }
+        return [{ _ in DatabaseCipherSettings.sqlite3mcLegacyCandidates() }, { DatabaseCipherSettings.detectionCandidates(base: $0) }]
     }
 
     /// Tries, for each distinct secret in order, the settings `candidates` makes (from the
