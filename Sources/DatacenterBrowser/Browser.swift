@@ -299,6 +299,7 @@ package final class Browser {
             case let .follow(table, columns, values): follow(table: table, columns: columns, values: values)
             case .jumpBack: jumpBack()
             case .frequency(let table): openFrequency(table)
+            case .help: openHelp()
             case .quit: requestQuit()
             case .finish: if review.staged.isEmpty { isFinished = true }
             }

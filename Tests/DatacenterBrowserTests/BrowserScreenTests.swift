@@ -73,9 +73,9 @@ import DatacenterText
         let b = try browser(try makeDemo(folder))
         b.press(.character("?"))
         try assertSnapshot(b.render(), named: "help", redact: [b.catalog.title: "<root>"])
-        #expect(b.screenText.contains("inspector view: text, json, hex"))
+        #expect(b.screenText.contains("Keys (Esc closes the help)"))
         b.press(.escape)
-        #expect(!b.screenText.contains("inspector view: text, json, hex"))
+        #expect(!b.screenText.contains("Keys (Esc closes the help)"))
     }
 
     @Test func aTinyTerminalStillDrawsAndATooSmallOneSaysSo() throws {
@@ -137,7 +137,7 @@ import DatacenterText
         #expect(status.hasSuffix(position))
         let hints = status.dropLast(position.count)
         #expect(hints.hasSuffix("… "))
-        #expect(hints.hasPrefix(" ↑↓ g G move"))
+        #expect(hints.hasPrefix(" H help  ↑↓ g G move"))
         #expect(TerminalText.width(of: String(status)) == 80)
     }
 

@@ -100,17 +100,17 @@ import Testing
         try makeNumbersTable(at: db, rows: 10)
         let b = try browser(db, keys: .empty)
         b.press(.character("?"))                            // the tree: help, as before
-        #expect(b.screenText.contains("inspector view: text, json, hex"))
+        #expect(b.screenText.contains("Keys (Esc closes the help)"))
         b.press(.character("H"))
-        #expect(!b.screenText.contains("inspector view: text, json, hex"))
+        #expect(!b.screenText.contains("Keys (Esc closes the help)"))
         b.openTreeNode("numbers")
         #expect(b.screenText.contains("H help"))
         b.press(.character("?"))
         #expect(b.prompt?.label == "?")
-        #expect(!b.screenText.contains("inspector view: text, json, hex"))
+        #expect(!b.screenText.contains("Keys (Esc closes the help)"))
         b.press(.escape)
         b.press(.character("H"))
-        #expect(b.screenText.contains("inspector view: text, json, hex"))
+        #expect(b.screenText.contains("Keys (Esc closes the help)"))
     }
 
     @Test func theHelpScrollsWhenTallerThanTheScreen() throws {

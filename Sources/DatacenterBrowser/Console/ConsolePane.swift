@@ -63,52 +63,95 @@ struct ConsolePane {
     /// The query the tab shown is running, if any.
     var running: ConsoleTab.Running? { tab.running }
 
-    /// One key, in a pane `context.bodyHeight` lines tall.
+    /// One key, in a pane `context.bodyHeight` lines tall: the map of the console's state
+    /// (`keyMap`) says what each does; other keys edit the SQL, or the history search.
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
         let width = Self.inputWidth(paneWidth: context.paneWidth)
-        let inputHeight = Self.inputHeight(lines: input.lines.count, paneHeight: context.bodyHeight)
         defer { tabs[current].input.followCursor(width: width, height: Self.inputHeight(lines: input.lines.count, paneHeight: context.bodyHeight)) }
-        if var search = historySearch {
-            // Ctrl-J is Enter there, as everywhere but the editor.
-            switch search.handle(key == .control("j") ? .enter : key) {
-            case .searching: historySearch = search
-            case .cancelled: historySearch = nil
-            case .chosen(let line):
-                historySearch = nil
-                input.text = line
-            }
-            return []
-        }
-        let page = max(1, context.bodyHeight - 2 - inputHeight)
-        switch key {
-        case .character("\u{12}"):                           // Ctrl-R: search the history
-            historySearch = HistorySearch(entries: history.entries)
-            return []
-        case .control("t"): return openTab()
-        case .control("n"), .control("p"):
-            guard tabs.count > 1 else { return [.message("one tab: Ctrl-T opens another", isError: false)] }
-            current = (current + (key == .control("n") ? 1 : tabs.count - 1)) % tabs.count
-            return []
-        case .control("x"): return closeTab()
-        case .control("j"): input.newLine()
-        case .escape:
-            guard let running = tab.running else { return [.focus(.grid)] }
-            tab.show(command: running.query.sql, ["cancelled after \(Browser.grouped(running.rows)) row(s): nothing more is read"], isError: true)
-            return [.command(.cancelConsoleQuery(running.query))]
-        case .enter:
-            if Self.isUnfinished(input.text) {
-                input.newLine()
+        // Ctrl-J is Enter in the history search, as everywhere but the editor.
+        let key = historySearch != nil && key == .control("j") ? .enter : key
+        if let effects = keyMap.run(key, on: &self, context: context) { return effects }
+        if historySearch != nil { return searchHistory(key) } else { _ = input.handle(key) }
+        return []
+    }
+
+    /// The keys of the console's state now.
+    var keyMap: KeyMap<ConsolePane> { historySearch == nil ? ConsolePane.editorKeys : ConsolePane.historySearchKeys }
+
+    /// The console's maps, in the order the help lists them.
+    static var keyMaps: [KeyMap<ConsolePane>] { [editorKeys, historySearchKeys] }
+
+    /// The console's keys while SQL is written.
+    static let editorKeys = KeyMap<ConsolePane>("SQL console (: in the tree or grid; read-only)", [
+        KeyCommand([.enter], "Enter", "run it (inside an open quote or trigger: a new line);",
+                   "a SELECT's rows open in the grid", hint: "Enter run") { console, _, context in
+            if Self.isUnfinished(console.input.text) {
+                console.input.newLine()
                 return []
             }
-            if tab.running != nil { return [.message("a query is running: wait for it, or Esc cancels it", isError: true)] }
-            return run(context: context)
-        case .tab: return complete()
-        case .pageUp: tab.scroll = max(-tab.earlier.count, tab.scroll - page)
-        case .pageDown:
-            // Down from the scrollback stops first at the top of the latest output.
-            tab.scroll = tab.scroll < 0 ? min(0, tab.scroll + page) : min(max(0, tab.output.count - 1), tab.scroll + page)
-        default:
-            _ = input.handle(key)
+            if console.tab.running != nil { return [.message("a query is running: wait for it, or Esc cancels it", isError: true)] }
+            return console.run(context: context)
+        },
+        KeyCommand([.control("j")], "Ctrl-J", "a new line", hint: "^J new line") { console, _, _ in
+            console.input.newLine()
+            return []
+        },
+        KeyCommand([.tab], "Tab", "complete a table, column or command name", hint: "Tab complete") { console, _, _ in console.complete() },
+        KeyCommand([.up, .down], "↑ ↓", "the commands run before (in a query of", "several lines, the line above / below)",
+                   hint: "↑↓ history") { console, key, _ in
+            _ = console.input.handle(key)
+            return []
+        },
+        KeyCommand([.character("\u{12}")], "Ctrl-R", "search the commands run before", hint: "^R search") { console, _, _ in
+            console.historySearch = HistorySearch(entries: console.history.entries)
+            return []
+        },
+        KeyCommand([.control("t")], "Ctrl-T", "a new tab (each keeps a query and its output)", hint: "^T tab") { console, _, _ in
+            console.openTab()
+        },
+        KeyCommand([.control("n"), .control("p")], "Ctrl-N Ctrl-P", "the next / previous tab") { console, key, _ in
+            guard console.tabs.count > 1 else { return [.message("one tab: Ctrl-T opens another", isError: false)] }
+            console.current = (console.current + (key == .control("n") ? 1 : console.tabs.count - 1)) % console.tabs.count
+            return []
+        },
+        KeyCommand([.control("x")], "Ctrl-X", "close the tab") { console, _, _ in console.closeTab() },
+        KeyCommand([.pageUp, .pageDown], "PgUp PgDn", "scroll the output, and the earlier ones", hint: "PgUp PgDn") { console, key, context in
+            let inputHeight = Self.inputHeight(lines: console.input.lines.count, paneHeight: context.bodyHeight)
+            let page = max(1, context.bodyHeight - 2 - inputHeight)
+            if key == .pageUp {
+                console.tab.scroll = max(-console.tab.earlier.count, console.tab.scroll - page)
+            } else {
+                // Down from the scrollback stops first at the top of the latest output.
+                console.tab.scroll = console.tab.scroll < 0 ? min(0, console.tab.scroll + page)
+                    : min(max(0, console.tab.output.count - 1), console.tab.scroll + page)
+            }
+            return []
+        },
+        KeyCommand([.escape], "Esc", "cancel the query running; else back to the grid", hint: "Esc close") { console, _, _ in
+            guard let running = console.tab.running else { return [.focus(.grid)] }
+            console.tab.show(command: running.query.sql, ["cancelled after \(Browser.grouped(running.rows)) row(s): nothing more is read"], isError: true)
+            return [.command(.cancelConsoleQuery(running.query))]
+        },
+    ], otherKeys: "edit the SQL: ← → Home End, ^A ^E ^U ^K ^W; \\fs NAME SQL keeps a favourite, \\f NAME runs it")
+
+    /// The console's keys while its history is searched (Ctrl-R).
+    static let historySearchKeys = KeyMap<ConsolePane>("SQL console: the history search (Ctrl-R)", [
+        KeyCommand([.up, .down, .character("\u{12}")], "↑ ↓ Ctrl-R", "choose a command", hint: "↑↓ Ctrl-R choose") { console, key, _ in
+            console.searchHistory(key)
+        },
+        KeyCommand([.enter], "Enter", "take it into the editor", hint: "Enter take") { console, key, _ in console.searchHistory(key) },
+        KeyCommand([.escape], "Esc", "cancel the search", hint: "Esc cancel") { console, key, _ in console.searchHistory(key) },
+    ], otherKeys: "type to filter")
+
+    /// A key of the history search.
+    private mutating func searchHistory(_ key: Key) -> [PaneEffect] {
+        guard var search = historySearch else { return [] }
+        switch search.handle(key) {
+        case .searching: historySearch = search
+        case .cancelled: historySearch = nil
+        case .chosen(let line):
+            historySearch = nil
+            input.text = line
         }
         return []
     }
@@ -249,11 +292,10 @@ struct ConsolePane {
         max(1, min(lines, min(10, (paneHeight - 1) / 3)))
     }
 
-    /// The status line's key hints.
-    var hints: String {
-        if historySearch != nil { return " type to filter  ↑↓ Ctrl-R choose  Enter take  Esc cancel" }
-        return tab.running == nil ? " Enter run  ^J new line  Tab complete  ↑↓ history  ^R search  ^T tab  PgUp PgDn  Esc close"
-            : " running… Esc cancels  ^T another tab  ↑↓ history  PgUp PgDn scroll"
+    /// The status line's hints: the map's, or, while a query runs, what can be done meanwhile.
+    var statusHints: [String] {
+        guard historySearch == nil, tab.running != nil else { return keyMap.hints }
+        return ["running… Esc cancels", "^T another tab", "↑↓ history", "PgUp PgDn scroll"]
     }
 
     /// Draws the title and tab bar, the output from the tab's scroll, and the input at the
@@ -319,11 +361,8 @@ extension ConsolePane {
 }
 
 extension ConsolePane: Pane {
-    static let keyHelp = [
-        "  :              SQL console on the current store (read-only)",
-        "                 a SELECT's rows open in the grid; Tab completes;",
-        "                 Ctrl-J new line; Ctrl-T new tab, Ctrl-N/P/X",
-        "                 Ctrl-R searches the history; \\fs NAME SQL, \\f NAME",
-        "  console commands, as in the sqlite3 shell:",
-    ] + ConsoleDotCommand.helpLines.map { "    " + $0 }
+    /// The console's commands, listed after its keys.
+    static var helpAfterKeys: [String] {
+        ["  console commands, as in the sqlite3 shell:"] + ConsoleDotCommand.helpLines.map { "    " + $0 }
+    }
 }

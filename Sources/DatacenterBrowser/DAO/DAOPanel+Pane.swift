@@ -28,101 +28,156 @@ extension DAOPanel {
     /// The panel's body height in a pane `height` lines tall (below the title).
     static func bodyHeight(paneHeight: Int) -> Int { max(1, paneHeight - 1) }
 
-    /// One key, in a pane `context.paneWidth` wide and `context.bodyHeight` tall.
+    /// One key, in a pane `context.paneWidth` wide and `context.bodyHeight` tall: the map of
+    /// the panel's stage (`keyMap`) says what each does; in the form, other keys edit the
+    /// field. While a run is out the panel only scrolls.
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
-        let (width, height) = (context.paneWidth, DAOPanel.bodyHeight(paneHeight: context.bodyHeight))
-        switch key {
-        case .pageDown:
-            scroll(by: max(1, height - 1), width: width, height: height)
-            return []
-        case .pageUp:
-            scroll(by: -max(1, height - 1), width: width, height: height)
-            return []
-        default: break
+        let map = keyMap
+        if running != nil, !DAOPanel.pageCommand.keys.contains(key) {
+            return [.message("running \(method?.id ?? "the method")…: its result comes next", isError: false)]
         }
-        if running != nil { return [.message("running \(method?.id ?? "the method")…: its result comes next", isError: false)] }
-        let catalog = context.catalog
+        if let effects = map.run(key, on: &self, context: context) { return effects }
+        guard stage == .form, !resultsFocused, fields.indices.contains(fieldCursor) else { return [] }
+        // Everything else edits the field: typing, the cursor keys, Ctrl-A/E/U/W/K.
+        let width = context.paneWidth
+        let outcome = fields[fieldCursor].editor.handle(key)
+        fields[fieldCursor].editor.followCursor(width: fieldRoom(width: width) - 1)
         var effects: [PaneEffect] = []
-        var reveal: Anchor?
-        switch stage {
-        case .form where resultsFocused:
-            // The results have the keys: they scroll; Tab, Shift-Tab or Esc give the form back.
-            let lines = bodyLines(width: width)
-            switch key {
-            case .up, .character("k"): scroll(by: -1, width: width, height: height)
-            case .down, .character("j"): scroll(by: 1, width: width, height: height)
-            case .left, .character("h"): resultShift = max(0, resultShift - 8)
-            case .right, .character("l"): resultShift = min(maximumResultShift(width: width), resultShift + 8)
-            case .home, .character("g"):
-                scroll = DAOPanel.clamped(lines.firstIndex { $0.anchor == .results } ?? 0, lineCount: lines.count, height: height)
-            case .end, .character("G"): scroll = DAOPanel.clamped(lines.count, lineCount: lines.count, height: height)
-            case .tab, .backTab, .escape:
-                resultsFocused = false
-                reveal = .field(fieldCursor)
-            case .enter, .character("\u{12}"):                           // Enter or Ctrl-R: run again
-                resultsFocused = false
-                if let run = run(catalog: catalog, id: context.ids.next()) { effects.append(.command(.daoRun(run))) }
-                reveal = stage == .confirm ? .confirm : .results
-            default: break
-            }
-        case .methods:
-            switch key {
-            case .up, .character("k"): methodCursor = max(0, methodCursor - 1)
-            case .down, .character("j"): methodCursor = min(max(0, config.methods.count - 1), methodCursor + 1)
-            case .enter, .right:
-                if let preview = chooseMethod(catalog: catalog, id: context.ids.next()) { effects.append(.command(.daoQueryPlan(preview))) }
-            case .escape, .character("q"), .left: return [.close, .focus(.grid)]
-            default: break
-            }
-            reveal = stage == .methods ? .method(methodCursor) : .field(fieldCursor)
-        case .form:
-            reveal = .field(fieldCursor)
-            switch key {
-            case .up, .backTab: fieldCursor = max(0, fieldCursor - 1)
-            case .down where showsResultsNext, .tab where showsResultsNext:
-                // Past the last field: the results take the keys, to scroll them.
-                resultsFocused = true
-                reveal = .results
-            case .down, .tab: fieldCursor = min(max(0, fields.count - 1), fieldCursor + 1)
-            case .escape:
-                stage = .methods
-                scroll = 0
-            case .enter, .character("\u{12}"):                           // Enter or Ctrl-R
-                if let run = run(catalog: catalog, id: context.ids.next()) { effects.append(.command(.daoRun(run))) }
-                reveal = stage == .confirm ? .confirm : .results
-            case .character("\u{e}"):                                     // Ctrl-N: nil
-                guard fields.indices.contains(fieldCursor) else { break }
-                if fields[fieldCursor].isRequired {
-                    effects.append(.message("$\(fields[fieldCursor].name) must not be nil", isError: true))
-                } else {
-                    fields[fieldCursor].isNil.toggle()
-                    effects += preview(context)
-                }
-            default:
-                // Everything else edits the field: typing, the cursor keys, Ctrl-A/E/U/W/K.
-                guard fields.indices.contains(fieldCursor) else { break }
-                let outcome = fields[fieldCursor].editor.handle(key)
-                fields[fieldCursor].editor.followCursor(width: fieldRoom(width: width) - 1)
-                // Typing into a nil field, or Backspace on it, makes it a value again.
-                if outcome == .edited || (key == .backspace && fields[fieldCursor].isNil) {
-                    fields[fieldCursor].isNil = false
-                    effects += preview(context)
-                }
-            }
-            if case .field = reveal { reveal = .field(fieldCursor) }
-        case .confirm:
-            switch key {
-            case .character("y"), .character("Y"):
-                if let run = confirmedRun(catalog: catalog, id: context.ids.next()) { effects.append(.command(.daoRun(run))) }
-                reveal = .results
-            case .character("n"), .character("N"), .escape:
-                stage = .form
-                reveal = .field(fieldCursor)
-            default: break
-            }
+        // Typing into a nil field, or Backspace on it, makes it a value again.
+        if outcome == .edited || (key == .backspace && fields[fieldCursor].isNil) {
+            fields[fieldCursor].isNil = false
+            effects += preview(context)
         }
-        if let reveal { self.reveal(reveal, width: width, height: height) }
-        return effects
+        return effects + reveal(.field(fieldCursor), context)
+    }
+
+    /// The keys of the panel's stage now.
+    var keyMap: KeyMap<DAOPanel> {
+        switch stage {
+        case .methods: return DAOPanel.methodKeys
+        case .form where resultsFocused: return DAOPanel.outputKeys
+        case .form: return DAOPanel.formKeys
+        case .confirm: return DAOPanel.confirmKeys
+        }
+    }
+
+    /// The status line's hints: the stage's, or, while a run is out, that it only scrolls.
+    var statusHints: [String] { running == nil ? keyMap.hints : ["running…", "PgUp PgDn scroll"] }
+
+    /// The panel's maps, in the order the help lists them.
+    static var keyMaps: [KeyMap<DAOPanel>] { [methodKeys, formKeys, outputKeys, confirmKeys] }
+
+    /// PgUp PgDn scroll the panel in every stage, even while a run is out.
+    static let pageCommand = KeyCommand<DAOPanel>([.pageUp, .pageDown], "PgUp PgDn", "scroll the panel") { panel, key, context in
+        let height = DAOPanel.bodyHeight(paneHeight: context.bodyHeight)
+        panel.scroll(by: (key == .pageUp ? -1 : 1) * max(1, height - 1), width: context.paneWidth, height: height)
+        return []
+    }
+
+    /// The list of methods (`d` on a DAO table).
+    static let methodKeys = KeyMap<DAOPanel>("DAO panel: its methods (d on a DAO table)", [
+        KeyCommand([.up, .character("k"), .down, .character("j")], "↑ ↓ k j", "choose a method", hint: "↑↓ choose") { panel, key, context in
+            panel.methodCursor = key == .up || key == .character("k") ? max(0, panel.methodCursor - 1)
+                : min(max(0, panel.config.methods.count - 1), panel.methodCursor + 1)
+            return panel.reveal(.method(panel.methodCursor), context)
+        },
+        KeyCommand([.enter, .right], "Enter →", "its form: arguments, the SQL it will run", hint: "Enter form") { panel, _, context in
+            let effects: [PaneEffect] = panel.chooseMethod(catalog: context.catalog, id: context.ids.next()).map { [.command(.daoQueryPlan($0))] } ?? []
+            return effects + panel.reveal(panel.stage == .methods ? .method(panel.methodCursor) : .field(panel.fieldCursor), context)
+        },
+        KeyCommand([.escape, .character("q"), .left], "Esc q ←", "close the panel", hint: "Esc back") { _, _, _ in [.close, .focus(.grid)] },
+        pageCommand,
+        .help,
+    ], otherKeys: nil)
+
+    /// The form of a method's arguments; other keys edit the field.
+    static let formKeys = KeyMap<DAOPanel>("DAO panel: a method's form", [
+        KeyCommand([.up, .backTab], "↑ Shift-Tab", "the field before") { panel, _, context in
+            panel.fieldCursor = max(0, panel.fieldCursor - 1)
+            return panel.reveal(.field(panel.fieldCursor), context)
+        },
+        KeyCommand([.down, .tab], "↓ Tab", "the next field; past the last, the output", hint: "↑↓ Tab field, then output") { panel, _, context in
+            if panel.showsResultsNext {
+                // Past the last field: the results take the keys, to scroll them.
+                panel.resultsFocused = true
+                return panel.reveal(.results, context)
+            }
+            panel.fieldCursor = min(max(0, panel.fields.count - 1), panel.fieldCursor + 1)
+            return panel.reveal(.field(panel.fieldCursor), context)
+        },
+        KeyCommand([.character("\u{e}")], "Ctrl-N", "the argument nil (again: a value)", hint: "Ctrl-N nil") { panel, _, context in
+            guard panel.fields.indices.contains(panel.fieldCursor) else { return [] }
+            if panel.fields[panel.fieldCursor].isRequired {
+                return [.message("$\(panel.fields[panel.fieldCursor].name) must not be nil", isError: true)]
+            }
+            panel.fields[panel.fieldCursor].isNil.toggle()
+            return panel.preview(context) + panel.reveal(.field(panel.fieldCursor), context)
+        },
+        KeyCommand([.enter, .character("\u{12}")], "Enter Ctrl-R", "run it (a write asks first)", hint: "Enter run") { panel, _, context in
+            panel.runNow(context)
+        },
+        KeyCommand([.escape], "Esc", "back to the methods", hint: "Esc methods") { panel, _, context in
+            panel.stage = .methods
+            panel.scroll = 0
+            return panel.reveal(.field(panel.fieldCursor), context)
+        },
+        pageCommand,
+    ], otherKeys: "type a JSON value (\"strings\" quoted)")
+
+    /// The output below the form, once ↓ or Tab passed the last field.
+    static let outputKeys = KeyMap<DAOPanel>("DAO panel: the output (↓ or Tab past the last field)", [
+        KeyCommand([.up, .character("k"), .down, .character("j")], "↑ ↓ k j", "scroll", hint: "↑↓ scroll") { panel, key, context in
+            let height = DAOPanel.bodyHeight(paneHeight: context.bodyHeight)
+            panel.scroll(by: key == .up || key == .character("k") ? -1 : 1, width: context.paneWidth, height: height)
+            return []
+        },
+        KeyCommand([.left, .character("h"), .right, .character("l")], "← → h l", "sideways", hint: "←→ sideways") { panel, key, context in
+            panel.resultShift = key == .left || key == .character("h") ? max(0, panel.resultShift - 8)
+                : min(panel.maximumResultShift(width: context.paneWidth), panel.resultShift + 8)
+            return []
+        },
+        KeyCommand([.home, .character("g"), .end, .character("G")], "g G Home End", "the output's start / end", hint: "Home End") { panel, key, context in
+            let height = DAOPanel.bodyHeight(paneHeight: context.bodyHeight)
+            let lines = panel.bodyLines(width: context.paneWidth)
+            let line = key == .home || key == .character("g") ? lines.firstIndex { $0.anchor == .results } ?? 0 : lines.count
+            panel.scroll = DAOPanel.clamped(line, lineCount: lines.count, height: height)
+            return []
+        },
+        KeyCommand([.tab, .backTab, .escape], "Tab Esc", "back to the form", hint: "Tab form") { panel, _, context in
+            panel.resultsFocused = false
+            return panel.reveal(.field(panel.fieldCursor), context)
+        },
+        KeyCommand([.enter, .character("\u{12}")], "Enter Ctrl-R", "run it again", hint: "Enter run again") { panel, _, context in
+            panel.resultsFocused = false
+            return panel.runNow(context)
+        },
+        pageCommand,
+        .help,
+    ], otherKeys: nil)
+
+    /// The question before a write.
+    static let confirmKeys = KeyMap<DAOPanel>("DAO panel: before a write", [
+        KeyCommand([.character("y"), .character("Y")], "y", "run the statements shown", hint: "y run it") { panel, _, context in
+            let effects: [PaneEffect] = panel.confirmedRun(catalog: context.catalog, id: context.ids.next()).map { [.command(.daoRun($0))] } ?? []
+            return effects + panel.reveal(.results, context)
+        },
+        KeyCommand([.character("n"), .character("N"), .escape], "n Esc", "back to the form; nothing is written", hint: "n cancel") { panel, _, context in
+            panel.stage = .form
+            return panel.reveal(.field(panel.fieldCursor), context)
+        },
+        pageCommand,
+    ], otherKeys: nil)
+
+    /// Runs the form (Enter, Ctrl-R): its result, or the question before a write, in view.
+    private mutating func runNow(_ context: PaneContext) -> [PaneEffect] {
+        let effects: [PaneEffect] = run(catalog: context.catalog, id: context.ids.next()).map { [.command(.daoRun($0))] } ?? []
+        return effects + reveal(stage == .confirm ? .confirm : .results, context)
+    }
+
+    /// Scrolls the least that shows `anchor`; no effect of its own.
+    private mutating func reveal(_ anchor: Anchor, _ context: PaneContext) -> [PaneEffect] {
+        reveal(anchor, width: context.paneWidth, height: DAOPanel.bodyHeight(paneHeight: context.bodyHeight))
+        return []
     }
 
     /// Asks for the preview of the form as it is now.
@@ -155,17 +210,6 @@ extension DAOPanel {
     /// (or there is none) and there are results to scroll.
     private var showsResultsNext: Bool { fieldCursor >= fields.count - 1 && !resultLines.isEmpty }
 
-    /// The status line's key hints for the stage.
-    var hints: String {
-        if running != nil { return " running… PgUp PgDn scroll" }
-        switch stage {
-        case .form where resultsFocused: return " ↑↓ scroll  ←→ sideways  PgUp PgDn page  Home End  Tab form  Enter run again"
-        case .form: return " type a JSON value (\"strings\" quoted)  ↑↓ Tab field, then output  Ctrl-N nil  Enter run  Esc methods"
-        case .confirm: return " y run it  n cancel"
-        case .methods: return " ↑↓ choose  Enter form  Esc back"
-        }
-    }
-
     /// Draws the title, then the window of body lines that `scroll` selects (the title says
     /// which lines show when not all fit).
     func draw(into screen: inout ScreenGrid, area: PaneArea, focused: Bool) {
@@ -193,10 +237,4 @@ extension DAOPanel {
     }
 }
 
-extension DAOPanel: Pane {
-    static let keyHelp = [
-        "  d              DAO methods of a DAO table: form, SQL preview, run;",
-        "                 PgUp PgDn scroll; ↓ or Tab past the last field:",
-        "                 its output (↑↓ ←→ Home End scroll, Tab back)",
-    ]
-}
+extension DAOPanel: Pane {}

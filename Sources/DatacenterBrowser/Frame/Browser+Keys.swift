@@ -36,12 +36,12 @@ extension Browser {
             case .quitQuestion: apply(review.handleQuitQuestion(key))
             case .search: apply(grid?.handleWhileSearching(key) ?? [])
             case .prompt: promptKey(key)
-            case .help: helpKey(key)
+            case .help: _ = run(key, in: FrameKeys.help)
             }
             return
         }
         if key == .escape, cancelBackgroundWork() { return }
-        if shortcut(key) { return }
+        if FrameKeys.applying(in: self).contains(where: { run(key, in: $0) }) { return }
         // An error stays until Esc or another message: the keys typed after a refusal do not
         // wipe it before it was read. Anything else the status line said goes with the next key.
         if message?.isError != true || key == .escape { message = nil }
@@ -105,62 +105,12 @@ extension Browser {
         return false
     }
 
-    /// The frame's own keys, where keys are not text being typed (console, DAO form). True
-    /// when `key` was one.
-    private func shortcut(_ key: Key) -> Bool {
-        let navigating = focus == .tree || focus == .grid || focus == .review
-            || (focus == .dao && (daoPanel?.stage == .methods || daoPanel?.resultsFocused == true))
-        switch key {
-        // `?` is the grid's backward search; `H` opens the help everywhere keys navigate.
-        case .character("?") where (navigating && focus != .grid) || focus == .inspector: openHelp()
-        case .character("H") where navigating || focus == .inspector: openHelp()
-        case .character("m") where focus == .tree || focus == .grid: startMark()
-        case .character("M") where focus == .tree || focus == .grid: openChanges()
-        case .character("d") where focus == .tree || focus == .grid: openDAOPanel()
-        case .character(":") where focus == .tree || focus == .grid: openConsole()
-        case .character("R") where focus == .tree: refreshTree(reason: nil)
-        case .character("o") where focus == .tree, .character("O") where focus == .tree || focus == .grid: openFilePrompt()
-        case .character("w") where (focus == .tree || focus == .grid) && !review.staged.isEmpty:
-            focus = .review
-            review.cursor = 0
-        case .character("\u{10}") where navigating || focus == .inspector:
-            // Ctrl-P: the last message in full, in the inspector.
-            guard let text = lastMessage else { message = ("no message yet: Ctrl-P shows the last one in full", false); break }
-            apply([.inspect(Inspector(title: "last message",
-                                      cell: GridCell(text: text, role: .grid, typeName: "message", content: .database(.text(text)))))])
-        case .character("t") where navigating:
-            themeIndex = (themeIndex + 1) % themes.count
-            message = ("theme: \(theme.name)", false)
-        case .character("\\") where navigating:
-            // Hide the tree (the panes take the whole width), or show it again.
-            if !treeHidden, grid == nil {
-                message = ("\\ hides the tree once a grid is open (Enter on a table, business or cache)", false)
-                break
-            }
-            treeHidden.toggle()
-            if treeHidden, focus == .tree { focus = .grid }
-            message = (treeHidden ? "tree hidden: \\ or Tab shows it" : "tree shown", false)
-        case .character("<") where focus == .tree, .character(">") where focus == .tree:
-            treeWidthChosen = treeWidth + (key == .character(">") ? 4 : -4)
-            treeWidthChosen = treeWidth  // kept within the screen
-            message = ("tree \(treeWidth) columns wide: < > in the tree", false)
-        default: return false
-        }
+    /// Runs `key` if `map` lists it, and does what it asks; false when it does not list it.
+    private func run(_ key: Key, in map: KeyMap<Browser>) -> Bool {
+        var browser = self
+        guard let effects = map.run(key, on: &browser, context: context) else { return false }
+        apply(effects)
         return true
-    }
-
-    /// The help's keys: scroll, or close.
-    private func helpKey(_ key: Key) {
-        switch key {
-        case .escape, .character("?"), .character("H"), .character("q"), .enter: showHelp = false
-        case .down, .character("j"): helpScroll = min(helpScrollLimit, helpScroll + 1)
-        case .up, .character("k"): helpScroll = max(0, min(helpScrollLimit, helpScroll) - 1)
-        case .pageDown, .character(" "): helpScroll = min(helpScrollLimit, helpScroll + bodyHeight)
-        case .pageUp, .character("b"): helpScroll = max(0, min(helpScrollLimit, helpScroll) - bodyHeight)
-        case .home, .character("g"): helpScroll = 0
-        case .end, .character("G"): helpScroll = helpScrollLimit
-        default: break
-        }
     }
 
     /// The prompt line's keys; a line submitted goes to what asked for it.

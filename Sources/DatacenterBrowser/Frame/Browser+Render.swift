@@ -88,41 +88,60 @@ extension Browser {
         return title + (grid.node.storePath.map { " · " + catalog.storeName(for: $0) } ?? "")
     }
 
-    /// The panes, in the order the help lists their keys.
-    static let panes: [any Pane.Type] = [TreePane.self, GridPane.self, Inspector.self, ConsolePane.self, DAOPanel.self,
-                                         ReviewPane.self]
+    /// The key help, shown with `H` (and `?` where `?` does not search): made from the maps
+    /// the panes and the frame declare (`KeyCommand`), each pane's in the order of the
+    /// screen, then the frame's, then what the browser promises.
+    package static let helpLines: [String] = {
+        func section<P: Pane>(_ pane: P.Type) -> [String] {
+            pane.keyMaps.flatMap { $0.helpLines + [""] }.dropLast() + pane.helpAfterKeys + [""]
+        }
+        let panes = section(TreePane.self) + section(GridPane.self) + section(Inspector.self) + section(ConsolePane.self)
+            + section(DAOPanel.self) + section(ReviewPane.self)
+        let frame = (FrameKeys.all.map(\.map) + [FrameKeys.help]).flatMap { $0.helpLines + [""] }
+        return ["Keys (Esc closes the help)", ""] + panes + frame + typingHelp + [
+            "",
+            "Encrypted values show decrypted (green) when a --key opens",
+            "them, else as [locked: reason]; never as ciphertext.",
+            "The browser writes nothing until you commit staged edits",
+            "or confirm a DAO write; then it runs exactly the statements",
+            "shown, one transaction per store, and changes nothing else",
+            "(no tables added, journal mode kept). --read-only: no writes.",
+        ]
+    }()
 
-    /// The keys the frame itself takes, whichever pane has focus.
-    static let frameKeyHelp = [
-        "  t              next theme      H, or ? off the grid: help",
-        "  Ctrl-P         the last message in full (an error stays until Esc)",
-        "  q  Ctrl-C      quit: asks first if edits are staged",
-        "  m  M           mark the state now / what changed since (Enter)",
-        "  mouse          click, wheel   \\ hide tree, < > (tree) width",
-        "  typing         ← → Home End, ^A ^E start/end, ^U ^K cut to",
-        "                 start/end, ^W word, Del; ↑ ↓ earlier / and :",
-    ]
-
-    /// The key help, shown with `H` (and `?` outside the grid, where `?` searches backward):
-    /// each pane's declared keys, then the frame's, then what the browser promises.
-    package static let helpLines = ["Keys", ""] + panes.flatMap { $0.keyHelp } + frameKeyHelp + [
-        "",
-        "Encrypted values show decrypted (green) when a --key opens",
-        "them, else as [locked: reason]; never as ciphertext.",
-        "The browser writes nothing until you commit staged edits",
-        "or confirm a DAO write; then it runs exactly the statements",
-        "shown, one transaction per store, and changes nothing else",
-        "(no tables added, journal mode kept). --read-only: no writes.",
+    /// How text is typed, in the prompt line, a DAO form's fields and the console, and what
+    /// the mouse does.
+    static let typingHelp = [
+        "Typing (a prompt, a field, the console)",
+        "  ← → Home End   move; ^A ^E start / end",
+        "  ^U ^K ^W Del   cut to the start / the end, a word; delete",
+        "  ↑ ↓            the earlier searches (/), filters (f), SQL (:)",
+        "  Ctrl-C  q      quit (q where keys move): asks first if edits are staged",
+        "  mouse          click a line or cell; the wheel scrolls",
     ]
 
     /// The help's lines: the theme files that could not be used, if any (first, so that the
     /// status line's "H lists them" finds them on the first screen), then the keys.
     var helpText: [String] {
-        guard !themeErrors.isEmpty else { return Browser.helpLines }
-        // Wrapped to the help's width: a problem names a path, which may be long.
-        let room = max(8, width - treeWidth - 4)
-        return ["Theme files skipped:"]
-            + themeErrors.flatMap { Inspector.wrapWords("\($0)", width: room).map { "  " + $0 } } + [""] + Browser.helpLines
+        // Wrapped to the help's width: a problem names a path, which may be long, and a
+        // command's help goes on under its own column.
+        let room = max(20, width - treeWidth - 4)
+        let keys = Browser.helpLines.flatMap { Browser.wrapHelpLine($0, width: room) }
+        guard !themeErrors.isEmpty else { return keys }
+        return ["Theme files skipped:"] + themeErrors.flatMap { Inspector.wrapWords("\($0)", width: room).map { "  " + $0 } } + [""] + keys
+    }
+
+    /// `line` of the help in lines of at most `width` columns: a command's help goes on
+    /// under the help column, other text under its own indent.
+    static func wrapHelpLine(_ line: String, width: Int) -> [String] {
+        guard TerminalText.width(of: line) > width else { return [line] }
+        let lead = String(line.prefix { $0 == " " })
+        let pieces = Inspector.wrapWords(String(line.dropFirst(lead.count)), width: width - lead.count)
+        guard pieces.count > 1 else { return [line] }
+        let column = KeyMap<Browser>.labelWidth + 2
+        let indent = String(repeating: " ", count: lead.count == 2 || lead.count == column ? column : lead.count + 2)
+        let rest = pieces.dropFirst().joined(separator: " ")
+        return [lead + pieces[0]] + Inspector.wrapWords(rest, width: max(8, width - indent.count)).map { indent + $0 }
     }
 
     /// The most the help scrolls: its last line at the bottom of the body.
@@ -177,22 +196,34 @@ extension Browser {
             screen.write(text, x: 0, y: y, maxWidth: width, role: .status)
             return
         }
-        let hints: String
-        switch focus {
-        case _ where showHelp: hints = " ↑↓ PgUp PgDn scroll the help  Esc close"
-        case .tree: hints = " ↑↓ move  Enter open  Tab grid  o open file  ? help  t theme  q quit"
-        case .grid: hints = (review.staged.isEmpty ? "" : " \(review.staged.count) staged · w review ·") + " ↑↓ g G move  ←→ column  Enter inspect  / ? search  H help  e edit  x delete  o insert  d DAO  : SQL  q quit"
-        case .inspector: hints = " ↑↓ scroll  m view  Esc back  ? help"
-        case .console: hints = console?.hints ?? ""
-        case .review: hints = " c commit all  u discard all  x drop one  Esc back"
-        case .dao: hints = daoPanel?.hints ?? ""
-        }
+        var hints = statusHints.joined(separator: "  ")
+        if focus == .grid, !showHelp, !review.staged.isEmpty { hints = "\(review.staged.count) staged · w review · " + hints }
+        hints = " " + hints
         let position = grid?.position ?? ""
         // The position matters more than the hints: it keeps its place (up to half the line),
         // and the hints are cut before it with `…`, a blank column between them.
         let positionWidth = min(TerminalText.width(of: position), width / 2)
         screen.writeCut(hints, x: 0, y: y, width: width - positionWidth - 1, role: .status)
         screen.writeCut(position, x: width - positionWidth, y: y, width: positionWidth, role: .status)
+    }
+
+    /// The status line's hints: the help's keys while it is shown, else `H help`, those of
+    /// the pane with focus, then the frame's that apply there.
+    var statusHints: [String] {
+        if showHelp { return FrameKeys.help.hints }
+        let pane: [String]
+        switch focus {
+        case .tree: pane = tree.statusHints
+        case .grid: pane = grid?.statusHints ?? []
+        case .inspector: pane = inspector?.statusHints ?? []
+        case .console: pane = console?.statusHints ?? []
+        case .review: pane = review.statusHints
+        case .dao: pane = daoPanel?.statusHints ?? []
+        }
+        // The help's key first, where it is never cut; then the pane's, then the frame's.
+        let frame = FrameKeys.applying(in: self)
+        let help = frame.filter { $0.title == FrameKeys.everywhere.map.title }
+        return help.flatMap(\.hints) + pane + frame.filter { $0.title != FrameKeys.everywhere.map.title }.flatMap(\.hints)
     }
 
     /// 2000000 → "2,000,000".

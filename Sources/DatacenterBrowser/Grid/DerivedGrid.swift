@@ -30,3 +30,25 @@ enum DerivedGrid: Sendable {
         }
     }
 }
+
+extension GridPane {
+    /// The keys that make a grid from the one shown: `F` the frequency of the cursor's
+    /// column's values, `I` statistics of every column.
+    static let derivedCommands: [KeyCommand<GridPane>] = [
+        KeyCommand([.character("F")], "F", "frequency of the column: value, count, %, bar;",
+                   "Enter on a value filters the grid to it") { grid, _, _ in
+            guard let table = grid.source.frequencyTable(column: grid.column, node: grid.node) else {
+                return [.message("F counts the values of a column of a table, view or query: \(grid.source.title) is not one", isError: true)]
+            }
+            return [.frequency(table)]
+        },
+        KeyCommand([.character("I")], "I", "statistics of every column: types, nulls,",
+                   "distinct, min, max, mean (Esc stops a long one)") { grid, _, _ in
+            guard let select = grid.source.statisticsSelect(), let path = grid.node.storePath else {
+                return [.message("I describes the columns of a table, view or query: \(grid.source.title) is not one", isError: true)]
+            }
+            return [.openDerived(TreeNode(id: path + "#statistics#" + grid.node.id, label: "statistics of the columns of \(grid.source.title)",
+                                          detail: "", kind: .query(store: path, sql: select), children: []))]
+        },
+    ]
+}

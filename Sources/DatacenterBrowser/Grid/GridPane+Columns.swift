@@ -6,6 +6,34 @@
 /// whatever is hidden or moved. `column` and `widthOverrides` are by source column;
 /// `firstColumn` is a position among the columns shown.
 extension GridPane {
+    /// The column keys: jump, width, by name, hide, show, move.
+    static let columnCommands: [KeyCommand<GridPane>] = [
+        KeyCommand([.character("0"), .character("$")], "0 $", "first / last column") { grid, key, _ in
+            grid.jumpColumn(toLast: key == .character("$"))
+            return []
+        },
+        KeyCommand([.character("<"), .character(">"), .character("_")], "< > _", "narrow, widen, fit the column") { grid, key, context in
+            let page = context.visibleRowCount
+            if key == .character("_") {
+                grid.widthOverrides[grid.column] = grid.fittedWidth(of: grid.column, rowCount: page)
+                return []
+            }
+            let widths = grid.columnWidths(rowCount: page)
+            let now = widths.indices.contains(grid.column) ? widths[grid.column] : 3
+            grid.widthOverrides[grid.column] = min(GridPane.widestColumn, max(3, now + (key == .character(">") ? 2 : -2)))
+            return []
+        },
+        KeyCommand([.character("c")], "c", "go to a column by name") { _, _, _ in
+            [.prompt(PromptLine(label: "column: ", text: "", purpose: .column))]
+        },
+        KeyCommand([.character("-"), .character("+")], "-  +", "hide the column; show the hidden ones again") { grid, key, _ in
+            key == .character("-") ? grid.hideColumn() : grid.showHiddenColumns()
+        },
+        KeyCommand([.character("{"), .character("}")], "{  }", "move the column left / right") { grid, key, _ in
+            grid.moveColumn(right: key == .character("}"))
+        },
+    ]
+
     /// The source's columns in the order they are drawn, hidden ones left out.
     var shownColumns: [Int] {
         let order = columnOrder ?? Array(source.columns.indices)

@@ -1,6 +1,13 @@
 import DatacenterKit
 
 extension GridPane {
+    /// The export key.
+    static let exportCommands: [KeyCommand<GridPane>] = [
+        KeyCommand([.character("E")], "E", "export the rows shown, or selected: csv jsonl sql") { grid, _, context in
+            [grid.exportEffect(context: context)]
+        },
+    ]
+
     /// `E`: asks for the file to export the rows shown to (their filter and sort), or says
     /// why they cannot be: tables, views and console results are exported, and encrypted
     /// columns only when keys were given to decrypt them (nothing is exported as ciphertext).

@@ -6,6 +6,15 @@ import DatacenterKit
 /// only them. Rows are kept by key, so a selection outlives paging, sorting and reading
 /// again; a row deleted meanwhile is simply not there.
 extension GridPane {
+    /// The selection keys.
+    static let selectionCommands: [KeyCommand<GridPane>] = [
+        KeyCommand([.character("s")], "s", "select the row, or unselect it") { grid, _, context in grid.toggleSelection(context: context) },
+        KeyCommand([.character("*"), .character("|")], "*  |", "select the rows filtered / the search's matches") { grid, key, context in
+            grid.selectRows(bySearch: key == .character("|"), context: context)
+        },
+        KeyCommand([.character("U")], "U", "select none") { grid, _, _ in grid.clearSelection() },
+    ]
+
     /// The most rows `*` and `|` select (and `x` stages) at once.
     static let selectionLimit = 10_000
 

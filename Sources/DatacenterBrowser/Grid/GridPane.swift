@@ -89,115 +89,55 @@ struct GridPane {
 
     // MARK: Keys
 
-    /// One key. A move past the rows on hand asks for the page it needs
+    /// One key (`GridPane.keys`). A move past the rows on hand asks for the page it needs
     /// (`BrowserCommand.fetchPage`, a keyset query of one page) and is done when it comes
     /// (`pageLoaded`); moves within the rows on hand are done at once.
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
-        let page = context.visibleRowCount
-        var effects: [PaneEffect] = []
         changedKeys = []            // looked at: rows changed from now on are marked anew
-        switch key {
-        case .down, .character("j"): effects += moveDown(by: 1, context: context)
-        case .up, .character("k"): effects += moveUp(by: 1, context: context)
-        case .pageDown, .character(" "): effects += moveDown(by: page, context: context)
-        case .pageUp, .character("b"): effects += moveUp(by: page, context: context)
-        case .home, .character("g"): effects += request(.first(limit: page * 2), for: .first, context: context)
-        case .end, .character("G"): effects += request(.last(limit: page * 2), for: .last, context: context)
-        case .left, .character("h"): stepColumn(-1)
-        case .right, .character("l"): stepColumn(1)
-        case .character("s"): effects += toggleSelection(context: context)
-        case .character("U"): effects += clearSelection()
-        case .character("*"), .character("|"): effects += selectRows(bySearch: key == .character("|"), context: context)
-        case .character("-"): effects += hideColumn()
-        case .character("+"): effects += showHiddenColumns()
-        case .character("{"), .character("}"): effects += moveColumn(right: key == .character("}"))
-        case .character("c"):
-            effects.append(.prompt(PromptLine(label: "column: ", text: "", purpose: .column)))
-        case .character("0"): jumpColumn(toLast: false)
-        case .character("$"): jumpColumn(toLast: true)
-        case .character("<"), .character(">"):
-            let widths = columnWidths(rowCount: page)
-            let now = widths.indices.contains(column) ? widths[column] : 3
-            widthOverrides[column] = min(GridPane.widestColumn, max(3, now + (key == .character(">") ? 2 : -2)))
-        case .character("_"): widthOverrides[column] = fittedWidth(of: column, rowCount: page)
-        case .enter where derived != nil: effects += derived?.enter(in: self) ?? []
-        case .enter:
-            if rows.indices.contains(cursor), rows[cursor].cells.indices.contains(column) {
-                let name = source.columns.indices.contains(column) ? source.columns[column] : "value"
-                effects.append(.inspect(Inspector(title: name, cell: rows[cursor].cells[column])))
-            }
-        case .tab, .escape, .backTab: effects.append(.focus(.tree))
-        case .character("/"): effects.append(.prompt(PromptLine(searching: lastQuery, backward: false)))
-        case .character("?"): effects.append(.prompt(PromptLine(searching: lastQuery, backward: true)))
-        case .character("["): effects.append(sortEffect(descending: false))
-        case .character("]"): effects.append(sortEffect(descending: true))
-        case .character("f"):
-            effects.append(.prompt(PromptLine(label: "filter (SQL WHERE): ", text: source.view.filter ?? "", purpose: .filter)))
-        case .character("I"):
-            guard let select = source.statisticsSelect(), let path = node.storePath else {
-                effects.append(.message("I describes the columns of a table, view or query: \(source.title) is not one", isError: true))
-                break
-            }
-            effects.append(.openDerived(TreeNode(id: path + "#statistics#" + node.id, label: "statistics of the columns of \(source.title)",
-                                                 detail: "", kind: .query(store: path, sql: select), children: [])))
-        case .character("F"):
-            guard let table = source.frequencyTable(column: column, node: node) else {
-                effects.append(.message("F counts the values of a column of a table, view or query: \(source.title) is not one", isError: true))
-                break
-            }
-            effects.append(.frequency(table))
-        case .character("e"):
-            guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
-            let row = rows[cursor]
-            if let refusal = editable.editRefusal(row: row, column: column, keys: context.catalog.keys) {
-                effects.append(.message(refusal, isError: true))
-                break
-            }
-            let name = source.columns[column]
-            effects.append(.prompt(PromptLine(label: "edit \(name): ", text: editable.editText(row: row, column: column), purpose: .edit)))
-        case .character("o"):
-            guard let editable = editableSource(context, &effects) else { break }
-            if let refusal = editable.insertRefusal { effects.append(.message(refusal, isError: true)); break }
-            effects.append(.prompt(PromptLine(label: "insert (JSON object of columns): ", text: "{}", purpose: .insert)))
-        case .character("x") where !selectedKeys.isEmpty:
-            guard let editable = editableSource(context, &effects) else { break }
-            effects += deleteSelected(editable)
-        case .character("x"):
-            guard let editable = editableSource(context, &effects), rows.indices.contains(cursor) else { break }
-            if let refusal = editable.deleteRefusal(row: rows[cursor]) { effects.append(.message(refusal, isError: true)); break }
-            let row = rows[cursor]
-            effects += stage(marking: StagedMark(nodeID: node.id, rowKey: row.key, column: nil)) { try editable.stageDelete(row: row) }
-        case .character("E"): effects.append(exportEffect(context: context))
-        case .character("n"), .character("N"):
-            guard let query = lastQuery else { effects.append(.message("no search yet: / searches forward, ? backward", isError: false)); break }
-            effects += startSearch(query, backward: lastSearchBackward != (key == .character("N")), context: context)
-        case .character("r"):
-            effects.append(.reloadGrid)
-            effects.append(.message("reading \(source.title) again", isError: false))
-        case .character("\u{7}"): effects.append(.prompt(PromptLine(label: GoToTarget.promptLabel, text: "", purpose: .goTo)))
-        case .character("S"):
-            switch node.kind {
-            case .table, .daoTable: effects.append(.command(.schema(node: node, catalog: context.catalog)))
-            default: effects.append(.message("S shows the schema of tables and views: \(source.title) is not one", isError: true))
-            }
-        case .character("J"): effects.append(followEffect())
-        case .backspace: effects.append(.jumpBack)
-        case .character("Y") where !selectedKeys.isEmpty: effects.append(copySelectedEffect(context: context))
-        case .character("y"), .character("Y"): effects.append(copyEffect(row: key == .character("Y")))
-        case .character("q"): effects.append(.quit)
-        default: effects += PaneEffect.unknownKey(key, in: "grid")
-        }
+        let effects = GridPane.keys.run(key, on: &self, context: context) ?? PaneEffect.unknownKey(key, in: "grid")
         firstColumn = min(firstColumn, columnPosition)
         return effects
     }
 
-    /// A key while a search runs: Esc cancels it; other keys wait.
-    mutating func handleWhileSearching(_ key: Key) -> [PaneEffect] {
-        guard let current = search, key == .escape else { return [] }
-        current.cancel.cancel()
-        search = nil
-        return [.message("search cancelled after \(Browser.grouped(current.scanned)) rows", isError: false)]
-    }
+    /// The grid's keys, each feature's declared in its file.
+    static let keys = KeyMap<GridPane>("Grid", movementCommands + columnCommands + searchCommands + sortCommands
+        + derivedCommands + selectionCommands + copyCommands + exportCommands + structureCommands + editingCommands + [
+            KeyCommand([.character("r")], "r", "read again (itself when the file changes)") { grid, _, _ in
+                [.reloadGrid, .message("reading \(grid.source.title) again", isError: false)]
+            },
+            KeyCommand([.character("q")], "q", "quit: asks first if edits are staged", hint: "q quit") { _, _, _ in [.quit] },
+        ])
+
+    /// Moving about the grid: rows, pages, ends, a row by number or key, and leaving it.
+    static let movementCommands: [KeyCommand<GridPane>] = [
+        KeyCommand([.down, .character("j"), .up, .character("k")], "↑ ↓ j k", "move", hint: "↑↓ g G move") { grid, key, context in
+            key == .down || key == .character("j") ? grid.moveDown(by: 1, context: context) : grid.moveUp(by: 1, context: context)
+        },
+        KeyCommand([.pageDown, .character(" "), .pageUp, .character("b")], "PgUp PgDn", "page (also Space, b)") { grid, key, context in
+            let page = context.visibleRowCount
+            return key == .pageDown || key == .character(" ") ? grid.moveDown(by: page, context: context) : grid.moveUp(by: page, context: context)
+        },
+        KeyCommand([.home, .character("g"), .end, .character("G")], "g G Home End", "first / last row") { grid, key, context in
+            let page = context.visibleRowCount
+            return key == .home || key == .character("g") ? grid.request(.first(limit: page * 2), for: .first, context: context)
+                : grid.request(.last(limit: page * 2), for: .last, context: context)
+        },
+        KeyCommand([.left, .character("h"), .right, .character("l")], "← → h l", "column", hint: "←→ column") { grid, key, _ in
+            grid.stepColumn(key == .left || key == .character("h") ? -1 : 1)
+            return []
+        },
+        KeyCommand([.character("\u{7}")], "Ctrl-G", "go to row N, or key VALUE (key 42, key 1, x)") { _, _, _ in
+            [.prompt(PromptLine(label: GoToTarget.promptLabel, text: "", purpose: .goTo))]
+        },
+        KeyCommand([.enter], "Enter", "inspect the cell; in a frequency table: its rows;",
+                   "in the changes since a mark: that table's", hint: "Enter inspect") { grid, _, _ in
+            if let derived = grid.derived { return derived.enter(in: grid) }
+            guard grid.rows.indices.contains(grid.cursor), grid.rows[grid.cursor].cells.indices.contains(grid.column) else { return [] }
+            let name = grid.source.columns.indices.contains(grid.column) ? grid.source.columns[grid.column] : "value"
+            return [.inspect(Inspector(title: name, cell: grid.rows[grid.cursor].cells[grid.column]))]
+        },
+        KeyCommand([.tab, .escape, .backTab], "Tab Esc", "to the tree") { _, _, _ in [.focus(.tree)] },
+    ]
 
     /// The text typed at the prompt the grid asked for: a search, a new value for the cell
     /// under the cursor, a row to insert, or a row to go to (read off the input loop, a
@@ -248,69 +188,6 @@ struct GridPane {
         }
     }
 
-    /// Where `J` leads from the cursor's cell: the row its foreign key references, or why
-    /// nowhere (not a foreign key column, a NULL, a locked value).
-    private func followEffect() -> PaneEffect {
-        guard rows.indices.contains(cursor), source.columns.indices.contains(column) else { return .message("no cell to follow", isError: true) }
-        let name = source.columns[column]
-        guard let table = source as? TableSource, let key = table.foreignKeys.first(where: { $0.from.contains(name) }) else {
-            return .message("\(name) is not a foreign key: J follows one to the row it references", isError: true)
-        }
-        var values: [DatabaseValue] = []
-        for from in key.from {
-            guard let index = source.columns.firstIndex(of: from), rows[cursor].cells.indices.contains(index),
-                  case .database(let value) = rows[cursor].cells[index].content else {
-                return .message("\(from) cannot be read here (locked?): J has no value to follow", isError: true)
-            }
-            if value == .null { return .message("\(from) is NULL: it references no row", isError: false) }
-            values.append(value)
-        }
-        return .follow(table: key.table, columns: key.to, values: values)
-    }
-
-    /// What `y` copies (the cursor cell's whole value) or `Y` (the cursor row as a JSON
-    /// object), or why nothing is copied.
-    private func copyEffect(row wholeRow: Bool) -> PaneEffect {
-        guard rows.indices.contains(cursor) else { return .message("no row to copy", isError: true) }
-        let row = rows[cursor]
-        if wholeRow {
-            let (json, locked) = CellCopy.json(of: row, columns: source.columns)
-            let note = locked == 0 ? "" : " (\(locked) locked \(locked == 1 ? "value" : "values") as {\"$locked\": …})"
-            return .copy(json, what: "the row as JSON" + note)
-        }
-        guard row.cells.indices.contains(column) else { return .message("no cell to copy", isError: true) }
-        let name = source.columns.indices.contains(column) ? source.columns[column] : "the cell"
-        do { return .copy(try CellCopy.text(of: row.cells[column], column: name), what: name) } catch {
-            return .message(error.description, isError: true)
-        }
-    }
-
-    /// The source when its rows can be changed; otherwise nil, with the reason in the status
-    /// line. Said at the key, before anything is typed.
-    private func editableSource(_ context: PaneContext, _ effects: inout [PaneEffect]) -> EditableSource? {
-        guard context.catalog.allowsWrites else {
-            effects.append(.message("--read-only: nothing can be staged or written", isError: true))
-            return nil
-        }
-        guard let editable = source as? EditableSource else {
-            effects.append(.message("\(source.title) cannot be edited here", isError: true))
-            return nil
-        }
-        return editable
-    }
-
-    /// The edit `make` builds, to stage, or why it cannot be made; an edit that would change
-    /// nothing (nil) stages nothing.
-    private func stage(marking mark: StagedMark? = nil, _ make: () throws -> StagedEdit?) -> [PaneEffect] {
-        do {
-            guard var edit = try make() else { return [.message("unchanged: nothing staged", isError: false)] }
-            edit.mark = mark
-            return [.stage(edit)]
-        } catch {
-            return [.message("\(error)", isError: true)]
-        }
-    }
-
     // MARK: Paging
 
     /// Moves the cursor down; when it would leave the window, asks for the next page first
@@ -329,7 +206,7 @@ struct GridPane {
     }
 
     /// Moves the cursor up; when it would leave the window, asks for the page before first.
-    private mutating func moveUp(by count: Int, context: PaneContext) -> [PaneEffect] {
+    mutating func moveUp(by count: Int, context: PaneContext) -> [PaneEffect] {
         if let waiting = pending, case .up(let before) = waiting.move {
             pending?.move = .up(before + count)
             return []
@@ -351,7 +228,7 @@ struct GridPane {
     }
 
     /// Asks for a page for `move`; a move still waiting for its page is dropped.
-    private mutating func request(_ page: PageRequest, for move: PendingMove.Move, context: PaneContext) -> [PaneEffect] {
+    mutating func request(_ page: PageRequest, for move: PendingMove.Move, context: PaneContext) -> [PaneEffect] {
         let request = context.ids.next()
         pending = PendingMove(id: request, move: move)
         return [.command(.fetchPage(gridID: id, requestID: request, source: source, request: page))]
@@ -447,59 +324,6 @@ struct GridPane {
         else if let previous = index(ofOld: old.cursor - 1) { cursor = min(previous + 1, rows.count - 1) }
         else { cursor = min(old.cursor, rows.count - 1) }
         top = max(0, cursor - max(0, old.cursor - old.top), cursor - page + 1)
-    }
-
-    // MARK: Search
-
-    /// Looks for `needle` after the cursor (before it when `backward`): in the rows on hand
-    /// first, else in the background (`BrowserCommand.search`, which wraps round the end),
-    /// its progress in the status line and Esc cancelling it.
-    mutating func startSearch(_ needle: SearchNeedle, backward: Bool = false, context: PaneContext) -> [PaneEffect] {
-        pending = nil               // the search decides where the cursor goes
-        func holds(_ row: GridRow) -> Bool { row.cells.contains { GridSearch.holds($0, needle) } }
-        let near = backward ? rows[..<min(cursor, rows.count)].lastIndex(where: holds)
-            : (cursor + 1 < rows.count ? rows[(cursor + 1)...].firstIndex(where: holds) : nil)
-        if let index = near {
-            let page = context.visibleRowCount
-            cursor = index
-            if index >= top + page || index < top { top = max(0, index - page / 2) }
-            return [.message(GridPane.foundMessage(needle.described, backward: backward, wrapped: false), isError: false)]
-        }
-        let cancel = CancellationFlag()
-        let id = context.ids.next()
-        search = Search(id: id, needle: needle, backward: backward, scanned: 0, cancel: cancel)
-        let start = backward ? rows.first : rows.last
-        return [.command(.search(searchID: id, source: source, start: start, needle: needle, backward: backward, cancel: cancel))]
-    }
-
-    /// What the status line says of a match: found, and whether the search wrapped round
-    /// the end (to the top, going forward) or the start (to the bottom, going backward).
-    static func foundMessage(_ query: String, backward: Bool, wrapped: Bool) -> String {
-        let wrap = wrapped ? (backward ? "search wrapped to the bottom: " : "search wrapped to the top: ") : ""
-        return wrap + "found \(query) · n: next  N: previous"
-    }
-
-    /// A search scanned more rows.
-    mutating func searchProgressed(id: Int, scanned: Int) {
-        if search?.id == id { search?.scanned += scanned }
-    }
-
-    /// A search ended: the match becomes the window, the cursor on it.
-    mutating func searchFinished(id: Int, match: [GridRow]?, error: String?, wrapped: Bool = false) -> [PaneEffect] {
-        guard let current = search, current.id == id else { return [] }
-        search = nil
-        if let error {
-            return [.message(error == "cancelled" ? "search cancelled" : "search failed: \(error)", isError: error != "cancelled")]
-        }
-        guard let match else {
-            let scanned = current.scanned == 0 ? "" : " (\(Browser.grouped(current.scanned)) rows scanned)"
-            return [.message("no match: \(current.needle.described)\(scanned)", isError: true)]
-        }
-        rows = match
-        pending = nil               // a page asked for meanwhile followed the rows replaced here
-        cursor = 0
-        top = 0
-        return [.message(GridPane.foundMessage(current.needle.described, backward: current.backward, wrapped: wrapped), isError: false)]
     }
 
     // MARK: Mouse
@@ -607,30 +431,8 @@ struct GridPane {
 }
 
 extension GridPane: Pane {
-    static let keyHelp = [
-        "  ↑ ↓ j k        move            PgUp PgDn  page",
-        "  g G Home End   first / last    ← → h l    column",
-        "  Ctrl-G         go to row N, or key VALUE (key 42, key 1, x)",
-        "  0 $            first / last column   < > _  narrow, widen, fit",
-        "  c - + { }      column by name; hide it, show all; move it ← →",
-        "  Enter          open / inspect  Tab Esc    switch pane",
-        "  /  ?  n  N     search forward / backward, next, previous",
-        "                 (wraps round; Esc cancels; Ctrl-R: regex)",
-        "  [  ]           sort by the column ↑ / ↓ (again: off)",
-        "  f              filter rows (SQL WHERE; an empty one clears it)",
-        "  F              frequency of the column: value, count, %, bar;",
-        "                 Enter on a value filters the grid to it",
-        "  I              statistics of every column: types, nulls,",
-        "                 distinct, min, max, mean (Esc stops a long one)",
-        "  r              read again (itself when the file changes)",
-        "  E              export rows shown/selected: csv jsonl sql",
-        "  s * | U        select: row, filtered, search matches, none",
-        "  y  Y           copy cell / row or selected rows as JSON",
-        "  S              schema: columns, indexes, foreign keys, triggers",
-        "  J  Backspace   follow the cell's foreign key; back (from J F I)",
-        "  e  x  o        edit cell, delete row, insert row (staged)",
-        "                 values: NULL 42 1.5 X'00ff' 'quoted text'",
-    ]
+    static var keyMaps: [KeyMap<GridPane>] { [keys] }
+    var keyMap: KeyMap<GridPane> { GridPane.keys }
 }
 
 extension GridPane {

@@ -112,26 +112,42 @@ package struct Inspector: Sendable {
     }
 
     /// One key, in a pane `context.paneWidth` columns wide and `context.bodyHeight` lines
-    /// tall (title included).
+    /// tall (title included); `Inspector.keys` says what each does.
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
-        let (width, height) = (context.paneWidth, context.bodyHeight)
-        layOut(width: width)
-        let lineCount = self.lineCount(width: width)
-        switch key {
-        case .down, .character("j"): scroll = min(max(0, lineCount - 1), scroll + 1)
-        case .up, .character("k"): scroll = max(0, scroll - 1)
-        case .pageDown, .character(" "): scroll = min(max(0, lineCount - 1), scroll + height - 1)
-        case .pageUp: scroll = max(0, scroll - height + 1)
-        case .home, .character("g"): scroll = 0
-        case .end, .character("G"): scroll = max(0, lineCount - (height - 1))
-        case .character("m"):
+        layOut(width: context.paneWidth)
+        return Inspector.keys.run(key, on: &self, context: context) ?? []
+    }
+
+    /// The inspector's keys.
+    static let keys = KeyMap<Inspector>("Inspector (Enter on a cell)", [
+        KeyCommand([.down, .character("j"), .up, .character("k")], "↑ ↓ j k", "scroll", hint: "↑↓ scroll") { pane, key, context in
+            pane.scroll(to: key == .up || key == .character("k") ? pane.scroll - 1 : pane.scroll + 1, context)
+        },
+        KeyCommand([.pageDown, .character(" "), .pageUp], "PgUp PgDn Space", "page") { pane, key, context in
+            let page = context.bodyHeight - 1
+            return pane.scroll(to: key == .pageUp ? pane.scroll - page : pane.scroll + page, context)
+        },
+        KeyCommand([.home, .character("g"), .end, .character("G")], "g G Home End", "first / last line") { pane, key, context in
+            let last = pane.lineCount(width: context.paneWidth) - (context.bodyHeight - 1)
+            pane.scroll = key == .home || key == .character("g") ? 0 : max(0, last)
+            return []
+        },
+        KeyCommand([.character("m")], "m", "view: text, json, hex", hint: "m view") { pane, _, context in
             let modes = Mode.allCases
-            mode = modes[((modes.firstIndex(of: mode) ?? 0) + 1) % modes.count]
-            scroll = 0
-            layOut(width: width)
-        case .escape, .character("q"), .enter, .tab: return [.close, .focus(.grid)]
-        default: break
-        }
+            pane.mode = modes[((modes.firstIndex(of: pane.mode) ?? 0) + 1) % modes.count]
+            pane.scroll = 0
+            pane.layOut(width: context.paneWidth)
+            return []
+        },
+        KeyCommand([.escape, .character("q"), .enter, .tab], "Esc q Enter Tab", "back to the grid", hint: "Esc back") { _, _, _ in
+            [.close, .focus(.grid)]
+        },
+        .help,
+    ])
+
+    /// Scrolls to line `line`, kept between the first and the last.
+    private mutating func scroll(to line: Int, _ context: PaneContext) -> [PaneEffect] {
+        scroll = max(0, min(max(0, lineCount(width: context.paneWidth) - 1), line))
         return []
     }
 
@@ -279,7 +295,6 @@ extension WorkMeter.Counter {
 }
 
 extension Inspector: Pane {
-    static let keyHelp = [
-        "  m              inspector view: text, json, hex",
-    ]
+    static var keyMaps: [KeyMap<Inspector>] { [keys] }
+    var keyMap: KeyMap<Inspector> { Inspector.keys }
 }

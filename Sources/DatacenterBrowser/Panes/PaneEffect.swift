@@ -50,6 +50,8 @@ enum PaneEffect {
     /// Show the frequency table of a column (`F`), remembering where the grid was for
     /// `Backspace`; Enter on a value filters the grid to it.
     case frequency(FrequencyTable)
+    /// Show the help (`H`, or `?` where `?` does not search).
+    case help
     /// Quit, asking first when edits are staged.
     case quit
     /// Quit now if no edit is staged (any more); otherwise stay (a failed commit keeps them).

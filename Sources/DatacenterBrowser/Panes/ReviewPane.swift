@@ -31,25 +31,42 @@ struct ReviewPane {
         return .message("staged (\(staged.count)) in \(edit.storeName): \(edit.preview) · w review, c commit", isError: false)
     }
 
-    /// One key of the review.
+    /// One key of the review (`ReviewPane.keys`).
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
-        switch key {
-        case .up, .character("k"): cursor = max(0, cursor - 1)
-        case .down, .character("j"): cursor = min(max(0, staged.count - 1), cursor + 1)
-        case .escape, .tab: return [.focus(.grid)]
-        case _ where committing != nil: return [.message("committing…: the list changes when it has been written", isError: false)]
-        case .character("x"), .backspace:
-            if staged.indices.contains(cursor) { staged.remove(at: cursor) }
-            cursor = min(cursor, max(0, staged.count - 1))
-            if staged.isEmpty { return [.focus(.grid)] }
-        case .character("u"):
-            let count = staged.count
-            staged.removeAll()
-            return [.message("discarded \(count) edit(s); nothing was written", isError: false), .focus(.grid)]
-        case .character("c"): return [.commit]
-        default: break
-        }
-        return []
+        ReviewPane.keys.run(key, on: &self, context: context) ?? []
+    }
+
+    /// The review's keys. While a commit runs, the list only moves.
+    static let keys = KeyMap<ReviewPane>("Staged edits (w in the tree or grid)", [
+        KeyCommand([.up, .character("k"), .down, .character("j")], "↑ ↓ k j", "move") { pane, key, _ in
+            pane.cursor = key == .up || key == .character("k") ? max(0, pane.cursor - 1) : min(max(0, pane.staged.count - 1), pane.cursor + 1)
+            return []
+        },
+        KeyCommand([.character("c")], "c", "commit them all: one transaction per store", hint: "c commit all") { pane, _, _ in
+            pane.whenIdle { _ in [.commit] }
+        },
+        KeyCommand([.character("u")], "u", "discard them all; nothing is written", hint: "u discard all") { pane, _, _ in
+            pane.whenIdle { pane in
+                let count = pane.staged.count
+                pane.staged.removeAll()
+                return [.message("discarded \(count) edit(s); nothing was written", isError: false), .focus(.grid)]
+            }
+        },
+        KeyCommand([.character("x"), .backspace], "x Backspace", "drop the edit under the cursor", hint: "x drop one") { pane, _, _ in
+            pane.whenIdle { pane in
+                if pane.staged.indices.contains(pane.cursor) { pane.staged.remove(at: pane.cursor) }
+                pane.cursor = min(pane.cursor, max(0, pane.staged.count - 1))
+                return pane.staged.isEmpty ? [.focus(.grid)] : []
+            }
+        },
+        KeyCommand([.escape, .tab], "Esc Tab", "back to the grid; the edits stay staged", hint: "Esc back") { _, _, _ in [.focus(.grid)] },
+        .help,
+    ])
+
+    /// Runs `change` unless a commit is running, which the list must not change under.
+    private mutating func whenIdle(_ change: (inout ReviewPane) -> [PaneEffect]) -> [PaneEffect] {
+        guard committing == nil else { return [.message("committing…: the list changes when it has been written", isError: false)] }
+        return change(&self)
     }
 
     /// One key of the quit question: c commits then quits (staying if the commit fails), d
@@ -130,7 +147,6 @@ struct ReviewPane {
 }
 
 extension ReviewPane: Pane {
-    static let keyHelp = [
-        "  w              review staged edits: c commit, u discard",
-    ]
+    static var keyMaps: [KeyMap<ReviewPane>] { [keys] }
+    var keyMap: KeyMap<ReviewPane> { ReviewPane.keys }
 }

@@ -68,42 +68,71 @@ struct TreePane {
         return nodes.indices.contains(cursor) ? nodes[cursor].node : nil
     }
 
-    /// One key, on a tree `context.bodyHeight` lines tall; Tab goes to the grid when
-    /// `context.hasGrid`.
+    /// One key, on a tree `context.bodyHeight` lines tall (`TreePane.keys` says what each
+    /// does); a key the tree does not take says so.
     mutating func handle(_ key: Key, context: PaneContext) -> [PaneEffect] {
-        let (height, hasGrid) = (context.bodyHeight, context.hasGrid)
-        let nodes = visibleTree
-        guard !nodes.isEmpty else { return key == .character("q") ? [.quit] : [] }
-        cursor = min(cursor, nodes.count - 1)
-        let node = nodes[cursor].node
-        var effects: [PaneEffect] = []
-        switch key {
-        case .up, .character("k"): cursor = max(0, cursor - 1)
-        case .down, .character("j"): cursor = min(nodes.count - 1, cursor + 1)
-        case .pageUp: cursor = max(0, cursor - height)
-        case .pageDown: cursor = min(nodes.count - 1, cursor + height)
-        case .home, .character("g"): cursor = 0
-        case .end, .character("G"): cursor = nodes.count - 1
-        case .enter:
-            // A table opens (its columns stay as they are); a column opens its table on it.
-            if node.isLeaf { effects.append(.open(node)) } else if case .column = node.kind { effects += openTable(of: cursor, in: nodes) }
-            else { expanded.insert(node.id) }
-        case .right, .character("l"):
-            // Into the tree first: a node with children (a table's are its columns) opens,
-            // then → goes to its first child; a leaf without children opens its grid.
-            if !node.children.isEmpty, !expanded.contains(node.id) { expanded.insert(node.id) }
-            else if !node.children.isEmpty { if cursor + 1 < nodes.count { cursor += 1 } }
-            else if node.isLeaf { effects.append(.open(node)) }
-            else if case .column = node.kind { effects += openTable(of: cursor, in: nodes) }
-        case .left, .character("h"):
-            if !node.children.isEmpty, expanded.contains(node.id) { expanded.remove(node.id) }
-            else if let parent = nodes[..<cursor].lastIndex(where: { $0.depth < nodes[cursor].depth }) { cursor = parent }
-        case .tab, .escape: if hasGrid { effects.append(.focus(.grid)) }
-        case .character("q"): effects.append(.quit)
-        default: effects += PaneEffect.unknownKey(key, in: "tree")
-        }
-        scrollToCursor(height: height)
+        let count = visibleTree.count
+        guard count > 0 else { return key == .character("q") ? [.quit] : [] }
+        cursor = min(cursor, count - 1)
+        let effects = TreePane.keys.run(key, on: &self, context: context) ?? PaneEffect.unknownKey(key, in: "tree")
+        scrollToCursor(height: context.bodyHeight)
         return effects
+    }
+
+    /// The tree's keys.
+    static let keys = KeyMap<TreePane>("Tree", [
+        KeyCommand([.up, .character("k"), .down, .character("j")], "↑ ↓ k j", "move", hint: "↑↓ move") { tree, key, _ in
+            tree.cursor = key == .up || key == .character("k") ? max(0, tree.cursor - 1) : min(tree.visibleTree.count - 1, tree.cursor + 1)
+            return []
+        },
+        KeyCommand([.pageUp, .pageDown], "PgUp PgDn", "page") { tree, key, context in
+            let height = context.bodyHeight
+            tree.cursor = key == .pageUp ? max(0, tree.cursor - height) : min(tree.visibleTree.count - 1, tree.cursor + height)
+            return []
+        },
+        KeyCommand([.home, .character("g"), .end, .character("G")], "g G Home End", "first / last") { tree, key, _ in
+            tree.cursor = key == .home || key == .character("g") ? 0 : tree.visibleTree.count - 1
+            return []
+        },
+        KeyCommand([.enter], "Enter", "open a business, table or cache; on a column, its table on it", hint: "Enter open") { tree, _, _ in
+            // A table opens (its columns stay as they are); a column opens its table on it.
+            let nodes = tree.visibleTree
+            let node = nodes[tree.cursor].node
+            if node.isLeaf { return [.open(node)] }
+            if case .column = node.kind { return tree.openTable(of: tree.cursor, in: nodes) }
+            tree.expanded.insert(node.id)
+            return []
+        },
+        KeyCommand([.right, .character("l"), .left, .character("h")], "→ ← l h",
+                   "open / close a node, a table's columns") { tree, key, _ in
+            key == .right || key == .character("l") ? tree.stepIn() : tree.stepOut()
+        },
+        KeyCommand([.tab, .escape], "Tab Esc", "to the grid", hint: "Tab grid") { _, _, context in
+            context.hasGrid ? [.focus(.grid)] : []
+        },
+        .help,
+        KeyCommand([.character("q")], "q", "quit: asks first if edits are staged", hint: "q quit") { _, _, _ in [.quit] },
+    ])
+
+    /// → : into the tree first: a node with children (a table's are its columns) opens, then
+    /// → goes to its first child; a leaf without children opens its grid.
+    private mutating func stepIn() -> [PaneEffect] {
+        let nodes = visibleTree
+        let node = nodes[cursor].node
+        if !node.children.isEmpty, !expanded.contains(node.id) { expanded.insert(node.id) }
+        else if !node.children.isEmpty { if cursor + 1 < nodes.count { cursor += 1 } }
+        else if node.isLeaf { return [.open(node)] }
+        else if case .column = node.kind { return openTable(of: cursor, in: nodes) }
+        return []
+    }
+
+    /// ← : closes an open node, else goes to its parent.
+    private mutating func stepOut() -> [PaneEffect] {
+        let nodes = visibleTree
+        let node = nodes[cursor].node
+        if !node.children.isEmpty, expanded.contains(node.id) { expanded.remove(node.id) }
+        else if let parent = nodes[..<cursor].lastIndex(where: { $0.depth < nodes[cursor].depth }) { cursor = parent }
+        return []
     }
 
     /// The grid of the table column `index` of `nodes` belongs to, on that column.
@@ -192,9 +221,6 @@ struct TreePane {
 }
 
 extension TreePane: Pane {
-    static let keyHelp = [
-        "  → ← (tree)     a table's columns; Enter on one: its table on it",
-        "  o (tree)  O    open another root or file; ↑↓ recent ones",
-        "  R (tree)       read again; done when the current user changes",
-    ]
+    static var keyMaps: [KeyMap<TreePane>] { [keys] }
+    var keyMap: KeyMap<TreePane> { TreePane.keys }
 }

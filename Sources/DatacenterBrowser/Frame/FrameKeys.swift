@@ -1,0 +1,122 @@
+/// The keys the frame takes before the pane with focus: those every pane shares (help,
+/// theme, the last message) and those that open another pane (DAO, console, review, a file).
+/// Each map applies where its `applies` says: never where keys are text being typed (the
+/// console, a DAO form), so typing `t` there types a `t`.
+struct FrameKeys: Sendable {
+    /// The keys and what they do.
+    let map: KeyMap<Browser>
+    /// True when the map takes the keys in the browser's state now.
+    let applies: @Sendable (Browser) -> Bool
+
+    /// The frame's maps, in the order they take a key and the help lists them.
+    static let all: [FrameKeys] = [tree, treeAndGrid, moving, everywhere]
+
+    /// The maps that take the keys in `browser`'s state now.
+    static func applying(in browser: Browser) -> [KeyMap<Browser>] {
+        all.filter { $0.applies(browser) }.map(\.map)
+    }
+
+    /// In the tree.
+    static let tree = FrameKeys(map: KeyMap("In the tree", [
+        KeyCommand([.character("o")], "o", "open another root or file; ↑↓ the recent ones", hint: "o open file") { browser, _, _ in
+            browser.openFilePrompt()
+            return []
+        },
+        KeyCommand([.character("R")], "R", "read the root again (done by itself when the current user changes)") { browser, _, _ in
+            browser.refreshTree(reason: nil)
+            return []
+        },
+        KeyCommand([.character("<"), .character(">")], "<  >", "the tree narrower / wider") { browser, key, _ in
+            browser.treeWidthChosen = browser.treeWidth + (key == .character(">") ? 4 : -4)
+            browser.treeWidthChosen = browser.treeWidth  // kept within the screen
+            return [.message("tree \(browser.treeWidth) columns wide: < > in the tree", isError: false)]
+        },
+    ]), applies: { $0.focus == .tree })
+
+    /// In the tree and the grid.
+    static let treeAndGrid = FrameKeys(map: KeyMap("In the tree and the grid", [
+        KeyCommand([.character("d")], "d", "the DAO methods of a DAO table: form, SQL preview, run", hint: "d DAO") { browser, _, _ in
+            browser.openDAOPanel()
+            return []
+        },
+        KeyCommand([.character(":")], ":", "the SQL console on the store (read-only)", hint: ": SQL") { browser, _, _ in
+            browser.openConsole()
+            return []
+        },
+        KeyCommand([.character("w")], "w", "review the staged edits: the SQL they run") { browser, _, _ in
+            guard !browser.review.staged.isEmpty else { return [.message("nothing staged: e, x and o stage edits in a table's grid", isError: false)] }
+            browser.focus = .review
+            browser.review.cursor = 0
+            return []
+        },
+        KeyCommand([.character("m"), .character("M")], "m  M", "mark the state now / what changed since (Enter)") { browser, key, _ in
+            if key == .character("m") { browser.startMark() } else { browser.openChanges() }
+            return []
+        },
+        KeyCommand([.character("O")], "O", "open another root or file") { browser, _, _ in
+            browser.openFilePrompt()
+            return []
+        },
+    ]), applies: { $0.focus == .tree || $0.focus == .grid })
+
+    /// Wherever keys move rather than type.
+    static let moving = FrameKeys(map: KeyMap("Wherever keys move (not typing)", [
+        KeyCommand([.character("t")], "t", "the next theme") { browser, _, _ in
+            browser.themeIndex = (browser.themeIndex + 1) % browser.themes.count
+            return [.message("theme: \(browser.theme.name)", isError: false)]
+        },
+        KeyCommand([.character("\\")], "\\", "hide the tree, or show it") { browser, _, _ in
+            // Hide the tree (the panes take the whole width), or show it again.
+            if !browser.treeHidden, browser.grid == nil {
+                return [.message("\\ hides the tree once a grid is open (Enter on a table, business or cache)", isError: false)]
+            }
+            browser.treeHidden.toggle()
+            if browser.treeHidden, browser.focus == .tree { browser.focus = .grid }
+            return [.message(browser.treeHidden ? "tree hidden: \\ or Tab shows it" : "tree shown", isError: false)]
+        },
+    ]), applies: { $0.isMoving })
+
+    /// Wherever keys move, and in the inspector.
+    static let everywhere = FrameKeys(map: KeyMap("Wherever keys move, and in the inspector", [
+        KeyCommand([.character("H")], "H", "this help (and ?, but in the grid)", hint: "H help") { _, _, _ in [.help] },
+        KeyCommand([.control("p")], "Ctrl-P", "the last message in full (an error stays until Esc)") { browser, _, _ in
+            guard let text = browser.lastMessage else { return [.message("no message yet: Ctrl-P shows the last one in full", isError: false)] }
+            return [.inspect(Inspector(title: "last message", cell: GridCell(text: text, role: .grid, typeName: "message", content: .database(.text(text)))))]
+        },
+    ]), applies: { $0.isMoving || $0.focus == .inspector })
+
+    /// The help's own keys, while it covers the panes.
+    static let help = KeyMap<Browser>("The help", [
+        KeyCommand([.down, .character("j"), .up, .character("k")], "↑ ↓ j k", "scroll", hint: "↑↓ PgUp PgDn scroll the help") { browser, key, _ in
+            browser.scrollHelp(by: key == .down || key == .character("j") ? 1 : -1)
+        },
+        KeyCommand([.pageDown, .character(" "), .pageUp, .character("b")], "PgUp PgDn", "a page (also Space, b)") { browser, key, _ in
+            browser.scrollHelp(by: (key == .pageDown || key == .character(" ") ? 1 : -1) * browser.bodyHeight)
+        },
+        KeyCommand([.home, .character("g"), .end, .character("G")], "g G Home End", "its top / end") { browser, key, _ in
+            browser.scrollHelp(by: key == .home || key == .character("g") ? -browser.helpScrollLimit - 1 : browser.helpScrollLimit + 1)
+        },
+        KeyCommand([.escape, .character("?"), .character("H"), .character("q"), .enter], "Esc q Enter H ?", "close it", hint: "Esc close") { browser, _, _ in
+            browser.showHelp = false
+            return []
+        },
+    ])
+}
+
+extension Browser {
+    /// True where keys move rather than type: the tree, the grid, the staged edits, and the
+    /// DAO panel's methods and output (not its form).
+    var isMoving: Bool {
+        switch focus {
+        case .tree, .grid, .review: return true
+        case .dao: return daoPanel?.stage == .methods || daoPanel?.resultsFocused == true
+        case .inspector, .console: return false
+        }
+    }
+
+    /// Scrolls the help by `lines`, within its length.
+    fileprivate func scrollHelp(by lines: Int) -> [PaneEffect] {
+        helpScroll = max(0, min(helpScrollLimit, min(helpScrollLimit, helpScroll) + lines))
+        return []
+    }
+}
