@@ -18,26 +18,25 @@ package final class Browser {
 
     /// What is browsed: the stores, their tree, the keys; another with `o`.
     package internal(set) var catalog: BrowserCatalog
+    /// The screen's size and where the tree and panes go on it.
+    var layout: FrameLayout
     /// The screen's width in cells.
-    package private(set) var width: Int
+    package var width: Int { layout.width }
     /// The screen's height in lines.
-    package private(set) var height: Int
+    package var height: Int { layout.height }
     /// The pane that takes the keys (the tree, hidden, shows again when it takes them).
     package internal(set) var focus: Focus = .tree {
-        didSet { if focus == .tree { treeHidden = false } }
+        didSet { if focus == .tree { layout.treeHidden = false } }
     }
-    /// The tree's width set with `<` `>` in the tree; nil: a third of the screen.
-    var treeWidthChosen: Int?
-    /// True while `\` hides the tree (the panes on its right take the whole width).
-    var treeHidden = false
     /// True once the user quit: the terminal loop ends.
     package internal(set) var isFinished = false
-    /// The themes `t` cycles through.
-    package private(set) var themes: [Theme]
-    /// The index in `themes` of the theme in use.
-    package internal(set) var themeIndex = 0
+    /// The themes `t` cycles through, the one in use, the theme files skipped.
+    var themeChoice: ThemeChoice
     /// The theme in use.
-    package var theme: Theme { themes[themeIndex] }
+    package var theme: Theme { themeChoice.theme }
+    /// The theme files that could not be used, each with its file, line and what is wrong:
+    /// the status line says so when the browser starts, and the help (`H`) lists them all.
+    package var themeErrors: [ThemeError] { themeChoice.errors }
 
     /// The tree of stores on the left; always there.
     var tree: TreePane
@@ -67,23 +66,19 @@ package final class Browser {
     var searchHistory = LineHistory()
     /// This session's filters, newest last, walked with ↑ and ↓ in the `f` prompt.
     var filterHistory = LineHistory()
-    /// True while the help (`H`, or `?` outside the grid) covers the screen; it takes the keys that close it.
-    var showHelp = false
-    /// The help's first line on screen: the help scrolls when it is taller than the screen.
-    var helpScroll = 0
+    /// The help, while it covers the panes (`H`, or `?` outside the grid); it takes the keys.
+    var help: HelpScreen?
+    /// The status line's message, and the last one said (`Ctrl-P`).
+    var status = StatusLine()
     /// What the status line says, if anything; an error is drawn in the error colour.
     var message: (text: String, isError: Bool)? {
-        didSet { if let message { lastMessage = message.text } }
+        get { status.message }
+        set { status.message = newValue }
     }
-    /// The last thing the status line said, kept after it is cleared: `Ctrl-P` shows it whole
-    /// (a long message is cut at the screen's width).
-    var lastMessage: String?
     /// Work asked for and not yet taken by the runner (`takeCommands()`).
     var commands: [BrowserCommand] = []
     /// The ids of grids, searches, queries, previews, runs and commits.
     let ids = IDCounter()
-    /// True while a `rootCurrentUser` question is out (`pollForChanges`).
-    var rootPollPending = false
     /// The grid being opened or read again, the grids `J` left, the change poll.
     var lifecycle = GridLifecycle()
     /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
@@ -99,9 +94,6 @@ package final class Browser {
     var recentFiles = RecentFiles()
     /// The root or file being opened with `o`, if any.
     var catalogOpening: CatalogOpening?
-    /// The frequency tables shown (`F`), by the node of their grid: Enter on a value filters
-    /// the grid each was made from.
-    var frequencyTables: [String: FrequencyTable] = [:]
     /// The mark (`m`): what `M` compares the root with now; removed on quit.
     var changeMark: ChangeMark?
     /// The id of the mark being taken, if one is.
@@ -110,9 +102,6 @@ package final class Browser {
     /// writes it to the terminal's clipboard.
     var pendingClipboard: String?
 
-    /// The theme files that could not be used, each with its file, line and what is wrong:
-    /// the status line says so when the browser starts, and the help (`H`) lists them all.
-    package let themeErrors: [ThemeError]
     /// The folder where what the browser remembers between sessions is kept (`StateFolder`),
     /// or nil to remember nothing (tests, a home-less environment).
     package let stateFolder: URL?
@@ -124,11 +113,9 @@ package final class Browser {
                  themeErrors: [ThemeError] = [], stateFolder: URL? = nil) {
         self.catalog = catalog
         self.stateFolder = stateFolder
-        self.width = width
-        self.height = height
-        self.themes = themes.isEmpty ? [Theme.builtIn] : themes
-        self.themeErrors = themeErrors
-        if let themeName, let index = self.themes.firstIndex(where: { $0.name == themeName }) { themeIndex = index }
+        layout = FrameLayout(width: width, height: height)
+        let themes = themes.isEmpty ? [Theme.builtIn] : themes
+        themeChoice = ThemeChoice(themes: themes, index: themes.firstIndex { $0.name == themeName } ?? 0, errors: themeErrors)
         tree = TreePane(roots: catalog.roots)
         if let stateFolder {
             // Read once as the browser starts, before the input loop; a damaged list is ignored.
@@ -167,24 +154,13 @@ package final class Browser {
     // MARK: Layout
 
     /// Lines available to the panes (between the header and the status line).
-    var bodyHeight: Int { max(0, height - 2) }
+    var bodyHeight: Int { layout.bodyHeight }
     /// Rows of data the grid shows (below its column header).
-    var visibleRowCount: Int { max(1, bodyHeight - 1) }
-    /// Columns of the tree: a third of the screen, kept between 14 and 40, or what `<` `>`
-    /// chose (at least 10, leaving the pane 20); 0 while hidden.
-    var treeWidth: Int {
-        if treeHidden { return 0 }
-        guard let chosen = treeWidthChosen else { return min(40, max(14, width / 3)) }
-        return max(0, min(max(10, chosen), width - 20))
-    }
-    /// The tree's place: the left column, between the header and the status line.
-    var treeArea: PaneArea { PaneArea(x: 0, y: 1, width: treeWidth, height: bodyHeight) }
-    /// The right-hand pane's place, right of the tree and its border (the whole width while
-    /// the tree is hidden).
-    var paneArea: PaneArea {
-        let left = treeWidth == 0 ? 0 : treeWidth + 1
-        return PaneArea(x: left, y: 1, width: width - left, height: bodyHeight)
-    }
+    var visibleRowCount: Int { layout.visibleRowCount }
+    /// Columns of the tree (0 while hidden).
+    var treeWidth: Int { layout.treeWidth }
+    /// The right-hand pane's place.
+    var paneArea: PaneArea { layout.paneArea }
     /// What the panes may read while they handle a key.
     var context: PaneContext {
         PaneContext(catalog: catalog, bodyHeight: bodyHeight, paneWidth: paneArea.width, ids: ids, hasGrid: grid != nil)
@@ -196,8 +172,13 @@ package final class Browser {
     package func handle(_ event: BrowserEvent) {
         switch event {
         case let .resize(w, h):
-            width = w
-            height = h
+            layout.width = w
+            layout.height = h
+            if let shown = help {
+                // Wrapped again to the new width, at the same place.
+                help = HelpScreen(width: paneArea.width, themeErrors: themeErrors)
+                help?.scroll = shown.scroll
+            }
             refillGrid()
             tree.scrollToCursor(height: bodyHeight)
             inspector?.layOut(width: paneArea.width)
@@ -290,6 +271,8 @@ package final class Browser {
                 // The first rows of the new order; until they come the grid shown stays.
                 if let shown = grid { startOpening(shown.node, page: .first(limit: visibleRowCount * 2), isReload: false, view: view) }
             case .close:
+                // The help takes the keys while it is open: its close is the one asked for.
+                if help != nil { help = nil; continue }
                 if focus == .inspector { inspector = nil }
                 if focus == .dao { daoPanel = nil }
             case let .copy(text, what):
@@ -299,7 +282,7 @@ package final class Browser {
             case let .follow(table, columns, values): follow(table: table, columns: columns, values: values)
             case .jumpBack: jumpBack()
             case .frequency(let table): openFrequency(table)
-            case .help: openHelp()
+            case .help: help = HelpScreen(width: paneArea.width, themeErrors: themeErrors)
             case .quit: requestQuit()
             case .finish: if review.staged.isEmpty { isFinished = true }
             }

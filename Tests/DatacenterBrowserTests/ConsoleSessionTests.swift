@@ -173,7 +173,7 @@ import Testing
         #expect(b.console?.output.dropFirst().elementsEqual(ConsoleDotCommand.helpLines) == true)
         // Every command `.help` lists is in the help screen (H) too, and the console knows it.
         for line in ConsoleDotCommand.helpLines {
-            #expect(Browser.helpLines.contains { $0.hasSuffix(line) }, "H does not list \(line)")
+            #expect(HelpScreen.keyLines.contains { $0.hasSuffix(line) }, "H does not list \(line)")
             let name = String(line.prefix { !$0.isWhitespace })
             run(name, in: b)
             #expect(b.console?.output.contains { $0.contains("unknown command") } == false, "\(name): \(b.console?.output ?? [])")

@@ -104,7 +104,7 @@ import Testing
         type("\"what? t d :\"", into: b)
         #expect(b.daoPanel?.fields.first?.text == "\"what? t d :\"")
         #expect(b.focus == .dao)
-        #expect(!b.showHelp)
+        #expect(b.help == nil)
     }
 
     @Test func requiredArgumentsRefuseNil() throws {

@@ -118,7 +118,7 @@ import Testing
         let db = folder.file("rows.db")
         try makeNumbersTable(at: db, rows: 10)
         let b = try browser(db, keys: .empty, width: 100, height: 20)
-        let last = try #require(Browser.helpLines.last)
+        let last = try #require(HelpScreen.keyLines.last)
         b.press(.character("H"))
         #expect(b.screenText.contains("Keys"))
         #expect(!b.screenText.contains(last))

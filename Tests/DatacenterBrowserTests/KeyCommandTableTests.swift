@@ -149,14 +149,14 @@ import Testing
         DAOPanel.keyMaps.forEach(check)
         ReviewPane.keyMaps.forEach(check)
         FrameKeys.all.map(\.map).forEach(check)
-        check(FrameKeys.help)
+        HelpScreen.keyMaps.forEach(check)
     }
 
     @Test func theHelpScreenIsMadeFromTheTable() {
         // Each map's lines, in its order, stand together in the help.
         func isListed<S>(_ map: KeyMap<S>) -> Bool {
             let lines = map.helpLines
-            return Browser.helpLines.indices.contains { start in Array(Browser.helpLines.dropFirst(start).prefix(lines.count)) == lines }
+            return HelpScreen.keyLines.indices.contains { start in Array(HelpScreen.keyLines.dropFirst(start).prefix(lines.count)) == lines }
         }
         var maps: [(String, Bool)] = []
         maps += TreePane.keyMaps.map { ($0.title, isListed($0)) }
@@ -165,7 +165,8 @@ import Testing
         maps += ConsolePane.keyMaps.map { ($0.title, isListed($0)) }
         maps += DAOPanel.keyMaps.map { ($0.title, isListed($0)) }
         maps += ReviewPane.keyMaps.map { ($0.title, isListed($0)) }
-        maps += (FrameKeys.all.map(\.map) + [FrameKeys.help]).map { ($0.title, isListed($0)) }
+        maps += FrameKeys.all.map { ($0.map.title, isListed($0.map)) }
+        maps += HelpScreen.keyMaps.map { ($0.title, isListed($0)) }
         for (title, listed) in maps { #expect(listed, "the help does not list \(title) as its map declares it") }
         // And every line of a key in the help comes from a map: none written by hand.
         var declared: Set<String> = []
@@ -175,8 +176,9 @@ import Testing
         declared.formUnion(ConsolePane.keyMaps.flatMap(\.helpLines))
         declared.formUnion(DAOPanel.keyMaps.flatMap(\.helpLines))
         declared.formUnion(ReviewPane.keyMaps.flatMap(\.helpLines))
-        declared.formUnion((FrameKeys.all.map(\.map) + [FrameKeys.help]).flatMap(\.helpLines))
-        let keysPart = Browser.helpLines.prefix { $0 != Browser.typingHelp.first }
+        declared.formUnion(FrameKeys.all.flatMap(\.map.helpLines))
+        declared.formUnion(HelpScreen.keyMaps.flatMap(\.helpLines))
+        let keysPart = HelpScreen.keyLines.prefix { $0 != HelpScreen.typingHelp.first }
         let handWritten = keysPart.filter { !$0.isEmpty && !declared.contains($0) && !ConsolePane.helpAfterKeys.contains($0) }
         #expect(handWritten == ["Keys (Esc closes the help)"])
     }

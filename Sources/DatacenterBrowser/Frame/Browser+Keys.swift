@@ -22,7 +22,7 @@ extension Browser {
         if review.confirmingQuit { open.append(.quitQuestion) }
         if grid?.search != nil { open.append(.search) }
         if prompt != nil { open.append(.prompt) }
-        if showHelp { open.append(.help) }
+        if help != nil { open.append(.help) }
         return open
     }
 
@@ -36,7 +36,7 @@ extension Browser {
             case .quitQuestion: apply(review.handleQuitQuestion(key))
             case .search: apply(grid?.handleWhileSearching(key) ?? [])
             case .prompt: promptKey(key)
-            case .help: _ = run(key, in: FrameKeys.help)
+            case .help: send(key, to: \.help, orElse: focus)
             }
             return
         }

@@ -29,7 +29,7 @@ extension Browser {
     /// the tree marks means a switch was made elsewhere (`datacenter users switch`, the
     /// app), and the tree is read again so the user's stores and tables move along.
     func rootCurrentUserRead(rootPath: String, userId: String?, readable: Bool) {
-        rootPollPending = false
+        lifecycle.rootPollPending = false
         guard readable, rootPath == catalog.rootPath, userId != catalog.currentUserId else { return }
         refreshTree(reason: "the current user is now \(userId.map { TerminalText.visible($0) } ?? "nobody"): tree read again")
     }

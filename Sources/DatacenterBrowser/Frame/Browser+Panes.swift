@@ -4,12 +4,6 @@ import Foundation
 /// Opening and leaving the panes the frame owns: the help, the DAO panel, the SQL console
 /// (with its history kept per store), and quitting.
 extension Browser {
-    /// Shows the help from its top.
-    func openHelp() {
-        showHelp = true
-        helpScroll = 0
-    }
-
     /// Opens the DAO methods of the DAO table under the tree cursor (or shown in the grid).
     func openDAOPanel() {
         do {

@@ -30,12 +30,12 @@ extension Browser {
         }
         renderHeader(&screen)
         if treeWidth > 0 {
-            tree.draw(into: &screen, area: treeArea, focused: focus == .tree)
+            tree.draw(into: &screen, area: layout.treeArea, focused: focus == .tree)
             for y in 1..<(height - 1) { screen.write("│", x: treeWidth, y: y, maxWidth: 1, role: .tree) }
         }
         let pane = paneArea
         if prompt?.purpose == .open { renderRecentFiles(&screen) }
-        else if showHelp { renderHelp(&screen) }
+        else if let help { help.draw(into: &screen, area: PaneArea(x: layout.treeWidth + 1, y: 1, width: width - layout.treeWidth - 1, height: bodyHeight), focused: true) }
         else if focus == .dao, let daoPanel { daoPanel.draw(into: &screen, area: pane, focused: true) }
         else if focus == .console, let console { console.draw(into: &screen, area: pane, focused: true) }
         else if focus == .review || review.confirmingQuit { review.draw(into: &screen, area: pane, focused: focus == .review) }
@@ -88,73 +88,6 @@ extension Browser {
         return title + (grid.node.storePath.map { " · " + catalog.storeName(for: $0) } ?? "")
     }
 
-    /// The key help, shown with `H` (and `?` where `?` does not search): made from the maps
-    /// the panes and the frame declare (`KeyCommand`), each pane's in the order of the
-    /// screen, then the frame's, then what the browser promises.
-    package static let helpLines: [String] = {
-        func section<P: Pane>(_ pane: P.Type) -> [String] {
-            pane.keyMaps.flatMap { $0.helpLines + [""] }.dropLast() + pane.helpAfterKeys + [""]
-        }
-        let panes = section(TreePane.self) + section(GridPane.self) + section(Inspector.self) + section(ConsolePane.self)
-            + section(DAOPanel.self) + section(ReviewPane.self)
-        let frame = (FrameKeys.all.map(\.map) + [FrameKeys.help]).flatMap { $0.helpLines + [""] }
-        return ["Keys (Esc closes the help)", ""] + panes + frame + typingHelp + [
-            "",
-            "Encrypted values show decrypted (green) when a --key opens",
-            "them, else as [locked: reason]; never as ciphertext.",
-            "The browser writes nothing until you commit staged edits",
-            "or confirm a DAO write; then it runs exactly the statements",
-            "shown, one transaction per store, and changes nothing else",
-            "(no tables added, journal mode kept). --read-only: no writes.",
-        ]
-    }()
-
-    /// How text is typed, in the prompt line, a DAO form's fields and the console, and what
-    /// the mouse does.
-    static let typingHelp = [
-        "Typing (a prompt, a field, the console)",
-        "  ← → Home End   move; ^A ^E start / end",
-        "  ^U ^K ^W Del   cut to the start / the end, a word; delete",
-        "  ↑ ↓            the earlier searches (/), filters (f), SQL (:)",
-        "  Ctrl-C  q      quit (q where keys move): asks first if edits are staged",
-        "  mouse          click a line or cell; the wheel scrolls",
-    ]
-
-    /// The help's lines: the theme files that could not be used, if any (first, so that the
-    /// status line's "H lists them" finds them on the first screen), then the keys.
-    var helpText: [String] {
-        // Wrapped to the help's width: a problem names a path, which may be long, and a
-        // command's help goes on under its own column.
-        let room = max(20, width - treeWidth - 4)
-        let keys = Browser.helpLines.flatMap { Browser.wrapHelpLine($0, width: room) }
-        guard !themeErrors.isEmpty else { return keys }
-        return ["Theme files skipped:"] + themeErrors.flatMap { Inspector.wrapWords("\($0)", width: room).map { "  " + $0 } } + [""] + keys
-    }
-
-    /// `line` of the help in lines of at most `width` columns: a command's help goes on
-    /// under the help column, other text under its own indent.
-    static func wrapHelpLine(_ line: String, width: Int) -> [String] {
-        guard TerminalText.width(of: line) > width else { return [line] }
-        let lead = String(line.prefix { $0 == " " })
-        let pieces = Inspector.wrapWords(String(line.dropFirst(lead.count)), width: width - lead.count)
-        guard pieces.count > 1 else { return [line] }
-        let column = KeyMap<Browser>.labelWidth + 2
-        let indent = String(repeating: " ", count: lead.count == 2 || lead.count == column ? column : lead.count + 2)
-        let rest = pieces.dropFirst().joined(separator: " ")
-        return [lead + pieces[0]] + Inspector.wrapWords(rest, width: max(8, width - indent.count)).map { indent + $0 }
-    }
-
-    /// The most the help scrolls: its last line at the bottom of the body.
-    var helpScrollLimit: Int { max(0, helpText.count - bodyHeight) }
-
-    private func renderHelp(_ screen: inout ScreenGrid) {
-        let left = treeWidth + 1
-        for (line, text) in helpText.dropFirst(min(helpScroll, helpScrollLimit)).enumerated() where line + 1 < height - 1 {
-            screen.fill(x: left, y: line + 1, count: width - left, role: .dialog)
-            screen.write(text, x: left + 1, y: line + 1, maxWidth: width - left - 1, role: .dialog)
-        }
-    }
-
     private func renderStatus(_ screen: inout ScreenGrid) {
         let y = height - 1
         if review.confirmingQuit {
@@ -197,7 +130,7 @@ extension Browser {
             return
         }
         var hints = statusHints.joined(separator: "  ")
-        if focus == .grid, !showHelp, !review.staged.isEmpty { hints = "\(review.staged.count) staged · w review · " + hints }
+        if focus == .grid, help == nil, !review.staged.isEmpty { hints = "\(review.staged.count) staged · w review · " + hints }
         hints = " " + hints
         let position = grid?.position ?? ""
         // The position matters more than the hints: it keeps its place (up to half the line),
@@ -210,7 +143,7 @@ extension Browser {
     /// The status line's hints: the help's keys while it is shown, else `H help`, those of
     /// the pane with focus, then the frame's that apply there.
     var statusHints: [String] {
-        if showHelp { return FrameKeys.help.hints }
+        if let help { return help.statusHints }
         let pane: [String]
         switch focus {
         case .tree: pane = tree.statusHints

@@ -27,8 +27,8 @@ struct FrameKeys: Sendable {
             return []
         },
         KeyCommand([.character("<"), .character(">")], "<  >", "the tree narrower / wider") { browser, key, _ in
-            browser.treeWidthChosen = browser.treeWidth + (key == .character(">") ? 4 : -4)
-            browser.treeWidthChosen = browser.treeWidth  // kept within the screen
+            browser.layout.treeWidthChosen = browser.treeWidth + (key == .character(">") ? 4 : -4)
+            browser.layout.treeWidthChosen = browser.treeWidth  // kept within the screen
             return [.message("tree \(browser.treeWidth) columns wide: < > in the tree", isError: false)]
         },
     ]), applies: { $0.focus == .tree })
@@ -62,17 +62,17 @@ struct FrameKeys: Sendable {
     /// Wherever keys move rather than type.
     static let moving = FrameKeys(map: KeyMap("Wherever keys move (not typing)", [
         KeyCommand([.character("t")], "t", "the next theme") { browser, _, _ in
-            browser.themeIndex = (browser.themeIndex + 1) % browser.themes.count
+            browser.themeChoice.index = (browser.themeChoice.index + 1) % browser.themeChoice.themes.count
             return [.message("theme: \(browser.theme.name)", isError: false)]
         },
         KeyCommand([.character("\\")], "\\", "hide the tree, or show it") { browser, _, _ in
             // Hide the tree (the panes take the whole width), or show it again.
-            if !browser.treeHidden, browser.grid == nil {
+            if !browser.layout.treeHidden, browser.grid == nil {
                 return [.message("\\ hides the tree once a grid is open (Enter on a table, business or cache)", isError: false)]
             }
-            browser.treeHidden.toggle()
-            if browser.treeHidden, browser.focus == .tree { browser.focus = .grid }
-            return [.message(browser.treeHidden ? "tree hidden: \\ or Tab shows it" : "tree shown", isError: false)]
+            browser.layout.treeHidden.toggle()
+            if browser.layout.treeHidden, browser.focus == .tree { browser.focus = .grid }
+            return [.message(browser.layout.treeHidden ? "tree hidden: \\ or Tab shows it" : "tree shown", isError: false)]
         },
     ]), applies: { $0.isMoving })
 
@@ -80,27 +80,10 @@ struct FrameKeys: Sendable {
     static let everywhere = FrameKeys(map: KeyMap("Wherever keys move, and in the inspector", [
         KeyCommand([.character("H")], "H", "this help (and ?, but in the grid)", hint: "H help") { _, _, _ in [.help] },
         KeyCommand([.control("p")], "Ctrl-P", "the last message in full (an error stays until Esc)") { browser, _, _ in
-            guard let text = browser.lastMessage else { return [.message("no message yet: Ctrl-P shows the last one in full", isError: false)] }
+            guard let text = browser.status.last else { return [.message("no message yet: Ctrl-P shows the last one in full", isError: false)] }
             return [.inspect(Inspector(title: "last message", cell: GridCell(text: text, role: .grid, typeName: "message", content: .database(.text(text)))))]
         },
     ]), applies: { $0.isMoving || $0.focus == .inspector })
-
-    /// The help's own keys, while it covers the panes.
-    static let help = KeyMap<Browser>("The help", [
-        KeyCommand([.down, .character("j"), .up, .character("k")], "↑ ↓ j k", "scroll", hint: "↑↓ PgUp PgDn scroll the help") { browser, key, _ in
-            browser.scrollHelp(by: key == .down || key == .character("j") ? 1 : -1)
-        },
-        KeyCommand([.pageDown, .character(" "), .pageUp, .character("b")], "PgUp PgDn", "a page (also Space, b)") { browser, key, _ in
-            browser.scrollHelp(by: (key == .pageDown || key == .character(" ") ? 1 : -1) * browser.bodyHeight)
-        },
-        KeyCommand([.home, .character("g"), .end, .character("G")], "g G Home End", "its top / end") { browser, key, _ in
-            browser.scrollHelp(by: key == .home || key == .character("g") ? -browser.helpScrollLimit - 1 : browser.helpScrollLimit + 1)
-        },
-        KeyCommand([.escape, .character("?"), .character("H"), .character("q"), .enter], "Esc q Enter H ?", "close it", hint: "Esc close") { browser, _, _ in
-            browser.showHelp = false
-            return []
-        },
-    ])
 }
 
 extension Browser {
@@ -112,11 +95,5 @@ extension Browser {
         case .dao: return daoPanel?.stage == .methods || daoPanel?.resultsFocused == true
         case .inspector, .console: return false
         }
-    }
-
-    /// Scrolls the help by `lines`, within its length.
-    fileprivate func scrollHelp(by lines: Int) -> [PaneEffect] {
-        helpScroll = max(0, min(helpScrollLimit, min(helpScrollLimit, helpScroll) + lines))
-        return []
     }
 }

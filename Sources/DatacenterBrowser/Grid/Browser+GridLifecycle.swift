@@ -31,7 +31,7 @@ extension Browser {
         guard let source else { return }
         var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
         // A grid made from another answers Enter itself (`DerivedGrid`).
-        fresh.derived = frequencyTables[node.id].map(DerivedGrid.frequency) ?? (source is ChangesSummarySource ? .changesSummary : nil)
+        fresh.derived = lifecycle.frequencyTables[node.id].map(DerivedGrid.frequency) ?? (source is ChangesSummarySource ? .changesSummary : nil)
         if request.isReload, let old = grid, old.node.id == node.id {
             fresh.keepPlace(of: old, page: visibleRowCount)
             let marked = fresh.markChanges(since: old)
@@ -70,7 +70,7 @@ extension Browser {
         grid?.search?.cancel.cancel()
         var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
         // A grid made from another answers Enter itself (`DerivedGrid`).
-        fresh.derived = frequencyTables[node.id].map(DerivedGrid.frequency) ?? (source is ChangesSummarySource ? .changesSummary : nil)
+        fresh.derived = lifecycle.frequencyTables[node.id].map(DerivedGrid.frequency) ?? (source is ChangesSummarySource ? .changesSummary : nil)
         fresh.lastQuery = grid?.lastQuery
         grid = fresh
         inspector = nil
@@ -92,8 +92,8 @@ extension Browser {
     /// looked at (`BrowserCommand.dataVersion`); the terminal loop calls this about once a
     /// second. One question at a time, and none while a grid is being read.
     package func pollForChanges() {
-        if let rootPath = catalog.rootPath, !rootPollPending, catalogOpening == nil {
-            rootPollPending = true
+        if let rootPath = catalog.rootPath, !lifecycle.rootPollPending, catalogOpening == nil {
+            lifecycle.rootPollPending = true
             commands.append(.rootCurrentUser(rootPath: rootPath))
         }
         guard let shown = grid, opening == nil, !lifecycle.pollPending else { return }
@@ -183,7 +183,7 @@ extension Browser {
         guard let path = table.origin.storePath else { return }
         let node = TreeNode(id: path + "#frequency#" + table.origin.id + "#" + table.column, label: "frequency of \(table.column) in \(table.origin.label)",
                             detail: "", kind: .query(store: path, sql: table.select), children: [])
-        frequencyTables[node.id] = table
+        lifecycle.frequencyTables[node.id] = table
         startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: placeInGrid)
     }
 

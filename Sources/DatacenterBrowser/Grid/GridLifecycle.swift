@@ -12,6 +12,11 @@ struct GridLifecycle {
     var jumpStack: [JumpPlace] = []
     /// True while a `dataVersion` question is out (`pollForChanges`).
     var pollPending = false
+    /// True while a `rootCurrentUser` question is out (`pollForChanges`).
+    var rootPollPending = false
+    /// The frequency tables shown (`F`), by the node of their grid: Enter on a value filters
+    /// the grid each was made from.
+    var frequencyTables: [String: FrequencyTable] = [:]
 
     /// A grid left by following a foreign key (`J`): which, how sorted and filtered, and
     /// where its cursor was.
