@@ -86,18 +86,14 @@ package final class Browser {
         get { lifecycle.opening }
         set { lifecycle.opening = newValue }
     }
-    /// The export running (`E`), if any: the status line shows its progress, Esc cancels it.
-    var exportRun: ExportRun?
-    /// The export whose file existed, while the prompt asks whether to replace it.
-    var exportToReplace: GridExport?
+    /// The export running (`E`), if any, and the one whose file existed.
+    var exports = GridExports()
     /// The roots and files browsed lately, newest first (`o`), kept in the state folder.
     var recentFiles = RecentFiles()
     /// The root or file being opened with `o`, if any.
     var catalogOpening: CatalogOpening?
-    /// The mark (`m`): what `M` compares the root with now; removed on quit.
-    var changeMark: ChangeMark?
-    /// The id of the mark being taken, if one is.
-    var marking: Int?
+    /// The mark (`m`) and the one being taken.
+    var changes = ChangeMarking()
     /// Text `y` or `Y` copied, until the terminal edge takes it (`takeClipboard()`) and
     /// writes it to the terminal's clipboard.
     var pendingClipboard: String?
@@ -222,13 +218,13 @@ package final class Browser {
             if wrote, let node = grid?.node, case let .daoTable(_, table, _, _, _) = node.kind, table == daoPanel?.table {
                 reloadGrid()
             }
-        case let .exportProgress(id, rows): exportProgressed(id: id, rows: rows)
-        case let .exportFinished(id, outcome): exportFinished(id: id, outcome: outcome)
+        case let .exportProgress(id, rows): exports.progressed(id: id, rows: rows)
+        case let .exportFinished(id, outcome): apply(exports.finished(id: id, outcome: outcome, promptOpen: prompt != nil))
         case let .catalogOpened(id, path, catalog, error): catalogOpened(id: id, path: path, catalog: catalog, error: error)
         case .recentFilesSaved(let error):
             if let error { message = ("recent files not saved: \(error)", true) }
-        case let .markProgress(id, store, index, count): markProgressed(id: id, store: store, index: index, count: count)
-        case let .marked(id, mark, error): markTaken(id: id, mark: mark, error: error)
+        case let .markProgress(id, store, index, count): apply(changes.progressed(id: id, store: store, index: index, count: count))
+        case let .marked(id, mark, error): apply(changes.taken(id: id, mark: mark, error: error, live: markedPath))
         case let .click(x, y): click(x: x, y: y)
         case let .wheel(x, _, delta):
             let key: Key = delta < 0 ? .up : .down
@@ -245,6 +241,7 @@ package final class Browser {
             switch effect {
             case .focus(let target): focus = target == .grid && grid == nil ? .tree : target
             case let .message(text, isError): message = (text, isError)
+            case .clearMessage: message = nil
             case .command(let command): commands.append(command)
             case .open(let node):
                 // Off the input loop: the grid shows when its first rows are in.
@@ -278,7 +275,7 @@ package final class Browser {
             case let .copy(text, what):
                 pendingClipboard = text
                 message = ("copied \(Browser.grouped(text.utf8.count)) bytes: \(what)", false)
-            case .copySelectedRows: copySelectedRows()
+            case .copySelectedRows: apply(exports.copySelected(of: grid, context: context))
             case let .follow(table, columns, values): follow(table: table, columns: columns, values: values)
             case .jumpBack: jumpBack()
             case .frequency(let table): openFrequency(table)

@@ -80,10 +80,9 @@ extension Browser {
     /// Esc for work going on behind the panes: an export, then a sort or filter of the grid
     /// shown being read. True when it stopped one.
     private func cancelBackgroundWork() -> Bool {
-        if let run = exportRun {
+        if let cancelled = exports.cancel() {
             // Esc cancels the export first; other keys go on while it writes.
-            run.export.cancel()
-            message = ("cancelling the export…", false)
+            apply(cancelled)
             return true
         }
         if let request = opening, !request.isReload, let shown = grid, shown.node.id == request.node.id,
@@ -124,16 +123,16 @@ extension Browser {
         case .cancelled:
             prompt = nil
             if line.purpose == .exportReplace {
-                exportToReplace = nil
+                exports.toReplace = nil
                 message = ("export cancelled: the file is left as it was", false)
             }
         case .submitted(let text):
             prompt = nil
             if line.purpose == .open { submitOpen(text); return }
             if line.purpose == .export || line.purpose == .exportReplace {
-                let replacing = line.purpose == .exportReplace ? exportToReplace : nil
-                exportToReplace = nil
-                submitExport(text, replacing: replacing)
+                let replacing = line.purpose == .exportReplace ? exports.toReplace : nil
+                exports.toReplace = nil
+                apply(exports.submit(text, replacing: replacing, grid: grid, context: context))
                 return
             }
             guard var pane = grid else { return }

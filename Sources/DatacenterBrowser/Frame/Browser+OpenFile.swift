@@ -55,7 +55,7 @@ extension Browser {
     private var busyRefusal: String? {
         if review.committing != nil { return "a commit is running" }
         if daoPanel?.running != nil { return "a DAO method is running" }
-        if exportRun != nil { return "an export is running" }
+        if exports.running != nil { return "an export is running" }
         return nil
     }
 

@@ -104,7 +104,7 @@ extension Browser {
             message = ("committing: quit when it has been written", true)
             return
         }
-        if exportRun != nil {
+        if exports.running != nil {
             message = ("an export is running: Esc cancels it, or quit when it has ended", true)
             return
         }

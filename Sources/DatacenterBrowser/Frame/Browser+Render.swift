@@ -108,9 +108,9 @@ extension Browser {
                          x: 0, y: y, maxWidth: width, role: .status)
             return
         }
-        if let exportRun, message == nil {
+        if let progress = exports.status, message == nil {
             screen.fill(x: 0, y: y, count: width, role: .status)
-            screen.write(exportStatus(exportRun, width: width), x: 0, y: y, maxWidth: width, role: .status)
+            screen.write(progress, x: 0, y: y, maxWidth: width, role: .status)
             return
         }
         if let message {

@@ -49,9 +49,9 @@ struct FrameKeys: Sendable {
             browser.review.cursor = 0
             return []
         },
-        KeyCommand([.character("m"), .character("M")], "m  M", "mark the state now / what changed since (Enter)") { browser, key, _ in
-            if key == .character("m") { browser.startMark() } else { browser.openChanges() }
-            return []
+        KeyCommand([.character("m"), .character("M")], "m  M", "mark the state now / what changed since (Enter)") { browser, key, context in
+            key == .character("m") ? browser.changes.start(live: browser.markedPath, stateFolder: browser.stateFolder, context: context)
+                : browser.changes.openChanges()
         },
         KeyCommand([.character("O")], "O", "open another root or file") { browser, _, _ in
             browser.openFilePrompt()

@@ -8,6 +8,8 @@ enum PaneEffect {
     case focus(Browser.Focus)
     /// Say something in the status line (an error in the error colour).
     case message(String, isError: Bool)
+    /// Clear the status line (for the progress of work it shows).
+    case clearMessage
     /// Run work off the input loop; its result comes back as an event.
     case command(BrowserCommand)
     /// Show a leaf of the tree in the grid.
