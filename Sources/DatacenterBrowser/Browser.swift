@@ -8,10 +8,11 @@ import Foundation
 ///
 /// The browser is a frame around panes, as gitui is: the tree (`TreePane`), the grid
 /// (`GridPane`), the inspector (`Inspector`), the DAO panel (`DAOPanel`), the SQL console
-/// (`ConsolePane`), the staged edits (`ReviewPane`) and the prompt line (`PromptLine`). Each
-/// pane owns its state, keys and drawing, and answers a key with `PaneEffect`s; the browser
-/// keeps the focus, the header, status line and help, routes events to the panes and does
-/// what their effects ask.
+/// (`ConsolePane`), the staged edits (`ReviewPane`), the help (`HelpScreen`) and the prompt
+/// line (`PromptLine`). Each pane owns its state, keys (`KeyCommand`) and drawing, and answers
+/// a key with `PaneEffect`s. The frame is a router: it keeps what they share (focus, layout,
+/// the status line, the commands for the event loop), hands each event to the part it
+/// concerns, and does what their effects ask.
 package final class Browser {
     /// Which pane takes the keys.
     package enum Focus: Sendable { case tree, grid, inspector, dao, console, review }
@@ -20,10 +21,6 @@ package final class Browser {
     package internal(set) var catalog: BrowserCatalog
     /// The screen's size and where the tree and panes go on it.
     var layout: FrameLayout
-    /// The screen's width in cells.
-    package var width: Int { layout.width }
-    /// The screen's height in lines.
-    package var height: Int { layout.height }
     /// The pane that takes the keys (the tree, hidden, shows again when it takes them).
     package internal(set) var focus: Focus = .tree {
         didSet { if focus == .tree { layout.treeHidden = false } }
@@ -32,12 +29,6 @@ package final class Browser {
     package internal(set) var isFinished = false
     /// The themes `t` cycles through, the one in use, the theme files skipped.
     var themeChoice: ThemeChoice
-    /// The theme in use.
-    package var theme: Theme { themeChoice.theme }
-    /// The theme files that could not be used, each with its file, line and what is wrong:
-    /// the status line says so when the browser starts, and the help (`H`) lists them all.
-    package var themeErrors: [ThemeError] { themeChoice.errors }
-
     /// The tree of stores on the left; always there.
     var tree: TreePane
     /// The grid of the leaf opened last, if any.
@@ -51,47 +42,28 @@ package final class Browser {
     var inspector: Inspector?
     /// The DAO methods of a table, while the panel is open.
     var daoPanel: DAOPanel?
-    /// The SQL console; kept when it loses focus, so its output and history stay.
-    var console: ConsolePane?
-    /// The console's history of each store it was opened on this session, by file path:
-    /// a store's lines come back when the console returns to it.
-    var consoleHistories: [String: LineHistory] = [:]
-    /// The favourite queries once read or changed this session (`consoleFavourites()`).
-    var favourites: ConsoleFavourites?
+    /// The SQL console, its histories and the favourite queries.
+    var consoleSession: ConsoleSession
     /// The staged edits and their review; always there, shown when it has focus.
     var review = ReviewPane()
     /// The line being typed at the bottom (`/` search, `e` edit, `o` insert), if any.
     var prompt: PromptLine?
-    /// This session's searches, newest last, walked with ↑ and ↓ in the `/` prompt.
-    var searchHistory = LineHistory()
-    /// This session's filters, newest last, walked with ↑ and ↓ in the `f` prompt.
-    var filterHistory = LineHistory()
+    /// This session's searches and filters, walked with ↑ and ↓ at their prompts.
+    var promptHistories = PromptHistories()
     /// The help, while it covers the panes (`H`, or `?` outside the grid); it takes the keys.
     var help: HelpScreen?
     /// The status line's message, and the last one said (`Ctrl-P`).
     var status = StatusLine()
-    /// What the status line says, if anything; an error is drawn in the error colour.
-    var message: (text: String, isError: Bool)? {
-        get { status.message }
-        set { status.message = newValue }
-    }
     /// Work asked for and not yet taken by the runner (`takeCommands()`).
     var commands: [BrowserCommand] = []
     /// The ids of grids, searches, queries, previews, runs and commits.
     let ids = IDCounter()
     /// The grid being opened or read again, the grids `J` left, the change poll.
     var lifecycle = GridLifecycle()
-    /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
-    var opening: GridLifecycle.GridOpening? {
-        get { lifecycle.opening }
-        set { lifecycle.opening = newValue }
-    }
     /// The export running (`E`), if any, and the one whose file existed.
     var exports = GridExports()
-    /// The roots and files browsed lately, newest first (`o`), kept in the state folder.
-    var recentFiles = RecentFiles()
-    /// The root or file being opened with `o`, if any.
-    var catalogOpening: CatalogOpening?
+    /// The root or file being opened (`o`, `R`), and those browsed lately.
+    var catalogSwitch = CatalogSwitch()
     /// The mark (`m`) and the one being taken.
     var changes = ChangeMarking()
     /// Text `y` or `Y` copied, until the terminal edge takes it (`takeClipboard()`) and
@@ -109,6 +81,7 @@ package final class Browser {
                  themeErrors: [ThemeError] = [], stateFolder: URL? = nil) {
         self.catalog = catalog
         self.stateFolder = stateFolder
+        consoleSession = ConsoleSession(stateFolder: stateFolder)
         layout = FrameLayout(width: width, height: height)
         let themes = themes.isEmpty ? [Theme.builtIn] : themes
         themeChoice = ThemeChoice(themes: themes, index: themes.firstIndex { $0.name == themeName } ?? 0, errors: themeErrors)
@@ -116,7 +89,7 @@ package final class Browser {
         if let stateFolder {
             // Read once as the browser starts, before the input loop; a damaged list is ignored.
             let (list, warning) = RecentFiles.load(from: stateFolder)
-            recentFiles = list
+            catalogSwitch.recent = list
             if let warning { message = (warning, true) }
             ChangeMark.removeStale(in: ChangeMark.marksFolder(in: stateFolder))
         }
@@ -133,33 +106,11 @@ package final class Browser {
         return pendingClipboard
     }
 
-    /// The commands asked for since the last call, to run off the input loop. A DAO
-    /// query-plan request followed by another is left out: the panel takes the answer to the
-    /// last one only (a paste into a form field asks once per character).
+    /// The commands asked for since the last call, to run off the input loop
+    /// (`BrowserCommand.coalesced`: a DAO preview asked for again drops the one before).
     package func takeCommands() -> [BrowserCommand] {
         defer { commands.removeAll() }
-        guard let last = commands.lastIndex(where: { if case .daoQueryPlan = $0 { return true } else { return false } }) else {
-            return commands
-        }
-        return commands.enumerated().filter { index, command in
-            if case .daoQueryPlan = command { return index == last }
-            return true
-        }.map(\.element)
-    }
-
-    // MARK: Layout
-
-    /// Lines available to the panes (between the header and the status line).
-    var bodyHeight: Int { layout.bodyHeight }
-    /// Rows of data the grid shows (below its column header).
-    var visibleRowCount: Int { layout.visibleRowCount }
-    /// Columns of the tree (0 while hidden).
-    var treeWidth: Int { layout.treeWidth }
-    /// The right-hand pane's place.
-    var paneArea: PaneArea { layout.paneArea }
-    /// What the panes may read while they handle a key.
-    var context: PaneContext {
-        PaneContext(catalog: catalog, bodyHeight: bodyHeight, paneWidth: paneArea.width, ids: ids, hasGrid: grid != nil)
+        return BrowserCommand.coalesced(commands)
     }
 
     // MARK: Update
@@ -181,10 +132,8 @@ package final class Browser {
         case let .gridOpened(id, node, source, rows, error): gridOpened(id: id, node: node, source: source, rows: rows, error: error)
         case let .schemaRead(nodeID, lines, error):
             guard let shown = grid, shown.node.id == nodeID, focus == .grid else { return }
-            if let error { message = (error, true); return }
-            let text = lines.joined(separator: "\n")
-            apply([.inspect(Inspector(title: "schema of \(shown.source.title)",
-                                      cell: GridCell(text: text, role: .grid, typeName: "schema", content: .database(.text(text)))))])
+            apply(error.map { [.message($0, isError: true)] } ?? [.inspect(Inspector(text: lines.joined(separator: "\n"), typeName: "schema",
+                                                                                    title: "schema of \(shown.source.title)"))])
         case let .rowCount(id, count):
             if grid?.id == id { grid?.total = count }
         case let .dataVersion(id, version): dataVersionRead(gridID: id, version: version)
@@ -197,10 +146,8 @@ package final class Browser {
             apply(grid?.searchFinished(id: id, match: match, error: error, wrapped: wrapped) ?? [])
         case let .consoleProgress(id, rows): console?.progressed(id: id, rows: rows)
         case let .rowsSelected(gridID, requestID, keys, error):
-            guard var pane = grid, pane.id == gridID else { break }
-            let effects = pane.rowsSelected(requestID: requestID, keys: keys, error: error)
-            grid = pane
-            apply(effects)
+            guard grid?.id == gridID else { break }
+            apply(grid?.rowsSelected(requestID: requestID, keys: keys, error: error) ?? [])
         case let .consoleNames(path, tables):
             if console?.storePath == path { console?.completion = SQLCompletion(tables: tables) }
         case let .consoleGrid(id, node, source, rows, note):
@@ -247,7 +194,7 @@ package final class Browser {
                 // Off the input loop: the grid shows when its first rows are in.
                 startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView())
             case .openDerived(let node):
-                startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: placeInGrid)
+                startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: grid?.place)
             case let .openFiltered(node, view):
                 startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: view)
             case let .openAt(node, column):
@@ -257,10 +204,7 @@ package final class Browser {
                 value.layOut(width: paneArea.width)         // once, not on every key and frame
                 inspector = value
                 focus = .inspector
-            case .prompt(var line):
-                if line.purpose.isSearch { line.editor.history = searchHistory }
-                if line.purpose == .filter { line.editor.history = filterHistory }
-                prompt = line
+            case .prompt(let line): prompt = promptHistories.attached(to: line)
             case .stage(let edit): apply([review.stage(edit, id: ids.next(), catalog: catalog)])
             case .commit: apply(review.commit(id: ids.next(), catalog: catalog))
             case .reloadGrid: reloadGrid()
@@ -286,4 +230,46 @@ package final class Browser {
         }
     }
 
+}
+
+/// What the frame reads through its parts: the screen's geometry (`FrameLayout`), the
+/// theme, the status line's message, the console and the grid being opened.
+extension Browser {
+    /// The screen's width in cells.
+    package var width: Int { layout.width }
+    /// The screen's height in lines.
+    package var height: Int { layout.height }
+    /// The theme in use.
+    package var theme: Theme { themeChoice.theme }
+    /// The theme files that could not be used, each with its file, line and what is wrong:
+    /// the status line says so when the browser starts, and the help (`H`) lists them all.
+    package var themeErrors: [ThemeError] { themeChoice.errors }
+
+    /// The SQL console; kept when it loses focus, so its output and history stay.
+    var console: ConsolePane? {
+        get { consoleSession.pane }
+        set { consoleSession.pane = newValue }
+    }
+    /// What the status line says, if anything; an error is drawn in the error colour.
+    var message: (text: String, isError: Bool)? {
+        get { status.message }
+        set { status.message = newValue }
+    }
+    /// The grid being read off the input loop (`openGrid`), if any: only its answer counts.
+    var opening: GridLifecycle.GridOpening? {
+        get { lifecycle.opening }
+        set { lifecycle.opening = newValue }
+    }
+    /// Lines available to the panes (between the header and the status line).
+    var bodyHeight: Int { layout.bodyHeight }
+    /// Rows of data the grid shows (below its column header).
+    var visibleRowCount: Int { layout.visibleRowCount }
+    /// Columns of the tree (0 while hidden).
+    var treeWidth: Int { layout.treeWidth }
+    /// The right-hand pane's place.
+    var paneArea: PaneArea { layout.paneArea }
+    /// What the panes may read while they handle a key.
+    var context: PaneContext {
+        PaneContext(catalog: catalog, bodyHeight: bodyHeight, paneWidth: paneArea.width, ids: ids, hasGrid: grid != nil)
+    }
 }

@@ -158,7 +158,7 @@ import Testing
         let path = folder.file("numbers.db")
         try makeNumbersTable(at: path, rows: 1)
         let b = try browser(path, state: state)
-        #expect(b.recentFiles.paths.isEmpty)
+        #expect(b.catalogSwitch.recent.paths.isEmpty)
         #expect(b.message?.isError == true)
         #expect(b.message?.text == "recent files ignored: \(RecentFiles.file(in: state).path) is not a JSON array of paths (it is rewritten at the next open)")
         b.recordOpened(path)

@@ -471,3 +471,18 @@ private struct TreeBuilder {
         }
     }
 }
+
+extension BrowserCatalog {
+    /// What the header says of what is browsed: the root or file, the settings an app must
+    /// give to open it (in SQLCipher's pragma names), and the keys given, by fingerprint.
+    var headerSummary: String {
+        var summary = title
+        if let settings = databaseSettings { summary += " │ db: " + settings.summary }
+        if !keys.isEmpty {
+            summary += " │ keys: " + keys.keys.map { key in
+                keyLabels[key.fingerprint].map { "\(key.fingerprint) (\($0))" } ?? key.fingerprint
+            }.joined(separator: ",")
+        }
+        return summary
+    }
+}

@@ -229,3 +229,17 @@ package final class BrowserCommandRunner: Sendable {
         }
     }
 }
+
+extension BrowserCommand {
+    /// `commands` without the DAO query-plan requests followed by another: the panel takes
+    /// the answer to the last one only (a paste into a form field asks once per character).
+    static func coalesced(_ commands: [BrowserCommand]) -> [BrowserCommand] {
+        guard let last = commands.lastIndex(where: { if case .daoQueryPlan = $0 { return true } else { return false } }) else {
+            return commands
+        }
+        return commands.enumerated().filter { index, command in
+            if case .daoQueryPlan = command { return index == last }
+            return true
+        }.map(\.element)
+    }
+}

@@ -54,8 +54,7 @@ extension Browser {
             let before = console?.history.entries
             let favouritesBefore = console?.favourites
             send(key, to: \.console, orElse: .tree)
-            if let pane = console, pane.history.entries != before { keepConsoleHistory(pane) }
-            if let pane = console, pane.favourites != favouritesBefore { keepConsoleFavourites(pane.favourites) }
+            apply(consoleSession.keep(historyBefore: before, favouritesBefore: favouritesBefore))
         case .review: send(key, to: \.review)
         }
     }
@@ -80,28 +79,10 @@ extension Browser {
     /// Esc for work going on behind the panes: an export, then a sort or filter of the grid
     /// shown being read. True when it stopped one.
     private func cancelBackgroundWork() -> Bool {
-        if let cancelled = exports.cancel() {
-            // Esc cancels the export first; other keys go on while it writes.
-            apply(cancelled)
-            return true
-        }
-        if let request = opening, !request.isReload, let shown = grid, shown.node.id == request.node.id,
-           request.view != shown.source.view {
-            // Esc stops a sort or filter of the grid shown while it is read (a sort in memory
-            // reads every row first); the grid stays as it was.
-            request.cancel.cancel()
-            opening = nil
-            message = ("sort and filter cancelled: the grid stays as it was", false)
-            return true
-        }
-        if let request = opening, !request.isReload, case .query = request.node.kind, request.node.id != grid?.node.id {
-            // A frequency table or the statistics being counted (`F`, `I`): Esc stops SQLite.
-            request.cancel.cancel()
-            opening = nil
-            message = ("\(request.node.label): cancelled", false)
-            return true
-        }
-        return false
+        // Esc cancels the export first; other keys go on while it writes.
+        guard let cancelled = exports.cancel() ?? lifecycle.cancelOpening(shown: grid) else { return false }
+        apply(cancelled)
+        return true
     }
 
     /// Runs `key` if `map` lists it, and does what it asks; false when it does not list it.
@@ -116,8 +97,7 @@ extension Browser {
     func promptKey(_ key: Key) {
         guard var line = prompt else { return }
         let outcome = line.handle(key, screenWidth: width)
-        if line.purpose.isSearch, let history = line.editor.history { searchHistory = history }
-        if line.purpose == .filter, let history = line.editor.history { filterHistory = history }
+        promptHistories.keep(from: line)
         switch outcome {
         case .editing: prompt = line
         case .cancelled:
@@ -135,10 +115,7 @@ extension Browser {
                 apply(exports.submit(text, replacing: replacing, grid: grid, context: context))
                 return
             }
-            guard var pane = grid else { return }
-            let effects = pane.submit(line.purpose, text: text, regex: line.isRegex, context: context)
-            grid = pane
-            apply(effects)
+            apply(grid?.submit(line.purpose, text: text, regex: line.isRegex, context: context) ?? [])
         }
     }
 

@@ -3,24 +3,13 @@ import Foundation
 import DatacenterText
 
 extension Browser {
-    /// A root or file being opened off the input loop (`BrowserCommand.openCatalog`).
-    struct CatalogOpening {
-        /// The request's id: only the answer to the latest counts.
-        let id: Int
-        /// The path as typed.
-        let path: String
-        /// True when the root browsed is read again (`R`, a user switch) rather than another
-        /// opened: the grid, the console and the staged edits stay, and the tree keeps its place.
-        var isRefresh = false
-    }
-
     /// `R`, or the current user changed: reads the root browsed again — its users, their
     /// stores and tables — off the input loop, keeping what is shown and staged; the tree
     /// keeps its place. A file (not a root) is read again the same way.
     func refreshTree(reason: String?) {
-        guard catalogOpening == nil else { return }
+        guard catalogSwitch.opening == nil else { return }
         let id = ids.next()
-        catalogOpening = CatalogOpening(id: id, path: catalog.title, isRefresh: true)
+        catalogSwitch.opening = CatalogSwitch.Opening(id: id, path: catalog.title, isRefresh: true)
         message = reason.map { ($0, false) }
         commands.append(.openCatalog(requestID: id, path: catalog.title, settingsOf: catalog))
     }
@@ -46,9 +35,7 @@ extension Browser {
             return
         }
         if let refusal = busyRefusal { message = (refusal + ": open another file when it has ended", true); return }
-        var line = PromptLine(label: "open (root or SQLite file; ↑↓ recent): ", text: "", purpose: .open)
-        line.editor.history = LineHistory(entries: recentFiles.paths.reversed())
-        prompt = line
+        prompt = catalogSwitch.prompt
     }
 
     /// What runs and keeps the files browsed now in use, in words, if anything does.
@@ -65,7 +52,7 @@ extension Browser {
         let path = text.trimmingCharacters(in: .whitespaces)
         guard !path.isEmpty else { return }
         let id = ids.next()
-        catalogOpening = CatalogOpening(id: id, path: path)
+        catalogSwitch.opening = CatalogSwitch.Opening(id: id, path: path)
         message = nil
         commands.append(.openCatalog(requestID: id, path: path, settingsOf: catalog))
     }
@@ -74,8 +61,8 @@ extension Browser {
     /// browses it, from its tree, and records it among the recent files. Edits staged while it
     /// was opened keep the files browsed now.
     func catalogOpened(id: Int, path: String, catalog opened: BrowserCatalog?, error: String?) {
-        guard let request = catalogOpening, request.id == id else { return }
-        catalogOpening = nil
+        guard let request = catalogSwitch.opening, request.id == id else { return }
+        catalogSwitch.opening = nil
         guard let opened else {
             message = ("cannot \(request.isRefresh ? "read again" : "open") \(request.path): \(error ?? "unknown error")", true)
             return
@@ -111,18 +98,7 @@ extension Browser {
     /// state folder off the input loop, when there is one. `browse` calls it for the path it
     /// starts on; `o` for each path it opens.
     package func recordOpened(_ path: String) {
-        recentFiles.record(path)
-        if let stateFolder { commands.append(.saveRecentFiles(recentFiles, folder: stateFolder)) }
-    }
-
-    /// Draws the recent files over the right-hand pane while the `o` prompt is open.
-    func renderRecentFiles(_ screen: inout ScreenGrid) {
-        let area = paneArea
-        for y in area.y..<(area.y + area.height) { screen.fill(x: area.x, y: y, count: area.width, role: .dialog) }
-        let heading = recentFiles.paths.isEmpty ? "No recent files yet: type a path." : "Recent files (↑ ↓ at the prompt), newest first:"
-        screen.write(heading, x: area.x + 1, y: area.y, maxWidth: area.width - 1, role: .dialog)
-        for (line, path) in recentFiles.paths.enumerated() where line + 1 < area.height {
-            screen.write("  " + path, x: area.x + 1, y: area.y + 1 + line, maxWidth: area.width - 1, role: .dialog)
-        }
+        catalogSwitch.recent.record(path)
+        if let stateFolder { commands.append(.saveRecentFiles(catalogSwitch.recent, folder: stateFolder)) }
     }
 }

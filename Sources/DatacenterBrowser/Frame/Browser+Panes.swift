@@ -1,8 +1,7 @@
 import DatacenterKit
 import Foundation
 
-/// Opening and leaving the panes the frame owns: the help, the DAO panel, the SQL console
-/// (with its history kept per store), and quitting.
+/// Opening and leaving the panes the frame owns: the DAO panel, the SQL console, and quitting.
 extension Browser {
     /// Opens the DAO methods of the DAO table under the tree cursor (or shown in the grid).
     func openDAOPanel() {
@@ -28,69 +27,9 @@ extension Browser {
         showConsole(on: path)
     }
 
-    /// Gives the keys to the console on the store at `path`: the one open, or a new one
-    /// that keeps the history when the store is another (and the session's `.mode` and
-    /// `.headers`).
+    /// Gives the keys to the console on the store at `path` (`ConsoleSession.show`).
     func showConsole(on path: String) {
-        if console?.storePath != path {
-            var fresh = ConsolePane(storePath: path, storeName: catalog.storeName(for: path), history: consoleHistory(of: path))
-            if let old = console {
-                fresh.mode = old.mode
-                fresh.headers = old.headers
-            }
-            fresh.favourites = consoleFavourites()
-            console = fresh
-            commands.append(.consoleNames(storePath: path, catalog: catalog))
-        }
-        focus = .console
-    }
-
-    /// The console's history of the store at `path`: this session's, else the lines kept in
-    /// the state folder (`ConsoleHistoryFile`); a file that cannot be used is reported and
-    /// left for the next save to replace.
-    func consoleHistory(of path: String) -> LineHistory {
-        if let kept = consoleHistories[path] { return kept }
-        guard let stateFolder else { return LineHistory() }
-        do {
-            return LineHistory(entries: try ConsoleHistoryFile(storePath: path, stateFolder: stateFolder).load())
-        } catch {
-            message = ("\(error)", true)
-            return LineHistory()
-        }
-    }
-
-    /// Keeps the console's history after a line was run: for this session, and in the state
-    /// folder for the next (a few kilobytes, written whole).
-    func keepConsoleHistory(_ pane: ConsolePane) {
-        consoleHistories[pane.storePath] = pane.history
-        guard let stateFolder else { return }
-        do {
-            try ConsoleHistoryFile(storePath: pane.storePath, stateFolder: stateFolder).save(pane.history.entries)
-        } catch {
-            message = ("console history not saved: \(error)", true)
-        }
-    }
-
-    /// The favourite queries: this session's, else those kept in the state folder; a file
-    /// that cannot be used is reported and left for the next save to replace.
-    func consoleFavourites() -> ConsoleFavourites {
-        if let kept = favourites { return kept }
-        guard let stateFolder else { return ConsoleFavourites() }
-        do {
-            let loaded = try ConsoleFavourites.load(from: stateFolder)
-            favourites = loaded
-            return loaded
-        } catch {
-            message = ("\(error)", true)
-            return ConsoleFavourites()
-        }
-    }
-
-    /// Keeps the favourites after a save or delete: for this session, and in the state folder.
-    func keepConsoleFavourites(_ kept: ConsoleFavourites) {
-        favourites = kept
-        guard let stateFolder else { return }
-        do { try kept.save(to: stateFolder) } catch { message = ("console favourites not saved: \(error)", true) }
+        apply(consoleSession.show(on: path, catalog: catalog))
     }
 
     /// Quits, or first asks what to do with staged edits (they are never dropped unasked).

@@ -34,7 +34,7 @@ extension Browser {
             for y in 1..<(height - 1) { screen.write("│", x: treeWidth, y: y, maxWidth: 1, role: .tree) }
         }
         let pane = paneArea
-        if prompt?.purpose == .open { renderRecentFiles(&screen) }
+        if prompt?.purpose == .open { catalogSwitch.drawRecent(into: &screen, area: pane) }
         else if let help { help.draw(into: &screen, area: PaneArea(x: layout.treeWidth + 1, y: 1, width: width - layout.treeWidth - 1, height: bodyHeight), focused: true) }
         else if focus == .dao, let daoPanel { daoPanel.draw(into: &screen, area: pane, focused: true) }
         else if focus == .console, let console { console.draw(into: &screen, area: pane, focused: true) }
@@ -55,18 +55,7 @@ extension Browser {
         screen.fill(x: 0, y: 0, count: width, role: .header)
         // What the grid shows, and from which store, comes before the root: a long path is
         // what gets cut.
-        var title = " datacenter │ "
-        if let subject = headerSubject { title += subject + " │ " }
-        title += catalog.title
-        if let settings = catalog.databaseSettings {
-            // What an app must set to open it, in SQLCipher's pragma names.
-            title += " │ db: " + settings.summary
-        }
-        if !catalog.keys.isEmpty {
-            title += " │ keys: " + catalog.keys.keys.map { key in
-                catalog.keyLabels[key.fingerprint].map { "\(key.fingerprint) (\($0))" } ?? key.fingerprint
-            }.joined(separator: ",")
-        }
+        let title = " datacenter │ " + (headerSubject.map { $0 + " │ " } ?? "") + catalog.headerSummary
         screen.write(title, x: 0, y: 0, maxWidth: width, role: .header)
     }
 
@@ -99,13 +88,9 @@ extension Browser {
             prompt.draw(into: &screen, y: y)
             return
         }
-        if let search = grid?.search {
-            let total = grid?.total.map { " of " + Browser.grouped($0) } ?? ""
+        if let searching = grid?.searchStatus {
             screen.fill(x: 0, y: y, count: width, role: .status)
-            // A table is searched by one query in SQLite, which reports no rows scanned.
-            let progress = search.scanned == 0 ? "" : " \(Browser.grouped(search.scanned))\(total) rows scanned ·"
-            screen.write(" searching \"\(search.needle.described)\"\(search.backward ? " backward" : "")…\(progress) Esc cancels",
-                         x: 0, y: y, maxWidth: width, role: .status)
+            screen.write(searching, x: 0, y: y, maxWidth: width, role: .status)
             return
         }
         if let progress = exports.status, message == nil {
@@ -119,8 +104,8 @@ extension Browser {
             return
         }
         screen.fill(x: 0, y: y, count: width, role: .status)
-        if let catalogOpening {
-            screen.write(" opening \(catalogOpening.path)…", x: 0, y: y, maxWidth: width, role: .status)
+        if let opening = catalogSwitch.opening {
+            screen.write(" opening \(opening.path)…", x: 0, y: y, maxWidth: width, role: .status)
             return
         }
         if let opening {
@@ -144,19 +129,23 @@ extension Browser {
     /// the pane with focus, then the frame's that apply there.
     var statusHints: [String] {
         if let help { return help.statusHints }
-        let pane: [String]
-        switch focus {
-        case .tree: pane = tree.statusHints
-        case .grid: pane = grid?.statusHints ?? []
-        case .inspector: pane = inspector?.statusHints ?? []
-        case .console: pane = console?.statusHints ?? []
-        case .review: pane = review.statusHints
-        case .dao: pane = daoPanel?.statusHints ?? []
-        }
+        let pane = focusedPane?.statusHints ?? []
         // The help's key first, where it is never cut; then the pane's, then the frame's.
         let frame = FrameKeys.applying(in: self)
         let help = frame.filter { $0.title == FrameKeys.everywhere.map.title }
         return help.flatMap(\.hints) + pane + frame.filter { $0.title != FrameKeys.everywhere.map.title }.flatMap(\.hints)
+    }
+
+    /// The pane with focus, if it is open.
+    var focusedPane: (any Pane)? {
+        switch focus {
+        case .tree: return tree
+        case .grid: return grid
+        case .inspector: return inspector
+        case .console: return console
+        case .review: return review
+        case .dao: return daoPanel
+        }
     }
 
     /// 2000000 → "2,000,000".

@@ -81,7 +81,7 @@ struct FrameKeys: Sendable {
         KeyCommand([.character("H")], "H", "this help (and ?, but in the grid)", hint: "H help") { _, _, _ in [.help] },
         KeyCommand([.control("p")], "Ctrl-P", "the last message in full (an error stays until Esc)") { browser, _, _ in
             guard let text = browser.status.last else { return [.message("no message yet: Ctrl-P shows the last one in full", isError: false)] }
-            return [.inspect(Inspector(title: "last message", cell: GridCell(text: text, role: .grid, typeName: "message", content: .database(.text(text)))))]
+            return [.inspect(Inspector(text: text, typeName: "message", title: "last message"))]
         },
     ]), applies: { $0.isMoving || $0.focus == .inspector })
 }

@@ -30,8 +30,7 @@ extension Browser {
         }
         guard let source else { return }
         var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
-        // A grid made from another answers Enter itself (`DerivedGrid`).
-        fresh.derived = lifecycle.frequencyTables[node.id].map(DerivedGrid.frequency) ?? (source is ChangesSummarySource ? .changesSummary : nil)
+        fresh.derived = lifecycle.derived(node, source: source)
         if request.isReload, let old = grid, old.node.id == node.id {
             fresh.keepPlace(of: old, page: visibleRowCount)
             let marked = fresh.markChanges(since: old)
@@ -69,8 +68,7 @@ extension Browser {
         opening = nil
         grid?.search?.cancel.cancel()
         var (fresh, count) = GridPane.opened(node, source: source, rows: rows, context: context)
-        // A grid made from another answers Enter itself (`DerivedGrid`).
-        fresh.derived = lifecycle.frequencyTables[node.id].map(DerivedGrid.frequency) ?? (source is ChangesSummarySource ? .changesSummary : nil)
+        fresh.derived = lifecycle.derived(node, source: source)
         fresh.lastQuery = grid?.lastQuery
         grid = fresh
         inspector = nil
@@ -82,17 +80,14 @@ extension Browser {
 
     /// Keeps the grid's cursor on screen and asks for rows to fill it (`GridPane.refill`).
     func refillGrid() {
-        guard var pane = grid else { return }
-        let effects = pane.refill(context: context)
-        grid = pane
-        apply(effects)
+        apply(grid?.refill(context: context) ?? [])
     }
 
     /// Asks whether another connection wrote to the shown grid's file since it was last
     /// looked at (`BrowserCommand.dataVersion`); the terminal loop calls this about once a
     /// second. One question at a time, and none while a grid is being read.
     package func pollForChanges() {
-        if let rootPath = catalog.rootPath, !lifecycle.rootPollPending, catalogOpening == nil {
+        if let rootPath = catalog.rootPath, !lifecycle.rootPollPending, catalogSwitch.opening == nil {
             lifecycle.rootPollPending = true
             commands.append(.rootCurrentUser(rootPath: rootPath))
         }
@@ -154,16 +149,7 @@ extension Browser {
             return
         }
         startOpening(target, page: .matching(columns: columns, values: values, limit: visibleRowCount * 2), isReload: false,
-                     view: TableView(), leaving: placeInGrid)
-    }
-
-    /// Where the grid shown is (its view, row and column), for `Backspace` to come back to
-    /// from a grid opened from it (`J`, `F`, `I`); nil when no grid is shown. A grid without
-    /// rows has a place too, with no row: `F` and `I` work on it, and lead back to it.
-    var placeInGrid: GridLifecycle.JumpPlace? {
-        guard let shown = grid else { return nil }
-        let row = shown.rows.indices.contains(shown.cursor) ? shown.rows[shown.cursor] : nil
-        return GridLifecycle.JumpPlace(node: shown.node, view: shown.source.view, row: row, column: shown.column)
+                     view: TableView(), leaving: grid?.place)
     }
 
     /// Goes back to the grid the last `J`, `F` or `I` left, at its row and column (`Backspace`).
@@ -181,10 +167,9 @@ extension Browser {
     /// loop like any grid); `Backspace` there comes back to the grid shown.
     func openFrequency(_ table: FrequencyTable) {
         guard let path = table.origin.storePath else { return }
-        let node = TreeNode(id: path + "#frequency#" + table.origin.id + "#" + table.column, label: "frequency of \(table.column) in \(table.origin.label)",
-                            detail: "", kind: .query(store: path, sql: table.select), children: [])
+        let node = table.node(in: path)
         lifecycle.frequencyTables[node.id] = table
-        startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: placeInGrid)
+        startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: grid?.place)
     }
 
 }

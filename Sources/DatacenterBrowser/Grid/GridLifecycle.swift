@@ -18,6 +18,30 @@ struct GridLifecycle {
     /// the grid each was made from.
     var frequencyTables: [String: FrequencyTable] = [:]
 
+    /// Esc while a grid is read: stops a sort or filter of the grid `shown` (a sort in memory
+    /// reads every row first; the grid stays as it was), or a frequency table or the
+    /// statistics being counted (`F`, `I`: SQLite stops). Nil when neither is being read.
+    mutating func cancelOpening(shown: GridPane?) -> [PaneEffect]? {
+        guard let request = opening, !request.isReload else { return nil }
+        let said: String
+        if let shown, shown.node.id == request.node.id, request.view != shown.source.view {
+            said = "sort and filter cancelled: the grid stays as it was"
+        } else if case .query = request.node.kind, request.node.id != shown?.node.id {
+            said = "\(request.node.label): cancelled"
+        } else {
+            return nil
+        }
+        request.cancel.cancel()
+        opening = nil
+        return [.message(said, isError: false)]
+    }
+
+    /// What Enter does in the grid of `node` over `source`, when it was made from another
+    /// (`DerivedGrid`): a frequency table's, the changes since a mark's.
+    func derived(_ node: TreeNode, source: GridSource) -> DerivedGrid? {
+        frequencyTables[node.id].map(DerivedGrid.frequency) ?? (source is ChangesSummarySource ? .changesSummary : nil)
+    }
+
     /// A grid left by following a foreign key (`J`): which, how sorted and filtered, and
     /// where its cursor was.
     struct JumpPlace {

@@ -74,4 +74,14 @@ extension GridPane {
         top = 0
         return [.message(GridPane.foundMessage(current.needle.described, backward: current.backward, wrapped: wrapped), isError: false)]
     }
+
+    /// The status line while a search runs: what it looks for, the rows scanned, and how to
+    /// cancel; nil when none runs.
+    var searchStatus: String? {
+        guard let search else { return nil }
+        let of = total.map { " of " + Browser.grouped($0) } ?? ""
+        // A table is searched by one query in SQLite, which reports no rows scanned.
+        let progress = search.scanned == 0 ? "" : " \(Browser.grouped(search.scanned))\(of) rows scanned ·"
+        return " searching \"\(search.needle.described)\"\(search.backward ? " backward" : "")…\(progress) Esc cancels"
+    }
 }

@@ -36,3 +36,12 @@ extension GridPane {
         return .follow(table: key.table, columns: key.to, values: values)
     }
 }
+
+extension GridPane {
+    /// Where the grid is (its view, row and column), for `Backspace` to come back to from a
+    /// grid opened from it (`J`, `F`, `I`). A grid without rows has a place too, with no
+    /// row: `F` and `I` work on it, and lead back to it.
+    var place: GridLifecycle.JumpPlace {
+        GridLifecycle.JumpPlace(node: node, view: source.view, row: rows.indices.contains(cursor) ? rows[cursor] : nil, column: column)
+    }
+}

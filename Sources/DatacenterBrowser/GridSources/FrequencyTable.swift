@@ -51,6 +51,12 @@ struct FrequencyTable: Sendable, Equatable {
             .joined(separator: " AND ")
         return filtered
     }
+
+    /// The grid of the table, a query of the store at `path`: its node.
+    func node(in path: String) -> TreeNode {
+        TreeNode(id: path + "#frequency#" + origin.id + "#" + column, label: "frequency of \(column) in \(origin.label)",
+                 detail: "", kind: .query(store: path, sql: select), children: [])
+    }
 }
 
 extension GridSource {

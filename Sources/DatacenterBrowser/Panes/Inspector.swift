@@ -48,6 +48,11 @@ package struct Inspector: Sendable {
         }
     }
 
+    /// An inspector of text the browser made (a schema, the last message), named `typeName`.
+    init(text: String, typeName: String, title: String) {
+        self.init(title: title, cell: GridCell(text: text, role: .grid, typeName: typeName, content: .database(.text(text))))
+    }
+
     /// The first line: what the value is and whether it was decrypted.
     package var summary: String {
         let state: String

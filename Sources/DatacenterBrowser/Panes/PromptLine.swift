@@ -98,3 +98,26 @@ struct PromptLine {
                     role: .dialog, cursorRole: .gridSelected)
     }
 }
+
+/// This session's lines typed at the prompt, newest last, walked with ↑ and ↓: the searches
+/// (`/`, `?`) and the filters (`f`), each prompt with its own.
+struct PromptHistories {
+    /// The searches.
+    var search = LineHistory()
+    /// The filters.
+    var filter = LineHistory()
+
+    /// `line` with the history of its kind, if it has one.
+    func attached(to line: PromptLine) -> PromptLine {
+        var line = line
+        if line.purpose.isSearch { line.editor.history = search }
+        if line.purpose == .filter { line.editor.history = filter }
+        return line
+    }
+
+    /// Keeps the history `line` walked and added to.
+    mutating func keep(from line: PromptLine) {
+        if line.purpose.isSearch, let history = line.editor.history { search = history }
+        if line.purpose == .filter, let history = line.editor.history { filter = history }
+    }
+}
