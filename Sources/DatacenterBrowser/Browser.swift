@@ -270,6 +270,7 @@ extension Browser {
     var paneArea: PaneArea { layout.paneArea }
     /// What the panes may read while they handle a key.
     var context: PaneContext {
-        PaneContext(catalog: catalog, bodyHeight: bodyHeight, paneWidth: paneArea.width, ids: ids, hasGrid: grid != nil)
+        PaneContext(catalog: catalog, bodyHeight: bodyHeight, paneWidth: paneArea.width, ids: ids, hasGrid: grid != nil,
+                    stagedValues: review.stagedValues)
     }
 }

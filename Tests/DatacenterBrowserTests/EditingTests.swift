@@ -118,9 +118,7 @@ import Testing
         let folder = TemporaryFolder()
         let root = try makeDemo(folder)
         let b = try browser(root, width: 140, height: 30)
-        b.openNodeAndLoad(named: "messages")
-        let column = try #require(b.grid?.source.columns.firstIndex(of: "content"))
-        b.press(.right, times: column)
+        _ = try openMessagesContent(b)
         b.press(.character("e"))
         answer("rewritten", in: b)
         b.press(.character("w"))
@@ -171,12 +169,58 @@ import Testing
             let x = try #require(screen.lines()[y].range(of: text)).lowerBound.utf16Offset(in: screen.lines()[y])
             return (x..<(x + text.count)).map { screen[$0, y].role }
         }
-        #expect(try roles(onLineWith: "Welcome").allSatisfy { $0 == .staged }, "the edited cell")
+        // The edited cell reads its new value, in the staged colours (VisiData's way).
+        #expect(!b.screenText.contains("Welcome"))
+        #expect(try roles(onLineWith: "Hello again").allSatisfy { $0 == .staged }, "the edited cell")
         #expect(try roles(onLineWith: "Quotes").allSatisfy { $0 == .staged }, "the row staged for deletion")
         #expect(try roles(onLineWith: "Unicode").allSatisfy { $0 != .staged }, "the other rows")
         b.press(.character("w"))
         b.press(.character("u"))                          // discard: the marks go
         b.press(.escape)
         #expect(try roles(onLineWith: "Welcome").allSatisfy { $0 != .staged })
+    }
+
+    /// The inspector of a staged cell shows its new value, marked staged (and to be
+    /// encrypted in a crypt column); `o` shows the value it replaces, `o` again the new one.
+    /// `e` on it starts from the new value, and nothing is written before the commit.
+    @Test func aStagedCellInspectsAsItsNewValueAndTheOldOneKeyAway() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let b = try browser(root, width: 160, height: 30)
+        let column = try openMessagesContent(b)
+        let old = try #require(b.grid.map { $0.rows[$0.cursor].cells[column].text })
+        b.press(.character("e"))
+        answer("'Lunch at 1?'", in: b)
+        #expect(b.screenText.contains("Lunch at 1?"))
+        #expect(!b.screenText.contains(old))
+        b.press(.enter)
+        #expect(b.focus == .inspector)
+        #expect(b.inspector?.summary.contains("staged, written on commit encrypted (o: the value before)") == true)
+        #expect(b.screenText.contains("Lunch at 1?"))
+        b.press(.character("o"))
+        #expect(b.inspector?.summary.contains("the value before the staged edit") == true)
+        #expect(b.screenText.contains(old))
+        #expect(!b.screenText.contains("Lunch at 1?"))
+        b.press(.character("o"))
+        #expect(b.screenText.contains("Lunch at 1?"))
+        b.press(.escape)
+        b.press(.character("e"))
+        #expect(b.prompt?.text == "Lunch at 1?")
+        b.press(.escape)
+        // Nothing was written: the file still holds the value read.
+        let user = try DataCenter(rootPath: root, crypt: KeyRing([DemoStore.key])).store(forUser: "alice")
+        let stored = try user.queue.read { try $0.scalar("select content from messages where id = 1") }
+        #expect(try CryptColumn.plaintext(of: try #require(stored), with: KeyRing([DemoStore.key])) == .text(old))
+        // A cell not staged has no value before: o says so.
+        b.press(.down, .enter, .character("o"))
+        #expect(b.message?.text == "o shows the value a staged edit replaces: this cell is not staged")
+    }
+
+    /// Opens alice's messages with the cursor on its crypt column `content`; its index.
+    private func openMessagesContent(_ b: Browser) throws -> Int {
+        b.openNodeAndLoad(named: "messages")
+        let column = try #require(b.grid?.source.columns.firstIndex(of: "content"))
+        b.press(.right, times: column)
+        return column
     }
 }

@@ -34,6 +34,9 @@ package struct StagedEdit: Sendable {
     /// which draws it in the `staged` role until it is committed or discarded; nil for an
     /// insert (its row is not in the grid yet).
     var mark: StagedMark?
+    /// What the cell shows until the edit is committed or discarded (an update): the new
+    /// value as typed, and whether the commit encrypts it. Nil for a delete or an insert.
+    var newValue: StagedValue?
 
     /// Applies the edit inside the caller's transaction on `store`.
     func apply(to store: Store, in db: Database) throws {
@@ -60,6 +63,16 @@ struct StagedMark: Sendable, Hashable {
     let rowKey: [DatabaseValue]
     /// The column it changes; nil for the whole row.
     let column: Int?
+}
+
+/// A cell's new value while its update is staged: drawn in the cell (in the `staged` role)
+/// and shown by the inspector beside the value it replaces, as typed: a crypt column's is
+/// shown before the commit encrypts it, and never written so.
+struct StagedValue: Sendable {
+    /// The new value as a cell.
+    let cell: GridCell
+    /// True when the commit writes it encrypted (a crypt column, an encrypted KV value).
+    let encryptedOnCommit: Bool
 }
 
 /// Why an edit could not be staged or committed, in words.

@@ -43,6 +43,7 @@ extension Browser {
         else if var grid {
             // The cells staged edits change show in the grid, not only in the count.
             grid.stagedMarks = Set(review.staged.compactMap(\.mark))
+            grid.stagedValues = review.stagedValues
             grid.draw(into: &screen, area: pane, focused: focus == .grid)
         }
         else if let opening { screen.write("Opening \(opening.node.label)…", x: pane.x + 1, y: 2, maxWidth: pane.width - 2, role: .null) }

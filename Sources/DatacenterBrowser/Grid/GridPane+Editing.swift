@@ -10,7 +10,13 @@ extension GridPane {
                    hint: "e edit") { grid, _, context in
             var effects: [PaneEffect] = []
             guard let editable = grid.editableSource(context, &effects), grid.rows.indices.contains(grid.cursor) else { return effects }
-            let row = grid.rows[grid.cursor]
+            var row = grid.rows[grid.cursor]
+            // A cell already staged is edited from its new value.
+            if let staged = context.stagedValues[StagedMark(nodeID: grid.node.id, rowKey: row.key, column: grid.column)] {
+                var cells = row.cells
+                cells[grid.column] = staged.cell
+                row = GridRow(key: row.key, cells: cells, orderKey: row.orderKey)
+            }
             if let refusal = editable.editRefusal(row: row, column: grid.column, keys: context.catalog.keys) {
                 return [.message(refusal, isError: true)]
             }

@@ -75,6 +75,8 @@ struct GridPane {
     /// The cells (and rows) staged edits change in this grid, drawn in the `staged` role
     /// (set from the staged edits when the screen is drawn).
     var stagedMarks: Set<StagedMark> = []
+    /// The new values those edits give the cells, drawn instead of the values read.
+    var stagedValues: [StagedMark: StagedValue] = [:]
     /// What Enter does when this grid was made from another (a frequency table, the changes
     /// since a mark); nil for a grid that inspects its cells.
     var derived: DerivedGrid?
@@ -130,11 +132,16 @@ struct GridPane {
             [.prompt(PromptLine(label: GoToTarget.promptLabel, text: "", purpose: .goTo))]
         },
         KeyCommand([.enter], "Enter", "inspect the cell; in a frequency table: its rows;",
-                   "in the changes since a mark: that table's", hint: "Enter inspect") { grid, _, _ in
+                   "in the changes since a mark: that table's", hint: "Enter inspect") { grid, _, context in
             if let derived = grid.derived { return derived.enter(in: grid) }
             guard grid.rows.indices.contains(grid.cursor), grid.rows[grid.cursor].cells.indices.contains(grid.column) else { return [] }
             let name = grid.source.columns.indices.contains(grid.column) ? grid.source.columns[grid.column] : "value"
-            return [.inspect(Inspector(title: name, cell: grid.rows[grid.cursor].cells[grid.column]))]
+            let row = grid.rows[grid.cursor]
+            // A staged update: its new value, the value read one key away.
+            if let staged = context.stagedValues[StagedMark(nodeID: grid.node.id, rowKey: row.key, column: grid.column)] {
+                return [.inspect(Inspector(title: name, staged: staged, replacing: row.cells[grid.column]))]
+            }
+            return [.inspect(Inspector(title: name, cell: row.cells[grid.column]))]
         },
         KeyCommand([.tab, .escape, .backTab], "Tab Esc", "to the tree") { _, _, _ in [.focus(.tree)] },
     ]
@@ -361,7 +368,7 @@ struct GridPane {
     static let widestColumn = 256
 
     /// Column widths: a width set by hand, else what the header and the `rowCount` rows
-    /// shown need, 3 to 40 columns.
+    /// shown need (a staged cell's new value too), 3 to 40 columns.
     func columnWidths(rowCount: Int) -> [Int] {
         source.columns.indices.map { index in widthOverrides[index] ?? min(40, fittedWidth(of: index, rowCount: rowCount, limit: 40)) }
     }
@@ -375,6 +382,9 @@ struct GridPane {
         // widths up to `limit` matter: counted without laying out the cut text.
         for row in rows.dropFirst(top).prefix(rowCount) where row.cells.indices.contains(index) && w < limit {
             w = max(w, TerminalText.width(of: row.cells[index].text, upTo: limit))
+            if let staged = stagedValues[StagedMark(nodeID: node.id, rowKey: row.key, column: index)] {
+                w = max(w, TerminalText.width(of: staged.cell.text, upTo: limit))
+            }
         }
         return min(limit, max(3, w))
     }
@@ -414,11 +424,13 @@ struct GridPane {
             screen.fill(x: area.x, y: y, count: area.width, role: isCursorRow ? .gridSelected : (isChanged ? .changed : .grid))
             for column in columns where rows[index].cells.indices.contains(column.index) {
                 let cell = rows[index].cells[column.index]
-                let staged = rowStaged || (!stagedMarks.isEmpty
-                    && stagedMarks.contains(StagedMark(nodeID: node.id, rowKey: rows[index].key, column: column.index)))
+                let mark = StagedMark(nodeID: node.id, rowKey: rows[index].key, column: column.index)
+                let staged = rowStaged || (!stagedMarks.isEmpty && stagedMarks.contains(mark))
                 let role: StyleRole = isCursorRow && (column.index != self.column || !focused) ? .gridSelected
                     : (isCursorRow ? .treeSelected : (staged ? .staged : (isChanged ? .changed : (isSelected ? .marker : cell.role))))
-                GridPane.drawCell(cell.text, x: column.x, y: y, width: column.width, role: role, &screen)
+                // A staged update shows its new value, as VisiData shows an edited cell.
+                let text = staged ? stagedValues[mark]?.cell.text ?? cell.text : cell.text
+                GridPane.drawCell(text, x: column.x, y: y, width: column.width, role: role, &screen)
             }
         }
     }

@@ -42,7 +42,9 @@ extension TableSource: EditableSource {
         // changes nothing, so nothing is staged.
         if case .database(let current) = row.cells[column].content, current == value { return nil }
         var shown = value.description
-        if encryptedColumns.contains(columns[column]), !value.isNull {
+        let encrypts = encryptedColumns.contains(columns[column]) && !value.isNull
+        let newValue = StagedValue(cell: ValueFormatter.cell(value), encryptedOnCommit: encrypts)
+        if encrypts {
             // A crypt column stays encrypted: the text is encrypted with the newest key given.
             let plain: Data
             switch value {
@@ -56,8 +58,10 @@ extension TableSource: EditableSource {
             shown += " /*encrypted*/"
         }
         let sql = "UPDATE \(Database.quoteIdentifier(table)) SET \(Database.quoteIdentifier(columns[column])) = ? WHERE \(filter)"
-        return StagedEdit(storePath: store.path, action: .execute(sql: sql, arguments: [value] + keyValues),
-                          preview: Self.inline(sql, [shown] + keyValues.map(\.description)), target: table)
+        var edit = StagedEdit(storePath: store.path, action: .execute(sql: sql, arguments: [value] + keyValues),
+                              preview: Self.inline(sql, [shown] + keyValues.map(\.description)), target: table)
+        edit.newValue = newValue
+        return edit
     }
 
     func stageDelete(row: GridRow) throws -> StagedEdit {
@@ -172,10 +176,15 @@ extension KVBusinessSource: EditableSource {
         let preview = "INSERT OR REPLACE INTO datacenter_kv(business, key, value, encoding, options, modified) VALUES ("
             + [DatabaseValue.text(business).description, DatabaseValue.text(key).description, shown,
                "'\(entry.encoding.rawValue)'", String(entry.options.rawValue), "now"].joined(separator: ", ") + ")"
-        return StagedEdit(storePath: store.path,
-                          action: .setKV(business: business, key: key, value: value, encryption: encrypted ? .default : .none,
-                                         options: entry.options.subtracting([.defaultEncrypted, .customEncrypted])),
-                          preview: preview, target: business)
+        var edit = StagedEdit(storePath: store.path,
+                              action: .setKV(business: business, key: key, value: value, encryption: encrypted ? .default : .none,
+                                             options: entry.options.subtracting([.defaultEncrypted, .customEncrypted])),
+                              preview: preview, target: business)
+        let old = row.cells[column]
+        edit.newValue = StagedValue(cell: GridCell(text: ValueFormatter.cut(value.displayString), role: .grid, typeName: old.typeName,
+                                                   content: .kv(value)),
+                                    encryptedOnCommit: encrypted)
+        return edit
     }
 
     func stageDelete(row: GridRow) throws -> StagedEdit {

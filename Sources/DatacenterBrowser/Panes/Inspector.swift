@@ -10,8 +10,17 @@ package struct Inspector: Sendable {
 
     /// The name of the value's column, for the summary line.
     package let title: String
-    /// The cell inspected; its content is what is shown.
-    package let cell: GridCell
+    /// The value inspected: a cell's, or a staged update's new value.
+    private let value: GridCell
+    /// The value a staged update replaces (the one read), shown instead with `o`; nil for a
+    /// cell not staged.
+    private let replaced: GridCell?
+    /// True when a staged update's new value is written encrypted.
+    private let encryptedOnCommit: Bool
+    /// True while `o` shows the value the staged update replaces.
+    package private(set) var showsReplaced = false
+    /// The cell shown; its content is what is laid out.
+    package var cell: GridCell { showsReplaced ? replaced ?? value : value }
     /// The current layout.
     package var mode: Mode
     /// The first content line on screen.
@@ -38,8 +47,20 @@ package struct Inspector: Sendable {
     /// An inspector of `cell`, starting in the layout that suits its value: JSON for
     /// structured values, hex for blobs, else text.
     package init(title: String, cell: GridCell) {
+        self.init(title: title, value: cell, replaced: nil, encryptedOnCommit: false)
+    }
+
+    /// An inspector of a staged update's new value, `replacing` the cell's value read, which
+    /// `o` shows.
+    init(title: String, staged: StagedValue, replacing: GridCell) {
+        self.init(title: title, value: staged.cell, replaced: replacing, encryptedOnCommit: staged.encryptedOnCommit)
+    }
+
+    private init(title: String, value cell: GridCell, replaced: GridCell?, encryptedOnCommit: Bool) {
         self.title = title
-        self.cell = cell
+        self.value = cell
+        self.replaced = replaced
+        self.encryptedOnCommit = encryptedOnCommit
         switch cell.content {
         case .kv(let v) where ![.string, .integer, .double, .bool].contains(v.encoding): mode = .json
         case .propertyList: mode = .json
@@ -61,7 +82,10 @@ package struct Inspector: Sendable {
         case .decrypted: state = " · decrypted"
         case .locked(let why): state = " · locked (\(why))"
         }
-        return "\(title) · \(cell.typeName)\(state) · \(mode.rawValue) view (m: switch)"
+        guard replaced != nil else { return "\(title) · \(cell.typeName)\(state) · \(mode.rawValue) view (m: switch)" }
+        let staged = showsReplaced ? "the value before the staged edit (o: the new one)"
+            : "staged, written on commit" + (encryptedOnCommit ? " encrypted" : "") + " (o: the value before)"
+        return "\(title) · \(cell.typeName)\(state) · \(staged) · \(mode.rawValue) view (m: switch)"
     }
 
     /// The content laid out for `width` columns: the kept layout when it is for this width
@@ -141,6 +165,14 @@ package struct Inspector: Sendable {
             let modes = Mode.allCases
             pane.mode = modes[((modes.firstIndex(of: pane.mode) ?? 0) + 1) % modes.count]
             pane.scroll = 0
+            pane.layOut(width: context.paneWidth)
+            return []
+        },
+        KeyCommand([.character("o")], "o", "a staged cell: its new value / the value before") { pane, _, context in
+            guard pane.replaced != nil else { return [.message("o shows the value a staged edit replaces: this cell is not staged", isError: false)] }
+            pane.showsReplaced.toggle()
+            pane.scroll = 0
+            pane.layout = nil
             pane.layOut(width: context.paneWidth)
             return []
         },

@@ -13,6 +13,8 @@ struct PaneContext {
     let ids: IDCounter
     /// True when a grid is open (Tab from the tree has somewhere to go).
     var hasGrid = false
+    /// The new values of the cells staged updates change, by cell (the last staged wins).
+    var stagedValues: [StagedMark: StagedValue] = [:]
 
     /// Rows of data the grid shows (below its column header).
     var visibleRowCount: Int { max(1, bodyHeight - 1) }

@@ -22,6 +22,14 @@ struct ReviewPane {
     /// after it if no edit is left.
     var quitAfterCommit = false
 
+    /// The new values of the cells the staged updates change, by cell; a cell edited twice
+    /// shows the last.
+    var stagedValues: [StagedMark: StagedValue] {
+        var values: [StagedMark: StagedValue] = [:]
+        for edit in staged { if let mark = edit.mark, let value = edit.newValue { values[mark] = value } }
+        return values
+    }
+
     /// Adds an edit, named for its store and numbered `id`; returns the status line's message.
     mutating func stage(_ edit: StagedEdit, id: Int, catalog: BrowserCatalog) -> PaneEffect {
         var edit = edit
