@@ -171,12 +171,19 @@ package enum TerminalText {
         return out
     }
 
-    /// True for C0 and C1 control characters and DEL, and the bidirectional overrides that
-    /// could reorder what follows them on screen.
+    /// True for C0 and C1 control characters and DEL, the bidirectional marks, embeddings,
+    /// overrides and isolates that could reorder what follows them on screen (U+061C,
+    /// U+200E–F, U+202A–E, U+2066–9), and the invisible characters that would hide in a value
+    /// (U+200B zero width space, U+2060 word joiner, U+FEFF byte-order mark). Joiners inside
+    /// emoji (U+200D) and combining marks are drawn as they are.
     package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         return v < 0x20 || (0x7F...0x9F).contains(v) || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+            || invisible.contains(v)
     }
+
+    /// The invisible and bidirectional marks escaped besides the ranges in `isControl`.
+    private static let invisible: Set<UInt32> = [0x061C, 0x200B, 0x200E, 0x200F, 0x2060, 0xFEFF]
 
     // MARK: - Private
 

@@ -312,6 +312,8 @@ import Testing
             b.press(key)
             #expect(b.prompt == nil)
             #expect(b.message?.text.contains("w is a view") == true)
+            // It names what can write, not the console, which cannot.
+            #expect(b.message?.text.contains("`datacenter sql` can write them: the console here is read-only") == true)
         }
     }
 

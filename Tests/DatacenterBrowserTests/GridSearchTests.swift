@@ -84,6 +84,35 @@ import Testing
         #expect(b.grid?.search == nil)
     }
 
+    /// `/` offers the last search selected, as shells do: typing replaces it, a cursor key
+    /// keeps it to edit, Backspace clears it, Enter searches it again.
+    @Test func theLastSearchIsOfferedSelectedAndTypingReplacesIt() throws {
+        let folder = TemporaryFolder()
+        let db = folder.file("rows.db")
+        try makeNumbersTable(at: db, rows: 10)
+        let b = try browser(db, keys: .empty)
+        b.openTreeNode("numbers")
+        b.press(.character("/"))
+        type("row 3", into: b)
+        b.press(.enter)
+        b.press(.character("/"))
+        #expect(b.prompt?.text == "row 3")
+        #expect(b.prompt?.selectsText == true)
+        type("row 7", into: b)
+        #expect(b.prompt?.text == "row 7")
+        b.press(.escape, .character("/"), .end)
+        type("0", into: b)
+        #expect(b.prompt?.text == "row 30")
+        b.press(.escape, .character("/"), .backspace)
+        #expect(b.prompt?.text == "")
+        b.press(.escape)
+        // A first search has nothing to select.
+        let fresh = try browser(db, keys: .empty)
+        fresh.openTreeNode("numbers")
+        fresh.press(.character("/"))
+        #expect(fresh.prompt?.selectsText == false)
+    }
+
     @Test func nBeforeAnySearchSaysHowToSearch() throws {
         let folder = TemporaryFolder()
         let db = folder.file("rows.db")

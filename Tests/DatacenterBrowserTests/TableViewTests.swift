@@ -374,6 +374,32 @@ import Testing
         ])
     }
 
+    /// A table of 501 columns (SQLite takes at most 500 terms in a compound SELECT) is
+    /// described whole, in the order of its columns.
+    @Test func aTableOfMoreThan500ColumnsIsDescribedWhole() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("wide.db")
+        let names = (1...501).map { "c\($0)" }
+        let db = try Database(path: path)
+        try db.execute("create table t (" + names.joined(separator: ", ") + ")")
+        try db.execute("insert into t (c1, c501) values (7, 'last')")
+        let b = try browser(path, keys: .empty, width: 140, height: 30)
+        b.openNodeAndLoad(named: "t")
+        b.press(.character("I"))
+        b.runCommands()
+        #expect(b.message?.isError != true, "\(b.message?.text ?? "")")
+        let stats = try #require(b.grid)
+        #expect(stats.total == 501)
+        b.press(.end)
+        #expect(stats.rows.first?.cells.map(\.text) == ["c1", "integer", "0", "1", "7", "7", "7.0"])
+        #expect(b.grid?.rows.last?.cells.prefix(2).map(\.text) == ["c501", "text"])
+        // The same SELECT batched any way gives the same rows.
+        let unbatched = ColumnStatistics.select(relation: "t", columns: Array(names.prefix(40)), encrypted: [], view: TableView())
+        let batched = ColumnStatistics.select(relation: "t", columns: Array(names.prefix(40)), encrypted: [], view: TableView(), batch: 7)
+        #expect(try db.query(unbatched).map(\.values) == (try db.query(batched).map(\.values)))
+        #expect(batched.components(separatedBy: "SELECT * FROM (").count == 7, "40 columns in batches of 7")
+    }
+
     /// No rows hold no NULLs: the count is 0 (an aggregate sum of nothing is NULL in SQL).
     @Test func anEmptyTableCountsNoNulls() throws {
         let folder = TemporaryFolder()

@@ -98,6 +98,20 @@ import DatacenterText
         #expect(TerminalText.escaped(Character("🚀")) == nil)
     }
 
+    @Test(arguments: [0x200B, 0x2060, 0xFEFF, 0x200E, 0x200F, 0x202A, 0x202E, 0x2066, 0x2069, 0x061C] as [UInt32])
+    func invisibleAndBidirectionalMarksAreShownEscaped(_ value: UInt32) throws {
+        let scalar = try #require(Unicode.Scalar(value))
+        let text = "a" + String(Character(scalar)) + "b"
+        #expect(TerminalText.visible(text) == "a\\u{" + String(value, radix: 16) + "}b")
+        #expect(TerminalText.width(of: text) == 2 + "\\u{}".count + String(value, radix: 16).count)
+    }
+
+    @Test func joinersInEmojiAndCombiningMarksStayDrawn() {
+        let family = "👨\u{200D}👩\u{200D}👧"
+        #expect(TerminalText.visible(family) == family)
+        #expect(TerminalText.visible("e\u{301}") == "e\u{301}")
+    }
+
     @Test func aZeroWidthScalarWithNothingToJoinIsDrawnOnASpace() {
         #expect(TerminalText.visible("\u{301}a") == " \u{301}a")
         #expect(TerminalText.width(of: "\u{301}a") == 2)

@@ -8,8 +8,11 @@ import DatacenterKit
 enum ColumnStatistics {
     /// The SELECT describing `columns` of `relation` (a quoted table or view name, or a
     /// SELECT in parentheses) as `view` filters it; `encrypted` columns are decrypted first.
-    static func select(relation: String, columns: [String], encrypted: Set<String>, view: TableView) -> String {
-        columns.map { column in
+    ///
+    /// SQLite takes at most 500 terms in a compound SELECT: the columns are described in
+    /// batches of `batch`, each a compound of its own in a subquery, joined by `UNION ALL`.
+    static func select(relation: String, columns: [String], encrypted: Set<String>, view: TableView, batch: Int = 250) -> String {
+        let terms = columns.map { column in
             let value = FrequencyTable.valueExpression(column: column, isEncrypted: encrypted.contains(column))
             return """
                 SELECT \(Database.quoteLiteral(column)) AS "column", group_concat(DISTINCT typeof(\(value))) AS types,
@@ -18,6 +21,10 @@ enum ColumnStatistics {
                   avg(CASE WHEN typeof(\(value)) IN ('integer', 'real') THEN \(value) END) AS mean
                 FROM \(relation)\(view.whereClause())
                 """
+        }
+        guard terms.count > batch else { return terms.joined(separator: "\nUNION ALL\n") }
+        return stride(from: 0, to: terms.count, by: batch).map { start in
+            "SELECT * FROM (" + terms[start..<min(terms.count, start + batch)].joined(separator: "\nUNION ALL\n") + ")"
         }.joined(separator: "\nUNION ALL\n")
     }
 }

@@ -6,7 +6,7 @@ extension TableSource: EditableSource {
     private func rowFilter(_ row: GridRow) throws -> (String, [DatabaseValue]) {
         if let editRefusal { throw BrowserEditError(message: editRefusal) }
         guard !usesOffset, row.key.count == keyColumns.count, !keyColumns.isEmpty else {
-            throw BrowserEditError(message: "\(table) has no rowid or primary key: its rows cannot be edited here (use the SQL console)")
+            throw BrowserEditError(message: "\(table) has no rowid or primary key: its rows cannot be edited here (`datacenter sql` can write them: the console here is read-only)")
         }
         let clause = keyColumns.map { Database.quoteIdentifier($0) + " = ?" }.joined(separator: " AND ")
         return (clause, row.key)

@@ -63,16 +63,16 @@ package final class TableSource: GridSource, Sendable {
             let info = try db.query("SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
             let names = info.compactMap { $0[0].stringValue }
             let isView = try db.scalar("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?", [.text(table)]) != nil
-            if isView { return Shape(names: names, keys: [], isView: true, refusal: "\(table) is a view: its rows cannot be edited here (use the SQL console)") }
+            if isView { return Shape(names: names, keys: [], isView: true, refusal: "\(table) is a view: its rows cannot be edited here (`datacenter sql` can write them: the console here is read-only)") }
             let withoutRowID = try db.scalar("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table)])?.int64Value == 1
             if withoutRowID {
                 let pk = info.filter { ($0[1].int64Value ?? 0) > 0 }.sorted { ($0[1].int64Value ?? 0) < ($1[1].int64Value ?? 0) }.compactMap { $0[0].stringValue }
-                return Shape(names: names, keys: pk, isView: false, refusal: pk.isEmpty ? "\(table) has no primary key: its rows cannot be edited here (use the SQL console)" : nil)
+                return Shape(names: names, keys: pk, isView: false, refusal: pk.isEmpty ? "\(table) has no primary key: its rows cannot be edited here (`datacenter sql` can write them: the console here is read-only)" : nil)
             }
             let taken = Set(names.map { $0.lowercased() })
             guard let alias = TableSource.rowidNames.first(where: { !taken.contains($0) }) else {
                 return Shape(names: names, keys: [], isView: false,
-                             refusal: "\(table) has columns named _rowid_, rowid and oid, which hide its rowid: its rows cannot be addressed to edit them (use the SQL console)")
+                             refusal: "\(table) has columns named _rowid_, rowid and oid, which hide its rowid: its rows cannot be addressed to edit them (`datacenter sql` can write them: the console here is read-only)")
             }
             return Shape(names: names, keys: [alias], isView: false, refusal: nil)
         }

@@ -42,6 +42,9 @@ struct PromptLine {
     let purpose: Purpose
     /// A search prompt's mode: a regular expression rather than text (`Ctrl-R` switches).
     private(set) var isRegex = false
+    /// True while the text the prompt opened with is selected, as a shell's search offers
+    /// the last one: typing replaces it, Backspace clears it, a cursor key keeps it.
+    private(set) var selectsText = false
 
     /// A prompt showing `label`, starting with `text` and the cursor at its end.
     init(label: String, text: String, purpose: Purpose) {
@@ -55,6 +58,7 @@ struct PromptLine {
     init(searching last: SearchNeedle?, backward: Bool) {
         self.init(label: "", text: last?.text ?? "", purpose: backward ? .searchBackward : .search)
         isRegex = last?.isRegex ?? false
+        selectsText = !(last?.text.isEmpty ?? true)
         label = searchLabel
     }
 
@@ -74,6 +78,16 @@ struct PromptLine {
             label = searchLabel
             editor.followCursor(width: fieldWidth(screenWidth: screenWidth))
             return .editing
+        }
+        if selectsText {
+            selectsText = false
+            switch key {
+            case .character(let c) where LineEditor.isTypable(c): editor.text = ""
+            case .backspace, .control("d"), .control("u"), .control("k"), .control("w"):
+                editor.text = ""
+                return .editing
+            default: break
+            }
         }
         let outcome = editor.handle(key)
         switch outcome {
@@ -95,7 +109,7 @@ struct PromptLine {
         screen.fill(x: 0, y: y, count: screen.width, role: .dialog)
         let labelWidth = screen.write(label, x: 0, y: y, maxWidth: screen.width, role: .dialog)
         editor.draw(into: &screen, x: labelWidth, y: y, width: fieldWidth(screenWidth: screen.width),
-                    role: .dialog, cursorRole: .gridSelected)
+                    role: selectsText ? .gridSelected : .dialog, cursorRole: .gridSelected)
     }
 }
 
