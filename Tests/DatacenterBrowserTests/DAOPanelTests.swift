@@ -23,6 +23,21 @@ import Testing
     }
 
 
+    /// A list typed for an argument the method binds as one value (`#{conversation}`) is
+    /// bound as its JSON text: the form says so; a list for a foreach collection is not warned of.
+    @Test func aListForAnArgumentUsedAsOneValueIsWarnedOf() throws {
+        let (b, folder) = try form("listMessages")
+        defer { withExtendedLifetime(folder) {} }
+        #expect(b.daoPanel?.method?.argumentsUsedWhole == ["conversation", "limit"])
+        type("[\"team\", \"bob\"]", into: b)
+        b.press(.down)
+        type("[\"bob\"]", into: b)
+        let fields = try #require(b.daoPanel?.fields)
+        #expect(fields[0].summary.hasSuffix("⚠ bound as its JSON text: the method uses $conversation as one value"), "\(fields[0].summary)")
+        #expect(!fields[1].summary.contains("⚠"), "\(fields[1].summary)")
+        #expect(b.screenText.contains("⚠ bound as its JSON text"))
+    }
+
     @Test func theFormPreviewsExactlyTheRenderedSQLWithBindingsAndPlan() throws {
         let (b, folder) = try form("listMessages")
         defer { withExtendedLifetime(folder) {} }   // the store files stay while the panel opens them

@@ -25,6 +25,9 @@ struct DAOPanel {
         /// The JSON being typed, with its cursor (the panel's one line editor).
         var editor = LineEditor()
         var isNil: Bool
+        /// True when the method puts the argument into its SQL as one value (`#{name}`): a
+        /// list or an object typed there is bound as its JSON text, which the form says.
+        var isUsedWhole = false
 
         /// The JSON typed so far.
         var text: String {
@@ -45,7 +48,12 @@ struct DAOPanel {
         /// How the field was understood: `$flag: bool true`, or `$flag: ✗ not JSON: …`.
         var summary: String {
             switch parsed {
-            case .success(let value): return "\(label): \(value.typeSummary())"
+            case .success(let value):
+                switch value {
+                case .array where isUsedWhole, .dictionary where isUsedWhole:
+                    return "\(label): \(value.typeSummary()) ⚠ bound as its JSON text: the method uses $\(name) as one value"
+                default: return "\(label): \(value.typeSummary())"
+                }
             case .failure(let error): return "\(label): ✗ \(error)"
             }
         }
@@ -140,7 +148,10 @@ struct DAOPanel {
         guard config.methods.indices.contains(methodCursor) else { return nil }
         let chosen = config.methods[methodCursor]
         method = chosen
-        fields = chosen.arguments.map { Field(name: $0.name, isRequired: $0.isRequired, isNil: !$0.isRequired) }
+        let usedWhole = chosen.argumentsUsedWhole
+        fields = chosen.arguments.map {
+            Field(name: $0.name, isRequired: $0.isRequired, isNil: !$0.isRequired, isUsedWhole: usedWhole.contains($0.name))
+        }
         fieldCursor = 0
         scroll = 0
         stage = .form

@@ -202,6 +202,17 @@ public enum DAOLinter {
     }
 }
 
+extension DAOMethod {
+    /// The arguments the method puts into its SQL as one value (`#{name}` or `@{name}`, the
+    /// whole argument, not a field of it): an array or a dictionary given to one is bound as
+    /// its JSON text, which a form or a command line can warn of.
+    public var argumentsUsedWhole: Set<String> {
+        var walker = ReferenceWalker(context: "method", known: Set(arguments.map(\.name)))
+        walker.walk(body)
+        return walker.usedWhole.intersection(arguments.map(\.name))
+    }
+}
+
 /// Walks a method's node tree: which names it reads, `@{}` uses, and names it does not know.
 private struct ReferenceWalker {
     let context: String
@@ -209,6 +220,11 @@ private struct ReferenceWalker {
     var known: Set<String>
     /// First components of every name read.
     var used: Set<String> = []
+    /// Names put into the SQL whole by `#{name}` or `@{name}` (not a field of them, not a
+    /// foreach item): one value each.
+    var usedWhole: Set<String> = []
+    /// The foreach items in scope.
+    private var items: Set<String> = []
     var findings: [DAOLintDiagnostic] = []
     /// Unknown names already reported (once per name).
     private var reported: Set<String> = []
@@ -247,6 +263,7 @@ private struct ReferenceWalker {
             for child in n.children { walk(child) }
         case let n as ReferenceNode:
             read(n.path.first, at: n.location)
+            if n.path.count == 1, let name = n.path.first, !items.contains(name) { usedWhole.insert(name) }
             if n.mode == .inline {
                 let path = Excerpt.of(n.path.joined(separator: "."))
                 let message = n.quotedIn.isQuoted
@@ -266,10 +283,12 @@ private struct ReferenceWalker {
             if let otherwise = n.otherwise { walk(otherwise) }
         case let n as ForEachNode:
             read(n.collection.first, at: n.location)
-            let wasKnown = known.contains(n.item)
+            let wasKnown = known.contains(n.item), wasItem = items.contains(n.item)
             known.insert(n.item)
+            items.insert(n.item)
             walk(n.body)
             if !wasKnown { known.remove(n.item) }
+            if !wasItem { items.remove(n.item) }
         case let n as TrimNode:
             walk(n.body)
         case let n as FormatNode:
