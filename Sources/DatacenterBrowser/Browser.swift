@@ -179,6 +179,7 @@ package final class Browser {
                 if x < treeWidth { send(key, to: \.tree) } else { send(key, to: \.grid, orElse: .tree) }
             }
         case .key(let key): handleKey(key)
+        case .paste(let text): paste(text)
         }
     }
 

@@ -25,6 +25,9 @@ final class CursesTerminal {
     /// True between the marks of a bracketed paste: its line breaks arrive as Ctrl-J (a new
     /// line in the console, Enter elsewhere) and its tabs as spaces, not as Enter and Tab.
     private var pasting = false
+    /// The text of the paste being read, handed on whole as one `.paste` event when its end
+    /// mark comes (or, for a paste longer than what the terminal sent at once, in parts).
+    private var pasted: String?
 
     /// Starts curses: raw keys, no echo, keypad and mouse, colours if the terminal has them.
     ///
@@ -237,6 +240,24 @@ final class CursesTerminal {
 
     /// The next event, or nil when none came within `timeout` milliseconds.
     func nextEvent(timeout milliseconds: Int32) -> BrowserEvent? {
+        while true {
+            let event = readEvent(timeout: pasted == nil ? milliseconds : 0)
+            if pasting, pasted == nil { pasted = "" }                 // the start mark was read
+            guard let text = pasted else { return event }
+            switch event {
+            case .key(.character(let character))?: pasted = text + String(character)
+            case .key(.enter)?: pasted = text + "\n"
+            case .some: continue                                      // a function key inside a paste: dropped
+            case nil:
+                // The end mark, or nothing more sent for now: the text so far goes on whole.
+                if !pasting { pasted = nil } else if text.isEmpty { return nil } else { pasted = "" }
+                return text.isEmpty ? nil : .paste(text)
+            }
+        }
+    }
+
+    /// The next event curses has, as keys: `nextEvent` gathers a paste's into one.
+    private func readEvent(timeout milliseconds: Int32) -> BrowserEvent? {
         if !pending.isEmpty { return event(forCharacter: pending.removeFirst()) }
         if let resize = pollResize() { return resize }
         timeout(milliseconds)

@@ -23,6 +23,37 @@ import Testing
     }
 
 
+    /// A paste into a field is one edit: the preview is worked out once for it, not once a
+    /// character (a 2,000-character paste asked for 2,000 previews before).
+    @Test func aPasteIntoAFieldIsOneEditAndOnePreview() throws {
+        let (b, folder) = try form("listMessages")
+        defer { withExtendedLifetime(folder) {} }
+        let text = "\"" + String(repeating: "x", count: 1_998) + "\""
+        b.handle(.paste(text))
+        #expect(b.daoPanel?.fields.first?.text == text)
+        let previews = b.takeCommands().filter { if case .daoQueryPlan = $0 { return true } else { return false } }
+        #expect(previews.count == 1)
+        #expect(b.daoPanel?.previewing != nil)
+        // Typed, the same text asks once a character.
+        let (typed, typedFolder) = try form("listMessages")
+        defer { withExtendedLifetime(typedFolder) {} }
+        for character in "12345" { typed.handle(.key(.character(character))) }
+        #expect(typed.commands.filter { if case .daoQueryPlan = $0 { return true } else { return false } }.count == 5)
+    }
+
+    /// Outside text, a paste's characters are keys, as typed: in the grid, `jj` moves two rows.
+    @Test func aPasteWhereNoTextIsTypedIsKeys() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder))
+        b.openNodeAndLoad(named: "notes")
+        b.handle(.paste("jj"))
+        #expect(b.grid?.cursor == 2)
+        // At the search prompt, the paste replaces the text offered, its line breaks spaces.
+        b.press(.character("/"))
+        b.handle(.paste("two\nlines"))
+        #expect(b.prompt?.text == "two lines")
+    }
+
     /// A list typed for an argument the method binds as one value (`#{conversation}`) is
     /// bound as its JSON text: the form says so; a list for a foreach collection is not warned of.
     @Test func aListForAnArgumentUsedAsOneValueIsWarnedOf() throws {

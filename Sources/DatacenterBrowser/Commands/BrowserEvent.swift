@@ -18,6 +18,10 @@ package enum Key: Equatable, Sendable {
 package enum BrowserEvent: Sendable {
     /// A key pressed.
     case key(Key)
+    /// Text pasted (a bracketed paste), whole: its line breaks as `\n`, its tabs as spaces.
+    /// What takes text (the console, a DAO form's field, the prompt line) takes it as one
+    /// edit; elsewhere its characters are keys, as if typed.
+    case paste(String)
     /// The terminal's new size, in cells.
     case resize(width: Int, height: Int)
     /// A click at a cell (0-based column and line).

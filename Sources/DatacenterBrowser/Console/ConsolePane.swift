@@ -75,6 +75,16 @@ struct ConsolePane {
         return []
     }
 
+    /// True when a paste goes into the SQL being written (not into the history search).
+    var takesPaste: Bool { historySearch == nil }
+
+    /// Pasted text, inserted at the cursor whole, its line breaks new lines.
+    mutating func paste(_ text: String, context: PaneContext) {
+        input.insert(text)
+        tabs[current].input.followCursor(width: Self.inputWidth(paneWidth: context.paneWidth),
+                                         height: Self.inputHeight(lines: input.lines.count, paneHeight: context.bodyHeight))
+    }
+
     /// The keys of the console's state now.
     var keyMap: KeyMap<ConsolePane> { historySearch == nil ? ConsolePane.editorKeys : ConsolePane.historySearchKeys }
 

@@ -51,6 +51,18 @@ extension DAOPanel {
         return effects + reveal(.field(fieldCursor), context)
     }
 
+    /// True when a paste goes into a field: the form has the keys and no run is out.
+    var takesPaste: Bool { stage == .form && !resultsFocused && running == nil && fields.indices.contains(fieldCursor) }
+
+    /// Pasted text, inserted into the field at its cursor whole: one edit, one preview.
+    mutating func paste(_ text: String, context: PaneContext) -> [PaneEffect] {
+        guard takesPaste else { return [] }
+        fields[fieldCursor].editor.insert(text)
+        fields[fieldCursor].editor.followCursor(width: fieldRoom(width: context.paneWidth) - 1)
+        fields[fieldCursor].isNil = false
+        return preview(context) + reveal(.field(fieldCursor), context)
+    }
+
     /// The keys of the panel's stage now.
     var keyMap: KeyMap<DAOPanel> {
         switch stage {

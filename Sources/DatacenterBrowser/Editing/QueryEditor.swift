@@ -115,6 +115,12 @@ package struct QueryEditor: Equatable, Sendable {
         }
     }
 
+    /// Inserts `text` at the cursor (a paste: its line breaks split lines).
+    package mutating func insert(_ text: String) {
+        buffer.insert(text)
+        history?.stopWalking()
+    }
+
     /// Splits the line at the cursor, the cursor at the start of the new line.
     package mutating func newLine() {
         buffer.insert("\n")

@@ -59,6 +59,21 @@ extension Browser {
         }
     }
 
+    /// A paste: one edit where text is typed (the prompt line, the console's editor, a DAO
+    /// form's field, whose preview is worked out once, not once a character); elsewhere its
+    /// characters are keys, as typed.
+    func paste(_ text: String) {
+        if modals.first == .prompt {
+            prompt?.paste(text.replacingOccurrences(of: "\n", with: " "), screenWidth: width)
+        } else if modals.isEmpty, focus == .console, console?.takesPaste == true {
+            console?.paste(text, context: context)
+        } else if modals.isEmpty, focus == .dao, daoPanel?.takesPaste == true {
+            apply(daoPanel?.paste(text, context: context) ?? [])
+        } else {
+            for character in text { handleKey(.character(character)) }
+        }
+    }
+
     /// Hands `key` to the pane at `path` and does what it asks; with no such pane open, the
     /// keys go to `orElse`.
     func send<P: Pane>(_ key: Key, to path: ReferenceWritableKeyPath<Browser, P?>, orElse: Focus) {

@@ -99,6 +99,14 @@ struct PromptLine {
         }
     }
 
+    /// Pasted text, inserted at the cursor whole (replacing the text offered selected).
+    mutating func paste(_ text: String, screenWidth: Int) {
+        if selectsText { editor.text = "" }
+        selectsText = false
+        editor.insert(text)
+        editor.followCursor(width: fieldWidth(screenWidth: screenWidth))
+    }
+
     /// The columns the text has after the label.
     private func fieldWidth(screenWidth: Int) -> Int {
         max(0, screenWidth - TerminalText.width(of: label))
