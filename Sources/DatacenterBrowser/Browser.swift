@@ -208,6 +208,8 @@ package final class Browser {
             case .prompt(let line): prompt = promptHistories.attached(to: line)
             case .stage(let edit): apply([review.stage(edit, id: ids.next(), catalog: catalog)])
             case .commit: apply(review.commit(id: ids.next(), catalog: catalog))
+            case .undoStaged: apply(review.undo())
+            case .redoStaged: apply(review.redo())
             case .reloadGrid: reloadGrid()
             case .view(let view):
                 // The first rows of the new order; until they come the grid shown stays.

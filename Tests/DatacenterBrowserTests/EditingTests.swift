@@ -223,4 +223,42 @@ import Testing
         b.press(.right, times: column)
         return column
     }
+
+    /// `u` takes back staged edits one by one, newest first, and `Ctrl-R` stages them again;
+    /// a new edit ends the redo chain. Nothing is written either way.
+    @Test func uUndoesStagedEditsOneByOneAndCtrlRRedoesThem() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let b = try browser(root, width: 120, height: 30)
+        b.openNodeAndLoad(named: "notes")
+        b.press(.right)                                   // title
+        b.press(.character("e"))
+        answer("First", in: b)
+        b.press(.down, .character("e"))
+        answer("Second", in: b)
+        #expect(b.review.staged.count == 2)
+        b.press(.character("u"))
+        #expect(b.review.staged.map(\.preview).first?.contains("'First'") == true)
+        #expect(b.review.staged.count == 1)
+        let grid = b.render().lines().dropLast().joined(separator: "\n")   // not the status line, which names it
+        #expect(grid.contains("Quotes") && !grid.contains("Second"))
+        #expect(b.message?.text.hasPrefix("undid: UPDATE \"notes\" SET \"title\" = 'Second'") == true)
+        b.press(.character("u"))
+        #expect(b.review.staged.isEmpty)
+        #expect(b.screenText.contains("Welcome"))
+        b.press(.character("u"))
+        #expect(b.message?.text == "nothing staged to undo")
+        b.press(.control("r"))
+        #expect(b.review.staged.count == 1)
+        #expect(b.screenText.contains("First") && !b.screenText.contains("Welcome"))
+        // A new edit: what was taken back is not redone over it.
+        b.press(.character("e"))
+        answer("Third", in: b)
+        b.press(.control("r"))
+        #expect(b.review.staged.count == 2)
+        #expect(b.message?.text == "nothing to redo: u takes back the last staged edit")
+        // Nothing was written.
+        let rows = try Database(path: root + "/common.sqlite").query("select title from notes order by rowid").map { $0.values[0] }
+        #expect(rows.prefix(2) == [.text("Welcome"), .text("Quotes")])
+    }
 }

@@ -32,6 +32,9 @@ extension GridPane {
             if let refusal = editable.deleteRefusal(row: row) { return [.message(refusal, isError: true)] }
             return grid.stage(marking: StagedMark(nodeID: grid.node.id, rowKey: row.key, column: nil)) { try editable.stageDelete(row: row) }
         },
+        KeyCommand([.character("u"), .control("r")], "u  Ctrl-R", "undo the last staged edit / redo it") { _, key, _ in
+            [key == .character("u") ? .undoStaged : .redoStaged]
+        },
         KeyCommand([.character("o")], "o", "insert a row, a JSON object of columns (staged)", hint: "o insert") { grid, _, context in
             var effects: [PaneEffect] = []
             guard let editable = grid.editableSource(context, &effects) else { return effects }

@@ -31,6 +31,9 @@ enum PaneEffect {
     case stage(StagedEdit)
     /// Write the staged edits (`ReviewPane.commit`, a command).
     case commit
+    /// Take back the last edit staged (`u` in the grid), or stage again the last taken back
+    /// (`Ctrl-R`): `ReviewPane.undo`, `redo`.
+    case undoStaged, redoStaged
     /// Read the grid's table again, keeping the cursor where it was (after a write).
     case reloadGrid
     /// Show the grid's rows sorted and filtered as this view says (from the first row).

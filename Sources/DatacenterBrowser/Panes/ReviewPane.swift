@@ -11,7 +11,14 @@ import Foundation
 /// it. Edits staged meanwhile are not part of it and stay staged.
 struct ReviewPane {
     /// Edits waiting to be committed, in the order made.
-    var staged: [StagedEdit] = []
+    var staged: [StagedEdit] = [] {
+        // A change other than undo and redo ends the redo chain, as editors do.
+        didSet { if !undoing { undone = [] } }
+    }
+    /// Edits taken back with `u`, the last taken back last: `Ctrl-R` stages them again.
+    private(set) var undone: [StagedEdit] = []
+    /// True while `undo` or `redo` changes `staged`: the redo chain stays.
+    private var undoing = false
     /// The staged edit under the cursor.
     var cursor = 0
     /// True while quitting waits for an answer about staged edits (commit, discard, stay).
@@ -37,6 +44,30 @@ struct ReviewPane {
         edit.storeName = catalog.storeName(for: edit.storePath)
         staged.append(edit)
         return .message("staged (\(staged.count)) in \(edit.storeName): \(edit.preview) · w review, c commit", isError: false)
+    }
+
+    /// `u` in the grid: takes back the last edit staged (it goes to the redo chain); nothing is
+    /// written either way.
+    mutating func undo() -> [PaneEffect] {
+        guard committing == nil else { return [.message("committing…: the list changes when it has been written", isError: false)] }
+        guard let last = staged.last else { return [.message("nothing staged to undo", isError: false)] }
+        undoing = true
+        defer { undoing = false }
+        staged.removeLast()
+        undone.append(last)
+        cursor = min(cursor, max(0, staged.count - 1))
+        return [.message("undid: \(last.preview) · \(staged.count) staged · Ctrl-R redoes it", isError: false)]
+    }
+
+    /// `Ctrl-R` in the grid: stages again the last edit `u` took back.
+    mutating func redo() -> [PaneEffect] {
+        guard committing == nil else { return [.message("committing…: the list changes when it has been written", isError: false)] }
+        guard let edit = undone.last else { return [.message("nothing to redo: u takes back the last staged edit", isError: false)] }
+        undoing = true
+        defer { undoing = false }
+        undone.removeLast()
+        staged.append(edit)
+        return [.message("redid: \(edit.preview) · \(staged.count) staged", isError: false)]
     }
 
     /// One key of the review (`ReviewPane.keys`).
