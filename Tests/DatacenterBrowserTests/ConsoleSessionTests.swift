@@ -13,6 +13,46 @@ import Testing
         b.press(.enter)
     }
 
+    /// With several statements in the buffer and the cursor inside them, Enter runs the one
+    /// under the cursor (harlequin's run-selection) and keeps the buffer; at the end of the
+    /// buffer it runs them all and clears it, as before.
+    @Test func enterRunsTheStatementUnderTheCursorWhenThereAreSeveral() throws {
+        let folder = TemporaryFolder()
+        let b = try browser(try makeDemo(folder))
+        b.press(.character(":"))
+        b.handle(.paste("SELECT 'first; still first' AS a;\nSELECT 2 AS b; -- a comment; not a statement"))
+        b.press(.up)                                      // the cursor to the first line
+        b.press(.enter)
+        b.runCommands()
+        #expect(b.grid?.source.columns == ["a"])
+        #expect(b.grid?.rows.first?.cells.first?.text == "first; still first")
+        b.press(.character(":"))
+        #expect(b.console?.input.text.hasPrefix("SELECT 'first; still first' AS a;\nSELECT 2") == true, "the buffer stays")
+        b.press(.down, .home, .enter)                     // the second line: its statement
+        b.runCommands()
+        #expect(b.grid?.source.columns == ["b"])
+        b.press(.character(":"))
+        #expect(b.console?.history.entries.suffix(2) == ["SELECT 'first; still first' AS a;", "SELECT 2 AS b;"])
+        b.press(.down, .end, .enter)                      // at the end: all of them, as text
+        b.runCommands()
+        #expect(b.console?.input.text == "")
+        #expect(b.console?.output.contains("first; still first") == true, "\(b.console?.output ?? [])")
+    }
+
+    @Test func sqlTextSplitsAtTheSemicolonsThatEndStatements() {
+        let sql = "select ';' ; /* ; */ select 2;\ncreate trigger t after insert on x begin select 1; end;  ;  select 3"
+        let statements = SQLText.statements(in: sql)
+        #expect(statements.map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) } == [
+            "select ';' ;", "/* ; */ select 2;", "create trigger t after insert on x begin select 1; end;", "select 3",
+        ])
+        // Each range is where its text stands in the whole.
+        for statement in statements {
+            let characters = Array(sql)
+            #expect(String(characters[statement.range]) == statement.text)
+        }
+        #expect(SQLText.statements(in: " ; ;\n").isEmpty)
+    }
+
     @Test func theHistoryOfEachFileIsKeptForTheNextSession() throws {
         let folder = TemporaryFolder()
         let root = try makeDemo(folder)

@@ -213,9 +213,19 @@ struct ConsolePane {
     private mutating func run(context: PaneContext) -> [PaneEffect] {
         var sql = input.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !sql.isEmpty else { return [] }
-        // Enter through the editor records the text in the history and ends any walk in it.
-        _ = input.handle(.enter)
-        input.text = ""
+        let statements = SQLText.statements(in: input.text)
+        if statements.count > 1, input.cursor < input.characters.count, !sql.hasPrefix("."), !sql.hasPrefix("\\") {
+            // Several statements and the cursor inside them, not at the end (where Enter runs
+            // them all): the one under the cursor runs (harlequin's run-selection), and the
+            // buffer stays, to run another.
+            let chosen = statements.first { $0.range.upperBound >= input.cursor } ?? statements[statements.count - 1]
+            sql = chosen.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            input.history?.record(sql)
+        } else {
+            // Enter through the editor records the text in the history and ends any walk in it.
+            _ = input.handle(.enter)
+            input.text = ""
+        }
         tab.keepEarlierOutput()
         // Every tab walks the same history: the one this Enter recorded in.
         let history = self.history
