@@ -225,7 +225,7 @@ package final class Browser {
             case .copySelectedRows: apply(exports.copySelected(of: grid, context: context))
             case let .follow(table, columns, values): follow(table: table, columns: columns, values: values)
             case .jumpBack: jumpBack()
-            case .frequency(let table): openFrequency(table)
+            case let .derive(node, derived): openDerived(node, derived)
             case .help: help = HelpScreen(width: paneArea.width, themeErrors: themeErrors)
             case .quit: requestQuit()
             case .finish: if review.staged.isEmpty { isFinished = true }

@@ -38,6 +38,16 @@ import Testing
         try assertSnapshot(b.render(), named: "grid-statistics", redact: [path: "<db>"])
     }
 
+    @Test func aPivotGrid() throws {
+        let folder = TemporaryFolder()
+        let (b, path) = try colours(folder)
+        b.press(.character("W"))
+        type("size, count(*)", into: b)
+        b.press(.enter)
+        b.runCommands()
+        try assertSnapshot(b.render(), named: "grid-pivot", redact: [path: "<db>"])
+    }
+
     @Test func aQueryResultGrid() throws {
         let folder = TemporaryFolder()
         let (b, path) = try colours(folder)

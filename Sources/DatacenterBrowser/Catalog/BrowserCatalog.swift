@@ -35,6 +35,9 @@ package struct TreeNode: Sendable, Equatable {
         /// snapshot): a business's KV entries, a cache's entries or a table's rows, in
         /// `section`. Not in the tree.
         case changesOf(mark: String, live: String, store: String, table: String, section: ChangeSection)
+        /// A pivot of a grid's rows (`W`): its SELECT is written when its column values are
+        /// read. Not in the tree.
+        case pivot(store: String, table: PivotTable)
     }
 
     /// Identifies the node in the tree (which nodes are open, which one the grid shows): its
@@ -54,9 +57,18 @@ package struct TreeNode: Sendable, Equatable {
         switch kind {
         case .store(let path): return path
         case .group, .changes, .changesOf: return nil
-        case .kvBusiness(let path, _), .daoTable(let path, _, _, _, _), .cache(let path, _), .table(let path, _), .query(let path, _),
+        case .kvBusiness(let path, _), .daoTable(let path, _, _, _, _), .cache(let path, _), .table(let path, _), .query(let path, _), .pivot(let path, _),
              .column(let path, _, _):
             return path
+        }
+    }
+
+    /// True for a grid of a query the browser or the console wrote (`:`, `F`, `I`, `W`): its
+    /// label names it, and Esc stops it while it is read.
+    package var isQuery: Bool {
+        switch kind {
+        case .query, .pivot: return true
+        default: return false
         }
     }
 
@@ -312,6 +324,9 @@ package final class BrowserCatalog: Sendable {
             return try CacheSource(store: store, info: try CacheCatalog.cache(named: name, in: store))
         case let .table(path, name): return try TableSource(store: try store(at: path), table: name, crypt: keys)
         case let .query(path, sql): return try querySource(store: path, select: sql)
+        case let .pivot(path, table):
+            let sql = try store(at: path).queue.read { try table.select(on: $0) }
+            return try querySource(store: path, select: sql)
         case let .changes(mark, live): return try ChangesSummarySource(mark: mark, live: live, catalog: self)
         case let .changesOf(mark, live, store, table, section):
             return try ChangedRowsSource(mark: mark, live: live, store: store, table: table, section: section, catalog: self)

@@ -72,9 +72,8 @@ extension Browser {
         if focus == .console, let console { return "SQL console · " + console.storeName }
         if focus == .dao, let daoPanel { return "DAO " + daoPanel.table + " · " + catalog.storeName(for: daoPanel.storePath) }
         guard let grid else { return nil }
-        // A query grid goes by its node's name: the console's SQL, or what `F` and `I` count.
-        let title: String
-        if case .query = grid.node.kind { title = grid.node.label } else { title = grid.source.title }
+        // A query grid goes by its node's name: the console's SQL, or what `F`, `I`, `W` show.
+        let title = grid.node.isQuery ? grid.node.label : grid.source.title
         return title + (grid.node.storePath.map { " · " + catalog.storeName(for: $0) } ?? "")
     }
 

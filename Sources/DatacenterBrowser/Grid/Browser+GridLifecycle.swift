@@ -163,12 +163,10 @@ extension Browser {
         startOpening(place.node, page: request, isReload: false, view: place.view, place: place)
     }
 
-    /// Opens the frequency table `table` as a grid of its own (its SELECT, read off the input
-    /// loop like any grid); `Backspace` there comes back to the grid shown.
-    func openFrequency(_ table: FrequencyTable) {
-        guard let path = table.origin.storePath else { return }
-        let node = table.node(in: path)
-        lifecycle.frequencyTables[node.id] = table
+    /// Opens a grid made from the one shown (`F`, `W`), off the input loop like any grid;
+    /// Enter there does what `derived` says, and `Backspace` comes back to the grid shown.
+    func openDerived(_ node: TreeNode, _ derived: DerivedGrid) {
+        lifecycle.derivedGrids[node.id] = derived
         startOpening(node, page: .first(limit: visibleRowCount * 2), isReload: false, view: TableView(), leaving: grid?.place)
     }
 

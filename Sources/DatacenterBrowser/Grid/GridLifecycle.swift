@@ -14,9 +14,8 @@ struct GridLifecycle {
     var pollPending = false
     /// True while a `rootCurrentUser` question is out (`pollForChanges`).
     var rootPollPending = false
-    /// The frequency tables shown (`F`), by the node of their grid: Enter on a value filters
-    /// the grid each was made from.
-    var frequencyTables: [String: FrequencyTable] = [:]
+    /// The grids made from another (`F`, `W`), by their node: what Enter does there.
+    var derivedGrids: [String: DerivedGrid] = [:]
 
     /// Esc while a grid is read: stops a sort or filter of the grid `shown` (a sort in memory
     /// reads every row first; the grid stays as it was), or a frequency table or the
@@ -26,7 +25,7 @@ struct GridLifecycle {
         let said: String
         if let shown, shown.node.id == request.node.id, request.view != shown.source.view {
             said = "sort and filter cancelled: the grid stays as it was"
-        } else if case .query = request.node.kind, request.node.id != shown?.node.id {
+        } else if request.node.isQuery, request.node.id != shown?.node.id {
             said = "\(request.node.label): cancelled"
         } else {
             return nil
@@ -39,7 +38,7 @@ struct GridLifecycle {
     /// What Enter does in the grid of `node` over `source`, when it was made from another
     /// (`DerivedGrid`): a frequency table's, the changes since a mark's.
     func derived(_ node: TreeNode, source: GridSource) -> DerivedGrid? {
-        frequencyTables[node.id].map(DerivedGrid.frequency) ?? (source is ChangesSummarySource ? .changesSummary : nil)
+        derivedGrids[node.id] ?? (source is ChangesSummarySource ? .changesSummary : nil)
     }
 
     /// A grid left by following a foreign key (`J`): which, how sorted and filtered, and

@@ -179,6 +179,7 @@ struct GridPane {
             guard let editable = source as? EditableSource else { return [] }
             return stage { try editable.stageInsert(text: text, keys: keys) }
         case .export, .exportReplace, .open: return []  // the browser's (`submitExport`, `submitOpen`)
+        case .pivot: return pivot(text)
         case .column:
             let wanted = text.trimmingCharacters(in: .whitespaces)
             guard !wanted.isEmpty else { return [] }

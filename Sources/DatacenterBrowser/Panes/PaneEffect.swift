@@ -52,9 +52,9 @@ enum PaneEffect {
     /// Go back to the grid a `follow`, a frequency table or `openDerived` left, at its row
     /// (`Backspace`).
     case jumpBack
-    /// Show the frequency table of a column (`F`), remembering where the grid was for
-    /// `Backspace`; Enter on a value filters the grid to it.
-    case frequency(FrequencyTable)
+    /// Show a grid made from the one shown (a frequency table `F`, a pivot `W`), remembering
+    /// where the grid was for `Backspace`; Enter there does what `DerivedGrid` says.
+    case derive(TreeNode, DerivedGrid)
     /// Show the help (`H`, or `?` where `?` does not search).
     case help
     /// Quit, asking first when edits are staged.

@@ -19,6 +19,8 @@ struct PromptLine {
         case goTo
         /// A column to go to by name (`c`).
         case column
+        /// The column (and aggregate) of a pivot (`W`).
+        case pivot
 
         /// True for a search either way: both walk the session's searches with ↑ ↓.
         var isSearch: Bool { self == .search || self == .searchBackward }
