@@ -160,20 +160,8 @@ enum TypedValue {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A value of a JSON object (for inserts).
-    static func fromJSON(_ object: Any) -> DatabaseValue {
-        switch object {
-        case is NSNull: return .null
-        case let n as NSNumber:
-            if String(cString: n.objCType) == "c" { return .integer(n.boolValue ? 1 : 0) }
-            let d = n.doubleValue
-            return d.rounded() == d && abs(d) < 9e15 ? .integer(n.int64Value) : .real(d)
-        case let s as String: return .text(s)
-        default:
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-            return .text(String(decoding: data, as: UTF8.self))
-        }
-    }
+    /// A value of a JSON object (for inserts): `DatabaseValue(jsonObject:)`.
+    static func fromJSON(_ object: Any) -> DatabaseValue { DatabaseValue(jsonObject: object) }
 }
 
 /// Hex digits to bytes (even length, 0-9 a-f A-F), or nil.
