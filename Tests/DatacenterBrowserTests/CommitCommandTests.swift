@@ -61,7 +61,7 @@ extension EditTrustTests {
         b.handle(.key(.character("\u{3}")))
         #expect(!b.isFinished)
         #expect(!b.review.confirmingQuit)
-        #expect(b.message?.text.contains("committing: quit when it has been written") == true)
+        #expect(b.message?.text.contains("a commit is running: quit when it has ended") == true)
         b.handle(try #require(running[0].perform()))
         #expect(try noteCount(path) == 2)
         // Commit and quit from the quit question: the browser ends when the write is done.

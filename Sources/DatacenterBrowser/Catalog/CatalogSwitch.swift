@@ -18,6 +18,20 @@ struct CatalogSwitch {
     /// The roots and files browsed lately, newest first.
     var recent = RecentFiles()
 
+    /// `o` (in the tree) or `O`: asks for another root or SQLite file to browse, offering the
+    /// recent ones (↑ ↓ at the prompt, listed above it). Refused while `staged` edits wait
+    /// (they belong to the files browsed now and are never dropped unasked) or `busy` work
+    /// runs (a commit, a DAO method, an export).
+    func open(staged: Int, busy: String?) -> [PaneEffect] {
+        if staged > 0 {
+            let them = staged == 1 ? "it" : "them"
+            return [.message("\(staged) edit\(staged == 1 ? " is" : "s are") staged: commit \(them) (w, c) or discard \(them) (w, u) "
+                             + "before opening another file", isError: true)]
+        }
+        if let busy { return [.message(busy + ": open another file when it has ended", isError: true)] }
+        return [.prompt(prompt)]
+    }
+
     /// The `o` prompt, the recent files under ↑ and ↓.
     var prompt: PromptLine {
         var line = PromptLine(label: "open (root or SQLite file; ↑↓ recent): ", text: "", purpose: .open)

@@ -23,29 +23,6 @@ extension Browser {
         refreshTree(reason: "the current user is now \(userId.map { TerminalText.visible($0) } ?? "nobody"): tree read again")
     }
 
-    /// `o` (in the tree) or `O`: asks for another root or SQLite file to browse, offering the
-    /// recent ones (↑ ↓ at the prompt, listed above it). Refused while edits are staged (they
-    /// belong to the files browsed now and are never dropped unasked) or while a commit, a DAO
-    /// method or an export runs.
-    func openFilePrompt() {
-        if !review.staged.isEmpty {
-            let count = review.staged.count
-            let them = count == 1 ? "it" : "them"
-            message = ("\(count) edit\(count == 1 ? " is" : "s are") staged: commit \(them) (w, c) or discard \(them) (w, u) before opening another file", true)
-            return
-        }
-        if let refusal = busyRefusal { message = (refusal + ": open another file when it has ended", true); return }
-        prompt = catalogSwitch.prompt
-    }
-
-    /// What runs and keeps the files browsed now in use, in words, if anything does.
-    private var busyRefusal: String? {
-        if review.committing != nil { return "a commit is running" }
-        if daoPanel?.running != nil { return "a DAO method is running" }
-        if exports.running != nil { return "an export is running" }
-        return nil
-    }
-
     /// The path typed at the `o` prompt: opens it off the input loop, with the keys and
     /// settings the browser was started with.
     func submitOpen(_ text: String) {
@@ -74,7 +51,7 @@ extension Browser {
             if message == nil { message = ("tree read again", false) }
             return
         }
-        if !review.staged.isEmpty || busyRefusal != nil {
+        if !review.staged.isEmpty || busyWork != nil {
             message = ("\(path) not opened: edits were staged or work started meanwhile", true)
             return
         }

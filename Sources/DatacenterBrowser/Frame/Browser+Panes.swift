@@ -35,18 +35,16 @@ extension Browser {
     /// Quits, or first asks what to do with staged edits (they are never dropped unasked).
     /// A DAO method or a commit still running keeps the browser open until it ends.
     func requestQuit() {
-        if daoPanel?.running != nil {
-            message = ("a DAO method is running: quit when it has ended", true)
-            return
-        }
-        if review.committing != nil {
-            message = ("committing: quit when it has been written", true)
-            return
-        }
-        if exports.running != nil {
-            message = ("an export is running: Esc cancels it, or quit when it has ended", true)
-            return
-        }
+        if let busy = busyWork { message = (busy + ": quit when it has ended", true); return }
         if review.staged.isEmpty { isFinished = true } else { review.confirmingQuit = true }
+    }
+
+    /// What runs and keeps the files browsed now in use, in words, if anything does: the
+    /// browser neither quits nor opens another file until it has ended.
+    var busyWork: String? {
+        if review.committing != nil { return "a commit is running" }
+        if daoPanel?.running != nil { return "a DAO method is running" }
+        if exports.running != nil { return "an export is running (Esc cancels it)" }
+        return nil
     }
 }

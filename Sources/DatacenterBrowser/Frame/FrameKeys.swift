@@ -19,8 +19,7 @@ struct FrameKeys: Sendable {
     /// In the tree.
     static let tree = FrameKeys(map: KeyMap("In the tree", [
         KeyCommand([.character("o")], "o", "open another root or file; ↑↓ the recent ones", hint: "o open file") { browser, _, _ in
-            browser.openFilePrompt()
-            return []
+            browser.catalogSwitch.open(staged: browser.review.staged.count, busy: browser.busyWork)
         },
         KeyCommand([.character("R")], "R", "read the root again (done by itself when the current user changes)") { browser, _, _ in
             browser.refreshTree(reason: nil)
@@ -54,8 +53,7 @@ struct FrameKeys: Sendable {
                 : browser.changes.openChanges()
         },
         KeyCommand([.character("O")], "O", "open another root or file") { browser, _, _ in
-            browser.openFilePrompt()
-            return []
+            browser.catalogSwitch.open(staged: browser.review.staged.count, busy: browser.busyWork)
         },
     ]), applies: { $0.focus == .tree || $0.focus == .grid })
 
