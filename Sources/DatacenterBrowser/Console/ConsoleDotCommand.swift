@@ -33,6 +33,7 @@ enum ConsoleDotCommand: Equatable {
         ".dump ?FILE?         the whole store as SQL, into FILE (a new file)",
         ".mode ?MODE?         how rows show: grid column list csv tabs json line",
         ".headers on|off      column names first in list, csv and tabs",
+        ".import FILE TABLE   stage a CSV or JSON Lines file's rows (w, c)",
         ".help                this list",
     ]
 
@@ -58,7 +59,7 @@ enum ConsoleDotCommand: Equatable {
         case ".dump": try atMostOne(); self = .dump(file: pattern)
         case ".help": self = .help
         default:
-            throw ParseError(description: "unknown command \(name): the console knows .tables, .schema, .indexes, .dump, .mode, .headers and .help")
+            throw ParseError(description: "unknown command \(name): the console knows .tables, .schema, .indexes, .dump, .mode, .headers, .import and .help")
         }
     }
 

@@ -234,6 +234,17 @@ struct ConsolePane {
             tab.show(command: sql, answer.lines, isError: answer.isError)
             return []
         }
+        let words = sql.split(whereSeparator: \.isWhitespace).map(String.init)
+        if words.first?.lowercased() == ".import" {
+            switch ConsoleImport.staged(Array(words.dropFirst()), storePath: storePath, catalog: context.catalog) {
+            case .success(let edit):
+                tab.show(command: sql, ["staged: \(edit.preview)", "nothing is written until the commit: w reviews it, c commits"], isError: false)
+                return [.stage(edit)]
+            case .failure(let refusal):
+                tab.show(command: sql, [refusal.message], isError: true)
+                return []
+            }
+        }
         if let favourite = favourites.handle(sql) {
             switch favourite {
             case .answer(let lines, let isError):

@@ -12,6 +12,8 @@ package struct StagedEdit: Sendable {
         case setKV(business: String, key: String, value: KVValue, encryption: KVEncryptionChoice, options: KVOptions)
         /// A KV entry removed.
         case removeKV(business: String, key: String)
+        /// The rows of a CSV or JSON Lines file loaded into a table (`.import`).
+        case importRows(file: String, format: TableImport.Format, table: String)
     }
 
     /// Encryption to keep when a KV value is rewritten.
@@ -46,6 +48,8 @@ package struct StagedEdit: Sendable {
             if db.changes == 0 { throw BrowserEditError(message: "no row matched: \(preview)") }
         case let .setKV(business, key, value, encryption, options):
             try store.kv.set(value, forKey: key, business: business, encryption: encryption == .default ? .default : .none, options: options)
+        case let .importRows(file, format, table):
+            _ = try TableImport.run(file: file, format: format, into: db, table: table)
         case let .removeKV(business, key):
             guard try store.kv.removeValue(forKey: key, business: business) else {
                 throw BrowserEditError(message: "the key \(key) is gone from \(business)")
