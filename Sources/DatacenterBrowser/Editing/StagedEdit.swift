@@ -12,6 +12,8 @@ package struct StagedEdit: Sendable {
         case setKV(business: String, key: String, value: KVValue, encryption: KVEncryptionChoice, options: KVOptions)
         /// A KV entry removed.
         case removeKV(business: String, key: String)
+        /// A change of a table's schema (`ALTER TABLE … RENAME COLUMN`): it changes no row.
+        case executeSchema(sql: String)
         /// The rows of a CSV or JSON Lines file loaded into a table (`.import`).
         case importRows(file: String, format: TableImport.Format, table: String)
     }
@@ -48,6 +50,7 @@ package struct StagedEdit: Sendable {
             if db.changes == 0 { throw BrowserEditError(message: "no row matched: \(preview)") }
         case let .setKV(business, key, value, encryption, options):
             try store.kv.set(value, forKey: key, business: business, encryption: encryption == .default ? .default : .none, options: options)
+        case .executeSchema(let sql): try db.execute(sql)
         case let .importRows(file, format, table):
             _ = try TableImport.run(file: file, format: format, into: db, table: table)
         case let .removeKV(business, key):

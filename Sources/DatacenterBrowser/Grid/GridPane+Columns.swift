@@ -1,3 +1,5 @@
+import DatacenterKit
+
 /// The columns a grid shows, and in what order: `-` hides the column under the cursor, `+`
 /// shows every hidden column again, `{` and `}` move the cursor's column left and right.
 ///
@@ -32,7 +34,43 @@ extension GridPane {
         KeyCommand([.character("{"), .character("}")], "{  }", "move the column left / right") { grid, key, _ in
             grid.moveColumn(right: key == .character("}"))
         },
+        KeyCommand([.character("^")], "^", "rename the column on screen; =NAME stages ALTER TABLE … RENAME") { grid, _, _ in
+            guard grid.source.columns.indices.contains(grid.column) else { return [] }
+            let name = grid.source.columns[grid.column]
+            return [.prompt(PromptLine(label: "rename \(name) (NEW: shown so; =NEW: renamed in the table, staged): ",
+                                       text: grid.columnAliases[grid.column] ?? "", purpose: .renameColumn))]
+        },
     ]
+
+    /// What the header shows for the source's column `index`: its name, or the name `^` gave it.
+    func header(of index: Int) -> String { columnAliases[index] ?? source.columns[index] }
+
+    /// The text typed at the `^` prompt: a name shown for the cursor's column (empty: its
+    /// own again), or `=NAME` the column renamed in its table, staged for the review. A real
+    /// rename is refused on what is not a table of the tree's Tables (the engine's own
+    /// tables, KV businesses, caches, and tables a DAO config describes, whose code names
+    /// the columns), on views, and with `--read-only`.
+    mutating func rename(_ text: String, context: PaneContext) -> [PaneEffect] {
+        let name = source.columns[column]
+        let wanted = text.trimmingCharacters(in: .whitespaces)
+        guard wanted.hasPrefix("=") else {
+            columnAliases[column] = wanted.isEmpty || wanted == name ? nil : wanted
+            return [.message(wanted.isEmpty || wanted == name ? "\(name) shown as itself" : "\(name) shown as \(wanted) (on screen only: nothing is written)",
+                             isError: false)]
+        }
+        let new = wanted.dropFirst().trimmingCharacters(in: .whitespaces)
+        guard !new.isEmpty else { return [.message("=NAME renames the column in the table: the name is missing", isError: true)] }
+        guard context.catalog.allowsWrites else { return [.message("--read-only: nothing can be staged or written", isError: true)] }
+        guard case .table = node.kind, let table = source as? TableSource, !table.isView else {
+            return [.message("\(source.title): only a table of the Tables group is renamed here (the engine's tables, DAO tables, "
+                             + "caches and views keep their columns: their code names them)", isError: true)]
+        }
+        if source.columns.contains(where: { $0.lowercased() == new.lowercased() && $0 != name }) {
+            return [.message("\(table.table) has a column \(new) already", isError: true)]
+        }
+        let sql = "ALTER TABLE \(Database.quoteIdentifier(table.table)) RENAME COLUMN \(Database.quoteIdentifier(name)) TO \(Database.quoteIdentifier(new))"
+        return [.stage(StagedEdit(storePath: table.store.path, action: .executeSchema(sql: sql), preview: sql, target: table.table))]
+    }
 
     /// The source's columns in the order they are drawn, hidden ones left out.
     var shownColumns: [Int] {

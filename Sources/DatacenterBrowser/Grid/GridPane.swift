@@ -51,6 +51,8 @@ struct GridPane {
     var columnOrder: [Int]?
     /// The columns `-` hid.
     var hiddenColumns: Set<Int> = []
+    /// The names `^` gave columns on screen, by source column (display only).
+    var columnAliases: [Int: String] = [:]
     /// The keys of the rows selected (`GridPane+Selection`).
     var selectedKeys: Set<[DatabaseValue]> = []
     /// The `*` or `|` selection being read, by request id.
@@ -180,6 +182,7 @@ struct GridPane {
             return stage { try editable.stageInsert(text: text, keys: keys) }
         case .export, .exportReplace, .open: return []  // the browser's (`submitExport`, `submitOpen`)
         case .pivot: return pivot(text)
+        case .renameColumn: return rename(text, context: context)
         case .column:
             let wanted = text.trimmingCharacters(in: .whitespaces)
             guard !wanted.isEmpty else { return [] }
@@ -378,7 +381,7 @@ struct GridPane {
     /// at least 3, at most `limit`.
     func fittedWidth(of index: Int, rowCount: Int, limit: Int = GridPane.widestColumn) -> Int {
         guard source.columns.indices.contains(index) else { return 3 }
-        var w = TerminalText.width(of: source.columns[index], upTo: limit)
+        var w = TerminalText.width(of: header(of: index), upTo: limit)
         // A cell shown cut to `limit` is at least `limit` wide with its marker, so only
         // widths up to `limit` matter: counted without laying out the cut text.
         for row in rows.dropFirst(top).prefix(rowCount) where row.cells.indices.contains(index) && w < limit {
@@ -412,7 +415,7 @@ struct GridPane {
         }
         screen.fill(x: area.x, y: area.y, count: area.width, role: .gridHeader)
         for column in columns {
-            screen.write(source.columns[column.index], x: column.x, y: area.y, maxWidth: column.width, role: .gridHeader)
+            screen.write(header(of: column.index), x: column.x, y: area.y, maxWidth: column.width, role: .gridHeader)
         }
         for line in 0..<rowCount {
             let y = area.y + 1 + line
@@ -458,6 +461,7 @@ extension GridPane {
         if hiddenColumns.contains(column) { column = shownColumns.first ?? 0 }
         firstColumn = min(old.firstColumn, columnPosition)
         widthOverrides = old.widthOverrides
+        columnAliases = old.columnAliases
     }
 
     /// Puts the cursor on the row with `row`'s key, if the rows read hold it, in the middle

@@ -21,6 +21,8 @@ struct PromptLine {
         case column
         /// The column (and aggregate) of a pivot (`W`).
         case pivot
+        /// A column's new name (`^`): shown only, or `=NAME` a rename staged.
+        case renameColumn
 
         /// True for a search either way: both walk the session's searches with ↑ ↓.
         var isSearch: Bool { self == .search || self == .searchBackward }
