@@ -47,9 +47,9 @@ test: deps sqlcipher-reference
 	$(SWIFT) build --build-tests
 	$(TEST_ENV) $(SWIFT) test --skip-build
 
-# The inner loop: every test but the slow tiers (kill -9, fuzz, tmux), which `make test` (and
+# The inner loop: every test but the slow tiers (kill -9, fuzz, tmux, a big import), which `make test` (and
 # CI) still run. Under a minute here after a one-line change.
-QUICK_SKIP := CrashTests|PartialFileKillTests|SnapshotKillTests|DBRekeyKillTests|RekeyCrashTests|Tmux|Fuzz|BenchDatabaseCommandTests
+QUICK_SKIP := CrashTests|PartialFileKillTests|SnapshotKillTests|DBRekeyKillTests|RekeyCrashTests|Tmux|Fuzz|BenchDatabaseCommandTests|ImportMemoryTests
 quick: deps sqlcipher-reference
 	$(SWIFT) build --build-tests
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(QUICK_SKIP)'

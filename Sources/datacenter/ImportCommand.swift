@@ -1,4 +1,5 @@
 import ArgumentParser
+import DatacenterBrowser
 import DatacenterKit
 import Foundation
 
@@ -17,14 +18,15 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Read JSON Lines (one object a line) into --table.") var jsonl = false
     @Option(help: "The table the rows go into (created from the header when missing).") var table: String?
     @Option(help: ArgumentHelp("The types of a new table's columns (default TEXT).", valueName: "NAME:TYPE,...")) var types: String?
+    @Option(help: ArgumentHelp("DAO configs (an XML file or a folder of them): the crypt columns of the one for --table are encrypted on the way in, with the first --key.", valueName: "dir-or-xml")) var config: String?
 
     func validate() throws {
         if csv && jsonl { throw ValidationError("--csv and --jsonl: choose one") }
         if csv || jsonl {
             if table == nil { throw ValidationError("--\(csv ? "csv" : "jsonl") needs --table NAME: the table the rows go into") }
             if continueOnError { throw ValidationError("--continue-on-error is for SQL dumps: a bad record stops a --csv or --jsonl import") }
-        } else if table != nil || types != nil {
-            throw ValidationError("--table and --types go with --csv or --jsonl (a SQL dump names its own tables)")
+        } else if table != nil || types != nil || config != nil {
+            throw ValidationError("--table, --types and --config go with --csv or --jsonl (a SQL dump names its own tables)")
         }
         _ = try parsedTypes()
     }
@@ -60,7 +62,10 @@ struct ImportCommand: ParsableCommand {
             defer { withExtendedLifetime(db) {} }
             if let table, csv || jsonl {
                 let types = try parsedTypes()
-                rows = try db.inTransaction { try TableImport.run(file: dumpPath, format: csv ? .csv : .jsonl, into: db, table: table, types: types) }
+                let encrypt = try cryptTransform(table: table)
+                rows = try db.inTransaction {
+                    try TableImport.run(file: dumpPath, format: csv ? .csv : .jsonl, into: db, table: table, types: types, transform: encrypt)
+                }
             } else {
                 report = try db.importDump(atPath: dumpPath, continueOnError: continueOnError)
             }
@@ -80,5 +85,29 @@ struct ImportCommand: ParsableCommand {
         for failure in report.failures { Output.error("warning: \(failure) (skipped)") }
         Output.line("imported \(report.executedCount) statement(s)" +
                     (report.failures.isEmpty ? "" : ", skipped \(report.failures.count) failing statement(s)"))
+    }
+
+    /// What encrypts the crypt columns of the DAO config `--config` gives for `table` (the
+    /// one whose `tableName` it is, else the only one without a `tableName`): each value but
+    /// NULL, as text, with the first key; nil without `--config`.
+    private func cryptTransform(table: String) throws -> ((String, DatabaseValue) throws -> DatabaseValue)? {
+        guard let config else { return nil }
+        let loaded = BrowserCatalog.loadConfigFiles(at: expandTilde(config))
+        if let first = loaded.errors.first { throw CLIError(first) }
+        let named = loaded.files.filter { $0.config.module.tableName.lowercased() == table.lowercased() }
+        let anyTable = loaded.files.filter { $0.config.module.tableName.isEmpty }
+        guard let chosen = named.first ?? (anyTable.count == 1 ? anyTable.first : nil) else {
+            throw CLIError("no DAO config in \(config) is for \(table): its tableName must name it (or one config, without a tableName)")
+        }
+        let crypt = Set(chosen.config.encryptedColumns.map { $0.lowercased() })
+        guard !crypt.isEmpty else { return nil }
+        let keys = try global.keyRing()
+        guard !keys.isEmpty else {
+            throw CLIError("\(table) has crypt columns (\(chosen.config.encryptedColumns.joined(separator: ", "))): importing needs a --key")
+        }
+        return { column, value in
+            guard crypt.contains(column.lowercased()), !value.isNull else { return value }
+            return .blob(try keys.encrypt(Data((value.stringValue ?? value.description).utf8)))
+        }
     }
 }

@@ -1,3 +1,6 @@
+import DatacenterDAO
+import DatacenterDemo
+import DatacenterKit
 import Foundation
 import Testing
 
@@ -91,8 +94,33 @@ import Testing
         let folder = TemporaryFolder()
         let db = folder.file("t.db")
         #expect(try CLI.run(["import", "/dev/null", db, "--csv"]).stderr.contains("--csv needs --table NAME"))
-        #expect(try CLI.run(["import", "/dev/null", db, "--table", "t"]).stderr.contains("--table and --types go with --csv or --jsonl"))
+        #expect(try CLI.run(["import", "/dev/null", db, "--table", "t"]).stderr.contains("--table, --types and --config go with --csv or --jsonl"))
         #expect(try CLI.run(["import", "/dev/null", db, "--csv", "--jsonl", "--table", "t"]).status == 2)
         #expect(try CLI.run(["import", "/dev/null", db, "--csv", "--table", "t", "--types", "nope"]).stderr.contains("NAME:TYPE pairs"))
+    }
+
+    /// With `--config`, the crypt columns of the table's DAO config are encrypted on the way
+    /// in, with the first key; never stored as plaintext.
+    @Test func cryptColumnsOfTheConfigAreEncryptedOnTheWayIn() throws {
+        let folder = TemporaryFolder()
+        let config = folder.file("messages.xml")
+        try DAOExamples.messages.write(toFile: config, atomically: true, encoding: .utf8)
+        let csv = folder.file("m.csv")
+        try "conversation,sender,time,content\nteam,alice,1,top secret\nteam,bob,2,\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        let db = folder.file("m.db")
+        _ = try sqlite3Shell(db, "create table messages (id integer primary key, conversation, sender, time, content, read default 0, starred default 0)")
+        let key = DemoStore.key
+        let keyHex = key.hexString
+        let withoutKey = try CLI.run(["import", csv, db, "--csv", "--table", "messages", "--config", config])
+        #expect(withoutKey.status == 1 && withoutKey.stderr.contains("importing needs a --key"), "\(withoutKey.stderr)")
+        let result = try CLI.run(["import", csv, db, "--csv", "--table", "messages", "--config", config, "--key", keyHex])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stored = try Database(path: db).query("select content from messages order by id").map { $0.values[0] }
+        #expect(stored.count == 2)
+        // CSV has no NULL: an empty field is the empty text, as the shell reads it, encrypted too.
+        #expect(try CryptColumn.plaintext(of: stored[1], with: KeyRing([key])) == .text(""))
+        guard case .blob(let ciphertext) = stored[0] else { Issue.record("stored as \(stored[0])"); return }
+        #expect(ciphertext.range(of: Data("top secret".utf8)) == nil, "never plaintext")
+        #expect(try CryptColumn.plaintext(of: stored[0], with: KeyRing([key])) == .text("top secret"))
     }
 }
