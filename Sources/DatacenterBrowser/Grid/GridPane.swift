@@ -386,7 +386,7 @@ struct GridPane {
         // widths up to `limit` matter: counted without laying out the cut text.
         for row in rows.dropFirst(top).prefix(rowCount) where row.cells.indices.contains(index) && w < limit {
             w = max(w, TerminalText.width(of: row.cells[index].text, upTo: limit))
-            if let staged = stagedValues[StagedMark(nodeID: node.id, rowKey: row.key, column: index)] {
+            if !stagedValues.isEmpty, let staged = stagedValues[StagedMark(nodeID: node.id, rowKey: row.key, column: index)] {
                 w = max(w, TerminalText.width(of: staged.cell.text, upTo: limit))
             }
         }
@@ -428,12 +428,13 @@ struct GridPane {
             screen.fill(x: area.x, y: y, count: area.width, role: isCursorRow ? .gridSelected : (isChanged ? .changed : .grid))
             for column in columns where rows[index].cells.indices.contains(column.index) {
                 let cell = rows[index].cells[column.index]
-                let mark = StagedMark(nodeID: node.id, rowKey: rows[index].key, column: column.index)
-                let staged = rowStaged || (!stagedMarks.isEmpty && stagedMarks.contains(mark))
+                // Nothing staged (the common case): no mark made or looked up per cell.
+                let mark = stagedMarks.isEmpty ? nil : StagedMark(nodeID: node.id, rowKey: rows[index].key, column: column.index)
+                let staged = rowStaged || mark.map(stagedMarks.contains) == true
                 let role: StyleRole = isCursorRow && (column.index != self.column || !focused) ? .gridSelected
                     : (isCursorRow ? .treeSelected : (staged ? .staged : (isChanged ? .changed : (isSelected ? .marker : cell.role))))
                 // A staged update shows its new value, as VisiData shows an edited cell.
-                let text = staged ? stagedValues[mark]?.cell.text ?? cell.text : cell.text
+                let text = mark.flatMap { stagedValues[$0]?.cell.text } ?? cell.text
                 GridPane.drawCell(text, x: column.x, y: y, width: column.width, role: role, &screen)
             }
         }
