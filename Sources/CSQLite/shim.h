@@ -1,5 +1,8 @@
 #ifndef DATACENTER_CSQLITE_SHIM_H
 #define DATACENTER_CSQLITE_SHIM_H
+/// The system library is built with it (Debian's is, for the session extension): it declares
+/// `sqlite3_preupdate_hook`, which records what a commit changes so that it can be undone.
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include <sqlite3.h>
 
 /// SQLITE_TRANSIENT is a macro cast of -1 to a function pointer; Swift cannot import it.

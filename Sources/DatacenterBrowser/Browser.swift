@@ -155,7 +155,8 @@ package final class Browser {
             showConsoleGrid(node: node, source: source, rows: rows)
             if let note { message = (note, false) }
         case let .consoleFinished(id, output, isError): console?.finished(id: id, output: output, isError: isError)
-        case let .commitFinished(id, committed, failure): apply(review.finished(id: id, committed: committed, failure: failure))
+        case let .commitFinished(id, committed, failure, note): apply(review.finished(id: id, committed: committed, failure: failure, undoNote: note))
+        case let .undoPrepared(id, edits, refusal): apply(review.undoPrepared(id: id, edits: edits, refusal: refusal))
         case let .daoPreviewed(id, plans, preparation, error):
             daoPanel?.previewed(id: id, plans: plans, preparation: preparation, error: error, context: context)
         case let .daoFinished(id, lines, isError, wrote):
@@ -207,7 +208,8 @@ package final class Browser {
                 focus = .inspector
             case .prompt(let line): prompt = promptHistories.attached(to: line)
             case .stage(let edit): apply([review.stage(edit, id: ids.next(), catalog: catalog)])
-            case .commit: apply(review.commit(id: ids.next(), catalog: catalog))
+            case .commit: apply(review.commit(id: ids.next(), catalog: catalog, stateFolder: stateFolder))
+            case .undoLastCommit: apply(review.prepareUndo(id: ids.next(), catalog: catalog, stateFolder: stateFolder))
             case .undoStaged: apply(review.undo())
             case .redoStaged: apply(review.redo())
             case .reloadGrid: reloadGrid()

@@ -357,6 +357,9 @@ package final class BrowserCatalog: Sendable {
         return name == file ? file : name + " · " + file
     }
 
+    /// The paths of the store files browsed (a root's stores and cache files, or the file).
+    package var storePaths: [String] { storeNames.keys.sorted() }
+
     /// The label suffix of a store that cannot be read.
     package static let damagedMark = " (damaged)"
 }

@@ -16,4 +16,21 @@ package enum StateFolder {
         guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
         return URL(fileURLWithPath: home).appendingPathComponent(".local/state/datacenter")
     }
+
+    /// The name (without extension) of what the state folder keeps for the store file at
+    /// `storePath`: its file name, then a digest of its full path, so that two
+    /// `common.sqlite` of different roots keep their own (`NAME-HASH`).
+    package static func fileName(forStore storePath: String) -> String {
+        let absolute = URL(fileURLWithPath: storePath).standardizedFileURL.path
+        let name = (absolute as NSString).lastPathComponent.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" }
+        return String(name.prefix(64)) + "-" + String(fnv1a(absolute), radix: 16)
+    }
+
+    /// FNV-1a over the text's bytes: the same digest in every run (Swift's `Hasher` is
+    /// seeded anew per process).
+    static func fnv1a(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
 }

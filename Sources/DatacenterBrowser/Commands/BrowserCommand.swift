@@ -40,6 +40,8 @@ package enum BrowserCommand: Sendable {
     case cancelConsoleQuery(ConsoleQuery)
     /// Writes staged edits (`StagedCommit`).
     case commit(StagedCommit)
+    /// Works out the undo of the last commit (`UndoPreparation`, `Z`).
+    case prepareUndo(UndoPreparation)
     /// Works out the DAO panel's preview (`DAOQueryPlanRequest`).
     case daoQueryPlan(DAOQueryPlanRequest)
     /// Runs a DAO method from the DAO panel: a select, or a write the user confirmed.
@@ -71,7 +73,9 @@ package enum BrowserCommand: Sendable {
     ///   closed when it ends; `cancelConsoleQuery` only calls that connection's `interrupt()`
     ///   (safe from any thread) through the query, which keeps it open while it does.
     /// - `commit` opens a read-write connection per store (journal mode kept), one
-    ///   transaction each, and closes it.
+    ///   transaction each, and closes it; each undo file has a connection of its own.
+    /// - `prepareUndo` reads the undo files on connections of their own, and tries each on a
+    ///   read-write connection of its store in a transaction it rolls back.
     /// - `daoQueryPlan` reads plans on the catalog's store queue, as paging does.
     /// - `exportGrid` opens a read-only connection of its own, used on this thread only and
     ///   closed when it ends; `GridExport.cancel()` only interrupts it, as a console query's.
@@ -152,6 +156,7 @@ package enum BrowserCommand: Sendable {
         case .daoRun(let run): return run.perform()
         case .daoQueryPlan(let preview): return preview.perform()
         case .commit(let commit): return commit.perform()
+        case .prepareUndo(let preparation): return preparation.perform()
         case .exportGrid(let export): return export.run(post: post)
         case let .openCatalog(request, typed, current):
             let path = BrowserCommand.absolutePath(typed)

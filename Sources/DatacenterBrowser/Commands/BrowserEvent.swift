@@ -61,8 +61,12 @@ package enum BrowserEvent: Sendable {
     /// A console query ended: its output lines, or the error (an interrupted query says so).
     case consoleFinished(queryID: Int, output: [String], isError: Bool)
     /// A commit of staged edits ended: the edits it wrote (by `StagedEdit.id`), and the
-    /// failure that stopped it, if any (the edits of that store and after stay staged).
-    case commitFinished(commitID: Int, committed: [Int], failure: String?)
+    /// failure that stopped it, if any (the edits of that store and after stay staged), and
+    /// why a store written keeps no undo (`StagedCommit`), if one does not.
+    case commitFinished(commitID: Int, committed: [Int], failure: String?, undoNote: String?)
+    /// `Z` was worked out (`UndoPreparation`): the edits that undo the last commit, or why
+    /// it cannot be undone (then `edits` is empty).
+    case undoPrepared(requestID: Int, edits: [StagedEdit], refusal: String?)
     /// The DAO panel's preview `previewID` was worked out: each statement's plan, and what
     /// preparing the table runs first (a write), or why it could not be.
     case daoPreviewed(previewID: Int, plans: [[String]], preparation: TablePreparation?, error: String?)

@@ -15,10 +15,7 @@ struct ConsoleHistoryFile {
 
     /// The history file of the store at `storePath`, in `stateFolder`.
     init(storePath: String, stateFolder: URL) {
-        let absolute = URL(fileURLWithPath: storePath).standardizedFileURL.path
-        let name = (absolute as NSString).lastPathComponent.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" }
-        let digest = String(Self.fnv1a(absolute), radix: 16)
-        url = stateFolder.appendingPathComponent("console-history").appendingPathComponent(String(name.prefix(64)) + "-" + digest + ".json")
+        url = stateFolder.appendingPathComponent("console-history").appendingPathComponent(StateFolder.fileName(forStore: storePath) + ".json")
     }
 
     /// Why a history file could not be used.
@@ -63,13 +60,5 @@ struct ConsoleHistoryFile {
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
-    }
-
-    /// FNV-1a over the path's bytes: the same digest in every run (Swift's `Hasher` is
-    /// seeded anew per process).
-    static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
     }
 }

@@ -6,6 +6,9 @@ import Foundation
 /// it that changes nothing but what the edits say (no tables created, the journal mode left
 /// as it is). A store whose transaction fails is rolled back whole; it and the stores after
 /// it are not written, and their edits stay staged (`ReviewPane.finished`).
+///
+/// With a state folder, each store written keeps the undo of its part of the commit there
+/// (`UndoRecorder`, `UndoFile`), in place of its previous one; `Z` in the review stages it.
 package struct StagedCommit: Sendable {
     /// The commit's id: its result carries it.
     let id: Int
@@ -14,24 +17,49 @@ package struct StagedCommit: Sendable {
     /// The keys of encrypted store files.
     let databaseKeys: DatabaseKeyList
     let busyTimeout: Double
+    /// Where the undo files are kept; nil keeps none.
+    var stateFolder: URL?
 
-    /// Writes the edits and returns `commitFinished` with the ids of those written.
+    /// Writes the edits and returns `commitFinished` with the ids of those written, and why
+    /// a store written keeps no undo, if one does not.
     func perform() -> BrowserEvent {
         var committed: [Int] = []
         var order: [String] = []
+        var notes: [String] = []
+        let commitID = UUID().uuidString
         for edit in edits where !order.contains(edit.storePath) { order.append(edit.storePath) }
         for path in order {
             let batch = edits.filter { $0.storePath == path }
+            var recorder: UndoRecorder?
             do {
                 let store = try Store(existingAt: path, crypt: keys, busyTimeout: busyTimeout, databaseKeys: databaseKeys)
-                try store.queue.inTransaction { db in
-                    for edit in batch { try edit.apply(to: store, in: db) }
+                if let stateFolder {
+                    do {
+                        recorder = try UndoRecorder(storePath: path, stateFolder: stateFolder, key: store.databaseKey, commitID: commitID)
+                    } catch {
+                        // The undo file there now is of an older commit: Z must not take it for this one's.
+                        unlink(UndoFile.path(storePath: path, stateFolder: stateFolder))
+                        notes.append("\(batch[0].storeName): \(error)")
+                    }
                 }
+                try store.queue.inTransaction { db in
+                    recorder?.start(on: db)
+                    for edit in batch {
+                        recorder?.willApply(edit, on: db)
+                        try edit.apply(to: store, in: db, recorder: recorder)
+                        recorder?.didApply(edit, on: db)
+                    }
+                    recorder?.finish(on: db)
+                }
+                recorder?.install()
+                if let note = recorder?.note { notes.append("\(batch[0].storeName): \(note)") }
                 committed += batch.map(\.id)
             } catch {
-                return .commitFinished(commitID: id, committed: committed, failure: "\(error)")
+                recorder?.discard()
+                return .commitFinished(commitID: id, committed: committed, failure: "\(error)", undoNote: nil)
             }
         }
-        return .commitFinished(commitID: id, committed: committed, failure: nil)
+        return .commitFinished(commitID: id, committed: committed, failure: nil,
+                               undoNote: notes.isEmpty ? nil : "no undo kept for " + notes.joined(separator: "; "))
     }
 }

@@ -12,10 +12,14 @@ package struct StagedEdit: Sendable {
         case setKV(business: String, key: String, value: KVValue, encryption: KVEncryptionChoice, options: KVOptions)
         /// A KV entry removed.
         case removeKV(business: String, key: String)
-        /// A change of a table's schema (`ALTER TABLE … RENAME COLUMN`): it changes no row.
-        case executeSchema(sql: String)
+        /// A change of a table's schema (`ALTER TABLE … RENAME COLUMN`): it changes no row;
+        /// `inverse` undoes it.
+        case executeSchema(sql: String, inverse: String)
         /// The rows of a CSV or JSON Lines file loaded into a table (`.import`).
         case importRows(file: String, format: TableImport.Format, table: String)
+        /// The undo of a store's last commit (`Z`): the statements of its undo file (`UndoFile`),
+        /// which must still be the one of commit `commitID`.
+        case applyUndo(file: String, commitID: String)
     }
 
     /// Encryption to keep when a KV value is rewritten.
@@ -42,15 +46,23 @@ package struct StagedEdit: Sendable {
     /// value as typed, and whether the commit encrypts it. Nil for a delete or an insert.
     var newValue: StagedValue?
 
-    /// Applies the edit inside the caller's transaction on `store`.
-    func apply(to store: Store, in db: Database) throws {
+    /// Applies the edit inside the caller's transaction on `store`; `recorder`, keeping the
+    /// commit's own undo, is told of the schema statements an undo runs.
+    func apply(to store: Store, in db: Database, recorder: UndoRecorder? = nil) throws {
         switch action {
         case let .execute(sql, arguments):
             try db.execute(sql, StatementArguments(arguments))
             if db.changes == 0 { throw BrowserEditError(message: "no row matched: \(preview)") }
         case let .setKV(business, key, value, encryption, options):
             try store.kv.set(value, forKey: key, business: business, encryption: encryption == .default ? .default : .none, options: options)
-        case .executeSchema(let sql): try db.execute(sql)
+        case .executeSchema(let sql, _): try db.execute(sql)
+        case let .applyUndo(file, commitID):
+            let undo = try UndoFile.open(path: file, key: store.databaseKey)
+            defer { undo.close() }
+            guard try UndoFile.commit(in: undo).id == commitID else {
+                throw BrowserEditError(message: "\(file) was replaced by another commit since Z: press Z again")
+            }
+            try UndoFile.run(undo, on: db, dryRun: false, recorder: recorder)
         case let .importRows(file, format, table):
             _ = try TableImport.run(file: file, format: format, into: db, table: table)
         case let .removeKV(business, key):

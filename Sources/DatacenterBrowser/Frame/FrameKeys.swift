@@ -42,8 +42,10 @@ struct FrameKeys: Sendable {
             browser.openConsole()
             return []
         },
-        KeyCommand([.character("w")], "w", "review the staged edits: the SQL they run") { browser, _, _ in
-            guard !browser.review.staged.isEmpty else { return [.message("nothing staged: e, x and o stage edits in a table's grid", isError: false)] }
+        KeyCommand([.character("w")], "w", "review the staged edits: the SQL they run (Z there undoes the last commit)") { browser, _, _ in
+            guard !browser.review.staged.isEmpty || UndoPreparation.hasUndo(catalog: browser.catalog, stateFolder: browser.stateFolder) else {
+                return [.message("nothing staged: e, x and o stage edits in a table's grid", isError: false)]
+            }
             browser.focus = .review
             browser.review.cursor = 0
             return []

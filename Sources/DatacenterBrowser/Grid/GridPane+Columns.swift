@@ -69,7 +69,8 @@ extension GridPane {
             return [.message("\(table.table) has a column \(new) already", isError: true)]
         }
         let sql = "ALTER TABLE \(Database.quoteIdentifier(table.table)) RENAME COLUMN \(Database.quoteIdentifier(name)) TO \(Database.quoteIdentifier(new))"
-        return [.stage(StagedEdit(storePath: table.store.path, action: .executeSchema(sql: sql), preview: sql, target: table.table))]
+        let inverse = "ALTER TABLE \(Database.quoteIdentifier(table.table)) RENAME COLUMN \(Database.quoteIdentifier(new)) TO \(Database.quoteIdentifier(name))"
+        return [.stage(StagedEdit(storePath: table.store.path, action: .executeSchema(sql: sql, inverse: inverse), preview: sql, target: table.table))]
     }
 
     /// The source's columns in the order they are drawn, hidden ones left out.

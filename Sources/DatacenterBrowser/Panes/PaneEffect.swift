@@ -31,6 +31,8 @@ enum PaneEffect {
     case stage(StagedEdit)
     /// Write the staged edits (`ReviewPane.commit`, a command).
     case commit
+    /// Work out the undo of the last commit, to stage it (`ReviewPane.prepareUndo`, `Z`).
+    case undoLastCommit
     /// Take back the last edit staged (`u` in the grid), or stage again the last taken back
     /// (`Ctrl-R`): `ReviewPane.undo`, `redo`.
     case undoStaged, redoStaged

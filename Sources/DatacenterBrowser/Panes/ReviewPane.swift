@@ -2,8 +2,9 @@ import DatacenterKit
 import Foundation
 
 /// The staged edits: kept in the order made, reviewed as the SQL they run (`w`), committed
-/// one transaction per store (`c`), dropped one by one (`x`) or all (`u`). It also answers
-/// the question quitting asks while edits are staged. Staged edits are never dropped unasked,
+/// one transaction per store (`c`), dropped one by one (`x`) or all (`u`); `Z` stages the
+/// undo of the last commit (`UndoPreparation`). It also answers the question quitting asks
+/// while edits are staged. Staged edits are never dropped unasked,
 /// and a store whose commit fails keeps its edits staged.
 ///
 /// A commit runs off the input loop (`StagedCommit`); until its result comes, the edits stay
@@ -25,6 +26,8 @@ struct ReviewPane {
     var confirmingQuit = false
     /// The commit running, if any.
     var committing: Int?
+    /// The undo being worked out (`Z`), if any.
+    var preparingUndo: Int?
     /// True when the running commit was asked for by the quit question: the browser ends
     /// after it if no edit is left.
     var quitAfterCommit = false
@@ -91,6 +94,15 @@ struct ReviewPane {
                 return [.message("discarded \(count) edit(s); nothing was written", isError: false), .focus(.grid)]
             }
         },
+        KeyCommand([.character("Z")], "Z", "stage the undo of the last commit, if its rows are as it left them",
+                   hint: "Z undo last commit") { pane, _, _ in
+            pane.whenIdle { pane in
+                guard pane.staged.isEmpty else {
+                    return [.message("Z undoes the last commit: commit or discard the \(pane.staged.count) staged edit(s) first", isError: true)]
+                }
+                return [.undoLastCommit]
+            }
+        },
         KeyCommand([.character("x"), .backspace], "x Backspace", "drop the edit under the cursor", hint: "x drop one") { pane, _, _ in
             pane.whenIdle { pane in
                 if pane.staged.indices.contains(pane.cursor) { pane.staged.remove(at: pane.cursor) }
@@ -127,21 +139,45 @@ struct ReviewPane {
         }
     }
 
-    /// Starts writing every staged edit (`StagedCommit` says how); the result comes back
-    /// through `finished`.
-    mutating func commit(id: Int, catalog: BrowserCatalog) -> [PaneEffect] {
+    /// Starts writing every staged edit (`StagedCommit` says how), keeping the undo in
+    /// `stateFolder`; the result comes back through `finished`.
+    mutating func commit(id: Int, catalog: BrowserCatalog, stateFolder: URL?) -> [PaneEffect] {
         guard catalog.allowsWrites else {
             quitAfterCommit = false
             return [.message("--read-only: edits are not written", isError: true)]
         }
         guard committing == nil else { return [.message("committing…", isError: false)] }
+        guard !staged.isEmpty else { return [.message("nothing staged to commit", isError: false)] }
         committing = id
-        let commit = StagedCommit(id: id, edits: staged, keys: catalog.keys, databaseKeys: catalog.databaseKeys, busyTimeout: catalog.busyTimeout)
+        let commit = StagedCommit(id: id, edits: staged, keys: catalog.keys, databaseKeys: catalog.databaseKeys, busyTimeout: catalog.busyTimeout,
+                                  stateFolder: stateFolder)
         return [.command(.commit(commit)), .message("committing \(staged.count) edit(s)…", isError: false)]
     }
 
+    /// Starts working out the undo of the last commit (`Z`); the result comes back through
+    /// `undoPrepared`.
+    mutating func prepareUndo(id: Int, catalog: BrowserCatalog, stateFolder: URL?) -> [PaneEffect] {
+        guard catalog.allowsWrites else { return [.message("--read-only: nothing can be staged or written", isError: true)] }
+        guard let stateFolder else {
+            return [.message("no undo is kept: the browser has no state folder (set HOME or XDG_STATE_HOME)", isError: true)]
+        }
+        guard preparingUndo == nil else { return [.message("working out the undo…", isError: false)] }
+        preparingUndo = id
+        return [.command(.prepareUndo(UndoPreparation(id: id, stateFolder: stateFolder, catalog: catalog))),
+                .message("working out the undo of the last commit…", isError: false)]
+    }
+
+    /// The result of `Z`: the undo staged for the review, or why not.
+    mutating func undoPrepared(id: Int, edits: [StagedEdit], refusal: String?) -> [PaneEffect] {
+        guard preparingUndo == id else { return [] }
+        preparingUndo = nil
+        if let refusal { return [.message(refusal, isError: true)] }
+        return edits.map { .stage($0) } + [.focus(.review),
+            .message("staged the undo of the last commit (\(edits.count) store(s)): c commits it, x drops it", isError: false)]
+    }
+
     /// The result of the commit `id`: the edits written leave the list, the others stay.
-    mutating func finished(id: Int, committed: [Int], failure: String?) -> [PaneEffect] {
+    mutating func finished(id: Int, committed: [Int], failure: String?, undoNote: String?) -> [PaneEffect] {
         guard committing == id else { return [] }
         committing = nil
         let written = Set(committed)
@@ -153,7 +189,8 @@ struct ReviewPane {
         if let failure {
             effects += [.message("commit failed, that store is unchanged: \(failure)", isError: true), .focus(.review)]
         } else {
-            effects += [.message("committed \(committed.count) edit(s)", isError: false), .focus(.grid)]
+            effects += [.message("committed \(committed.count) edit(s) · " + (undoNote ?? "w then Z undoes it"), isError: undoNote != nil),
+                        .focus(.grid)]
         }
         if quitAfterCommit {
             quitAfterCommit = false
@@ -173,6 +210,10 @@ struct ReviewPane {
         screen.write("Staged edits (\(staged.count)): the SQL they run, one transaction per store", x: area.x, y: area.y,
                      maxWidth: area.width, role: .gridHeader)
         var y = area.y + 1
+        if staged.isEmpty, area.height > 1 {
+            screen.write("Nothing staged. Z stages the undo of the last commit, for review before c commits it.",
+                         x: area.x + 1, y: y, maxWidth: area.width - 1, role: .staged)
+        }
         for (index, edit) in staged.enumerated() {
             let role: StyleRole = index == cursor ? .gridSelected : .staged
             for (i, part) in Inspector.wrapWords("[\(edit.storeName)] " + edit.preview, width: max(8, area.width - 4)).enumerated()

@@ -66,6 +66,8 @@ public final class Database {
     private var savepointDepth = 0
     /// The trace SQLite reports statements to (`startTracing`), kept alive while it does.
     var tracer: SQLTrace?
+    /// The observer of row changes (`observeRowWrites`), kept alive while SQLite calls it.
+    var rowWriteObservation: RowWriteObservation?
     /// How a sequence of statements runs (`execute` with several, `executeScript`,
     /// `runScript`): DBConnect's switches, its defaults by default (`SQLSequenceOptions`).
     public var sqlSequences = SQLSequenceOptions()
@@ -172,6 +174,7 @@ public final class Database {
         lastCachedStatement = nil
         statementCache.removeAll()
         if tracer != nil { stopTracing() }
+        if rowWriteObservation != nil { sqlite3_preupdate_hook(handle, nil, nil) }
         sqlite3_close_v2(handle)
     }
 
@@ -190,6 +193,8 @@ public final class Database {
         lifetime.isClosed = true
         lastCachedStatement = nil
         statementCache.removeAll()
+        if rowWriteObservation != nil { sqlite3_preupdate_hook(handle, nil, nil) }
+        rowWriteObservation = nil
         sqlite3_close_v2(handle)
     }
 

@@ -105,6 +105,8 @@ public struct DatabaseError: Error, Sendable, Equatable {
     /// True when a write was refused because the database is read-only: by SQLite, or by
     /// the read-only connection's authorizer (a statement that would write another file).
     public var isReadOnly: Bool { code == SQLITE_READONLY || code == SQLITE_AUTH }
+    /// True when a constraint failed (a UNIQUE or PRIMARY KEY taken, a NOT NULL, a CHECK).
+    public var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
     /// True when the database stayed locked past the busy timeout.
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
     /// True when SQL given as one statement (`Database.cachedStatement`, `makeStatement`)

@@ -1,0 +1,133 @@
+import DatacenterKit
+import Foundation
+
+/// What undoing a row change needs to know of its table: its columns in the order SQLite's
+/// pre-update hook numbers them, which of them can be written (not generated), and how a row
+/// is named (its rowid, or its primary key in a table `WITHOUT ROWID`).
+struct TableShape {
+    /// The table.
+    let table: String
+    /// Every column, in the table's order.
+    let columns: [String]
+    /// True for the columns a statement can write (generated columns cannot).
+    let writable: [Bool]
+    /// The name the rowid goes by here (`rowid`, or `_rowid_` or `oid` when a column is
+    /// named so); nil for a table `WITHOUT ROWID`.
+    let rowidName: String?
+    /// The column that is the rowid (`INTEGER PRIMARY KEY`), if any.
+    let rowidColumn: Int?
+    /// The primary key's columns, in key order (a table `WITHOUT ROWID` is named by them).
+    let primaryKey: [Int]
+
+    /// The shape of `table` in `db` now.
+    /// - throws: `BrowserEditError` when there is no such table.
+    static func read(_ table: String, in db: Database) throws -> TableShape {
+        let info = try db.query("SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)", [.text(table)])
+        guard !info.isEmpty else { throw BrowserEditError(message: "no table \(table) to undo changes in") }
+        let columns = info.map { $0[0].stringValue ?? "" }
+        let sql = try db.scalar("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)])?.stringValue ?? ""
+        let options = sql.range(of: ")", options: .backwards).map { sql[$0.upperBound...].uppercased() } ?? ""
+        let withoutRowid = options.contains("WITHOUT") && options.contains("ROWID")
+        let keyed = info.enumerated().filter { ($0.element[2].int64Value ?? 0) > 0 }.sorted { ($0.element[2].int64Value ?? 0) < ($1.element[2].int64Value ?? 0) }
+        let primaryKey = keyed.map(\.offset)
+        let lowered = Set(columns.map { $0.lowercased() })
+        let rowidName = withoutRowid ? nil : ["rowid", "_rowid_", "oid"].first { !lowered.contains($0) }
+        var rowidColumn: Int?
+        if !withoutRowid, primaryKey.count == 1, info[primaryKey[0]][1].stringValue?.uppercased() == "INTEGER" { rowidColumn = primaryKey[0] }
+        return TableShape(table: table, columns: columns, writable: info.map { ($0[3].int64Value ?? 0) == 0 },
+                          rowidName: rowidName, rowidColumn: rowidColumn, primaryKey: primaryKey)
+    }
+
+    /// The statement that undoes `change`, or nil when it changed nothing (an update to the
+    /// same values).
+    /// - throws: `BrowserEditError` when the change does not fit the table (its columns
+    ///   changed meanwhile), or a row of a rowid table hides its rowid behind columns named
+    ///   `rowid`, `_rowid_` and `oid`.
+    func inverse(of change: RowWrite) throws -> UndoStatement? {
+        let values = change.kind == .delete ? change.old : change.new
+        guard values.count == columns.count, change.kind != .update || change.old.count == columns.count else {
+            throw BrowserEditError(message: "\(table) has \(columns.count) columns, a change of it \(values.count)")
+        }
+        guard rowidName != nil || primaryKey.count > 0 else {
+            throw BrowserEditError(message: "\(table): its rowid has no name left (columns rowid, _rowid_ and oid)")
+        }
+        let name = Database.quoteIdentifier(table)
+        switch change.kind {
+        case .insert:
+            let (key, keyArguments, label) = rowKey(rowid: change.newRowid, values: change.new)
+            let (guardSQL, guardArguments) = unchanged(change.new)
+            return UndoStatement(label: label, check: .row, table: table, sql: "DELETE FROM \(name) WHERE \(key)\(guardSQL)",
+                                 arguments: keyArguments + guardArguments, preview: "DELETE FROM \(name) WHERE \(keyPreview(keyArguments))")
+        case .delete:
+            var names: [String] = []
+            var arguments: [DatabaseValue] = []
+            if let rowidName, rowidColumn == nil {
+                names.append(rowidName)
+                arguments.append(.integer(change.oldRowid))
+            }
+            for index in columns.indices where writable[index] {
+                names.append(Database.quoteIdentifier(columns[index]))
+                arguments.append(change.old[index])
+            }
+            let list = names.joined(separator: ", ")
+            let label = rowKey(rowid: change.oldRowid, values: change.old).label
+            return UndoStatement(label: label, check: .insert, table: table,
+                                 sql: "INSERT INTO \(name) (\(list)) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))",
+                                 arguments: arguments, preview: "INSERT INTO \(name) (\(list)) VALUES (\(arguments.map(Self.shortLiteral).joined(separator: ", ")))")
+        case .update:
+            var sets: [String] = []
+            var arguments: [DatabaseValue] = []
+            if let rowidName, rowidColumn == nil, change.oldRowid != change.newRowid {
+                sets.append(rowidName + " = ?")
+                arguments.append(.integer(change.oldRowid))
+            }
+            for index in columns.indices where writable[index] && change.old[index] != change.new[index] {
+                sets.append(Database.quoteIdentifier(columns[index]) + " = ?")
+                arguments.append(change.old[index])
+            }
+            guard !sets.isEmpty else { return nil }
+            let (key, keyArguments, label) = rowKey(rowid: change.newRowid, values: change.new)
+            let (guardSQL, guardArguments) = unchanged(change.new)
+            let preview = zip(sets, arguments).map { $0.0.dropLast(1) + Self.shortLiteral($0.1) }.joined(separator: ", ")
+            return UndoStatement(label: label, check: .row, table: table,
+                                 sql: "UPDATE \(name) SET \(sets.joined(separator: ", ")) WHERE \(key)\(guardSQL)",
+                                 arguments: arguments + keyArguments + guardArguments,
+                                 preview: "UPDATE \(name) SET \(preview) WHERE \(keyPreview(keyArguments))")
+        }
+    }
+
+    /// The WHERE naming one row (its rowid, or its primary key), its values, and the row in
+    /// words (`notes row 3`).
+    private func rowKey(rowid: Int64, values: [DatabaseValue]) -> (sql: String, arguments: [DatabaseValue], label: String) {
+        if let rowidName { return ("\(rowidName) = ?", [.integer(rowid)], "\(table) row \(rowid)") }
+        let sql = primaryKey.map { Database.quoteIdentifier(columns[$0]) + " IS ?" }.joined(separator: " AND ")
+        let key = primaryKey.map { values[$0] }
+        let label = "\(table) row " + primaryKey.map { columns[$0] + " = " + Self.shortLiteral(values[$0]) }.joined(separator: ", ")
+        return (sql, key, label)
+    }
+
+    /// The key's WHERE with its values inlined, for the review.
+    private func keyPreview(_ arguments: [DatabaseValue]) -> String {
+        if let rowidName { return "\(rowidName) = \(arguments.first.map(Self.shortLiteral) ?? "?")" }
+        return zip(primaryKey, arguments).map { Database.quoteIdentifier(columns[$0.0]) + " = " + Self.shortLiteral($0.1) }
+            .joined(separator: " AND ")
+    }
+
+    /// The conditions that hold while a row is as `values` say (every written column but the
+    /// key), so that a row changed since the commit is left alone.
+    private func unchanged(_ values: [DatabaseValue]) -> (sql: String, arguments: [DatabaseValue]) {
+        var sql = ""
+        var arguments: [DatabaseValue] = []
+        for index in columns.indices where writable[index] && index != rowidColumn && (rowidName != nil || !primaryKey.contains(index)) {
+            sql += " AND \(Database.quoteIdentifier(columns[index])) IS ?"
+            arguments.append(values[index])
+        }
+        return (sql, arguments)
+    }
+
+    /// A value as an SQL literal for the review, cut after 40 characters (`…`).
+    static func shortLiteral(_ value: DatabaseValue) -> String {
+        let literal = value.sqlLiteral
+        return literal.count > 48 ? String(literal.prefix(40)) + "…" : literal
+    }
+}
