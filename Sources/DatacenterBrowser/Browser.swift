@@ -276,6 +276,6 @@ extension Browser {
     /// What the panes may read while they handle a key.
     var context: PaneContext {
         PaneContext(catalog: catalog, bodyHeight: bodyHeight, paneWidth: paneArea.width, ids: ids, hasGrid: grid != nil,
-                    stagedValues: review.stagedValues)
+                    stagedValues: review.stagedValues, stateFolder: stateFolder)
     }
 }

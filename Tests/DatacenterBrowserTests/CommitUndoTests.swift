@@ -216,4 +216,57 @@ import Testing
         let rows = try Database(path: path, key: key, mode: .readOnly).query("SELECT id, secret FROM t ORDER BY id").map(\.values)
         #expect(rows == [[.integer(1), .text("old secret")], [.integer(2), .text("kept")]])
     }
+
+    /// A confirmed DAO write is a commit too: it keeps its undo, and `Z` takes it back.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqldiff)))
+    func aDAOWriteKeepsItsUndo() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let store = root + "/users/alice/user.sqlite"
+        let before = try copies([store])[0]
+        let b = try browser(root, width: 130, height: 40, stateFolder: URL(fileURLWithPath: folder.file("state")))
+        b.openNodeAndLoad(named: "messages")
+        b.press(.character("d"))
+        let index = try #require(b.daoPanel?.config.methods.firstIndex { $0.id == "updateFlags" })
+        b.press(.down, times: index)
+        b.press(.enter)
+        type("3", into: b)
+        b.press(.down, .character("\u{e}"))
+        type("1", into: b)
+        b.press(.enter, .character("y"))
+        #expect(b.screenText.contains("ok · 1 change(s) · w then Z undoes it"))
+        #expect(try differences(store, before) != "")
+        b.press(.escape, .escape, .character("w"), .character("Z"))
+        #expect(b.review.staged.first?.preview.contains("UPDATE \"messages\" SET \"read\" = 0 WHERE rowid = 3") == true,
+                "\(b.review.staged.first?.preview ?? "nothing staged: \(b.message as Any)")")
+        b.press(.character("c"))
+        #expect(try differences(store, before) == "")
+    }
+
+    /// KV edits (a value set, one encrypted, a key removed) go through the store's KV code:
+    /// their undo puts the rows back as they were stored, and holds no new plaintext.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqldiff)))
+    func kvEditsUndoToTheStoredRows() throws {
+        let folder = TemporaryFolder()
+        let root = try makeDemo(folder)
+        let common = root + "/common.sqlite"
+        let state = URL(fileURLWithPath: folder.file("state"))
+        let before = try copies([common])[0]
+        let b = try browser(root, width: 130, height: 30, stateFolder: state)
+        b.openNodeAndLoad(named: "settings")
+        b.press(.character("e"))                     // fontSize, an int
+        answer("17", in: b)
+        b.press(.down, .character("x"))
+        b.openNodeAndLoad(named: "session")
+        b.press(.character("e"))                     // apiToken, encrypted with the app key
+        answer("'a brand new token'", in: b)
+        #expect(b.review.staged.count == 3, "\(b.message as Any)")
+        #expect(b.review.staged.last?.preview.contains("encrypt") == true, "\(b.review.staged.last?.preview ?? "")")
+        b.press(.character("w"), .character("c"))
+        #expect(try differences(common, before) != "")
+        let undo = try Data(contentsOf: URL(fileURLWithPath: UndoFile.path(storePath: common, stateFolder: state)))
+        #expect(undo.range(of: Data("a brand new token".utf8)) == nil)
+        b.press(.character("w"), .character("Z"), .character("c"))
+        #expect(try differences(common, before) == "")
+    }
 }

@@ -170,7 +170,7 @@ extension DAOPanel {
     /// The question before a write.
     static let confirmKeys = KeyMap<DAOPanel>("DAO panel: before a write", [
         KeyCommand([.character("y"), .character("Y")], "y", "run the statements shown", hint: "y run it") { panel, _, context in
-            let effects: [PaneEffect] = panel.confirmedRun(catalog: context.catalog, id: context.ids.next()).map { [.command(.daoRun($0))] } ?? []
+            let effects: [PaneEffect] = panel.confirmedRun(catalog: context.catalog, id: context.ids.next(), stateFolder: context.stateFolder).map { [.command(.daoRun($0))] } ?? []
             return effects + panel.reveal(.results, context)
         },
         KeyCommand([.character("n"), .character("N"), .escape], "n Esc", "back to the form; nothing is written", hint: "n cancel") { panel, _, context in

@@ -197,9 +197,9 @@ struct DAOPanel {
                               databaseKeys: catalog.databaseKeys, busyTimeout: catalog.busyTimeout))
     }
 
-    /// The confirmed write, to run (`DAORun` says how it is made safe), or nil with the
-    /// reason in the results when there is no preview to hold it to.
-    mutating func confirmedRun(catalog: BrowserCatalog, id: Int) -> DAORun? {
+    /// The confirmed write, to run (`DAORun` says how it is made safe), keeping its undo in
+    /// `stateFolder`, or nil with the reason in the results when there is no preview to hold it to.
+    mutating func confirmedRun(catalog: BrowserCatalog, id: Int, stateFolder: URL?) -> DAORun? {
         guard let method, let values else { return nil }
         stage = .form
         guard let shown = preparation else {
@@ -209,7 +209,7 @@ struct DAOPanel {
         }
         return started(DAORun(id: id, kind: .write(shown: shown), config: config, method: method, values: values, table: table,
                               storePath: storePath, encryptedColumns: encryptedColumns, keys: catalog.keys,
-                              databaseKeys: catalog.databaseKeys, busyTimeout: catalog.busyTimeout))
+                              databaseKeys: catalog.databaseKeys, busyTimeout: catalog.busyTimeout, stateFolder: stateFolder))
     }
 
     /// Marks `run` as running: the results say so until `finished` comes.

@@ -9,7 +9,9 @@ import Foundation
 /// runs on a read-write connection of its own, opened without changing the file's journal
 /// mode (no WAL switch), in one transaction: the table's preparation (refused when it is no
 /// longer what the preview showed), then the call, with `CryptColumnGuard` refusing any value
-/// for an encrypted column that is not ciphertext. On any failure nothing is kept.
+/// for an encrypted column that is not ciphertext. On any failure nothing is kept. With a
+/// state folder, a write keeps its undo there as a commit of staged edits does (`UndoRecorder`),
+/// unless the table had to be prepared first (its schema changed).
 package struct DAORun: Sendable {
     /// Whether the run reads or writes.
     enum Kind: Sendable {
@@ -34,6 +36,8 @@ package struct DAORun: Sendable {
     let databaseKeys: DatabaseKeyList
     /// How long the run waits for another connection's lock, in seconds.
     let busyTimeout: Double
+    /// Where a write keeps its undo (`UndoFile`); nil keeps none.
+    var stateFolder: URL?
 
     /// Runs the method and returns `daoFinished` with the lines the panel shows.
     func perform() -> BrowserEvent {
@@ -80,19 +84,35 @@ package struct DAORun: Sendable {
             let queue = try DatabaseQueue(path: storePath, keys: databaseKeys, mode: .readWriteExisting, busyTimeout: busyTimeout, wal: false)
             let dao = DAOObject(config: config, queue: queue, crypt: keys)
             dao.tableName = table
-            let result = try queue.inTransaction { db -> DAOCallResult in
-                let now = try TablePreparation.plan(config: config, table: table, in: db)
-                guard now == shown else {
-                    throw DAOPanelRefusal("the table changed since the preview (preparing it now runs \(now.steps.count) step(s), "
-                                          + "the preview showed \(shown.steps.count)): nothing ran; look at the preview again")
+            let (recorder, undoNote) = UndoRecorder.begin(storePath: storePath, stateFolder: stateFolder, key: queue.key)
+            let result: DAOCallResult
+            do {
+                result = try queue.inTransaction { db -> DAOCallResult in
+                    let now = try TablePreparation.plan(config: config, table: table, in: db)
+                    guard now == shown else {
+                        throw DAOPanelRefusal("the table changed since the preview (preparing it now runs \(now.steps.count) step(s), "
+                                              + "the preview showed \(shown.steps.count)): nothing ran; look at the preview again")
+                    }
+                    try dao.prepareTable()
+                    if !shown.isEmpty { recorder?.drop("its table was prepared first (its schema changed)") }
+                    try CryptColumnGuard.install(table: table, columns: encryptedColumns, keys: keys, in: db)
+                    recorder?.start(on: db)
+                    let result = try dao.call(method.id, values)
+                    recorder?.checkSeen(changes: result.changes, target: table)
+                    recorder?.finish(on: db)
+                    return result
                 }
-                try dao.prepareTable()
-                try CryptColumnGuard.install(table: table, columns: encryptedColumns, keys: keys, in: db)
-                return try dao.call(method.id, values)
+            } catch {
+                recorder?.discard()
+                throw error
             }
+            recorder?.install()
             var line = result.skipped ? "skipped (onVoid quit): nothing ran" : "ok · \(result.changes) change(s)"
             if DAORun.inserted(result) { line += " · last insert rowid \(result.lastInsertRowID)" }
             if !shown.isEmpty { line += " · table prepared first (\(shown.parts.count) statement(s))" }
+            if result.changes > 0 {
+                line += (undoNote ?? recorder?.note).map { " · no undo kept: " + $0 } ?? " · w then Z undoes it"
+            }
             return .daoFinished(runID: id, lines: [line], isError: false, wrote: true)
         } catch {
             return .daoFinished(runID: id, lines: ["\(error)"], isError: true, wrote: false)

@@ -33,15 +33,9 @@ package struct StagedCommit: Sendable {
             var recorder: UndoRecorder?
             do {
                 let store = try Store(existingAt: path, crypt: keys, busyTimeout: busyTimeout, databaseKeys: databaseKeys)
-                if let stateFolder {
-                    do {
-                        recorder = try UndoRecorder(storePath: path, stateFolder: stateFolder, key: store.databaseKey, commitID: commitID)
-                    } catch {
-                        // The undo file there now is of an older commit: Z must not take it for this one's.
-                        unlink(UndoFile.path(storePath: path, stateFolder: stateFolder))
-                        notes.append("\(batch[0].storeName): \(error)")
-                    }
-                }
+                let begun = UndoRecorder.begin(storePath: path, stateFolder: stateFolder, key: store.databaseKey, commitID: commitID)
+                recorder = begun.recorder
+                if let note = begun.note { notes.append("\(batch[0].storeName): \(note)") }
                 try store.queue.inTransaction { db in
                     recorder?.start(on: db)
                     for edit in batch {

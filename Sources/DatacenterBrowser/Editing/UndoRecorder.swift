@@ -36,6 +36,21 @@ final class UndoRecorder {
     /// `sqlite_sequence` before the commit (AUTOINCREMENT counters), by table.
     private var sequenceBefore: [String: Int64] = [:]
 
+    /// A recorder for a write to the store at `storePath` (encrypted with `key`, nil for a
+    /// plain store), or none, with why, when it cannot be made; the store's previous undo
+    /// file is then removed, since it would undo an older write than the last. With no state
+    /// folder, none and no reason.
+    static func begin(storePath: String, stateFolder: URL?, key: DatabaseKey?,
+                      commitID: String = UUID().uuidString) -> (recorder: UndoRecorder?, note: String?) {
+        guard let stateFolder else { return (nil, nil) }
+        do {
+            return (try UndoRecorder(storePath: storePath, stateFolder: stateFolder, key: key, commitID: commitID), nil)
+        } catch {
+            unlink(UndoFile.path(storePath: storePath, stateFolder: stateFolder))
+            return (nil, "\(error)")
+        }
+    }
+
     /// Starts the undo file of the commit `commitID` of the store at `storePath`, encrypted
     /// with `key` (the store's; nil for a plain store).
     /// - throws: what creating the partial file or the database throws.
@@ -67,6 +82,7 @@ final class UndoRecorder {
     /// Starts logging the changes made on `db`, the store's connection, inside its
     /// transaction, before the first edit.
     func start(on db: Database) {
+        loggedAtEditStart = logged
         attempt {
             sequenceBefore = try Self.sequence(in: db)
             observation = db.observeRowWrites { [weak self] change in self?.log(change) }
@@ -90,11 +106,16 @@ final class UndoRecorder {
         }
     }
 
-    /// Checks what `edit` changed once it ran: a statement that changed rows the hook did
-    /// not see (a virtual table's) cannot be undone.
+    /// Checks what `edit` changed once it ran (`checkSeen`).
     func didApply(_ edit: StagedEdit, on db: Database) {
-        if case .execute = edit.action, db.changes > 0, logged == loggedAtEditStart {
-            drop("\(edit.target) is a virtual table, whose changes SQLite does not report")
+        if case .execute = edit.action { checkSeen(changes: db.changes, target: edit.target) }
+    }
+
+    /// Checks a write that changed `changes` rows of `target` since `start` or the last
+    /// `willApply`: rows the hook did not see (a virtual table's) cannot be undone.
+    func checkSeen(changes: Int, target: String) {
+        if changes > 0, logged == loggedAtEditStart {
+            drop("\(target) is a virtual table, whose changes SQLite does not report")
         }
     }
 
@@ -178,8 +199,8 @@ final class UndoRecorder {
         PartialFiles.unregister(slot)
     }
 
-    /// Stops keeping an undo, saying why.
-    private func drop(_ reason: String) {
+    /// Stops keeping an undo, saying why; `install` then removes the previous one.
+    func drop(_ reason: String) {
         if note == nil { note = reason }
         observation?.stop()
         observation = nil

@@ -1,4 +1,5 @@
 import DatacenterKit
+import Foundation
 
 /// What a pane may read of the browser while it handles a key or an event: the catalog it
 /// browses, the size of the panes, and where fresh ids come from.
@@ -15,6 +16,8 @@ struct PaneContext {
     var hasGrid = false
     /// The new values of the cells staged updates change, by cell (the last staged wins).
     var stagedValues: [StagedMark: StagedValue] = [:]
+    /// Where the browser keeps what it remembers (`StateFolder`): writes keep their undo there.
+    var stateFolder: URL?
 
     /// Rows of data the grid shows (below its column header).
     var visibleRowCount: Int { max(1, bodyHeight - 1) }
