@@ -32,7 +32,7 @@ package enum BrowserBenchmark {
 
     /// The scenarios, in the order they are reported.
     package static let scenarios = ["browse-first-screen", "browse-last-page", "browse-keypress"] + BrowserWorkflowBenchmark.scenarios
-        + BrowserTerminalBenchmark.scenarios + BrowserPasteBenchmark.scenarios
+        + BrowserTerminalBenchmark.scenarios + BrowserPasteBenchmark.scenarios + BrowserCommitUndoBenchmark.scenarios
 
     /// Hands `event` to the browser and does the reads it asks for (pages) at once, on this
     /// thread, as the terminal's command runner would between two keys: what a key costs
@@ -73,6 +73,7 @@ package enum BrowserBenchmark {
             try BrowserTerminalBenchmark.run(path: path, table: table, rows: rows, rounds: 5, selection: selection, report: report)
         }
         try BrowserPasteBenchmark.run(scratch: scratch, selection: selection, report: report)
+        try BrowserCommitUndoBenchmark.run(scratch: scratch, selection: selection, report: report)
     }
 
     /// The opening scenarios: first screen, last page, a key.

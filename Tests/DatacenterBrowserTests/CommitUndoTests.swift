@@ -269,4 +269,24 @@ import Testing
         b.press(.character("w"), .character("Z"), .character("c"))
         #expect(try differences(common, before) == "")
     }
+
+    /// A write that changed no row leaves an undo of nothing: `Z` says so and stages nothing.
+    @Test func zOnAWriteThatChangedNothingSaysSo() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("app.sqlite")
+        let db = try Database(path: path)
+        try db.execute("CREATE TABLE t(x)")
+        let state = URL(fileURLWithPath: folder.file("state"))
+        let recorder = try #require(UndoRecorder.begin(storePath: path, stateFolder: state, key: nil).recorder)
+        try db.inTransaction {
+            recorder.start(on: db)
+            try db.execute("UPDATE t SET x = 1")             // no row
+            recorder.finish(on: db)
+        }
+        recorder.install()
+        let b = try browser(path, keys: .empty, stateFolder: state)
+        b.press(.character("w"), .character("Z"))
+        #expect(b.review.staged.isEmpty)
+        #expect(b.message?.text.hasSuffix("changed no row: there is nothing to undo") == true, "\(b.message as Any)")
+    }
 }

@@ -3,7 +3,8 @@ import Foundation
 
 /// What undoing a row change needs to know of its table: its columns in the order SQLite's
 /// pre-update hook numbers them, which of them can be written (not generated), and how a row
-/// is named (its rowid, or its primary key in a table `WITHOUT ROWID`).
+/// is named (its rowid, or its primary key in a table `WITHOUT ROWID`). The SQL every row's
+/// inverse shares is made once, here.
 struct TableShape {
     /// The table.
     let table: String
@@ -18,6 +19,32 @@ struct TableShape {
     let rowidColumn: Int?
     /// The primary key's columns, in key order (a table `WITHOUT ROWID` is named by them).
     let primaryKey: [Int]
+    /// The columns compared to tell a row is as the commit left it: every written one but the key.
+    private let guarded: [Int]
+    /// `key AND c IS ? AND …`: the WHERE naming a row as the commit left it.
+    private let guardedWhere: String
+    /// The columns an insert putting a row back writes, and its statement (`INSERT INTO t
+    /// (…) VALUES (` then the placeholders).
+    private let reinserted: [Int]
+    private let reinsertHead: String
+    private let reinsertSQL: String
+
+    init(table: String, columns: [String], writable: [Bool], rowidName: String?, rowidColumn: Int?, primaryKey: [Int]) {
+        self.table = table
+        self.columns = columns
+        self.writable = writable
+        self.rowidName = rowidName
+        self.rowidColumn = rowidColumn
+        self.primaryKey = primaryKey
+        let quoted = columns.map(Database.quoteIdentifier)
+        guarded = columns.indices.filter { writable[$0] && $0 != rowidColumn && (rowidName != nil || !primaryKey.contains($0)) }
+        let key = rowidName.map { "\($0) = ?" } ?? primaryKey.map { quoted[$0] + " IS ?" }.joined(separator: " AND ")
+        guardedWhere = ([key] + guarded.map { quoted[$0] + " IS ?" }).joined(separator: " AND ")
+        reinserted = columns.indices.filter { writable[$0] }
+        let names = (rowidName != nil && rowidColumn == nil ? [rowidName!] : []) + reinserted.map { quoted[$0] }
+        reinsertHead = "INSERT INTO \(Database.quoteIdentifier(table)) (\(names.joined(separator: ", "))) VALUES ("
+        reinsertSQL = reinsertHead + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+    }
 
     /// The shape of `table` in `db` now.
     /// - throws: `BrowserEditError` when there is no such table.
@@ -39,11 +66,11 @@ struct TableShape {
     }
 
     /// The statement that undoes `change`, or nil when it changed nothing (an update to the
-    /// same values).
+    /// same values); with `preview`, the statement in words for the review too.
     /// - throws: `BrowserEditError` when the change does not fit the table (its columns
     ///   changed meanwhile), or a row of a rowid table hides its rowid behind columns named
     ///   `rowid`, `_rowid_` and `oid`.
-    func inverse(of change: RowWrite) throws -> UndoStatement? {
+    func inverse(of change: RowWrite, preview: Bool) throws -> UndoStatement? {
         let values = change.kind == .delete ? change.old : change.new
         guard values.count == columns.count, change.kind != .update || change.old.count == columns.count else {
             throw BrowserEditError(message: "\(table) has \(columns.count) columns, a change of it \(values.count)")
@@ -54,26 +81,15 @@ struct TableShape {
         let name = Database.quoteIdentifier(table)
         switch change.kind {
         case .insert:
-            let (key, keyArguments, label) = rowKey(rowid: change.newRowid, values: change.new)
-            let (guardSQL, guardArguments) = unchanged(change.new)
-            return UndoStatement(label: label, check: .row, table: table, sql: "DELETE FROM \(name) WHERE \(key)\(guardSQL)",
-                                 arguments: keyArguments + guardArguments, preview: "DELETE FROM \(name) WHERE \(keyPreview(keyArguments))")
+            let (keyArguments, label) = rowKey(rowid: change.newRowid, values: change.new)
+            return UndoStatement(label: label, check: .row, table: table, sql: "DELETE FROM \(name) WHERE \(guardedWhere)",
+                                 arguments: keyArguments + guarded.map { change.new[$0] },
+                                 preview: preview ? "DELETE FROM \(name) WHERE \(keyPreview(keyArguments))" : "")
         case .delete:
-            var names: [String] = []
-            var arguments: [DatabaseValue] = []
-            if let rowidName, rowidColumn == nil {
-                names.append(rowidName)
-                arguments.append(.integer(change.oldRowid))
-            }
-            for index in columns.indices where writable[index] {
-                names.append(Database.quoteIdentifier(columns[index]))
-                arguments.append(change.old[index])
-            }
-            let list = names.joined(separator: ", ")
-            let label = rowKey(rowid: change.oldRowid, values: change.old).label
-            return UndoStatement(label: label, check: .insert, table: table,
-                                 sql: "INSERT INTO \(name) (\(list)) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))",
-                                 arguments: arguments, preview: "INSERT INTO \(name) (\(list)) VALUES (\(arguments.map(Self.shortLiteral).joined(separator: ", ")))")
+            let arguments = (rowidName != nil && rowidColumn == nil ? [.integer(change.oldRowid)] : []) + reinserted.map { change.old[$0] }
+            return UndoStatement(label: rowKey(rowid: change.oldRowid, values: change.old).label, check: .insert, table: table,
+                                 sql: reinsertSQL, arguments: arguments,
+                                 preview: preview ? reinsertHead + arguments.map(Self.shortLiteral).joined(separator: ", ") + ")" : "")
         case .update:
             var sets: [String] = []
             var arguments: [DatabaseValue] = []
@@ -86,24 +102,21 @@ struct TableShape {
                 arguments.append(change.old[index])
             }
             guard !sets.isEmpty else { return nil }
-            let (key, keyArguments, label) = rowKey(rowid: change.newRowid, values: change.new)
-            let (guardSQL, guardArguments) = unchanged(change.new)
-            let preview = zip(sets, arguments).map { $0.0.dropLast(1) + Self.shortLiteral($0.1) }.joined(separator: ", ")
+            let (keyArguments, label) = rowKey(rowid: change.newRowid, values: change.new)
+            let shown = preview ? zip(sets, arguments).map { $0.0.dropLast(1) + Self.shortLiteral($0.1) }.joined(separator: ", ") : ""
             return UndoStatement(label: label, check: .row, table: table,
-                                 sql: "UPDATE \(name) SET \(sets.joined(separator: ", ")) WHERE \(key)\(guardSQL)",
-                                 arguments: arguments + keyArguments + guardArguments,
-                                 preview: "UPDATE \(name) SET \(preview) WHERE \(keyPreview(keyArguments))")
+                                 sql: "UPDATE \(name) SET \(sets.joined(separator: ", ")) WHERE \(guardedWhere)",
+                                 arguments: arguments + keyArguments + guarded.map { change.new[$0] },
+                                 preview: preview ? "UPDATE \(name) SET \(shown) WHERE \(keyPreview(keyArguments))" : "")
         }
     }
 
-    /// The WHERE naming one row (its rowid, or its primary key), its values, and the row in
-    /// words (`notes row 3`).
-    private func rowKey(rowid: Int64, values: [DatabaseValue]) -> (sql: String, arguments: [DatabaseValue], label: String) {
-        if let rowidName { return ("\(rowidName) = ?", [.integer(rowid)], "\(table) row \(rowid)") }
-        let sql = primaryKey.map { Database.quoteIdentifier(columns[$0]) + " IS ?" }.joined(separator: " AND ")
-        let key = primaryKey.map { values[$0] }
+    /// The values naming one row (its rowid, or its primary key), and the row in words
+    /// (`notes row 3`).
+    private func rowKey(rowid: Int64, values: [DatabaseValue]) -> (arguments: [DatabaseValue], label: String) {
+        if rowidName != nil { return ([.integer(rowid)], "\(table) row \(rowid)") }
         let label = "\(table) row " + primaryKey.map { columns[$0] + " = " + Self.shortLiteral(values[$0]) }.joined(separator: ", ")
-        return (sql, key, label)
+        return (primaryKey.map { values[$0] }, label)
     }
 
     /// The key's WHERE with its values inlined, for the review.
@@ -111,18 +124,6 @@ struct TableShape {
         if let rowidName { return "\(rowidName) = \(arguments.first.map(Self.shortLiteral) ?? "?")" }
         return zip(primaryKey, arguments).map { Database.quoteIdentifier(columns[$0.0]) + " = " + Self.shortLiteral($0.1) }
             .joined(separator: " AND ")
-    }
-
-    /// The conditions that hold while a row is as `values` say (every written column but the
-    /// key), so that a row changed since the commit is left alone.
-    private func unchanged(_ values: [DatabaseValue]) -> (sql: String, arguments: [DatabaseValue]) {
-        var sql = ""
-        var arguments: [DatabaseValue] = []
-        for index in columns.indices where writable[index] && index != rowidColumn && (rowidName != nil || !primaryKey.contains(index)) {
-            sql += " AND \(Database.quoteIdentifier(columns[index])) IS ?"
-            arguments.append(values[index])
-        }
-        return (sql, arguments)
     }
 
     /// A value as an SQL literal for the review, cut after 40 characters (`…`).

@@ -9,11 +9,12 @@ import Foundation
 /// key (and cipher settings) when the store is encrypted: it holds the store's values as the
 /// store holds them, a crypt column's as its ciphertext, never a plaintext copy. Its tables:
 /// - `undo_commit(commit_id, store_path, committed_at, statements)`: one row;
-/// - `undo_statement(seq, label, check_kind, tbl, sql, arguments, preview, redo)`: the exact
-///   inverse statements of what the commit wrote, in the order they undo it, each with the row
-///   it restores (`label`) and how to tell that row changed since (`check_kind`, `UndoCheck`);
-///   `arguments` are the statement's values (`UndoValues`); a schema statement's `redo` does
-///   again what it undoes (so that an undo can itself be undone).
+/// - `undo_statement(seq, label, check_kind, tbl, sql_id, arguments, preview, redo)`: the
+///   exact inverse statements of what the commit wrote, in the order they undo it, each with
+///   the row it restores (`label`) and how to tell that row changed since (`check_kind`,
+///   `UndoCheck`); its SQL is `undo_sql(id, sql)`'s (each text once), `arguments` its values
+///   (`UndoValues`); the first statements have a `preview` for the review; a schema
+///   statement's `redo` does again what it undoes (so that an undo can itself be undone).
 ///
 /// `run` plays them on the store: a statement whose row changed since the commit stops the
 /// undo (or, in a dry run, is named and skipped), so an undo never overwrites a later change.
@@ -51,8 +52,9 @@ enum UndoFile {
     /// The tables of a new undo file.
     static let schema = """
         CREATE TABLE undo_commit(commit_id TEXT NOT NULL, store_path TEXT NOT NULL, committed_at REAL NOT NULL, statements INTEGER NOT NULL);
+        CREATE TABLE undo_sql(id INTEGER PRIMARY KEY, sql TEXT NOT NULL);
         CREATE TABLE undo_statement(seq INTEGER PRIMARY KEY, label TEXT NOT NULL, check_kind TEXT NOT NULL, tbl TEXT NOT NULL,
-                                    sql TEXT NOT NULL, arguments BLOB NOT NULL, preview TEXT NOT NULL, redo TEXT);
+                                    sql_id INTEGER NOT NULL REFERENCES undo_sql(id), arguments BLOB NOT NULL, preview TEXT, redo TEXT);
         """
 
     /// Opens the undo file at `path` read-only, with the store's key (nil: the store is plain).
@@ -79,7 +81,8 @@ enum UndoFile {
 
     /// The previews of the first `limit` statements, in the order they run.
     static func previews(in undo: Database, limit: Int) throws -> [String] {
-        try undo.query("SELECT preview FROM undo_statement ORDER BY seq LIMIT ?", [.integer(Int64(limit))]).compactMap { $0[0].stringValue }
+        try undo.query("SELECT preview FROM undo_statement WHERE preview IS NOT NULL ORDER BY seq LIMIT ?", [.integer(Int64(limit))])
+            .compactMap { $0[0].stringValue }
     }
 
     /// Plays the statements of `undo` on `target`, inside the caller's transaction, in order.
@@ -92,7 +95,10 @@ enum UndoFile {
     @discardableResult
     static func run(_ undo: Database, on target: Database, dryRun: Bool, recorder: UndoRecorder? = nil) throws -> [String] {
         var changed: [String] = []
-        try undo.forEachRow("SELECT label, check_kind, tbl, sql, arguments, redo FROM undo_statement ORDER BY seq") { row in
+        try undo.forEachRow("""
+            SELECT s.label, s.check_kind, s.tbl, q.sql, s.arguments, s.redo FROM undo_statement AS s JOIN undo_sql AS q ON q.id = s.sql_id
+            ORDER BY s.seq
+            """) { row in
             let label = row.value(at: 0).stringValue ?? "?"
             let table = row.value(at: 2).stringValue ?? ""
             guard let check = row.value(at: 1).stringValue.flatMap(UndoCheck.init), let sql = row.value(at: 3).stringValue,
@@ -155,7 +161,8 @@ enum UndoFile {
 enum UndoValues {
     /// `values` as bytes.
     static func encode(_ values: [DatabaseValue]) -> Data {
-        var out = Data()
+        var out: [UInt8] = []
+        out.reserveCapacity(values.count * 9)
         func append(_ number: UInt64, bytes: Int) {
             for shift in stride(from: (bytes - 1) * 8, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: number >> UInt64(shift))) }
         }
@@ -171,10 +178,10 @@ enum UndoValues {
             case .blob(let d):
                 out.append(4)
                 append(UInt64(d.count), bytes: 4)
-                out.append(d)
+                out.append(contentsOf: d)
             }
         }
-        return out
+        return Data(out)
     }
 
     /// The values `encode` wrote.

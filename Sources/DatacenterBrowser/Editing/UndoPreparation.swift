@@ -48,8 +48,9 @@ package struct UndoPreparation: Sendable {
         guard let last = found.max(by: { $0.commit.committedAt < $1.commit.committedAt }) else {
             throw BrowserEditError(message: "no commit to undo here: each commit keeps its undo (in the state folder) until the store's next commit")
         }
-        let chosen = found.filter { $0.commit.id == last.commit.id }
         let when = Self.time(of: last.commit)
+        let chosen = found.filter { $0.commit.id == last.commit.id && $0.commit.statements > 0 }
+        guard !chosen.isEmpty else { throw BrowserEditError(message: "the last commit (\(when)) changed no row: there is nothing to undo") }
         var changed: [String] = []
         for item in chosen { changed += try tryOut(item) }
         guard changed.isEmpty else {

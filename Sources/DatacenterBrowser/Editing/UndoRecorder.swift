@@ -33,6 +33,8 @@ final class UndoRecorder {
     private var segment = 0
     /// The columns and key of each table, per stretch.
     private var shapes: [Int: [String: TableShape]] = [:]
+    /// How many statements keep a preview for the review (`UndoPreparation` shows a few).
+    static let previewedStatements: Int64 = 20
     /// `sqlite_sequence` before the commit (AUTOINCREMENT counters), by table.
     private var sequenceBefore: [String: Int64] = [:]
 
@@ -68,7 +70,8 @@ final class UndoRecorder {
             let undo = try Database(path: partial, key: key, mode: .readWrite)
             self.undo = undo
             _ = try undo.scalar("PRAGMA journal_mode = OFF", cached: false)
-            try undo.executeScript(UndoFile.schema + """
+            // The log is dropped once turned into statements: its pages go back to the disk.
+            try undo.executeScript("PRAGMA auto_vacuum = FULL;" + UndoFile.schema + """
                 CREATE TABLE undo_log(seq INTEGER PRIMARY KEY, segment INTEGER NOT NULL, kind TEXT NOT NULL, tbl TEXT NOT NULL,
                                       old_rowid INTEGER, new_rowid INTEGER, old BLOB, new BLOB, inverse TEXT, redo TEXT);
                 BEGIN;
@@ -138,11 +141,21 @@ final class UndoRecorder {
             try flush(on: db)
             guard let undo else { return }
             var seq: Int64 = 0
+            var sqlIDs: [String: Int64] = [:]
             func add(_ statement: UndoStatement) throws {
                 seq += 1
+                let sqlID: Int64
+                if let known = sqlIDs[statement.sql] {
+                    sqlID = known
+                } else {
+                    sqlID = Int64(sqlIDs.count + 1)
+                    sqlIDs[statement.sql] = sqlID
+                    try undo.execute("INSERT INTO undo_sql VALUES (?, ?)", [.integer(sqlID), .text(statement.sql)])
+                }
                 try undo.execute("INSERT INTO undo_statement VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                  [.integer(seq), .text(statement.label), .text(statement.check.rawValue), .text(statement.table),
-                                  .text(statement.sql), .blob(UndoValues.encode(statement.arguments)), .text(statement.preview),
+                                  .integer(sqlID), .blob(UndoValues.encode(statement.arguments)),
+                                  seq <= Self.previewedStatements ? .text(statement.preview) : .null,
                                   statement.redo.map(DatabaseValue.text) ?? .null])
             }
             for statement in try sequenceStatements(on: db) { try add(statement) }
@@ -162,7 +175,7 @@ final class UndoRecorder {
                                        newRowid: row.value(at: 4).int64Value ?? 0,
                                        old: try row.value(at: 5).dataValue.map(UndoValues.decode) ?? [],
                                        new: try row.value(at: 6).dataValue.map(UndoValues.decode) ?? [])
-                if let statement = try shape.inverse(of: change) { try add(statement) }
+                if let statement = try shape.inverse(of: change, preview: seq < Self.previewedStatements) { try add(statement) }
                 return true
             }
             try undo.execute("DROP TABLE undo_log")
