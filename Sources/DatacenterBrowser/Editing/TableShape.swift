@@ -19,6 +19,10 @@ struct TableShape {
     let rowidColumn: Int?
     /// The primary key's columns, in key order (a table `WITHOUT ROWID` is named by them).
     let primaryKey: [Int]
+    /// Where each column's value is among those the pre-update hook reports: their order is
+    /// the record's, where virtual generated columns come last (they are not stored); nil
+    /// for those.
+    private let storage: [Int?]
     /// The columns compared to tell a row is as the commit left it: every written one but the key.
     private let guarded: [Int]
     /// `key AND c IS ? AND …`: the WHERE naming a row as the commit left it.
@@ -29,8 +33,13 @@ struct TableShape {
     private let reinsertHead: String
     private let reinsertSQL: String
 
-    init(table: String, columns: [String], writable: [Bool], rowidName: String?, rowidColumn: Int?, primaryKey: [Int]) {
+    init(table: String, columns: [String], writable: [Bool], virtual: [Bool], rowidName: String?, rowidColumn: Int?, primaryKey: [Int]) {
         self.table = table
+        var stored = 0
+        storage = virtual.map { isVirtual in
+            defer { if !isVirtual { stored += 1 } }
+            return isVirtual ? nil : stored
+        }
         self.columns = columns
         self.writable = writable
         self.rowidName = rowidName
@@ -62,7 +71,7 @@ struct TableShape {
         var rowidColumn: Int?
         if !withoutRowid, primaryKey.count == 1, info[primaryKey[0]][1].stringValue?.uppercased() == "INTEGER" { rowidColumn = primaryKey[0] }
         return TableShape(table: table, columns: columns, writable: info.map { ($0[3].int64Value ?? 0) == 0 },
-                          rowidName: rowidName, rowidColumn: rowidColumn, primaryKey: primaryKey)
+                          virtual: info.map { $0[3].int64Value == 2 }, rowidName: rowidName, rowidColumn: rowidColumn, primaryKey: primaryKey)
     }
 
     /// The statement that undoes `change`, or nil when it changed nothing (an update to the
@@ -83,10 +92,10 @@ struct TableShape {
         case .insert:
             let (keyArguments, label) = rowKey(rowid: change.newRowid, values: change.new)
             return UndoStatement(label: label, check: .row, table: table, sql: "DELETE FROM \(name) WHERE \(guardedWhere)",
-                                 arguments: keyArguments + guarded.map { change.new[$0] },
+                                 arguments: keyArguments + guarded.map { stored(change.new, $0) },
                                  preview: preview ? "DELETE FROM \(name) WHERE \(keyPreview(keyArguments))" : "")
         case .delete:
-            let arguments = (rowidName != nil && rowidColumn == nil ? [.integer(change.oldRowid)] : []) + reinserted.map { change.old[$0] }
+            let arguments = (rowidName != nil && rowidColumn == nil ? [.integer(change.oldRowid)] : []) + reinserted.map { stored(change.old, $0) }
             return UndoStatement(label: rowKey(rowid: change.oldRowid, values: change.old).label, check: .insert, table: table,
                                  sql: reinsertSQL, arguments: arguments,
                                  preview: preview ? reinsertHead + arguments.map(Self.shortLiteral).joined(separator: ", ") + ")" : "")
@@ -97,26 +106,32 @@ struct TableShape {
                 sets.append(rowidName + " = ?")
                 arguments.append(.integer(change.oldRowid))
             }
-            for index in columns.indices where writable[index] && change.old[index] != change.new[index] {
+            for index in columns.indices where writable[index] && stored(change.old, index) != stored(change.new, index) {
                 sets.append(Database.quoteIdentifier(columns[index]) + " = ?")
-                arguments.append(change.old[index])
+                arguments.append(stored(change.old, index))
             }
             guard !sets.isEmpty else { return nil }
             let (keyArguments, label) = rowKey(rowid: change.newRowid, values: change.new)
             let shown = preview ? zip(sets, arguments).map { $0.0.dropLast(1) + Self.shortLiteral($0.1) }.joined(separator: ", ") : ""
             return UndoStatement(label: label, check: .row, table: table,
                                  sql: "UPDATE \(name) SET \(sets.joined(separator: ", ")) WHERE \(guardedWhere)",
-                                 arguments: arguments + keyArguments + guarded.map { change.new[$0] },
+                                 arguments: arguments + keyArguments + guarded.map { stored(change.new, $0) },
                                  preview: preview ? "UPDATE \(name) SET \(shown) WHERE \(keyPreview(keyArguments))" : "")
         }
+    }
+
+    /// Column `column`'s value among `values`, as the hook reports them (`storage`); a
+    /// virtual column's is NULL (none is written or compared).
+    private func stored(_ values: [DatabaseValue], _ column: Int) -> DatabaseValue {
+        storage[column].map { $0 < values.count ? values[$0] : .null } ?? .null
     }
 
     /// The values naming one row (its rowid, or its primary key), and the row in words
     /// (`notes row 3`).
     private func rowKey(rowid: Int64, values: [DatabaseValue]) -> (arguments: [DatabaseValue], label: String) {
         if rowidName != nil { return ([.integer(rowid)], "\(table) row \(rowid)") }
-        let label = "\(table) row " + primaryKey.map { columns[$0] + " = " + Self.shortLiteral(values[$0]) }.joined(separator: ", ")
-        return (primaryKey.map { values[$0] }, label)
+        let label = "\(table) row " + primaryKey.map { columns[$0] + " = " + Self.shortLiteral(stored(values, $0)) }.joined(separator: ", ")
+        return (primaryKey.map { stored(values, $0) }, label)
     }
 
     /// The key's WHERE with its values inlined, for the review.
