@@ -90,6 +90,26 @@ import Testing
         #expect(try sqlite3Shell(db, "select count(*) from t") == "2")
     }
 
+    /// JSON numbers are stored as written, as SQLite's own JSON functions read them: `1.0`
+    /// and `1e3` reals, `1` and 2^53 + 1 exact integers, past 64 bits a real (before, `1.0` was
+    /// stored as 1 and 2^53 + 1 as the real next to it).
+    @Test func jsonNumbersAreStoredAsSQLitesJSONReadsThem() throws {
+        let folder = TemporaryFolder()
+        let file = folder.file("numbers.jsonl")
+        let line = #"{"a": 1.0, "b": 1, "c": 9007199254740993, "d": 1e3, "e": 12345678901234567890, "f": -0.5}"#
+        try (line + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let db = folder.file("n.db")
+        let result = try CLI.run(["import", file, db, "--jsonl", "--table", "t", "--types", "a:BLOB,b:BLOB,c:BLOB,d:BLOB,e:BLOB,f:BLOB"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stored = try sqlite3Shell(db, "SELECT typeof(a), quote(a), typeof(b), quote(b), typeof(c), quote(c), typeof(d), quote(d), typeof(e), typeof(f), quote(f) FROM t")
+        let json = "'" + line + "'"
+        let read = ["a", "b", "c", "d"].map { "typeof(json_extract(\(json), '$.\($0)')), quote(json_extract(\(json), '$.\($0)'))" }
+            + ["typeof(json_extract(\(json), '$.e'))", "typeof(json_extract(\(json), '$.f'))", "quote(json_extract(\(json), '$.f'))"]
+        let sqlite = try sqlite3Shell(db, "SELECT " + read.joined(separator: ", "))
+        #expect(stored == sqlite, "stored \(stored), SQLite's JSON reads \(sqlite)")
+        #expect(stored.hasPrefix("real|1.0|integer|1|integer|9007199254740993|real|1000.0|real|real|-0.5"), "\(stored)")
+    }
+
     @Test func theFlagsGoTogetherOrAreRefused() throws {
         let folder = TemporaryFolder()
         let db = folder.file("t.db")

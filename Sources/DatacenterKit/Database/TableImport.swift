@@ -112,15 +112,20 @@ public struct TableImportError: Error, CustomStringConvertible, Equatable {
 }
 
 extension DatabaseValue {
-    /// A value parsed from JSON (`JSONSerialization`): `null`, a bool as 0 or 1, a number
-    /// (integer when whole), text, and an array or object as its JSON text (keys sorted).
+    /// A value parsed from JSON (`JSONSerialization`): `null`, a bool as 0 or 1, a number as
+    /// it is written, as SQLite's JSON functions read it (`1` an integer, exactly, `1.0` and
+    /// `1e3` reals; an integer past 64 bits a real), text, and an array or object as its JSON
+    /// text (keys sorted).
     public init(jsonObject object: Any) {
         switch object {
         case is NSNull: self = .null
         case let n as NSNumber:
-            if String(cString: n.objCType) == "c" { self = .integer(n.boolValue ? 1 : 0); return }
-            let d = n.doubleValue
-            self = d.rounded() == d && abs(d) < 9e15 ? .integer(n.int64Value) : .real(d)
+            switch String(cString: n.objCType) {
+            case "c": self = .integer(n.boolValue ? 1 : 0)
+            case "d", "f": self = .real(n.doubleValue)
+            case "Q": self = n.uint64Value <= UInt64(Int64.max) ? .integer(Int64(n.uint64Value)) : .real(n.doubleValue)
+            default: self = .integer(n.int64Value)
+            }
         case let s as String: self = .text(s)
         default:
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
