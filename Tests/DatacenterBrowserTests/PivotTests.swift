@@ -61,6 +61,17 @@ import Testing
         #expect(b.grid?.rows.allSatisfy { $0.cells[2].text == "p2" && $0.cells[1].text == "north" } == true)
     }
 
+    /// A pivot's rows cannot be edited: its hints leave out the editing keys a table's offer.
+    @Test func aPivotsHintsLeaveOutTheEditingKeys() throws {
+        let folder = TemporaryFolder()
+        let b = try sales(folder)
+        #expect(b.statusHints.contains("e edit") && b.statusHints.contains("x delete"))
+        pivot(b, "product")
+        #expect(b.grid?.source.columns == ["region", "'p1'", "'p2'", "'p3'"])
+        #expect(!b.statusHints.contains { ["e edit", "x delete", "o insert"].contains($0) }, "\(b.statusHints)")
+        #expect(b.statusHints.contains("/ ? search"))
+    }
+
     @Test func countIsTheDefaultAndABadAggregateOrColumnIsRefused() throws {
         let folder = TemporaryFolder()
         let b = try sales(folder)

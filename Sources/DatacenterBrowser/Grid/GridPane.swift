@@ -450,6 +450,14 @@ struct GridPane {
 extension GridPane: Pane {
     static var keyMaps: [KeyMap<GridPane>] { [keys] }
     var keyMap: KeyMap<GridPane> { GridPane.keys }
+
+    /// The map's hints, the editing keys' only on rows that can be edited (a table's, a KV
+    /// business's): a pivot, a frequency table or a console result does not offer them.
+    var statusHints: [String] {
+        guard !(source is EditableSource) else { return keyMap.hints }
+        let editing = Set(GridPane.editingCommands.compactMap(\.hint))
+        return keyMap.hints.filter { !editing.contains($0) }
+    }
 }
 
 extension GridPane {
