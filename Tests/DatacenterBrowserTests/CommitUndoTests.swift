@@ -124,6 +124,11 @@ import Testing
         b.press(.character("Z"), .character("c"))
         #expect(try other.scalar("SELECT title FROM notes WHERE id = 1") == .text("Welcome"))
         #expect(try other.scalar("SELECT count(*) FROM notes WHERE id = 2") == .integer(1))
+        // Read-only, the review does not open to offer an undo it could not write.
+        let readOnly = try browser(root, width: 160, height: 30, allowsWrites: false, stateFolder: state)
+        readOnly.press(.character("w"))
+        #expect(readOnly.focus != .review)
+        #expect(readOnly.message?.text == "nothing staged: e, x and o stage edits in a table's grid")
     }
 
     /// Without a state folder, a commit keeps no undo and `Z` says why.

@@ -43,7 +43,8 @@ struct FrameKeys: Sendable {
             return []
         },
         KeyCommand([.character("w")], "w", "review the staged edits: the SQL they run (Z there undoes the last commit)") { browser, _, _ in
-            guard !browser.review.staged.isEmpty || UndoPreparation.hasUndo(catalog: browser.catalog, stateFolder: browser.stateFolder) else {
+            guard !browser.review.staged.isEmpty
+                || (browser.catalog.allowsWrites && UndoPreparation.hasUndo(catalog: browser.catalog, stateFolder: browser.stateFolder)) else {
                 return [.message("nothing staged: e, x and o stage edits in a table's grid", isError: false)]
             }
             browser.focus = .review
