@@ -300,4 +300,22 @@ import Testing
         #expect(b.review.staged.isEmpty)
         #expect(b.message?.text.hasSuffix("changed no row: there is nothing to undo") == true, "\(b.message as Any)")
     }
+
+    /// The undo is found however the file's path is spelt the next time (`browse demo`, then
+    /// `browse ~/demo`): it is kept by the file, not by the words.
+    @Test func theUndoIsFoundWhateverThePathsSpelling() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("app.sqlite")
+        try Database(path: path).executeScript("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
+        let state = URL(fileURLWithPath: folder.file("state"))
+        let b = try browser(path, keys: .empty, stateFolder: state)
+        b.apply([.stage(StagedEdit(storePath: path, action: .execute(sql: "UPDATE t SET x = 2", arguments: []), preview: "", target: "t"))])
+        b.press(.character("w"), .character("c"))
+        let spelt = (path as NSString).deletingLastPathComponent + "/./" + (path as NSString).lastPathComponent
+        let again = try browser(spelt, keys: .empty, stateFolder: state)
+        again.press(.character("w"), .character("Z"))
+        #expect(again.review.staged.count == 1, "\(again.message as Any)")
+        again.press(.character("c"))
+        #expect(try Database(path: path).scalar("SELECT x FROM t") == .integer(1))
+    }
 }

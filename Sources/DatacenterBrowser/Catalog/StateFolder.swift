@@ -26,6 +26,12 @@ package enum StateFolder {
         return String(name.prefix(64)) + "-" + String(fnv1a(absolute), radix: 16)
     }
 
+    /// True when `a` and `b` name the same file once made absolute and standardized, as
+    /// `fileName(forStore:)` names what is kept for it.
+    package static func sameFile(_ a: String, _ b: String) -> Bool {
+        URL(fileURLWithPath: a).standardizedFileURL.path == URL(fileURLWithPath: b).standardizedFileURL.path
+    }
+
     /// FNV-1a over the text's bytes: the same digest in every run (Swift's `Hasher` is
     /// seeded anew per process).
     static func fnv1a(_ text: String) -> UInt64 {

@@ -42,7 +42,8 @@ package struct UndoPreparation: Sendable {
             let undo = try UndoFile.open(path: file, key: try catalog.store(at: store).databaseKey)
             defer { undo.close() }
             let commit = try UndoFile.commit(in: undo)
-            guard commit.storePath == store else { continue }
+            // The same file however its path was spelt (`browse demo`, then `browse ~/demo`).
+            guard StateFolder.sameFile(commit.storePath, store) else { continue }
             found.append(Found(store: store, file: file, commit: commit, previews: try UndoFile.previews(in: undo, limit: Self.previewCount)))
         }
         guard let last = found.max(by: { $0.commit.committedAt < $1.commit.committedAt }) else {
