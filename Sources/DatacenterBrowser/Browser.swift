@@ -155,7 +155,9 @@ package final class Browser {
             showConsoleGrid(node: node, source: source, rows: rows)
             if let note { message = (note, false) }
         case let .consoleFinished(id, output, isError): console?.finished(id: id, output: output, isError: isError)
-        case let .commitFinished(id, committed, failure, note): apply(review.finished(id: id, committed: committed, failure: failure, undoNote: note))
+        case let .commitFinished(id, committed, failure, note):
+            lifecycle.ownCommit = lifecycle.ownCommit || !committed.isEmpty
+            apply(review.finished(id: id, committed: committed, failure: failure, undoNote: note))
         case let .undoPrepared(id, edits, refusal): apply(review.undoPrepared(id: id, edits: edits, refusal: refusal))
         case let .daoPreviewed(id, plans, preparation, error):
             daoPanel?.previewed(id: id, plans: plans, preparation: preparation, error: error, context: context)

@@ -7,6 +7,28 @@ import Testing
 /// browser), the grid notices at its next poll and reads its rows again around the cursor;
 /// `r` does the same at once.
 @Suite struct LiveRefreshTests {
+    /// The browser's own commit is not "changed on disk": the poll after it reads the rows
+    /// again but leaves the commit's message (and its `w then Z` hint); a write by another
+    /// connection after that is announced as before.
+    @Test func theBrowsersOwnCommitKeepsItsMessageThroughThePoll() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("live.db")
+        try makeNumbersTable(at: path, rows: 10)
+        let b = try browser(path, keys: .empty, width: 120, height: 24, stateFolder: URL(fileURLWithPath: folder.file("state")))
+        b.openNodeAndLoad(named: "numbers")
+        b.pollForChanges()
+        b.runCommands()                                        // the first look
+        b.press(.character("x"), .character("w"), .character("c"))
+        b.pollForChanges()
+        b.runCommands()
+        #expect(b.message?.text.hasPrefix("committed 1 edit(s) · w then Z undoes it") == true, "\(b.message as Any)")
+        try Database(path: path).execute("UPDATE numbers SET label = 'by the app' WHERE n = 5")
+        b.pollForChanges()
+        b.runCommands()
+        #expect(b.message?.text.hasPrefix("numbers changed on disk: read again") == true, "\(b.message as Any)")
+        #expect(b.screenText.contains("by the app"))
+    }
+
     @Test func aWriteByAnotherConnectionIsReadAtTheNextPoll() throws {
         let folder = TemporaryFolder()
         let path = folder.file("live.db")

@@ -101,13 +101,15 @@ extension Browser {
     /// its count.
     func dataVersionRead(gridID: Int, version: Int64?) {
         lifecycle.pollPending = false
+        let ownCommit = lifecycle.ownCommit
+        lifecycle.ownCommit = false
         guard var shown = grid, shown.id == gridID, let version else { return }
         let seen = shown.dataVersion
         shown.dataVersion = version
         grid = shown
         guard let seen, seen != version, opening == nil else { return }
         reloadGrid()
-        message = ("\(shown.source.title) changed on disk: read again", false)
+        if !ownCommit { message = ("\(shown.source.title) changed on disk: read again", false) }
     }
 
     /// Reads the grid's table again after a write (`openGrid`, the rows around the cursor),

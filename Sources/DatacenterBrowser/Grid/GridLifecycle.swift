@@ -14,6 +14,9 @@ struct GridLifecycle {
     var pollPending = false
     /// True while a `rootCurrentUser` question is out (`pollForChanges`).
     var rootPollPending = false
+    /// True from a commit of the browser's own until the next change poll answers: the change
+    /// that poll finds is the commit's (read again already), so the commit's message stays.
+    var ownCommit = false
     /// The grids made from another (`F`, `W`), by their node: what Enter does there.
     var derivedGrids: [String: DerivedGrid] = [:]
 
