@@ -84,34 +84,24 @@ package struct DAORun: Sendable {
             let queue = try DatabaseQueue(path: storePath, keys: databaseKeys, mode: .readWriteExisting, busyTimeout: busyTimeout, wal: false)
             let dao = DAOObject(config: config, queue: queue, crypt: keys)
             dao.tableName = table
-            let (recorder, undoNote) = UndoRecorder.begin(storePath: storePath, stateFolder: stateFolder, key: queue.key)
-            let result: DAOCallResult
-            do {
-                result = try queue.inTransaction { db -> DAOCallResult in
-                    let now = try TablePreparation.plan(config: config, table: table, in: db)
-                    guard now == shown else {
-                        throw DAOPanelRefusal("the table changed since the preview (preparing it now runs \(now.steps.count) step(s), "
-                                              + "the preview showed \(shown.steps.count)): nothing ran; look at the preview again")
-                    }
-                    try dao.prepareTable()
-                    if !shown.isEmpty { recorder?.drop("its table was prepared first (its schema changed)") }
-                    try CryptColumnGuard.install(table: table, columns: encryptedColumns, keys: keys, in: db)
-                    recorder?.start(on: db)
-                    let result = try dao.call(method.id, values)
-                    recorder?.checkSeen(changes: result.changes, target: table)
-                    recorder?.finish(on: db)
-                    return result
+            let (result, undoNote) = try UndoRecorder.transaction(on: queue, storePath: storePath, stateFolder: stateFolder) { db, recorder in
+                let now = try TablePreparation.plan(config: config, table: table, in: db)
+                guard now == shown else {
+                    throw DAOPanelRefusal("the table changed since the preview (preparing it now runs \(now.steps.count) step(s), "
+                                          + "the preview showed \(shown.steps.count)): nothing ran; look at the preview again")
                 }
-            } catch {
-                recorder?.discard()
-                throw error
+                if !shown.isEmpty { recorder?.drop("its table was prepared first (its schema changed)") }
+                try dao.prepareTable()
+                try CryptColumnGuard.install(table: table, columns: encryptedColumns, keys: keys, in: db)
+                let result = try dao.call(method.id, values)
+                recorder?.checkSeen(changes: result.changes, target: table)
+                return result
             }
-            recorder?.install()
             var line = result.skipped ? "skipped (onVoid quit): nothing ran" : "ok · \(result.changes) change(s)"
             if DAORun.inserted(result) { line += " · last insert rowid \(result.lastInsertRowID)" }
             if !shown.isEmpty { line += " · table prepared first (\(shown.parts.count) statement(s))" }
             if result.changes > 0 {
-                line += (undoNote ?? recorder?.note).map { " · no undo kept: " + $0 } ?? " · w then Z undoes it"
+                line += undoNote.map { " · no undo kept: " + $0 } ?? " · w then Z undoes it"
             }
             return .daoFinished(runID: id, lines: [line], isError: false, wrote: true)
         } catch {

@@ -30,26 +30,18 @@ package struct StagedCommit: Sendable {
         for edit in edits where !order.contains(edit.storePath) { order.append(edit.storePath) }
         for path in order {
             let batch = edits.filter { $0.storePath == path }
-            var recorder: UndoRecorder?
             do {
                 let store = try Store(existingAt: path, crypt: keys, busyTimeout: busyTimeout, databaseKeys: databaseKeys)
-                let begun = UndoRecorder.begin(storePath: path, stateFolder: stateFolder, key: store.databaseKey, commitID: commitID)
-                recorder = begun.recorder
-                if let note = begun.note { notes.append("\(batch[0].storeName): \(note)") }
-                try store.queue.inTransaction { db in
-                    recorder?.start(on: db)
+                let (_, note) = try UndoRecorder.transaction(on: store.queue, storePath: path, stateFolder: stateFolder, commitID: commitID) { db, recorder in
                     for edit in batch {
                         recorder?.willApply(edit, on: db)
                         try edit.apply(to: store, in: db, recorder: recorder)
                         recorder?.didApply(edit, on: db)
                     }
-                    recorder?.finish(on: db)
                 }
-                recorder?.install()
-                if let note = recorder?.note { notes.append("\(batch[0].storeName): \(note)") }
+                if let note { notes.append("\(batch[0].storeName): \(note)") }
                 committed += batch.map(\.id)
             } catch {
-                recorder?.discard()
                 return .commitFinished(commitID: id, committed: committed, failure: "\(error)", undoNote: nil)
             }
         }

@@ -12,8 +12,8 @@ struct TableShape {
     let columns: [String]
     /// True for the columns a statement can write (generated columns cannot).
     let writable: [Bool]
-    /// The name the rowid goes by here (`rowid`, or `_rowid_` or `oid` when a column is
-    /// named so); nil for a table `WITHOUT ROWID`.
+    /// The name the rowid goes by here, quoted (`"_rowid_"`, or `"rowid"` or `"oid"` when a
+    /// column is named so); nil for a table `WITHOUT ROWID`.
     let rowidName: String?
     /// The column that is the rowid (`INTEGER PRIMARY KEY`), if any.
     let rowidColumn: Int?
@@ -61,13 +61,12 @@ struct TableShape {
         let info = try db.query("SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)", [.text(table)])
         guard !info.isEmpty else { throw BrowserEditError(message: "no table \(table) to undo changes in") }
         let columns = info.map { $0[0].stringValue ?? "" }
-        let sql = try db.scalar("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)])?.stringValue ?? ""
-        let options = sql.range(of: ")", options: .backwards).map { sql[$0.upperBound...].uppercased() } ?? ""
-        let withoutRowid = options.contains("WITHOUT") && options.contains("ROWID")
+        let withoutRowid = try db.scalar("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table)])?.int64Value == 1
         let keyed = info.enumerated().filter { ($0.element[2].int64Value ?? 0) > 0 }.sorted { ($0.element[2].int64Value ?? 0) < ($1.element[2].int64Value ?? 0) }
         let primaryKey = keyed.map(\.offset)
         let lowered = Set(columns.map { $0.lowercased() })
-        let rowidName = withoutRowid ? nil : ["rowid", "_rowid_", "oid"].first { !lowered.contains($0) }
+        // The rowid by the name a staged edit gives it (`TableSource`), quoted as there.
+        let rowidName = withoutRowid ? nil : TableSource.rowidNames.first { !lowered.contains($0) }.map(Database.quoteIdentifier)
         var rowidColumn: Int?
         if !withoutRowid, primaryKey.count == 1, info[primaryKey[0]][1].stringValue?.uppercased() == "INTEGER" { rowidColumn = primaryKey[0] }
         return TableShape(table: table, columns: columns, writable: info.map { ($0[3].int64Value ?? 0) == 0 },

@@ -132,7 +132,7 @@ enum UndoFile {
             do {
                 try db.execute(sql, StatementArguments(arguments))
             } catch let error as DatabaseError where error.isConstraintViolation {
-                return "\(label) was added again since the commit"
+                return "\(label) cannot be put back: \(error.message)"   // its key taken again, most often
             }
             return nil
         case .emptyTable:

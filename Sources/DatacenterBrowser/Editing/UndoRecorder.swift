@@ -38,11 +38,35 @@ final class UndoRecorder {
     /// `sqlite_sequence` before the commit (AUTOINCREMENT counters), by table.
     private var sequenceBefore: [String: Int64] = [:]
 
+    /// Runs `body` in one transaction on `queue`, the store at `storePath`'s connection,
+    /// keeping its undo in `stateFolder` (none without one): the recorder logs from the
+    /// transaction's start, turns the log into statements before it commits, and puts the
+    /// undo file in place once it has; a transaction that fails leaves the previous one.
+    /// `body` gets the recorder, to tell it of what no row change shows (`willApply`).
+    /// - returns: what `body` returned, and why no undo is kept, if none is.
+    static func transaction<T>(on queue: DatabaseQueue, storePath: String, stateFolder: URL?, commitID: String = UUID().uuidString,
+                               _ body: (Database, UndoRecorder?) throws -> T) throws -> (result: T, undoNote: String?) {
+        let (recorder, note) = begin(storePath: storePath, stateFolder: stateFolder, key: queue.key, commitID: commitID)
+        do {
+            let result = try queue.inTransaction { db -> T in
+                recorder?.start(on: db)
+                let result = try body(db, recorder)
+                recorder?.finish(on: db)
+                return result
+            }
+            recorder?.install()
+            return (result, note ?? recorder?.note)
+        } catch {
+            recorder?.discard()
+            throw error
+        }
+    }
+
     /// A recorder for a write to the store at `storePath` (encrypted with `key`, nil for a
     /// plain store), or none, with why, when it cannot be made; the store's previous undo
     /// file is then removed, since it would undo an older write than the last. With no state
     /// folder, none and no reason.
-    static func begin(storePath: String, stateFolder: URL?, key: DatabaseKey?,
+    private static func begin(storePath: String, stateFolder: URL?, key: DatabaseKey?,
                       commitID: String = UUID().uuidString) -> (recorder: UndoRecorder?, note: String?) {
         guard let stateFolder else { return (nil, nil) }
         do {

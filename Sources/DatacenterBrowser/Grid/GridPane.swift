@@ -454,10 +454,11 @@ extension GridPane: Pane {
     /// The map's hints, the editing keys' only on rows that can be edited (a table's, a KV
     /// business's): a pivot, a frequency table or a console result does not offer them.
     var statusHints: [String] {
-        guard !(source is EditableSource) else { return keyMap.hints }
-        let editing = Set(GridPane.editingCommands.compactMap(\.hint))
-        return keyMap.hints.filter { !editing.contains($0) }
+        source is EditableSource ? keyMap.hints : keyMap.hints.filter { !GridPane.editingHints.contains($0) }
     }
+
+    /// The editing keys' hints (`editingCommands`).
+    private static let editingHints = Set(editingCommands.compactMap(\.hint))
 }
 
 extension GridPane {

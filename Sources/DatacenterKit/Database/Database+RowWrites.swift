@@ -36,22 +36,23 @@ package struct RowWrite: Sendable {
 /// The observer a connection calls back for each row change (`Database.observeRowWrites`).
 package final class RowWriteObservation {
     fileprivate let body: (RowWrite) -> Void
-    fileprivate let database: Database
-    /// True once `stop()` ran: the connection calls back no more.
-    package private(set) var isStopped = false
+    fileprivate weak var database: Database?
 
     fileprivate init(database: Database, body: @escaping (RowWrite) -> Void) {
         self.database = database
         self.body = body
     }
 
-    /// Stops the calls; the connection forgets the observer.
+    /// Stops the calls (closing the connection stops them too).
     package func stop() {
-        guard !isStopped else { return }
-        isStopped = true
-        database.stopObservingRowWrites(self)
+        database?.stopObservingRowWrites()
+        database = nil
     }
 }
+
+/// The observers by connection, for SQLite's callback, which finds its observer by the
+/// connection it is called for (a context pointer would need `Unmanaged`).
+private let rowWriteObservers = LockedState<[OpaquePointer: RowWriteObservation]>([:])
 
 extension Database {
     /// Calls `body` before each row the statements of this connection insert, update or
@@ -63,11 +64,11 @@ extension Database {
     /// One observation at a time: starting one replaces the previous.
     package func observeRowWrites(_ body: @escaping (RowWrite) -> Void) -> RowWriteObservation {
         let observation = RowWriteObservation(database: self, body: body)
-        rowWriteObservation = observation
-        let context = Unmanaged.passUnretained(observation).toOpaque()
-        sqlite3_preupdate_hook(handle, { context, db, op, schema, table, oldKey, newKey in
-            guard let context, let db, let schema, let table, sqlite3_preupdate_depth(db) == 0,
-                  strcmp(schema, "main") == 0 else { return }
+        rowWriteObservers.withLock { $0[handle] = observation }
+        observesRowWrites = true
+        sqlite3_preupdate_hook(handle, { _, db, op, schema, table, oldKey, newKey in
+            guard let db, let schema, let table, sqlite3_preupdate_depth(db) == 0, strcmp(schema, "main") == 0,
+                  let observation = rowWriteObservers.withLock({ $0[db] }) else { return }
             let kind: RowWrite.Kind
             switch op {
             case SQLITE_INSERT: kind = .insert
@@ -76,24 +77,25 @@ extension Database {
             default: return
             }
             let count = sqlite3_preupdate_count(db)
-            func values(_ read: (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32) -> [DatabaseValue] {
+            func values(old: Bool) -> [DatabaseValue] {
                 (0..<count).map { index in
                     var value: OpaquePointer?
-                    return read(db, index, &value) == SQLITE_OK ? ColumnValue(handle: value).value : .null
+                    let rc = old ? sqlite3_preupdate_old(db, index, &value) : sqlite3_preupdate_new(db, index, &value)
+                    return rc == SQLITE_OK ? ColumnValue(handle: value).value : .null
                 }
             }
-            let change = RowWrite(kind: kind, table: String(cString: table), oldRowid: oldKey, newRowid: newKey,
-                                   old: kind == .insert ? [] : values(sqlite3_preupdate_old),
-                                   new: kind == .delete ? [] : values(sqlite3_preupdate_new))
-            Unmanaged<RowWriteObservation>.fromOpaque(context).takeUnretainedValue().body(change)
-        }, context)
+            observation.body(RowWrite(kind: kind, table: String(cString: table), oldRowid: oldKey, newRowid: newKey,
+                                      old: kind == .insert ? [] : values(old: true), new: kind == .delete ? [] : values(old: false)))
+        }, nil)
         return observation
     }
 
-    /// Removes the hook of `observation`, if it is still the one installed.
-    fileprivate func stopObservingRowWrites(_ observation: RowWriteObservation) {
-        guard rowWriteObservation === observation else { return }
-        if !lifetime.isClosed { sqlite3_preupdate_hook(handle, nil, nil) }
-        rowWriteObservation = nil
+    /// Removes the row-write hook and its observer, if any (`stop()`, and before the
+    /// connection closes).
+    func stopObservingRowWrites() {
+        guard observesRowWrites else { return }
+        observesRowWrites = false
+        sqlite3_preupdate_hook(handle, nil, nil)
+        rowWriteObservers.withLock { $0[handle] = nil }
     }
 }

@@ -66,8 +66,8 @@ public final class Database {
     private var savepointDepth = 0
     /// The trace SQLite reports statements to (`startTracing`), kept alive while it does.
     var tracer: SQLTrace?
-    /// The observer of row changes (`observeRowWrites`), kept alive while SQLite calls it.
-    var rowWriteObservation: RowWriteObservation?
+    /// True while SQLite reports row writes to an observer (`observeRowWrites`).
+    var observesRowWrites = false
     /// How a sequence of statements runs (`execute` with several, `executeScript`,
     /// `runScript`): DBConnect's switches, its defaults by default (`SQLSequenceOptions`).
     public var sqlSequences = SQLSequenceOptions()
@@ -174,7 +174,7 @@ public final class Database {
         lastCachedStatement = nil
         statementCache.removeAll()
         if tracer != nil { stopTracing() }
-        if rowWriteObservation != nil { sqlite3_preupdate_hook(handle, nil, nil) }
+        stopObservingRowWrites()
         sqlite3_close_v2(handle)
     }
 
@@ -193,8 +193,7 @@ public final class Database {
         lifetime.isClosed = true
         lastCachedStatement = nil
         statementCache.removeAll()
-        if rowWriteObservation != nil { sqlite3_preupdate_hook(handle, nil, nil) }
-        rowWriteObservation = nil
+        stopObservingRowWrites()
         sqlite3_close_v2(handle)
     }
 
@@ -640,6 +639,7 @@ public final class Database {
             sqlite3_close_v2(db)
             throw error
         }
+        stopObservingRowWrites()
         sqlite3_close_v2(handle)
         handle = db
         path = destination
