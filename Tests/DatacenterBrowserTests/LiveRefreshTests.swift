@@ -8,8 +8,8 @@ import Testing
 /// `r` does the same at once.
 @Suite struct LiveRefreshTests {
     /// The browser's own commit is not "changed on disk": the poll after it reads the rows
-    /// again but leaves the commit's message (and its `w then Z` hint); a write by another
-    /// connection after that is announced as before.
+    /// again but leaves the commit's message (and its `w then Z` hint), its count of rows
+    /// marked said once; a write by another connection after that is announced as before.
     @Test func theBrowsersOwnCommitKeepsItsMessageThroughThePoll() throws {
         let folder = TemporaryFolder()
         let path = folder.file("live.db")
@@ -18,10 +18,12 @@ import Testing
         b.openNodeAndLoad(named: "numbers")
         b.pollForChanges()
         b.runCommands()                                        // the first look
-        b.press(.character("x"), .character("w"), .character("c"))
+        b.press(.right, .character("e"))
+        answer("edited here", in: b)
+        b.press(.character("w"), .character("c"))
         b.pollForChanges()
         b.runCommands()
-        #expect(b.message?.text.hasPrefix("committed 1 edit(s) · w then Z undoes it") == true, "\(b.message as Any)")
+        #expect(b.message?.text == "committed 1 edit(s) · w then Z undoes it · 1 changed row marked", "\(b.message as Any)")
         try Database(path: path).execute("UPDATE numbers SET label = 'by the app' WHERE n = 5")
         b.pollForChanges()
         b.runCommands()

@@ -35,7 +35,9 @@ extension Browser {
             fresh.keepPlace(of: old, page: visibleRowCount)
             let marked = fresh.markChanges(since: old)
             if marked > 0, message?.isError != true {
-                let said = message?.text ?? "\(source.title) read again"
+                // The count is of every row marked: it replaces the one a reading before gave.
+                let said = (message?.text ?? "\(source.title) read again")
+                    .replacingOccurrences(of: #" · \d+ changed rows? marked$"#, with: "", options: .regularExpression)
                 message = (said + " · \(marked) changed row\(marked == 1 ? "" : "s") marked", false)
             }
             old.search?.cancel.cancel()         // it was scanning the rows replaced here
