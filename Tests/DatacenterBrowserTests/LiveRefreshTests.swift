@@ -31,6 +31,28 @@ import Testing
         #expect(b.screenText.contains("by the app"))
     }
 
+    /// A row another connection puts back above the cursor shows, with the rows above it:
+    /// the grid does not keep the cursor's screen line at the price of hiding the first rows
+    /// while the screen has room (before, row 1 scrolled out of sight, and looked deleted).
+    @Test func rowsInsertedAboveTheCursorDoNotHideTheFirstRows() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("live.db")
+        try makeNumbersTable(at: path, rows: 3)
+        let app = try Database(path: path)
+        try app.execute("DELETE FROM numbers WHERE n = 2")
+        let b = try browser(path, keys: .empty, width: 80, height: 24)
+        b.openNodeAndLoad(named: "numbers")
+        b.pollForChanges()
+        b.runCommands()
+        b.press(.down)                                         // on row 3, the screen's second line
+        try app.execute("INSERT INTO numbers(n, label) VALUES (2, 'put back')")
+        b.pollForChanges()
+        b.runCommands()
+        #expect(b.grid.map { $0.rows[$0.cursor].key } == [.integer(3)])
+        #expect(b.grid?.top == 0)
+        #expect(b.screenText.contains("row 1") && b.screenText.contains("put back"))
+    }
+
     @Test func aWriteByAnotherConnectionIsReadAtTheNextPoll() throws {
         let folder = TemporaryFolder()
         let path = folder.file("live.db")

@@ -335,6 +335,9 @@ struct GridPane {
         else if let previous = index(ofOld: old.cursor - 1) { cursor = min(previous + 1, rows.count - 1) }
         else { cursor = min(old.cursor, rows.count - 1) }
         top = max(0, cursor - max(0, old.cursor - old.top), cursor - page + 1)
+        // Rows that came in above the cursor push it down the screen rather than hide the
+        // first rows while the screen has room below (a row put back looked deleted).
+        top = min(top, max(0, rows.count - page))
     }
 
     // MARK: Mouse
